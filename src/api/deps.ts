@@ -1,0 +1,83 @@
+/**
+ * What the management API needs from the rest of the gateway. The shapes are structural
+ * subsets of SettingsService (src/settings), Store (src/store) and the services group, so the
+ * API depends on nothing but src/core and src/auth, and tests can hand in the real objects.
+ */
+import type { Clock } from '../core/clock.js';
+import type { DeviceCommandPort } from '../core/device-commands.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { TokenService } from '../auth/tokens.js';
+
+export interface ApiUser {
+  readonly id: number;
+  readonly login: string;
+  readonly password_hash: string;
+  /** Token lifetime in minutes (1..5,256,000). */
+  readonly token_time: number;
+  readonly scopes: readonly string[];
+  readonly visible_receivers: { readonly all: boolean; readonly custom: readonly number[] };
+}
+
+export interface ApiSettings {
+  readonly api: { readonly api_jwt_secret: string };
+  readonly general: { readonly instance_name: string };
+  readonly users: readonly ApiUser[];
+}
+
+export type SettingsUpdateResult = { ok: true; next: unknown } | { ok: false; errors: string[] };
+
+export interface ApiSettingsPort {
+  current(): ApiSettings;
+  /** Throws VigilError('STORE_FAILURE') when the validated settings cannot be saved. */
+  update(patch: unknown): Promise<SettingsUpdateResult>;
+  /** The settings without secrets, for GET /api/settings. */
+  publicView(): object;
+}
+
+export interface ApiStorePort {
+  readonly grants: {
+    get(userId: number): string[];
+    set(userId: number, scopes: string[], grantedBy: string): void;
+  };
+  readonly overrides: {
+    set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
+  };
+  /** A cheap write probe; false answers oid-override with 503 `Database is not ready`. */
+  isWritable(): boolean;
+}
+
+export interface ApiDeps {
+  readonly version: string;
+  /** Milliseconds since the epoch when the gateway started. */
+  readonly startedAt: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly health: HealthRegistry;
+  readonly settings: ApiSettingsPort;
+  readonly store: ApiStorePort;
+  readonly tokens: TokenService;
+  readonly devices: DeviceCommandPort;
+  readonly services: { restart(): Promise<void> };
+  readonly throttle: LoginThrottle;
+}
+
+/** The authenticated caller, carried in the Hono context as `principal`. */
+export interface Principal {
+  /** `user:<id>` or `installer`. */
+  readonly subject: string;
+  readonly userId: number | null;
+  /** Effective scopes: token scopes ∩ (user's current scopes ∪ current grants). */
+  readonly scopes: ReadonlySet<string>;
+  /** Receiver ids the caller may see; null means all. */
+  readonly visibleReceivers: readonly number[] | null;
+}
+
+/** How a route answers its errors: plain text, or `{"error": ...}` (oid-override, grants). */
+export type ErrorStyle = 'text' | 'json';
+
+export interface ApiEnv {
+  Bindings: { incoming?: { socket?: { remoteAddress?: string } } };
+  Variables: { principal: Principal; errorStyle: ErrorStyle };
+}

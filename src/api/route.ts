@@ -1,0 +1,55 @@
+/**
+ * One path, its allowed methods, and the fixed order of checks every protected endpoint
+ * follows (docs/api.md "Order of checks"):
+ *   1. authentication  -> 401 (nothing about the endpoint is revealed to an anonymous caller)
+ *   2. method          -> 405 with `Allow`
+ *   3. scope           -> 403
+ *   4. body size       -> 413 (64 KiB)
+ *   5. the handler.
+ * Hono routes HEAD through GET handlers; the method check reads the real method, so HEAD is
+ * only served where a route lists it (never on GET /api/restart-services).
+ */
+import type { Handler, Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ApiEnv, ErrorStyle } from './deps.js';
+import { requireScope } from './middleware/auth.js';
+import { PAYLOAD_TOO_LARGE, errorResponse, methodNotAllowed } from './responses.js';
+
+/** Request bodies above this answer 413 (the contract states no limit; docs/api.md "Body limit"). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface RouteSpec {
+  readonly path: string;
+  readonly style: ErrorStyle;
+  /** Omitted for the unauthenticated endpoints (/health, /api/login). */
+  readonly auth?: MiddlewareHandler<ApiEnv>;
+  readonly scope?: string;
+  readonly methods: Readonly<Record<string, Handler<ApiEnv>>>;
+}
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: (c) => errorResponse(c as Parameters<typeof errorResponse>[0], 413, PAYLOAD_TOO_LARGE),
+});
+
+export function addRoute(app: Hono<ApiEnv>, spec: RouteSpec): void {
+  const allowed = Object.keys(spec.methods);
+  const chain: MiddlewareHandler<ApiEnv>[] = [
+    async function errorStyle(c, next) {
+      c.set('errorStyle', spec.style);
+      await next();
+    },
+  ];
+  if (spec.auth) chain.push(spec.auth);
+  chain.push(async function allowMethod(c, next) {
+    if (!Object.hasOwn(spec.methods, c.req.method)) return methodNotAllowed(c, allowed);
+    await next();
+    return undefined;
+  });
+  if (spec.scope) chain.push(requireScope(spec.scope));
+  chain.push(limitBody as MiddlewareHandler<ApiEnv>);
+  const dispatch: Handler<ApiEnv> = (c, next) => spec.methods[c.req.method]!(c, next);
+  // Registered one by one: Hono runs every handler matching the path in registration order.
+  for (const handler of chain) app.all(spec.path, handler);
+  app.all(spec.path, dispatch);
+}

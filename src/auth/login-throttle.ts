@@ -1,0 +1,97 @@
+/**
+ * Per-address backoff for POST /api/login (the contract states no rate limit; this is Vigil's
+ * own rule, docs/api.md "Login throttle"):
+ *   - 5 consecutive failures from one address are free;
+ *   - after the 5th, attempts are refused for 1 s, doubling with every further failure, at most 5 min;
+ *   - a success resets the address;
+ *   - attempts in flight count against the free budget, so a burst of parallel guesses cannot
+ *     slip past before the first failure is recorded (once throttled: one attempt in flight at most).
+ * Memory is bounded: the least recently used address is forgotten beyond `maxAddresses`.
+ */
+import type { Clock } from '../core/clock.js';
+
+export interface LoginThrottleOptions {
+  readonly clock: Clock;
+  readonly freeFailures?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly maxAddresses?: number;
+}
+
+export type ThrottleDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterS: number };
+
+interface AddressState {
+  failures: number;
+  blockedUntil: number;
+  inFlight: number;
+}
+
+export class LoginThrottle {
+  private readonly clock: Clock;
+  private readonly freeFailures: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly maxAddresses: number;
+  /** Map iteration order is insertion order: re-inserting on use makes the first key the LRU one. */
+  private readonly states = new Map<string, AddressState>();
+
+  constructor(options: LoginThrottleOptions) {
+    this.clock = options.clock;
+    this.freeFailures = options.freeFailures ?? 5;
+    this.baseDelayMs = options.baseDelayMs ?? 1000;
+    this.maxDelayMs = options.maxDelayMs ?? 5 * 60_000;
+    this.maxAddresses = options.maxAddresses ?? 10_000;
+  }
+
+  /** Number of addresses currently remembered (for tests and metrics). */
+  size(): number {
+    return this.states.size;
+  }
+
+  /** Call before checking a password; when allowed, call `finish` exactly once afterwards. */
+  begin(address: string): ThrottleDecision {
+    const state = this.touch(address);
+    const now = this.clock.now();
+    if (now < state.blockedUntil) {
+      return { allowed: false, retryAfterS: Math.max(1, Math.ceil((state.blockedUntil - now) / 1000)) };
+    }
+    const budget = Math.max(1, this.freeFailures - state.failures);
+    if (state.inFlight >= budget) return { allowed: false, retryAfterS: 1 };
+    state.inFlight += 1;
+    return { allowed: true };
+  }
+
+  /** Records the outcome of an attempt that `begin` allowed; `null` = no password was checked. */
+  finish(address: string, outcome: 'success' | 'failure' | null): void {
+    const state = this.touch(address);
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    if (outcome === 'success') {
+      state.failures = 0;
+      state.blockedUntil = 0;
+    } else if (outcome === 'failure') {
+      state.failures += 1;
+      const over = state.failures - this.freeFailures;
+      if (over >= 0) {
+        // 1 s after the 5th failure, 2 s after the 6th, ... capped (2^20 keeps the shift exact).
+        const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.min(over, 20));
+        state.blockedUntil = this.clock.now() + delay;
+      }
+    }
+    if (state.failures === 0 && state.inFlight === 0) this.states.delete(address);
+  }
+
+  private touch(address: string): AddressState {
+    let state = this.states.get(address);
+    if (state) {
+      this.states.delete(address);
+    } else {
+      state = { failures: 0, blockedUntil: 0, inFlight: 0 };
+    }
+    this.states.set(address, state);
+    while (this.states.size > this.maxAddresses) {
+      const oldest = this.states.keys().next().value as string;
+      this.states.delete(oldest);
+    }
+    return state;
+  }
+}

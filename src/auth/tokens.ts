@@ -1,0 +1,120 @@
+/**
+ * Access tokens of the management API: JWT, HS256 only, signed with the CURRENT
+ * `api.api_jwt_secret` (management API §Authentication 8). The secret is read through a getter on
+ * every issue and every verification, so changing it through PUT /api/settings invalidates every
+ * token issued before at once. The contract leaves algorithm and claims open (§Authentication 9):
+ * Vigil uses `sub`, `scopes` (string[]), `iat`, `exp` and nothing else.
+ */
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import type { Clock } from '../core/clock.js';
+import { VigilError } from '../core/errors.js';
+
+/** Subject of tokens made by the `vigil token` CLI: no user record behind it. */
+export const INSTALLER_SUBJECT = 'installer';
+
+/** Below this the secret is not usable (the settings schema demands exactly 64 characters). */
+const MIN_SECRET_LENGTH = 32;
+/** A bearer token longer than this is refused before any parsing. */
+export const MAX_TOKEN_LENGTH = 8192;
+
+export interface TokenClaims {
+  readonly sub: string;
+  readonly scopes: readonly string[];
+  readonly iat: number;
+  readonly exp: number;
+}
+
+export interface IssueTokenInput {
+  readonly sub: string;
+  readonly scopes: readonly string[];
+  /** Lifetime in minutes (a user's token_time). */
+  readonly minutes: number;
+  /** Milliseconds since the epoch; the service's clock when omitted. */
+  readonly now?: number;
+}
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly expiresAt: Date;
+}
+
+export interface TokenServiceOptions {
+  /** Returns the current `api.api_jwt_secret`. */
+  readonly secret: () => string;
+  readonly clock: Clock;
+}
+
+export type Subject = { kind: 'user'; userId: number } | { kind: 'installer' };
+
+export function userSubject(userId: number): string {
+  return `user:${userId}`;
+}
+
+/** `user:<id>` (positive integer without leading zeros) or `installer`; anything else is null. */
+export function parseSubject(sub: string): Subject | null {
+  if (sub === INSTALLER_SUBJECT) return { kind: 'installer' };
+  const match = /^user:([1-9][0-9]{0,14})$/.exec(sub);
+  return match ? { kind: 'user', userId: Number(match[1]) } : null;
+}
+
+function authFailed(reason: string, cause?: unknown): VigilError {
+  return new VigilError('AUTH_FAILED', reason, [], cause === undefined ? undefined : { cause });
+}
+
+export class TokenService {
+  private readonly secret: () => string;
+  private readonly clock: Clock;
+
+  constructor(options: TokenServiceOptions) {
+    this.secret = options.secret;
+    this.clock = options.clock;
+  }
+
+  private key(): Uint8Array {
+    const secret = this.secret();
+    // An empty secret exists until the first start fills it; never sign or accept with it.
+    if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) throw authFailed('api_jwt_secret is not set');
+    return new TextEncoder().encode(secret);
+  }
+
+  async issueToken(input: IssueTokenInput): Promise<IssuedToken> {
+    if (!Number.isInteger(input.minutes) || input.minutes < 1) throw authFailed('token lifetime must be a positive number of minutes');
+    if (!parseSubject(input.sub)) throw authFailed(`unsupported token subject ${input.sub}`);
+    const now = input.now ?? this.clock.now();
+    const iat = Math.floor(now / 1000);
+    const exp = iat + input.minutes * 60;
+    const token = await new SignJWT({ scopes: [...input.scopes] })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(input.sub)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(this.key());
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  /** The token's claims, or VigilError('AUTH_FAILED') for anything not issued by us and still valid. */
+  async verifyToken(token: string): Promise<TokenClaims> {
+    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw authFailed('malformed token');
+    const key = this.key();
+    let payload: Record<string, unknown>;
+    try {
+      // algorithms pins HS256: `alg: none`, HS384/HS512 and every asymmetric header are refused.
+      const result = await jwtVerify(token, key, {
+        algorithms: ['HS256'],
+        currentDate: new Date(this.clock.now()),
+        requiredClaims: ['sub', 'iat', 'exp'],
+      });
+      payload = result.payload as Record<string, unknown>;
+    } catch (err) {
+      const reason = err instanceof joseErrors.JWTExpired ? 'token expired' : 'token rejected';
+      throw authFailed(reason, err);
+    }
+    const { sub, scopes, iat, exp } = payload;
+    if (typeof sub !== 'string' || !parseSubject(sub)) throw authFailed('token subject not recognised');
+    if (!Array.isArray(scopes) || !scopes.every((s): s is string => typeof s === 'string')) {
+      throw authFailed('token scopes must be an array of strings');
+    }
+    if (typeof iat !== 'number' || typeof exp !== 'number') throw authFailed('token times missing');
+    return { sub, scopes, iat, exp };
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Argument parsing for the `vigil` command, kept apart from cli.ts so it can be tested without
+ * starting anything. Every flag is checked here; a bad one is a usage error (exit 2).
+ */
+import { parseArgs } from 'node:util';
+
+export const KNOWN_SCOPES = ['settings', 'users', 'events', 'objects', 'device_control', 'omit_mpass', 'restart_services'] as const;
+
+export type CliCommand =
+  | { command: 'serve'; dataDir: string; httpPort?: number; httpsPort?: number; host?: string }
+  | { command: 'token'; dataDir: string; scopes: string[]; minutes: number }
+  | { command: 'sim'; argv: string[] }
+  | { command: 'version' }
+  | { command: 'help' };
+
+export class UsageError extends Error {}
+
+export const USAGE = `usage:
+  vigil serve [--data-dir DIR] [--http-port N] [--https-port N] [--host ADDR]
+  vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
+  vigil sim --help
+  vigil version
+
+  --data-dir defaults to $VIGIL_DATA_DIR or ./data
+  --http-port / --https-port override api.api_http_port / api.api_port for this run (0 = listener off)
+  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..5256000, default 60`;
+
+function port(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`${flag}: must be an integer 0..65535`);
+  return Number(value);
+}
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliCommand {
+  const [command, ...rest] = argv;
+  const defaultDataDir = env.VIGIL_DATA_DIR ?? './data';
+  switch (command) {
+    case 'serve': {
+      const { values } = parseArgs({
+        args: rest,
+        options: {
+          'data-dir': { type: 'string' },
+          'http-port': { type: 'string' },
+          'https-port': { type: 'string' },
+          host: { type: 'string' },
+        },
+        strict: true,
+      });
+      const result: CliCommand = { command: 'serve', dataDir: values['data-dir'] ?? defaultDataDir };
+      const httpPort = port(values['http-port'], '--http-port');
+      const httpsPort = port(values['https-port'], '--https-port');
+      if (httpPort !== undefined) result.httpPort = httpPort;
+      if (httpsPort !== undefined) result.httpsPort = httpsPort;
+      if (values.host !== undefined) result.host = values.host;
+      return result;
+    }
+    case 'token': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, scopes: { type: 'string' }, minutes: { type: 'string' } },
+        strict: true,
+      });
+      if (!values.scopes) throw new UsageError('--scopes is required');
+      const scopes = values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = scopes.filter((s) => !(KNOWN_SCOPES as readonly string[]).includes(s));
+      if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}`);
+      const minutesText = values.minutes ?? '60';
+      const minutes = Number(minutesText);
+      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > 5_256_000) throw new UsageError('--minutes: must be an integer 1..5256000');
+      return { command: 'token', dataDir: values['data-dir'] ?? defaultDataDir, scopes: [...new Set(scopes)], minutes };
+    }
+    case 'sim':
+      return { command: 'sim', argv: rest };
+    case 'version':
+    case '--version':
+      return { command: 'version' };
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      return { command: 'help' };
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}

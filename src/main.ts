@@ -1,0 +1,176 @@
+/**
+ * The composition root. Start order: store -> settings -> first-start init -> services
+ * (outputs, then receivers) -> management API. stop() runs the same list in reverse.
+ * Nothing else in src/ constructs long-lived components or touches hw/.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApp } from './api/app.js';
+import { HttpListeners } from './api/http-listeners.js';
+import { LoginThrottle } from './auth/login-throttle.js';
+import { TokenService } from './auth/tokens.js';
+import { systemClock, type Clock } from './core/clock.js';
+import { describeError } from './core/errors.js';
+import { HealthRegistry } from './core/health.js';
+import type { Logger } from './core/logger.js';
+import { ServiceGroup } from './core/service-group.js';
+import { stopAll, type Service } from './core/service.js';
+import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
+import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
+import type { Settings } from './settings/schema.js';
+import { SettingsService } from './settings/settings-service.js';
+import { Store } from './store/store.js';
+import { readVersion } from './version.js';
+
+export interface GatewayOptions {
+  readonly dataDir: string;
+  /** Override api.api_http_port / api.api_port for this run; 0 turns that listener off. */
+  readonly httpPort?: number;
+  readonly httpsPort?: number;
+  /** Override api.bind_address for this run. */
+  readonly host?: string;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+  readonly validation?: Partial<ValidationEnv>;
+  /** Where the first-start banner goes (stdout for the CLI). */
+  readonly announce?: (text: string) => void;
+}
+
+function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
+  const { private_key: keyPath, public_key: certPath } = settings.api;
+  if (!keyPath || !certPath) return null;
+  try {
+    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
+  } catch (err) {
+    logger.error('cannot read TLS key or certificate', { error: describeError(err) });
+    return null;
+  }
+}
+
+export class Gateway {
+  readonly health: HealthRegistry;
+  readonly startedAt: number;
+  private readonly options: GatewayOptions;
+  private readonly clock: Clock;
+  private readonly started: Service[] = [];
+  private storeRef: Store | null = null;
+  private settingsRef: SettingsService | null = null;
+  private listenersRef: HttpListeners | null = null;
+  private servicesRef: ServiceGroup | null = null;
+  private initResult: InitResult = { initialised: false };
+
+  constructor(options: GatewayOptions) {
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    this.health = new HealthRegistry(() => this.clock.now());
+    this.startedAt = this.clock.now();
+  }
+
+  get store(): Store {
+    if (!this.storeRef) throw new Error('gateway not started');
+    return this.storeRef;
+  }
+
+  get settings(): SettingsService {
+    if (!this.settingsRef) throw new Error('gateway not started');
+    return this.settingsRef;
+  }
+
+  get services(): ServiceGroup {
+    if (!this.servicesRef) throw new Error('gateway not started');
+    return this.servicesRef;
+  }
+
+  /** The first-start result: carries the first password exactly once, on the run that made it. */
+  get init(): InitResult {
+    return this.initResult;
+  }
+
+  apiPorts(): { http?: number; https?: number } {
+    return this.listenersRef?.ports() ?? {};
+  }
+
+  async start(): Promise<void> {
+    const { logger, dataDir } = this.options;
+    try {
+      const store = new Store(join(dataDir, 'vigil.db'), logger.child('store'), this.health, { clock: this.clock });
+      await this.startService(store);
+      this.storeRef = store;
+
+      const settings = new SettingsService({
+        repo: store.settings,
+        env: defaultValidationEnv(this.options.validation),
+        logger: logger.child('settings'),
+      });
+      await this.startService(settings);
+      this.settingsRef = settings;
+      this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
+      if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+
+      const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));
+      await this.startService(services);
+      this.servicesRef = services;
+
+      const links: LiveLinks = { get: () => undefined };
+      const app = createApp({
+        version: readVersion(),
+        startedAt: this.startedAt,
+        clock: this.clock,
+        logger: logger.child('api'),
+        health: this.health,
+        settings,
+        store,
+        tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
+        devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
+        services,
+        throttle: new LoginThrottle({ clock: this.clock }),
+      });
+      const current = settings.current();
+      const listeners = new HttpListeners(
+        app.fetch,
+        {
+          host: this.options.host ?? current.api.bind_address,
+          httpPort: this.options.httpPort ?? current.api.api_http_port,
+          httpsPort: this.options.httpsPort ?? current.api.api_port,
+          tls: readTls(current, logger),
+        },
+        this.health,
+        logger.child('api'),
+      );
+      await this.startService(listeners);
+      this.listenersRef = listeners;
+      logger.info('gateway started', { version: readVersion(), data_dir: dataDir, ...this.apiPorts() });
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const failures = await stopAll(this.started.splice(0));
+    for (const err of failures) this.options.logger.error('stop failed', { error: describeError(err) });
+    this.listenersRef = null;
+    this.servicesRef = null;
+  }
+
+  /** Receivers and outputs, rebuilt from the current settings on every (re)start. */
+  private buildServices(): Service[] {
+    return [];
+  }
+
+  private async startService(service: Service): Promise<void> {
+    await service.start();
+    this.started.push(service);
+  }
+}
+
+function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
+  return [
+    'Vigil: data dir initialised.',
+    `  first account:  ${result.login}`,
+    `  password:       ${result.password}`,
+    `  (shown once; also stored in ${result.passwordFile}, mode 0600)`,
+    '',
+  ].join('\n');
+}

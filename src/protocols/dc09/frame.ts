@@ -1,0 +1,166 @@
+/**
+ * DC-09 framing (SIA DC-09 §5.5.1): <LF><crc><0LLL><body><CR>, where
+ *   crc  = 4 hex characters, CRC-16/ARC of the body (§5.5.1.2),
+ *   0LLL = '0' then the body length as 3 hex characters (§5.5.1.3),
+ *   body = from the opening '"' of the ID token through the timestamp (CRC and length cover exactly this).
+ * TCP is a stream, so the framer never assumes one read = one frame. It resyncs on LF, never throws, and keeps at
+ * most one incomplete frame (bounded by maxBodyBytes) in memory.
+ */
+import { VigilError } from '../../core/errors.js';
+import { crc16Arc, crcHex } from './crc.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+const QUOTE = 0x22;
+/** LF + 4 CRC characters + '0' + 3 length characters. */
+const HEADER_BYTES = 9;
+/** The length field has three hex digits (§5.5.1.3). */
+export const MAX_BODY_BYTES = 0xfff;
+
+export type RejectReason = 'crc' | 'length' | 'format' | 'oversize';
+
+export type FramerItem =
+  | { kind: 'frame'; body: Buffer; raw: Buffer }
+  | { kind: 'rejected'; reason: RejectReason; raw: Buffer };
+
+/** Builds a complete frame around a body that starts with the ID token's '"'. */
+export function encodeFrame(body: Buffer | string): Buffer {
+  const bytes = typeof body === 'string' ? Buffer.from(body, isLatin1(body) ? 'latin1' : 'utf8') : body;
+  if (bytes.length > MAX_BODY_BYTES) {
+    throw new VigilError('FRAME_INVALID', `DC-09 body of ${bytes.length} bytes exceeds the 0LLL limit of ${MAX_BODY_BYTES}`);
+  }
+  const head = `\n${crcHex(bytes)}0${bytes.length.toString(16).toUpperCase().padStart(3, '0')}`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), bytes, Buffer.from([CR])]);
+}
+
+function isLatin1(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
+}
+
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  if (byte >= 0x41 && byte <= 0x46) return byte - 0x37;
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57; // lower case accepted from transmitters
+  return -1;
+}
+
+/** Index of the first byte in the header (after LF) that cannot belong there, or -1. */
+function badHeaderByte(buf: Buffer, start: number, end: number): number {
+  const stop = Math.min(end, start + HEADER_BYTES);
+  for (let i = start + 1; i < stop; i++) {
+    const ok = i === start + 5 ? buf[i] === 0x30 : hexValue(buf[i]!) >= 0;
+    if (!ok) return i;
+  }
+  return -1;
+}
+
+function readHex(buf: Buffer, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) value = value * 16 + hexValue(buf[i]!);
+  return value;
+}
+
+type Step =
+  | { kind: 'wait' }
+  | { kind: 'item'; item: FramerItem; next: number };
+
+/**
+ * Examines the frame starting at buf[start] (an LF). Shared by the stream framer and the datagram decoder.
+ * A CR or LF inside the announced body means the length is wrong: rejecting early avoids stalling a TCP session
+ * until maxBodyBytes arrive (the body never contains CR or LF: it is printable text or hex).
+ */
+function step(buf: Buffer, start: number, maxBody: number): Step {
+  const bad = badHeaderByte(buf, start, buf.length);
+  if (bad >= 0) {
+    const next = buf[bad] === LF ? bad : bad + 1;
+    return { kind: 'item', item: rejected('format', buf, start, next), next };
+  }
+  if (buf.length - start < HEADER_BYTES) return { kind: 'wait' };
+  const length = readHex(buf, start + 6, 3);
+  if (length > maxBody) return { kind: 'item', item: rejected('oversize', buf, start, start + HEADER_BYTES), next: start + 1 };
+  const bodyStart = start + HEADER_BYTES;
+  const end = bodyStart + length;
+  const scanStop = Math.min(buf.length, end + 1);
+  for (let i = bodyStart; i < scanStop; i++) {
+    const byte = buf[i];
+    if (byte !== CR && byte !== LF) continue;
+    if (i === end && byte === CR) return finish(buf, start, bodyStart, end);
+    const next = byte === CR ? i + 1 : i;
+    return { kind: 'item', item: rejected('length', buf, start, next), next };
+  }
+  if (buf.length > end) return { kind: 'item', item: rejected('length', buf, start, end + 1), next: start + 1 };
+  return { kind: 'wait' };
+}
+
+function finish(buf: Buffer, start: number, bodyStart: number, end: number): Step {
+  const next = end + 1;
+  if (end === bodyStart || buf[bodyStart] !== QUOTE) return { kind: 'item', item: rejected('format', buf, start, next), next };
+  const body = Buffer.from(buf.subarray(bodyStart, end));
+  if (crc16Arc(body) !== readHex(buf, start + 1, 4)) return { kind: 'item', item: rejected('crc', buf, start, next), next };
+  return { kind: 'item', item: { kind: 'frame', body, raw: Buffer.from(buf.subarray(start, next)) }, next };
+}
+
+function rejected(reason: RejectReason, buf: Buffer, from: number, to: number): FramerItem {
+  return { kind: 'rejected', reason, raw: Buffer.from(buf.subarray(from, to)) };
+}
+
+export class Dc09Framer {
+  private readonly maxBodyBytes: number;
+  private pending: Buffer = Buffer.alloc(0);
+  private skipped = 0;
+
+  constructor(maxBodyBytes = 4096) {
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /** Bytes held for an incomplete frame (always < maxBodyBytes + 10). */
+  get buffered(): number {
+    return this.pending.length;
+  }
+
+  /** Bytes dropped so far because they were outside any frame (noise between frames). */
+  get discardedBytes(): number {
+    return this.skipped;
+  }
+
+  reset(): void {
+    this.pending = Buffer.alloc(0);
+  }
+
+  push(chunk: Buffer): FramerItem[] {
+    const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    const items: FramerItem[] = [];
+    let pos = 0;
+    while (pos < buf.length) {
+      const lf = buf.indexOf(LF, pos);
+      if (lf < 0) {
+        this.skipped += buf.length - pos;
+        pos = buf.length;
+        break;
+      }
+      this.skipped += lf - pos;
+      pos = lf;
+      const result = step(buf, pos, this.maxBodyBytes);
+      if (result.kind === 'wait') break;
+      items.push(result.item);
+      pos = result.next;
+    }
+    // Copy the tail so a large chunk is not kept alive by a small remainder.
+    this.pending = pos >= buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(pos));
+    return items;
+  }
+}
+
+/** UDP: exactly one frame per datagram (§5.3); anything before the LF or after the CR rejects the datagram. */
+export function decodeDatagram(datagram: Buffer, maxBodyBytes = 4096): FramerItem {
+  if (datagram.length === 0 || datagram[0] !== LF) return rejected('format', datagram, 0, datagram.length);
+  const result = step(datagram, 0, maxBodyBytes);
+  if (result.kind === 'wait') {
+    const reason: RejectReason = datagram.length < HEADER_BYTES ? 'format' : 'length';
+    return rejected(reason, datagram, 0, datagram.length);
+  }
+  const item = result.item;
+  if (item.kind === 'frame' && result.next !== datagram.length) return rejected('length', datagram, 0, datagram.length);
+  return item.kind === 'rejected' ? rejected(item.reason, datagram, 0, datagram.length) : item;
+}

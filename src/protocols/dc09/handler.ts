@@ -1,0 +1,178 @@
+/**
+ * The receiver's decision for one frame body, pure: parse, open, time test, decode, and the reply to write.
+ * The receiver commits `events` to the journal BEFORE writing `reply` (an ACK promises the event is stored).
+ * Reply rules (SIA DC-09 §5.5.3): NAK only for the time test (§5.5.3.2); DUH for a correctly framed message the
+ * receiver cannot process (§5.5.3.3); ACK otherwise. Replies to replies and device-link bodies get no answer here.
+ */
+import { classifyCid, classifySia, type EventClass } from './classify.js';
+import { parseAdmCid } from './adm-cid.js';
+import type { RandomBytes } from './crypto.js';
+import { openMessage, parseMessage, type ForeignMessage, type MessageHeader, type ParsedMessage } from './message.js';
+import { buildAck, buildDuh, buildNak } from './replies.js';
+import { parseSiaDcs } from './sia-dcs.js';
+import { decodeText } from './text.js';
+import { checkWindow } from './timestamp.js';
+
+export interface HandlerContext {
+  /** Receiver time, ms since the epoch. */
+  now: number;
+  /** The receiver's AES key (see receiverPasswordKey / parseKey); null when none is configured. */
+  key: Buffer | null;
+  requireEncryption: boolean;
+  /** Time test: accepted past skew in seconds (default 40, §5.5.1.9). */
+  windowPastS?: number;
+  /** Time test: accepted future skew in seconds (default 20). */
+  windowFutureS?: number;
+  /** Apply the time test to unencrypted messages that carry a timestamp too (the standard only requires it for encrypted ones). */
+  checkPlainTimestamps: boolean;
+  /** Accept panels whose clock is set to local time (see timestamp.ts checkWindow). */
+  acceptLocalTime: boolean;
+  localOffsetMinutes?: number;
+  /** Pad source for *ACK (tests inject a fixed one). */
+  randomBytes?: RandomBytes;
+}
+
+export interface DecodedEvent {
+  protocol: 'SIA-DCS' | 'ADM-CID';
+  /** As received (header account, else the one in the data): text, leading zeros and case kept. */
+  account: string;
+  receiver?: string;
+  line?: string;
+  sequence: string;
+  encrypted: boolean;
+  eventClass: EventClass;
+  /** Contact ID only. */
+  qualifier?: 'E' | 'R' | 'P';
+  /** SIA: two letters; Contact ID: three hex digits. */
+  code: string;
+  /** SIA: the ri modifier; Contact ID: the group. */
+  groupNo?: string;
+  /** SIA: the code's parameter (zone, user, ... as the code defines); Contact ID: zone or user. */
+  zoneNo?: string;
+  text?: string;
+  modifiers?: Record<string, string>;
+  /** Extended data blocks by identifier (§5.5.1.8); repeated identifiers joined with "\n". */
+  extended?: Record<string, string>;
+  /** Message timestamp as UTC ms (corrected when a local-time clock was accepted), null when none or invalid. */
+  deviceTime: number | null;
+  deviceTimeText: string | null;
+}
+
+export interface FrameDecision {
+  action: 'ack' | 'nak' | 'duh' | 'ignore';
+  reply: Buffer | null;
+  message?: ParsedMessage;
+  events: DecodedEvent[];
+  reason?: string;
+  /** A NULL message: supervision of the link, nothing to store as an event. */
+  linkTest?: boolean;
+  /** A device-link body ("VL-..."): for the receiver to route. */
+  foreign?: ForeignMessage;
+}
+
+const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
+
+export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
+  const parsed = parseMessage(body);
+  if (parsed.kind === 'foreign') return { action: 'ignore', reply: null, events: [], reason: 'foreign', foreign: parsed };
+  if (parsed.kind === 'invalid') {
+    if (parsed.reason === 'reply-token') return { action: 'ignore', reply: null, events: [], reason: parsed.detail };
+    return duh(parsed.header, `${parsed.reason}: ${parsed.detail}`);
+  }
+  let msg = parsed;
+  if (msg.encrypted) {
+    if (!ctx.key) return duh(msg, 'encrypted message but no key configured', msg);
+    const opened = openMessage(msg, ctx.key);
+    if (!opened) return duh(msg, 'cannot decrypt (wrong key or damaged data)', msg);
+    msg = opened;
+  } else if (ctx.requireEncryption) {
+    return duh(msg, 'unencrypted message on a receiver that requires encryption', msg);
+  }
+
+  const window = {
+    windowPastS: ctx.windowPastS ?? 40,
+    windowFutureS: ctx.windowFutureS ?? 20,
+    acceptLocalTime: ctx.acceptLocalTime,
+    ...(ctx.localOffsetMinutes !== undefined ? { localOffsetMinutes: ctx.localOffsetMinutes } : {}),
+  };
+  let deviceTime = msg.timestamp;
+  if (msg.encrypted || ctx.checkPlainTimestamps) {
+    // §5.5.1.9: the timestamp is mandatory in encrypted messages, optional in plain ones.
+    if (msg.timestampText === null && msg.encrypted) return nak(ctx, msg, 'encrypted message without timestamp');
+    if (msg.timestampText !== null) {
+      if (msg.timestamp === null) return nak(ctx, msg, `invalid timestamp ${msg.timestampText}`);
+      const w = checkWindow(msg.timestamp, ctx.now, window);
+      if (!w.ok) return nak(ctx, msg, `timestamp ${msg.timestampText} outside the accepted window`);
+      deviceTime = w.deviceTime;
+    }
+  } else if (msg.timestamp !== null) {
+    const w = checkWindow(msg.timestamp, ctx.now, window);
+    if (w.ok) deviceTime = w.deviceTime;
+  }
+
+  if (msg.token === 'NULL') {
+    // A link test; data some panels put in NULL frames is ignored.
+    return { action: 'ack', reply: ack(msg, ctx), message: msg, events: [], linkTest: true };
+  }
+  const events = decodeEvents(msg, deviceTime);
+  if (typeof events === 'string') return duh(msg, events, msg);
+  return { action: 'ack', reply: ack(msg, ctx), message: msg, events };
+}
+
+function ack(msg: ParsedMessage, ctx: HandlerContext): Buffer {
+  return buildAck(msg, { now: ctx.now, key: ctx.key, ...(ctx.randomBytes ? { randomBytes: ctx.randomBytes } : {}) });
+}
+
+function duh(header: Partial<MessageHeader>, reason: string, message?: ParsedMessage): FrameDecision {
+  return { action: 'duh', reply: buildDuh(header), events: [], reason, ...(message ? { message } : {}) };
+}
+
+function nak(ctx: HandlerContext, message: ParsedMessage, reason: string): FrameDecision {
+  return { action: 'nak', reply: buildNak(ctx.now), message, events: [], reason };
+}
+
+function decodeEvents(msg: ParsedMessage, deviceTime: number | null): DecodedEvent[] | string {
+  const data = msg.data ?? '';
+  const base = (account: string): Omit<DecodedEvent, 'protocol' | 'eventClass' | 'code'> => ({
+    account,
+    ...(msg.receiver !== undefined ? { receiver: msg.receiver } : {}),
+    ...(msg.line !== undefined ? { line: msg.line } : {}),
+    sequence: msg.sequence,
+    encrypted: msg.encrypted,
+    ...(msg.extended.length > 0 ? { extended: extendedRecord(msg) } : {}),
+    deviceTime,
+    deviceTimeText: msg.timestampText,
+  });
+  if (msg.token === 'ADM-CID') {
+    const cid = parseAdmCid(data);
+    if ('error' in cid) return cid.error;
+    const account = msg.account ?? cid.account;
+    if (account === undefined || !ACCOUNT_RE.test(account)) return 'no valid account in the message';
+    return [{
+      ...base(account), protocol: 'ADM-CID', eventClass: classifyCid(cid.qualifier, cid.code), qualifier: cid.qualifier,
+      code: cid.code, groupNo: cid.group, zoneNo: cid.zone,
+    }];
+  }
+  const sia = parseSiaDcs(data);
+  if ('error' in sia) return sia.error;
+  const account = msg.account ?? sia.account;
+  if (account === undefined || !ACCOUNT_RE.test(account)) return 'no valid account in the message';
+  return sia.events.map((e) => {
+    const event: DecodedEvent = { ...base(account), protocol: 'SIA-DCS', eventClass: classifySia(e.code), code: e.code };
+    if (e.modifiers.ri !== undefined) event.groupNo = e.modifiers.ri;
+    if (e.parameter !== undefined) event.zoneNo = e.parameter;
+    if (e.text !== undefined) event.text = e.text;
+    const modifiers = e.function === 'O' ? { ...e.modifiers, function: 'O' } : e.modifiers;
+    if (Object.keys(modifiers).length > 0) event.modifiers = modifiers;
+    return event;
+  });
+}
+
+function extendedRecord(msg: ParsedMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const field of msg.extended) {
+    const value = decodeText(field.value);
+    out[field.id] = out[field.id] === undefined ? value : `${out[field.id]}\n${value}`;
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+/**
+ * Cross-field rules of receivers and outputs (contract: "Receivers and outputs are cross-validated
+ * for consistency"), run on the MERGED settings so a patch cannot leave a dangling reference behind.
+ */
+import { isValidSiaKey, parseHostPort } from './fields.js';
+import { line } from './issues.js';
+import { RECEIVER_LISTS, type ReceiverListName } from './schema-receivers.js';
+import type { Settings } from './schema.js';
+
+/** Reports every later occurrence of a key already seen: `<path>: <message> (also used by <first path>)`. */
+export function duplicates<K>(entries: readonly { key: K; path: string; at: string }[], message: string): string[] {
+  const first = new Map<K, string>();
+  const out: string[] = [];
+  for (const e of entries) {
+    const seen = first.get(e.key);
+    if (seen === undefined) first.set(e.key, e.path);
+    else out.push(line(e.at, `${message} (also used by ${seen})`));
+  }
+  return out;
+}
+
+/** Each duplicate element of a plain list, e.g. a scope given twice. */
+export function duplicateValues(values: readonly (string | number)[], path: string, what: string): string[] {
+  return duplicates(
+    values.map((value, i) => ({ key: value, path: `${path}[${i}]`, at: `${path}[${i}]` })),
+    `duplicate ${what}`,
+  );
+}
+
+/** All receiver ids across the four lists (the ids visible_receivers and output filters refer to). */
+export function receiverIds(s: Settings): Set<number> {
+  return new Set(RECEIVER_LISTS.flatMap((name) => s.receivers[name].map((r) => r.id)));
+}
+
+const CATEGORY_LABEL: Record<ReceiverListName, string> = {
+  tcp_receivers: 'TCP receivers',
+  udp_receivers: 'UDP receivers',
+  com_receivers: 'COM receivers',
+  modem_receivers: 'modem receivers',
+};
+
+export function checkReceivers(s: Settings): string[] {
+  const out: string[] = [];
+  const r = s.receivers;
+  const all = RECEIVER_LISTS.flatMap((name) => r[name].map((item, i) => ({ item, path: `receivers.${name}[${i}]` })));
+  out.push(...duplicates(all.map((x) => ({ key: x.item.id, path: x.path, at: `${x.path}.id` })), 'must be unique among receivers'));
+
+  for (const name of ['tcp_receivers', 'udp_receivers'] as const) {
+    const items = r[name].map((item, i) => ({ key: item.port, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port` }));
+    out.push(...duplicates(items, `must be unique among ${CATEGORY_LABEL[name]}`));
+  }
+  for (const name of ['tcp_receivers', 'udp_receivers', 'modem_receivers'] as const) {
+    r[name].forEach((item, i) => {
+      if ('require_encryption' in item && item.require_encryption && item.encryption_password === undefined) {
+        out.push(line(`receivers.${name}[${i}].require_encryption`, 'needs an encryption_password'));
+      }
+    });
+  }
+  // The API listens on TCP too: the same port twice would fail at bind (Vigil rule).
+  if (s.api.api_http_port === s.api.api_port) out.push(line('api.api_http_port', 'must differ from api.api_port'));
+  r.tcp_receivers.forEach((item, i) => {
+    for (const key of ['api_port', 'api_http_port'] as const) {
+      if (item.port === s.api[key]) out.push(line(`receivers.tcp_receivers[${i}].port`, `already used by api.${key}`));
+    }
+  });
+
+  // One serial device serves one receiver or output.
+  const serial = [
+    ...(['com_receivers', 'modem_receivers'] as const).flatMap((name) =>
+      r[name].map((item, i) => ({ key: item.port_id, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port_id` })),
+    ),
+    ...s.outputs.flatMap((o, i) =>
+      o.type === 3 ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }] : [],
+    ),
+  ];
+  out.push(...duplicates(serial, 'serial device already in use'));
+  return out;
+}
+
+export function checkOutputs(s: Settings): string[] {
+  const out: string[] = [];
+  const known = receiverIds(s);
+  out.push(...duplicates(s.outputs.map((o, i) => ({ key: o.id, path: `outputs[${i}]`, at: `outputs[${i}].id` })), 'must be unique among outputs'));
+  s.outputs.forEach((o, i) => {
+    const at = `outputs[${i}]`;
+    const sia = o.protocol === 'SIA-DC09';
+    if (o.type === 2 && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
+    if (o.type === 3) {
+      if (!o.identificator.startsWith('/')) out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
+    } else if (parseHostPort(o.identificator) === null) {
+      out.push(line(`${at}.identificator`, 'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output'));
+    }
+    if (!sia) {
+      if (o.receiver_number > 99) out.push(line(`${at}.receiver_number`, `must be between 0 and 99 for ${o.protocol}`));
+      if (o.line_number > 9) out.push(line(`${at}.line_number`, `must be between 0 and 9 for ${o.protocol}`));
+      if (o.sia_dc09 !== undefined) out.push(line(`${at}.sia_dc09`, 'only allowed when protocol is "SIA-DC09"'));
+    }
+    const key = o.sia_dc09?.encryption_key ?? '';
+    if ((o.sia_dc09?.encryption_enabled || key !== '') && !isValidSiaKey(key)) {
+      out.push(line(`${at}.sia_dc09.encryption_key`, 'must be 16, 24 or 32 ASCII characters or 32, 48 or 64 hex digits'));
+    }
+    o.filters.receivers.forEach((rid, j) => {
+      if (!known.has(rid)) out.push(line(`${at}.filters.receivers[${j}]`, `receiver ${rid} does not exist`));
+    });
+    out.push(...duplicateValues(o.filters.receivers, `${at}.filters.receivers`, 'receiver id'));
+    out.push(...duplicateValues(o.filters.event_classes, `${at}.filters.event_classes`, 'event class'));
+  });
+  return out;
+}

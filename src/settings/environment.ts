@@ -1,0 +1,82 @@
+/**
+ * The checks that look outside the process: PEM files, serial devices and the MySQL server.
+ * Devices and the database go through `ValidationEnv` so tests can substitute them; the real
+ * ones are wired by defaultValidationEnv().
+ */
+import { stat } from 'node:fs/promises';
+import { hashPassword } from '../auth/passwords.js';
+import { checkDatabaseConnection } from './database-check.js';
+import { line } from './issues.js';
+import { checkPemFiles } from './pem-check.js';
+import { DEFAULT_MAX_USERS, type DatabaseSettings, type Settings, type SettingsUpdate } from './schema.js';
+
+export interface ValidationEnv {
+  /** True when the path exists and is a character device after following symlinks. */
+  isSerialDevice(path: string): Promise<boolean>;
+  /** null when the database answers `SELECT 1`, else a reason without the password. */
+  checkDatabase(db: DatabaseSettings): Promise<string | null>;
+  hash(password: string): Promise<string>;
+  maxUsers: number;
+}
+
+export async function isCharacterDevice(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+export function defaultValidationEnv(overrides: Partial<ValidationEnv> = {}): ValidationEnv {
+  return {
+    isSerialDevice: isCharacterDevice,
+    checkDatabase: (db) => checkDatabaseConnection(db),
+    hash: (password) => hashPassword(password),
+    maxUsers: DEFAULT_MAX_USERS,
+    ...overrides,
+  };
+}
+
+/**
+ * Serial devices are checked for the lists the patch supplies (a USB adapter unplugged later
+ * must not block an unrelated update; the receiver reports it through health instead).
+ */
+function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at: string }[] {
+  const found: { path: string; at: string }[] = [];
+  for (const list of ['com_receivers', 'modem_receivers'] as const) {
+    if (patch.receivers?.[list] === undefined) continue;
+    next.receivers[list].forEach((r, i) => found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` }));
+  }
+  if (patch.outputs !== undefined) {
+    next.outputs.forEach((o, i) => {
+      if (o.type === 3) found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
+    });
+  }
+  return found;
+}
+
+/**
+ * Runs the outside checks in parallel. `known` are the lines found so far: a database section
+ * that already failed a rule is not dialled.
+ */
+export async function environmentChecks(next: Settings, patch: SettingsUpdate, known: readonly string[], env: ValidationEnv): Promise<string[]> {
+  const pem = checkPemFiles(next.api, {
+    privateKey: patch.api?.private_key !== undefined || next.api.private_key !== '',
+    publicKey: patch.api?.public_key !== undefined || next.api.public_key !== '',
+  });
+  const serial = Promise.all(
+    serialPaths(next, patch).map(async ({ path, at }) =>
+      (await env.isSerialDevice(path)) ? [] : [line(at, path.startsWith('/') ? 'is not an existing serial device' : 'must be the path of an existing serial device')],
+    ),
+  ).then((lists) => lists.flat());
+  const dbSettled = known.some((l) => l.startsWith('database.') || l.startsWith('database:'));
+  const database =
+    patch.database !== undefined && next.database.enabled && !dbSettled
+      ? env
+          .checkDatabase(next.database)
+          .catch(() => 'the connection test itself failed')
+          .then((reason) => (reason === null ? [] : [line('database', `connection test failed: ${reason}`)]))
+      : Promise.resolve([]);
+  const results = await Promise.all([pem, serial, database]);
+  return results.flat();
+}

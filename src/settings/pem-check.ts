@@ -1,0 +1,93 @@
+/**
+ * api.private_key / api.public_key (contract: "must point to a valid PEM file"). Vigil reads the
+ * files and parses them with node:crypto: the private key must be an unencrypted PEM private key,
+ * the public key a PEM certificate or public key, and when both parse they must belong together.
+ * Messages name the problem, never the file contents.
+ */
+import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { line } from './issues.js';
+
+type Read = { ok: true; text: string } | { ok: false; reason: string };
+
+async function readPem(path: string): Promise<Read> {
+  try {
+    const text = await readFile(path, 'utf8');
+    if (!text.includes('-----BEGIN ')) return { ok: false, reason: 'is not a PEM file' };
+    return { ok: true, text };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+    if (code === 'ENOENT') return { ok: false, reason: 'file does not exist' };
+    if (code === 'EACCES' || code === 'EPERM') return { ok: false, reason: 'file cannot be read (permission denied)' };
+    if (code === 'EISDIR') return { ok: false, reason: 'is a directory, not a PEM file' };
+    return { ok: false, reason: `file cannot be read (${code})` };
+  }
+}
+
+function parsePrivate(text: string): { key: KeyObject } | { reason: string } {
+  if (/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/.test(text)) {
+    return { reason: 'is an encrypted private key (Vigil needs it without a passphrase)' };
+  }
+  try {
+    return { key: createPrivateKey({ key: text, format: 'pem' }) };
+  } catch {
+    return { reason: 'is not a valid PEM private key' };
+  }
+}
+
+/** A certificate, or a bare public key; a private key file is refused here (it is not public). */
+function parsePublic(text: string): { cert: X509Certificate } | { key: KeyObject } | { reason: string } {
+  if (text.includes('-----BEGIN CERTIFICATE-----')) {
+    try {
+      return { cert: new X509Certificate(text) };
+    } catch {
+      return { reason: 'is not a valid PEM certificate' };
+    }
+  }
+  if (/-----BEGIN (RSA )?PUBLIC KEY-----/.test(text)) {
+    try {
+      return { key: createPublicKey({ key: text, format: 'pem' }) };
+    } catch {
+      return { reason: 'is not a valid PEM public key' };
+    }
+  }
+  return { reason: 'must be a PEM certificate or public key' };
+}
+
+function sameKey(a: KeyObject, b: KeyObject): boolean {
+  const der = (k: KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
+  return der(a).equals(der(b));
+}
+
+function belongTogether(pub: { cert: X509Certificate } | { key: KeyObject }, privateKey: KeyObject): boolean {
+  try {
+    return 'cert' in pub ? pub.cert.checkPrivateKey(privateKey) : sameKey(pub.key, createPublicKey(privateKey));
+  } catch {
+    return false; // e.g. an RSA certificate against an EC key
+  }
+}
+
+/** Checks the files named; `check` says which of the two to look at. */
+export async function checkPemFiles(
+  api: { private_key: string; public_key: string },
+  check: { privateKey: boolean; publicKey: boolean },
+): Promise<string[]> {
+  const out: string[] = [];
+  let privateKey: KeyObject | undefined;
+  if (check.privateKey) {
+    const read = await readPem(api.private_key);
+    const parsed = read.ok ? parsePrivate(read.text) : { reason: read.reason };
+    if ('reason' in parsed) out.push(line('api.private_key', parsed.reason));
+    else privateKey = parsed.key;
+  }
+  if (check.publicKey) {
+    const read = await readPem(api.public_key);
+    const parsed = read.ok ? parsePublic(read.text) : { reason: read.reason };
+    if ('reason' in parsed) {
+      out.push(line('api.public_key', parsed.reason));
+    } else if (privateKey) {
+      if (!belongTogether(parsed, privateKey)) out.push(line('api.public_key', 'does not match the private key in api.private_key'));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,61 @@
+/**
+ * Output items. The contract names the fields and leaves every range "not shown"; Vigil's ranges
+ * are decided here and in cross-validate.ts (rules that depend on type or protocol) and are
+ * documented in docs/settings.md §outputs.
+ */
+import * as v from 'valibot';
+import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
+
+export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3 } as const;
+export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09'] as const;
+export const EVENT_CLASSES = ['alarm', 'restore', 'link_test', 'internal', 'other'] as const;
+
+const linkTestInterval = int(0, 86400, 'must be 0 (off) or between 10 and 86400');
+
+export const siaDc09Schema = obj({
+  encryption_enabled: v.optional(bool, false),
+  // Format checked in cross-validate.ts: it is only required when encryption_enabled is true.
+  encryption_key: v.optional(str, ''),
+  link_test_interval_s: v.optional(
+    v.pipe(linkTestInterval, v.check((n) => n === 0 || n >= 10, 'must be 0 (off) or between 10 and 86400')),
+    60,
+  ),
+  ack_timeout_ms: v.optional(int(500, 60000), 5000),
+});
+
+export const outputFiltersSchema = obj({
+  receivers: v.optional(list(id), []),
+  event_classes: v.optional(list(oneOf(EVENT_CLASSES)), []),
+});
+
+const outputObject = obj({
+  id,
+  name: nonEmpty,
+  type: v.picklist([1, 2, 3], 'must be 1 (TCP), 2 (UDP) or 3 (serial COM)'),
+  protocol: oneOf(OUTPUT_PROTOCOLS),
+  identificator: nonEmpty,
+  oid: int(0, 0xffff, 'must be between 0 and 65535 (0xFFFF)'),
+  // Widest range here (SIA-DC09 R and L fields); MLR2 narrows it in cross-validate.ts.
+  receiver_number: int(0, 0xffffff),
+  line_number: int(0, 0xffffff),
+  sia_dc09: v.optional(siaDc09Schema),
+  filters: v.optional(outputFiltersSchema, {}),
+  enabled: v.optional(bool, true),
+});
+
+/** The default SIA-DC09 parameters, derived from the schema (declared once). */
+export function defaultSiaDc09(): SiaDc09Settings {
+  return v.parse(siaDc09Schema, {});
+}
+
+/** A SIA-DC09 output always carries its sia_dc09 block in the stored form (filled with defaults). */
+export const outputSchema = v.pipe(
+  outputObject,
+  v.transform((o) => (o.protocol === 'SIA-DC09' && o.sia_dc09 === undefined ? { ...o, sia_dc09: defaultSiaDc09() } : o)),
+);
+
+export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;
+export type OutputFilters = v.InferOutput<typeof outputFiltersSchema>;
+export type OutputSettings = v.InferOutput<typeof outputSchema>;
+export type OutputProtocol = (typeof OUTPUT_PROTOCOLS)[number];
+export type EventClass = (typeof EVENT_CLASSES)[number];

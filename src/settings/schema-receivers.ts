@@ -1,0 +1,58 @@
+/**
+ * Receiver lists. The contract defines tcp_receivers and udp_receivers (id, name, port,
+ * encryption_password); the other fields and the COM and modem lists are Vigil's additions,
+ * each with a default (docs/settings.md §receivers).
+ */
+import * as v from 'valibot';
+import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword } from './fields.js';
+
+export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
+
+const simPin = v.pipe(v.string('must be a string'), v.regex(/^\d{4,8}$/, 'must be 4 to 8 digits'));
+
+/** One SIA DC-09 listener (TCP or UDP: same fields). */
+export const ipReceiverSchema = obj({
+  id,
+  name: nonEmpty,
+  port,
+  // Absent: the receiver accepts unencrypted messages only (and encrypted ones are NAKed).
+  encryption_password: v.optional(receiverPassword),
+  bind_address: v.optional(ipAddress, '0.0.0.0'),
+  require_encryption: v.optional(bool, false),
+  // DC-09 §5.5.1.7: a timestamped message outside [-past, +future] of receiver time is NAKed.
+  time_window_past_s: v.optional(int(0, 3600), 40),
+  time_window_future_s: v.optional(int(0, 3600), 20),
+  check_plain_timestamps: v.optional(bool, false),
+  accept_local_time: v.optional(bool, false),
+});
+
+export const comReceiverSchema = obj({
+  id,
+  name: nonEmpty,
+  port_id: nonEmpty,
+  baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
+});
+
+export const modemReceiverSchema = obj({
+  id,
+  name: nonEmpty,
+  port_id: nonEmpty,
+  baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
+  encryption_password: v.optional(receiverPassword),
+  sim_pin: v.optional(simPin),
+});
+
+export const receiversEntries = {
+  tcp_receivers: v.optional(list(ipReceiverSchema), [{ id: 1, name: 'DC-09 TCP', port: 10001 }]),
+  udp_receivers: v.optional(list(ipReceiverSchema), [{ id: 2, name: 'DC-09 UDP', port: 10001 }]),
+  com_receivers: v.optional(list(comReceiverSchema), []),
+  modem_receivers: v.optional(list(modemReceiverSchema), []),
+};
+
+export const RECEIVER_LISTS = ['tcp_receivers', 'udp_receivers', 'com_receivers', 'modem_receivers'] as const;
+export type ReceiverListName = (typeof RECEIVER_LISTS)[number];
+
+export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
+export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
+export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
+export type BaudRate = (typeof BAUD_RATES)[number];

@@ -1,0 +1,54 @@
+/**
+ * validateSettingsUpdate: the whole of PUT /api/settings validation (contract: "every supplied
+ * field is validated before any change is applied"). Steps:
+ *   1. the body must be a JSON object; masks ("********") are resolved to stored secrets;
+ *   2. the patch is checked against SettingsUpdateSchema, collecting ALL issues;
+ *   3. the patch is merged into the current settings (merge.ts);
+ *   4. the merged result is cross-validated (uniqueness, references, conditionals, license);
+ *   5. the outside checks run (PEM files, serial devices, the MySQL connection);
+ *   6. only when all passed are new passwords hashed.
+ * The answer is the next settings or the sorted error lines; nothing is saved here.
+ */
+import * as v from 'valibot';
+import { crossValidate, type CrossValidateOptions } from './cross-validate.js';
+import { environmentChecks, type ValidationEnv } from './environment.js';
+import { isPlainObject } from './fields.js';
+import { fallbackMessage, issueLines, sortLines } from './issues.js';
+import { applyPasswords, mergeUpdate, unmaskSecrets } from './merge.js';
+import { SettingsSchema, SettingsUpdateSchema, type Settings } from './schema.js';
+
+export type ValidationResult = { ok: true; next: Settings } | { ok: false; errors: string[] };
+
+/** abortPipeEarly: one line per field (an out-of-range 1.5 is reported once, as "must be an integer"). */
+const PARSE_CONFIG = { abortPipeEarly: true, message: fallbackMessage } as const;
+
+function fail(errors: readonly string[]): { ok: false; errors: string[] } {
+  return { ok: false, errors: sortLines(errors) };
+}
+
+export async function validateSettingsUpdate(current: Settings, patch: unknown, env: ValidationEnv): Promise<ValidationResult> {
+  if (!isPlainObject(patch)) return fail(['body: must be a JSON object']);
+  const unmasked = unmaskSecrets(patch, current);
+  const parsed = v.safeParse(SettingsUpdateSchema, unmasked.body, PARSE_CONFIG);
+  if (!parsed.success) return fail([...unmasked.errors, ...issueLines(parsed.issues)]);
+
+  const merged = mergeUpdate(current, parsed.output);
+  const errors = [...unmasked.errors, ...merged.errors, ...crossValidate(merged.settings, { maxUsers: env.maxUsers })];
+  errors.push(...(await environmentChecks(merged.settings, parsed.output, errors, env)));
+  if (errors.length > 0) return fail(errors);
+  return { ok: true, next: await applyPasswords(merged, env.hash) };
+}
+
+export type StoredValidationResult = { ok: true; settings: Settings } | { ok: false; errors: string[] };
+
+/**
+ * Checks a COMPLETE settings object (what the store loaded, or what the first-start code built):
+ * schema with defaults for missing fields (so settings saved by an older version gain new fields),
+ * then the cross-field rules. No outside checks: the box may start without its USB adapter.
+ */
+export function validateStoredSettings(raw: unknown, options: CrossValidateOptions = { maxUsers: Infinity }): StoredValidationResult {
+  const parsed = v.safeParse(SettingsSchema, raw, PARSE_CONFIG);
+  if (!parsed.success) return fail(issueLines(parsed.issues));
+  const errors = crossValidate(parsed.output, options);
+  return errors.length > 0 ? fail(errors) : { ok: true, settings: parsed.output };
+}

@@ -1,0 +1,60 @@
+/**
+ * Opens the local SQLite database with the durability settings the product depends on.
+ * One process, one connection, one writer (better-sqlite3 is synchronous).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { VigilError, describeError } from '../core/errors.js';
+
+export type Database = BetterSqlite3.Database;
+
+export interface OpenOptions {
+  /**
+   * Open without write access (SQLITE_OPEN_READONLY). Used by inspection tools and by tests
+   * that need writes to fail for real: file modes do not stop root, this does.
+   */
+  readonly readonly?: boolean;
+}
+
+/** How long a statement waits for a lock held by another connection (a backup, the sqlite3 shell). */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * After a checkpoint the WAL file is truncated back to this size, so one burst of events does
+ * not leave a large file on the SD card for good.
+ */
+export const JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
+
+export function openDatabase(path: string, options: OpenOptions = {}): Database {
+  const readonly = options.readonly === true;
+  let db: Database | undefined;
+  try {
+    if (!readonly && path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new BetterSqlite3(path, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
+    applyPragmas(db, path, readonly);
+    return db;
+  } catch (err) {
+    db?.close();
+    if (err instanceof VigilError) throw err;
+    throw new VigilError('STORE_FAILURE', `cannot open database ${path}: ${describeError(err)}`, [], { cause: err });
+  }
+}
+
+function applyPragmas(db: Database, path: string, readonly: boolean): void {
+  // WAL: readers never block the single writer, and a commit appends to one file instead of
+  // rewriting pages in place (fewer fsyncs, kinder to SD cards).
+  if (!readonly) {
+    const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
+    if (mode !== 'wal' && path !== ':memory:') {
+      throw new VigilError('STORE_FAILURE', `database ${path} refused WAL mode (journal_mode=${mode})`);
+    }
+    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  }
+  // FULL: the WAL is fsynced at every commit. An event ACKed to a device must survive a power
+  // cut; with NORMAL the last commits before the cut may roll back, and the device, having
+  // had its ACK, will never resend them.
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+}

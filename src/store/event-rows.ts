@@ -1,0 +1,92 @@
+/** Mapping between journal rows (snake_case SQL) and the camelCase event types. */
+import type { EventClass, EventQualifier, NewEvent, ReceiverKind, StoredEvent } from './types.js';
+
+export interface EventRow {
+  id: number;
+  received_at: number;
+  device_time: number | null;
+  device_time_text: string | null;
+  receiver_id: number | null;
+  receiver_kind: ReceiverKind | null;
+  transport: string | null;
+  remote_address: string | null;
+  object_id: number | null;
+  account: string;
+  dc09_receiver: string | null;
+  dc09_line: string | null;
+  sequence: string | null;
+  protocol: string;
+  encrypted: number;
+  event_class: EventClass;
+  qualifier: EventQualifier | null;
+  code: string | null;
+  group_no: string | null;
+  zone_no: string | null;
+  text: string | null;
+  flags: number;
+  raw: Buffer;
+}
+
+export const INSERT_EVENT_SQL = `
+INSERT INTO events (received_at, device_time, device_time_text, receiver_id, receiver_kind, transport,
+  remote_address, object_id, account, dc09_receiver, dc09_line, sequence, protocol, encrypted, event_class,
+  qualifier, code, group_no, zone_no, text, flags, raw)
+VALUES (@received_at, @device_time, @device_time_text, @receiver_id, @receiver_kind, @transport,
+  @remote_address, @object_id, @account, @dc09_receiver, @dc09_line, @sequence, @protocol, @encrypted, @event_class,
+  @qualifier, @code, @group_no, @zone_no, @text, @flags, @raw)`;
+
+export function toInsertParams(event: NewEvent): Omit<EventRow, 'id'> {
+  return {
+    received_at: event.receivedAt,
+    device_time: event.deviceTime ?? null,
+    device_time_text: event.deviceTimeText ?? null,
+    receiver_id: event.receiverId,
+    receiver_kind: event.receiverKind,
+    transport: event.transport ?? null,
+    remote_address: event.remoteAddress ?? null,
+    object_id: event.objectId ?? null,
+    account: event.account,
+    dc09_receiver: event.dc09Receiver ?? null,
+    dc09_line: event.dc09Line ?? null,
+    sequence: event.sequence ?? null,
+    protocol: event.protocol,
+    encrypted: event.encrypted ? 1 : 0,
+    event_class: event.eventClass,
+    qualifier: event.qualifier ?? null,
+    // Codes are compared exactly in queries; SIA codes are upper-case letters, CID codes hex.
+    code: event.code == null ? null : event.code.toUpperCase(),
+    group_no: event.groupNo ?? null,
+    zone_no: event.zoneNo ?? null,
+    text: event.text ?? null,
+    flags: event.flags ?? 0,
+    raw: Buffer.from(event.raw.buffer, event.raw.byteOffset, event.raw.byteLength),
+  };
+}
+
+export function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    receivedAt: row.received_at,
+    deviceTime: row.device_time,
+    deviceTimeText: row.device_time_text,
+    receiverId: row.receiver_id,
+    receiverKind: row.receiver_kind,
+    transport: row.transport,
+    remoteAddress: row.remote_address,
+    objectId: row.object_id,
+    account: row.account,
+    dc09Receiver: row.dc09_receiver,
+    dc09Line: row.dc09_line,
+    sequence: row.sequence,
+    protocol: row.protocol,
+    encrypted: row.encrypted === 1,
+    eventClass: row.event_class,
+    qualifier: row.qualifier,
+    code: row.code,
+    groupNo: row.group_no,
+    zoneNo: row.zone_no,
+    text: row.text,
+    flags: row.flags,
+    raw: row.raw,
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The local store as a Service: opens the SQLite file, migrates it, hands out repositories,
+ * and reports its health ('store' / kind 'store') to the registry the API, LEDs and watchdog read.
+ */
+import { VigilError, describeError } from '../core/errors.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import type { HealthRegistry, ComponentState } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import { openDatabase, type Database } from './database.js';
+import { EventJournal } from './event-journal.js';
+import { GrantsRepo } from './grants-repo.js';
+import { MetaRepo } from './meta-repo.js';
+import { checkCompatible, latestVersion, migrate } from './migrations.js';
+import { ObjectsRepo } from './objects-repo.js';
+import { OidOverridesRepo } from './oid-overrides-repo.js';
+import { OutputCursors } from './output-cursors.js';
+import { SessionsRepo } from './sessions-repo.js';
+import { SettingsRepo } from './settings-repo.js';
+import { storeError } from './sql.js';
+
+export interface StoreOptions {
+  readonly clock?: Clock;
+  /**
+   * Open the file read-only: no migration, every write fails (inspection tools; tests that need
+   * real write failures, since file modes do not stop root).
+   */
+  readonly readonly?: boolean;
+}
+
+export type CheckpointMode = 'PASSIVE' | 'FULL' | 'RESTART' | 'TRUNCATE';
+
+/** The write probe must not hold the API up for the full busy timeout. */
+const PROBE_BUSY_TIMEOUT_MS = 250;
+const HEALTH_NAME = 'store';
+
+interface Repos {
+  readonly settings: SettingsRepo;
+  readonly grants: GrantsRepo;
+  readonly objects: ObjectsRepo;
+  readonly overrides: OidOverridesRepo;
+  readonly events: EventJournal;
+  readonly cursors: OutputCursors;
+  readonly meta: MetaRepo;
+  readonly sessions: SessionsRepo;
+}
+
+export class Store implements Service {
+  readonly name = 'store';
+  private readonly path: string;
+  private readonly logger: Logger;
+  private readonly health: HealthRegistry | undefined;
+  private readonly clock: Clock;
+  private readonly readonly: boolean;
+  private db: Database | null = null;
+  private repos: Repos | null = null;
+  private writeFailure: string | null = null;
+
+  constructor(path: string, logger: Logger, health?: HealthRegistry, options: StoreOptions = {}) {
+    this.path = path;
+    this.logger = logger;
+    this.health = health;
+    this.clock = options.clock ?? systemClock;
+    this.readonly = options.readonly === true;
+  }
+
+  async start(): Promise<void> {
+    if (this.db) return;
+    this.report('starting', null);
+    let db: Database | undefined;
+    try {
+      db = openDatabase(this.path, { readonly: this.readonly });
+      const version = this.readonly ? this.checkReadonlyVersion(db) : migrate(db, this.logger).to;
+      const repos = createRepos(db, this.clock);
+      if (!this.readonly) {
+        // Nothing is connected yet: every session still open was cut by the previous run's end.
+        const closed = repos.sessions.closeDangling(this.clock.now());
+        if (closed > 0) this.logger.info('closed sessions left open by the previous run', { count: closed });
+      }
+      this.db = db;
+      this.repos = repos;
+      this.writeFailure = null;
+      this.health?.setMetrics(HEALTH_NAME, { schema_version: version });
+      this.report(this.readonly ? 'degraded' : 'ok', this.readonly ? 'opened read-only' : null);
+      this.logger.info('store open', { path: this.path, schema_version: version, readonly: this.readonly });
+    } catch (err) {
+      db?.close();
+      const error = storeError(err, `cannot start store ${this.path}`);
+      this.report('failed', error.message);
+      this.logger.error('store failed to start', { path: this.path, error: error.message });
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    const db = this.db;
+    this.db = null;
+    this.repos = null;
+    if (!db) return;
+    try {
+      // Lets SQLite refresh planner statistics where it judges them stale; cheap at close.
+      if (!this.readonly) db.pragma('optimize');
+    } catch (err) {
+      this.logger.warn('PRAGMA optimize failed', { error: describeError(err) });
+    }
+    db.close();
+    this.report('stopped', null);
+    this.logger.info('store closed', { path: this.path });
+  }
+
+  get settings(): SettingsRepo {
+    return this.open().settings;
+  }
+  get grants(): GrantsRepo {
+    return this.open().grants;
+  }
+  get objects(): ObjectsRepo {
+    return this.open().objects;
+  }
+  get overrides(): OidOverridesRepo {
+    return this.open().overrides;
+  }
+  get events(): EventJournal {
+    return this.open().events;
+  }
+  get cursors(): OutputCursors {
+    return this.open().cursors;
+  }
+  get meta(): MetaRepo {
+    return this.open().meta;
+  }
+  get sessions(): SessionsRepo {
+    return this.open().sessions;
+  }
+
+  /**
+   * A cheap real write (inside a transaction that is rolled back). False, with health
+   * 'failed' and the reason, when the store is closed, read-only, locked by another process or
+   * otherwise refuses writes; the oid-override endpoint answers 503 `Database is not ready`.
+   */
+  isWritable(): boolean {
+    const db = this.db;
+    if (!db || !db.open) return false;
+    if (db.inTransaction) return true; // a write is under way on this very connection
+    let failure: string | null = null;
+    const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
+    try {
+      db.pragma(`busy_timeout = ${PROBE_BUSY_TIMEOUT_MS}`);
+      db.exec('BEGIN IMMEDIATE');
+      db.prepare("INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(String(this.clock.now()));
+    } catch (err) {
+      failure = describeError(err);
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      db.pragma(`busy_timeout = ${busyTimeout}`);
+    }
+    this.noteWritability(failure);
+    return failure === null;
+  }
+
+  /** Copies the WAL into the main file; TRUNCATE also shrinks the WAL to zero bytes. */
+  checkpoint(mode: CheckpointMode = 'TRUNCATE'): { busy: number; log: number; checkpointed: number } {
+    this.open();
+    const db = this.db as Database;
+    try {
+      const [result] = db.pragma(`wal_checkpoint(${mode})`) as Array<{ busy: number; log: number; checkpointed: number }>;
+      return result ?? { busy: 0, log: 0, checkpointed: 0 };
+    } catch (err) {
+      throw storeError(err, 'checkpoint');
+    }
+  }
+
+  private noteWritability(failure: string | null): void {
+    if (failure === this.writeFailure) return;
+    this.writeFailure = failure;
+    if (failure) {
+      this.logger.error('store is not writable', { path: this.path, error: failure });
+      this.report('failed', `not writable: ${failure}`);
+    } else {
+      this.logger.info('store is writable again', { path: this.path });
+      this.report(this.readonly ? 'degraded' : 'ok', this.readonly ? 'opened read-only' : null);
+    }
+  }
+
+  private checkReadonlyVersion(db: Database): number {
+    const current = checkCompatible(db);
+    const latest = latestVersion();
+    if (current !== latest) {
+      throw new VigilError(
+        'STORE_FAILURE',
+        `database schema version ${current} needs migrating to ${latest}, which a read-only store cannot do`,
+      );
+    }
+    return current;
+  }
+
+  private open(): Repos {
+    if (!this.repos) throw new VigilError('STORE_UNAVAILABLE', `store ${this.path} is not open`);
+    return this.repos;
+  }
+
+  private report(state: ComponentState, detail: string | null): void {
+    this.health?.report(HEALTH_NAME, 'store', state, detail);
+  }
+}
+
+function createRepos(db: Database, clock: Clock): Repos {
+  return {
+    settings: new SettingsRepo(db, clock),
+    grants: new GrantsRepo(db, clock),
+    objects: new ObjectsRepo(db),
+    overrides: new OidOverridesRepo(db, clock),
+    events: new EventJournal(db),
+    cursors: new OutputCursors(db, clock),
+    meta: new MetaRepo(db),
+    sessions: new SessionsRepo(db),
+  };
+}

@@ -1,0 +1,207 @@
+/**
+ * Row types of the local store, in camelCase. The store imports from src/core only, so it
+ * defines its own shapes; the settings module's `Settings` is structurally compatible with
+ * `StoredSettings`.
+ */
+
+export type ReceiverKind = 'tcp' | 'udp' | 'com' | 'modem';
+export type ConnectionState = 'online' | 'offline' | 'lost';
+export type EventClass = 'alarm' | 'restore' | 'link_test' | 'internal' | 'other';
+export type EventQualifier = 'E' | 'R' | 'P';
+
+/** Lowest bit (value 1) of `events.flags`: an ignorable startup event, journaled but not forwarded. */
+export const EVENT_FLAG_IGNORABLE_STARTUP = 0x01;
+
+/** One page of a newest-first listing; pass `nextCursor` as `before` to get the next page. */
+export interface Page<T> {
+  readonly items: T[];
+  readonly nextCursor: number | null;
+}
+
+// ---- settings -------------------------------------------------------------------------
+
+export interface StoredUser {
+  id: number;
+  login: string;
+  password_hash: string;
+  token_time: number;
+  scopes: string[];
+  visible_receivers: { all: boolean; custom: number[] };
+}
+
+export type StoredSettings = { users: StoredUser[] } & Record<string, unknown>;
+
+export interface UserGrant {
+  readonly userId: number;
+  readonly scopes: string[];
+  readonly grantedAt: number;
+  readonly grantedBy: string;
+}
+
+// ---- objects --------------------------------------------------------------------------
+
+export interface ObjectRecord {
+  readonly id: number;
+  /** DC-09 account / OID exactly as received: text, leading zeros kept. */
+  readonly account: string;
+  /** Device link UID, upper-case hex; null for devices that never reported one. */
+  readonly uid: string | null;
+  readonly hwId: string | null;
+  readonly firmware: string | null;
+  /** Null for a main device; for a related object, the device whose connection carried it. */
+  readonly mainObjectId: number | null;
+  readonly receiverId: number;
+  readonly receiverKind: ReceiverKind;
+  readonly transport: string | null;
+  readonly remoteAddress: string | null;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  readonly lastPing: number | null;
+  readonly connectionState: ConnectionState;
+  readonly supervisionState: string | null;
+  readonly linkPeriodS: number | null;
+  readonly sms: boolean;
+  readonly restoreCount: number;
+}
+
+export interface MainObjectInput {
+  readonly uid?: string | null;
+  readonly account: string;
+  readonly receiverId: number;
+  readonly receiverKind: ReceiverKind;
+  readonly transport?: string | null;
+  readonly remoteAddress?: string | null;
+  readonly hwId?: string | null;
+  readonly firmware?: string | null;
+  readonly sms?: boolean;
+  /** When the message that revealed the object was received (ms epoch). */
+  readonly at: number;
+}
+
+export interface RelatedObjectInput {
+  readonly hwId?: string | null;
+  readonly firmware?: string | null;
+  readonly remoteAddress?: string | null;
+  readonly at: number;
+}
+
+/** Fields the tracker owns; only the ones given are changed. */
+export interface SupervisionPatch {
+  readonly supervisionState?: string | null;
+  readonly linkPeriodS?: number | null;
+  readonly sms?: boolean;
+  readonly restoreCount?: number;
+}
+
+export interface ObjectListFilter {
+  /** Receivers the caller may see; null means all. */
+  readonly receiverIds: readonly number[] | null;
+  readonly account?: string;
+  readonly receiverId?: number;
+  /** Cursor: only objects with an id below this one. */
+  readonly before?: number;
+  readonly limit: number;
+}
+
+export interface ObjectSession {
+  readonly id: number;
+  readonly objectId: number;
+  readonly connectedAt: number;
+  readonly disconnectedAt: number | null;
+  readonly remoteAddress: string | null;
+  readonly events: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+// ---- OID overrides --------------------------------------------------------------------
+
+export type OverrideMatchKind = 'uid' | 'oid';
+
+export interface OidOverride {
+  readonly matchKind: OverrideMatchKind;
+  /** Upper-case hex. */
+  readonly matchValue: string;
+  /** Upper-case hex; null when the override applies to the main device itself. */
+  readonly relatedOid: string | null;
+  readonly overrideOid: string;
+  readonly updatedAt: number | null;
+}
+
+// ---- events ---------------------------------------------------------------------------
+
+export interface NewEvent {
+  readonly receivedAt: number;
+  readonly deviceTime?: number | null;
+  readonly deviceTimeText?: string | null;
+  /** Null only for events of the gateway itself (no receiver carried them). */
+  readonly receiverId: number | null;
+  readonly receiverKind: ReceiverKind | null;
+  readonly transport?: string | null;
+  readonly remoteAddress?: string | null;
+  readonly objectId?: number | null;
+  readonly account: string;
+  readonly dc09Receiver?: string | null;
+  readonly dc09Line?: string | null;
+  readonly sequence?: string | null;
+  /** 'SIA-DCS' | 'ADM-CID' | 'NULL' | 'INTERNAL' | ... */
+  readonly protocol: string;
+  readonly encrypted: boolean;
+  readonly eventClass: EventClass;
+  readonly qualifier?: EventQualifier | null;
+  /** CID: 3 hex digits; SIA: 2-letter code. Stored upper-case. */
+  readonly code?: string | null;
+  readonly groupNo?: string | null;
+  readonly zoneNo?: string | null;
+  /** SIA text, or extended data as JSON. */
+  readonly text?: string | null;
+  readonly flags?: number;
+  readonly raw: Uint8Array;
+}
+
+export interface StoredEventRef {
+  readonly id: number;
+  readonly receivedAt: number;
+}
+
+export interface StoredEvent {
+  readonly id: number;
+  readonly receivedAt: number;
+  readonly deviceTime: number | null;
+  readonly deviceTimeText: string | null;
+  readonly receiverId: number | null;
+  readonly receiverKind: ReceiverKind | null;
+  readonly transport: string | null;
+  readonly remoteAddress: string | null;
+  readonly objectId: number | null;
+  readonly account: string;
+  readonly dc09Receiver: string | null;
+  readonly dc09Line: string | null;
+  readonly sequence: string | null;
+  readonly protocol: string;
+  readonly encrypted: boolean;
+  readonly eventClass: EventClass;
+  readonly qualifier: EventQualifier | null;
+  readonly code: string | null;
+  readonly groupNo: string | null;
+  readonly zoneNo: string | null;
+  readonly text: string | null;
+  readonly flags: number;
+  readonly raw: Buffer;
+}
+
+export interface EventQuery {
+  /** Receivers the caller may see; null means all. Events without a receiver need null. */
+  readonly receiverIds: readonly number[] | null;
+  readonly receiverId?: number;
+  readonly account?: string;
+  /** received_at >= from (ms epoch). */
+  readonly from?: number;
+  /** received_at < to (ms epoch): half-open, so adjacent windows never overlap. */
+  readonly to?: number;
+  readonly code?: string;
+  /** Cursor: only events with an id below this one. */
+  readonly before?: number;
+  /** 1..1000 */
+  readonly limit: number;
+}

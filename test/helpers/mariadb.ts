@@ -1,0 +1,105 @@
+/**
+ * A throwaway MariaDB server for tests (platform-notes §MariaDB): a fresh data dir in a temp dir,
+ * a free loopback port, run as root. Ready when `mariadb-admin ping` answers (bounded: 30 s).
+ * Creates database `vigil` and user `vigil`/`vigilpass` (from 127.0.0.1 and localhost).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort, sleep } from './net.js';
+import { tempDir } from './temp-dir.js';
+
+export interface MariaDb {
+  host: '127.0.0.1';
+  port: number;
+  socket: string;
+  /** Runs SQL as root through the socket; resolves with stdout. */
+  exec(sql: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 30_000;
+
+function run(command: string, args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+export async function startMariaDb(): Promise<MariaDb> {
+  const dir = tempDir('vigil-mariadb-');
+  const data = join(dir.path, 'data');
+  const socket = join(dir.path, 'mysql.sock');
+  const port = await freePort();
+  let server: ChildProcess | undefined;
+
+  const stop = async (): Promise<void> => {
+    if (server) {
+      server.kill('SIGTERM');
+      if (!(await exited(server, 10_000))) {
+        server.kill('SIGKILL');
+        await exited(server, 5_000);
+      }
+    }
+    dir.remove();
+  };
+
+  const exec = async (sql: string): Promise<string> => {
+    const r = await run('mariadb', ['--no-defaults', `--socket=${socket}`, '-uroot', '--batch', '--skip-column-names', '-e', sql]);
+    if (r.code !== 0) throw new Error(`mariadb exec failed: ${r.stderr.trim()}`);
+    return r.stdout;
+  };
+
+  try {
+    const install = await run('mariadb-install-db', [
+      '--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
+    ], 60_000);
+    if (install.code !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr.trim()}`);
+    server = spawn('mariadbd', [
+      '--no-defaults', `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1',
+      '--user=root', `--pid-file=${join(dir.path, 'mysqld.pid')}`, `--log-error=${join(dir.path, 'err.log')}`,
+      '--innodb-buffer-pool-size=64M', '--skip-name-resolve',
+    ], { stdio: 'ignore' });
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const ping = await run('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], 5_000);
+      if (ping.code === 0) break;
+      if (server.exitCode !== null) throw new Error('mariadbd exited during start');
+      if (Date.now() > deadline) throw new Error(`mariadbd not ready within ${READY_TIMEOUT_MS} ms`);
+      await sleep(100);
+    }
+    await exec(
+      "CREATE DATABASE vigil; " +
+        "CREATE USER 'vigil'@'127.0.0.1' IDENTIFIED BY 'vigilpass'; " +
+        "CREATE USER 'vigil'@'localhost' IDENTIFIED BY 'vigilpass'; " +
+        "GRANT ALL ON vigil.* TO 'vigil'@'127.0.0.1'; GRANT ALL ON vigil.* TO 'vigil'@'localhost'; FLUSH PRIVILEGES;",
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { host: '127.0.0.1', port, socket, exec, stop };
+}

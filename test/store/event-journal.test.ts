@@ -1,0 +1,217 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isVigilError } from '../../src/core/errors.js';
+import { EVENT_FLAG_IGNORABLE_STARTUP, type NewEvent } from '../../src/store/types.js';
+import { sampleEvent, startStore } from './helpers/store-fixture.js';
+
+const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+test('append stores a batch in order and returns the ids in input order', async () => {
+  const fx = await startStore();
+  try {
+    const refs = fx.store.events.append([
+      sampleEvent({ account: '0001', receivedAt: T0 }),
+      sampleEvent({ account: '0002', receivedAt: T0 + 1 }),
+      sampleEvent({ account: '0003', receivedAt: T0 + 2 }),
+    ]);
+    assert.equal(refs, [
+      { id: 1, receivedAt: T0 },
+      { id: 2, receivedAt: T0 + 1 },
+      { id: 3, receivedAt: T0 + 2 },
+    ]);
+    assert.equal(fx.store.events.append([]), []);
+    assert.is(fx.store.events.maxId(), 3);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('a stored event comes back field for field, raw bytes exact, code upper-cased', async () => {
+  const fx = await startStore();
+  try {
+    const raw = Buffer.from([0x0a, 0x12, 0x34, 0x22, 0x00, 0xff, 0x0d]);
+    const event: NewEvent = sampleEvent({
+      deviceTime: T0 - 5000,
+      deviceTimeText: '_12:00:00,01-01-2026',
+      objectId: 7,
+      protocol: 'ADM-CID',
+      encrypted: true,
+      eventClass: 'restore',
+      qualifier: 'R',
+      code: '3a1',
+      groupNo: '00',
+      zoneNo: '000',
+      text: '{"mac":"001122"}',
+      flags: EVENT_FLAG_IGNORABLE_STARTUP,
+      raw: new Uint8Array(raw),
+    });
+    const [ref] = fx.store.events.append([event]);
+    assert.equal(fx.store.events.get(ref!.id), {
+      id: 1,
+      receivedAt: T0,
+      deviceTime: T0 - 5000,
+      deviceTimeText: '_12:00:00,01-01-2026',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      transport: 'tcp',
+      remoteAddress: '127.0.0.1:40000',
+      objectId: 7,
+      account: '001234',
+      dc09Receiver: 'R1',
+      dc09Line: 'L1',
+      sequence: '0001',
+      protocol: 'ADM-CID',
+      encrypted: true,
+      eventClass: 'restore',
+      qualifier: 'R',
+      code: '3A1',
+      groupNo: '00',
+      zoneNo: '000',
+      text: '{"mac":"001122"}',
+      flags: 1,
+      raw,
+    });
+    assert.is(fx.store.events.get(2), null);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('a batch with one invalid event stores none of them', async () => {
+  const fx = await startStore();
+  try {
+    fx.store.events.append([sampleEvent()]);
+    const bad = sampleEvent({ eventClass: 'nonsense' as NewEvent['eventClass'] });
+    try {
+      fx.store.events.append([sampleEvent({ account: 'A' }), bad, sampleEvent({ account: 'B' })]);
+      assert.unreachable('CHECK constraint must fail');
+    } catch (err) {
+      assert.ok(isVigilError(err, 'CONFLICT'));
+      assert.match((err as Error).message, 'append events: CHECK constraint failed');
+    }
+    const page = fx.store.events.query({ receiverIds: null, limit: 10 });
+    assert.equal(page.items.map((e) => e.account), ['001234']);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+function seed(append: (events: NewEvent[]) => unknown): void {
+  // ids 1..12: receivers 1/2 alternate, accounts A/B/C cycle, codes BA/BR, a minute apart
+  const events: NewEvent[] = [];
+  for (let i = 0; i < 12; i++) {
+    events.push(
+      sampleEvent({
+        receiverId: (i % 2) + 1,
+        account: ['A', 'B', 'C'][i % 3]!,
+        code: i % 4 === 0 ? 'BR' : 'BA',
+        receivedAt: T0 + i * 60_000,
+      }),
+    );
+  }
+  append(events);
+}
+
+test('query is newest first and pages by id cursor until nextCursor is null', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    const seen: number[][] = [];
+    let before: number | undefined;
+    for (let page = 0; page < 10; page++) {
+      const result = fx.store.events.query({ receiverIds: null, limit: 5, before });
+      seen.push(result.items.map((e) => e.id));
+      if (result.nextCursor === null) break;
+      before = result.nextCursor;
+    }
+    assert.equal(seen, [
+      [12, 11, 10, 9, 8],
+      [7, 6, 5, 4, 3],
+      [2, 1],
+    ]);
+    // exactly a full last page: no extra empty page
+    const last = fx.store.events.query({ receiverIds: null, limit: 6, before: 7 });
+    assert.equal(last.items.map((e) => e.id), [6, 5, 4, 3, 2, 1]);
+    assert.is(last.nextCursor, null);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('query filters by visibility, receiver, account, code and half-open time window', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    const ids = (filter: Parameters<typeof fx.store.events.query>[0]): number[] =>
+      fx.store.events.query(filter).items.map((e) => e.id);
+    assert.equal(ids({ receiverIds: [2], limit: 100 }), [12, 10, 8, 6, 4, 2]);
+    assert.equal(ids({ receiverIds: [], limit: 100 }), []);
+    assert.equal(ids({ receiverIds: [1, 2], receiverId: 1, limit: 100 }), [11, 9, 7, 5, 3, 1]);
+    assert.equal(ids({ receiverIds: [2], receiverId: 1, limit: 100 }), []);
+    assert.equal(ids({ receiverIds: null, account: 'B', limit: 100 }), [11, 8, 5, 2]);
+    assert.equal(ids({ receiverIds: null, code: 'br', limit: 100 }), [9, 5, 1]);
+    // from inclusive, to exclusive: minutes 3..5 are ids 4, 5, 6
+    assert.equal(ids({ receiverIds: null, from: T0 + 3 * 60_000, to: T0 + 6 * 60_000, limit: 100 }), [6, 5, 4]);
+    assert.equal(ids({ receiverIds: [1], account: 'A', code: 'BR', limit: 100 }), [1]);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('events without a receiver are visible only to callers who see all receivers', async () => {
+  const fx = await startStore();
+  try {
+    fx.store.events.append([
+      sampleEvent({ receiverId: null, receiverKind: null, protocol: 'INTERNAL', eventClass: 'internal' }),
+    ]);
+    assert.is(fx.store.events.query({ receiverIds: null, limit: 10 }).items.length, 1);
+    assert.is(fx.store.events.query({ receiverIds: [1, 2, 3], limit: 10 }).items.length, 0);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('a limit outside 1..1000 is refused', async () => {
+  const fx = await startStore();
+  try {
+    for (const limit of [0, 1001, 1.5]) {
+      assert.throws(() => fx.store.events.query({ receiverIds: null, limit }), /limit must be an integer in 1\.\.1000/);
+    }
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('readAfter returns events after the cursor oldest first, in bounded batches', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    assert.equal(fx.store.events.readAfter(0, 3).map((e) => e.id), [1, 2, 3]);
+    assert.equal(fx.store.events.readAfter(9, 100).map((e) => e.id), [10, 11, 12]);
+    assert.equal(fx.store.events.readAfter(12, 100), []);
+    assert.is(fx.store.events.countAfter(9), 3);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('retention deletes old events in bounded batches, spares undelivered ones, and ids never go back', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    const cutoff = T0 + 8 * 60_000; // ids 1..8 are older
+    // the slowest output has delivered up to id 5 only
+    assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 3);
+    assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 2);
+    assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 0);
+    assert.equal(fx.store.events.readAfter(0, 100).map((e) => e.id), [6, 7, 8, 9, 10, 11, 12]);
+    assert.is(fx.store.events.deleteOlderThan(T0 + 24 * 3600_000), 7);
+    assert.is(fx.store.events.maxId(), 12);
+    const [next] = fx.store.events.append([sampleEvent()]);
+    assert.is(next!.id, 13);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test.run();
