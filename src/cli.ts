@@ -3,6 +3,7 @@
  * The `vigil` command. serve runs the gateway until SIGTERM/SIGINT; token prints one signed JWT
  * (the installer's path to privileged scopes on the box itself) and nothing else.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenService, INSTALLER_SUBJECT } from './auth/tokens.js';
 import { parseCli, UsageError, USAGE, type CliCommand } from './cli-args.js';
@@ -49,14 +50,17 @@ async function serve(command: Extract<CliCommand, { command: 'serve' }>): Promis
 }
 
 async function token(command: Extract<CliCommand, { command: 'token' }>): Promise<void> {
+  const notInitialised = new UsageError(`${command.dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`);
+  const dbPath = join(command.dataDir, 'vigil.db');
+  if (!existsSync(dbPath)) throw notInitialised;
   // Read-only: the gateway may be running and owns the writer; WAL lets us read beside it.
-  const store = new Store(join(command.dataDir, 'vigil.db'), silentLogger, undefined, { readonly: true });
+  const store = new Store(dbPath, silentLogger, undefined, { readonly: true });
   await store.start();
   try {
     const raw = store.settings.load();
     const parsed = raw === null ? null : validateStoredSettings(raw);
     if (!parsed || !parsed.ok || !isInitialised(parsed.settings)) {
-      throw new UsageError(`${command.dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`);
+      throw notInitialised;
     }
     const secret = parsed.settings.api.api_jwt_secret;
     const tokens = new TokenService({ secret: () => secret, clock: { now: () => Date.now() } });

@@ -74,7 +74,7 @@ function runFile(file: string, root: string): Promise<FileResult> {
 async function main(): Promise<void> {
   const here = dirname(fileURLToPath(import.meta.url));
   const filter = process.argv[2];
-  const files = findTests(here).filter((f) => !filter || f.includes(filter));
+  const files = findTests(here).filter((f) => !filter || relative(here, f).includes(filter));
   const queue = [...files];
   const results: FileResult[] = [];
   const worker = async (): Promise<void> => {

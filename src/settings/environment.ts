@@ -49,7 +49,8 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
   }
   if (patch.outputs !== undefined) {
     next.outputs.forEach((o, i) => {
-      if (o.type === 3) found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
+      // A relative identificator was already refused by the cross-field rules.
+      if (o.type === 3 && o.identificator.startsWith('/')) found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
     });
   }
   return found;
@@ -66,7 +67,7 @@ export async function environmentChecks(next: Settings, patch: SettingsUpdate, k
   });
   const serial = Promise.all(
     serialPaths(next, patch).map(async ({ path, at }) =>
-      (await env.isSerialDevice(path)) ? [] : [line(at, path.startsWith('/') ? 'is not an existing serial device' : 'must be the path of an existing serial device')],
+      (await env.isSerialDevice(path)) ? [] : [line(at, 'is not an existing serial device')],
     ),
   ).then((lists) => lists.flat());
   const dbSettled = known.some((l) => l.startsWith('database.') || l.startsWith('database:'));

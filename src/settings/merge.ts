@@ -39,7 +39,7 @@ function keepItemSecret(item: Record<string, unknown>, key: string, stored: stri
 
 /**
  * Replaces masks in the RAW body (before the schema sees it, since "********" is not a valid key
- * length). Works on a copy; the caller's object is not touched.
+ * length) and drops unchanged key paths. Works on a copy; the caller's object is not touched.
  */
 export function unmaskSecrets(raw: Record<string, unknown>, current: Settings): { body: Record<string, unknown>; errors: string[] } {
   const body = structuredClone(raw);
@@ -47,6 +47,12 @@ export function unmaskSecrets(raw: Record<string, unknown>, current: Settings): 
   for (const [section, key] of SECTION_SECRETS) {
     const part = body[section];
     if (isPlainObject(part) && part[key] === SECRET_MASK) delete part[key];
+  }
+  // Key paths sent back unchanged are no change: before the first start they are "" (which an
+  // update may not set), and a public view must still round-trip.
+  const api = body.api;
+  if (isPlainObject(api)) {
+    for (const key of ['private_key', 'public_key'] as const) if (api[key] === current.api[key]) delete api[key];
   }
   const receivers = body.receivers;
   if (isPlainObject(receivers)) {

@@ -36,12 +36,12 @@ export function testEnv(options: { devices?: string[]; databaseAnswer?: string |
 }
 
 /** The error lines for a patch against the defaults (or `current`); [] when it is accepted. */
-export async function errorsOf(patch: unknown, current: Settings = defaultSettings(), env = testEnv()): Promise<string[]> {
+export async function errorsOf(patch: unknown, current: Settings = defaultSettings(), env: ValidationEnv = testEnv()): Promise<string[]> {
   const result = await validateSettingsUpdate(current, patch, env);
   return result.ok ? [] : result.errors;
 }
 
-export async function accepted(patch: unknown, current: Settings = defaultSettings(), env = testEnv()): Promise<Settings> {
+export async function accepted(patch: unknown, current: Settings = defaultSettings(), env: ValidationEnv = testEnv()): Promise<Settings> {
   const result: ValidationResult = await validateSettingsUpdate(current, patch, env);
   if (!result.ok) throw new Error(`expected the patch to be accepted, got:\n${result.errors.join('\n')}`);
   return result.next;

@@ -1,0 +1,160 @@
+/**
+ * The management API over the REAL parts: a Store on a temp SQLite file, the real
+ * SettingsService, real tokens and throttle. The only stand-ins are the live device links (the
+ * device-link work) and the restart callback (the services group), both recorded.
+ */
+import { join } from 'node:path';
+import * as assert from 'uvu/assert';
+import { createApp } from '../../src/api/app.js';
+import type { ApiDeps } from '../../src/api/deps.js';
+import { LoginThrottle } from '../../src/auth/login-throttle.js';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { TokenService, userSubject } from '../../src/auth/tokens.js';
+import { ManualClock } from '../../src/core/clock.js';
+import { HealthRegistry } from '../../src/core/health.js';
+import { createLogger, type Logger } from '../../src/core/logger.js';
+import { RegistryCommandPort, type DeviceLinkHandle } from '../../src/devices/registry-command-port.js';
+import { defaultValidationEnv } from '../../src/settings/environment.js';
+import { defaultSettings, type Settings } from '../../src/settings/schema.js';
+import { SettingsService } from '../../src/settings/settings-service.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+export const SECRET = '0123456789abcdef'.repeat(4);
+export const START = Date.UTC(2026, 0, 1, 12, 0, 0);
+export const CHEAP = { N: 1024, r: 8, p: 1 };
+export const TEXT = 'text/plain; charset=UTF-8';
+export const JSON_TYPE = 'application/json';
+
+export const ADMIN = { id: 1, login: 'admin', password: 'admin-pass-1' };
+export const OPERATOR = { id: 2, login: 'operator', password: 'operator-pass' };
+export const VIEWER = { id: 3, login: 'viewer', password: 'viewer-pass' };
+
+export interface Harness {
+  readonly app: ReturnType<typeof createApp>;
+  readonly deps: ApiDeps;
+  readonly clock: ManualClock;
+  readonly store: Store;
+  readonly settings: SettingsService;
+  readonly health: HealthRegistry;
+  readonly links: Map<number, DeviceLinkHandle>;
+  readonly restarts: { count: number; fail: Error | null };
+  readonly logs: string[];
+  readonly dbPath: string;
+  /** A login-style token for a user (scopes default to the user's scopes plus grants). */
+  token(userId: number, scopes?: string[], minutes?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(): Promise<Harness> {
+  const dir = tempDir('vigil-api-');
+  const dbPath = join(dir.path, 'vigil.db');
+  const clock = new ManualClock(START);
+  const logs: string[] = [];
+  const logger: Logger = createLogger('test', (l) => logs.push(l), 'debug');
+  const health = new HealthRegistry(() => clock.now());
+  const store = new Store(dbPath, logger.child('store'), health, { clock });
+  await store.start();
+  const settings = new SettingsService({
+    repo: store.settings,
+    env: defaultValidationEnv({ hash: (p) => hashPassword(p, CHEAP), checkDatabase: async () => null, isSerialDevice: async () => false }),
+    logger: logger.child('settings'),
+  });
+  await settings.start();
+  const base = defaultSettings();
+  const user = async (u: { id: number; login: string; password: string }, scopes: string[], custom: number[] | null) => ({
+    id: u.id,
+    login: u.login,
+    password_hash: await hashPassword(u.password, CHEAP),
+    token_time: 60,
+    scopes,
+    visible_receivers: { all: custom === null, custom: custom ?? [] },
+  });
+  const initial = {
+    ...base,
+    api: { ...base.api, api_jwt_secret: SECRET },
+    general: { ...base.general, instance_name: 'site-7' },
+    users: [
+      await user(ADMIN, ['settings', 'users', 'events', 'objects'], null),
+      await user(OPERATOR, ['events', 'objects'], [1]),
+      await user(VIEWER, ['events'], null),
+    ],
+  } as Settings;
+  await settings.replaceForInit(initial);
+  store.grants.set(OPERATOR.id, ['device_control'], 'test');
+
+  const links = new Map<number, DeviceLinkHandle>();
+  const restarts = { count: 0, fail: null as Error | null };
+  const tokens = new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock });
+  const deps: ApiDeps = {
+    version: '9.9.9-test',
+    startedAt: START - 3_600_500,
+    clock,
+    logger,
+    health,
+    settings,
+    store,
+    tokens,
+    devices: new RegistryCommandPort({ objects: store.objects, links, logger, overrides: store.overrides }),
+    services: {
+      restart: async () => {
+        restarts.count += 1;
+        if (restarts.fail) throw restarts.fail;
+      },
+    },
+    throttle: new LoginThrottle({ clock }),
+  };
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    clock,
+    store,
+    settings,
+    health,
+    links,
+    restarts,
+    logs,
+    dbPath,
+    async token(userId, scopes, minutes = 60) {
+      const user = settings.current().users.find((u) => u.id === userId);
+      const own = scopes ?? [...(user?.scopes ?? []), ...store.grants.get(userId)];
+      return (await tokens.issueToken({ sub: userSubject(userId), scopes: own, minutes })).token;
+    },
+    async close() {
+      await store.stop();
+      dir.remove();
+    },
+  };
+}
+
+export interface CallOptions {
+  token?: string;
+  /** A value to JSON.stringify, or a raw string sent as is. */
+  body?: unknown;
+  raw?: string;
+  headers?: Record<string, string>;
+  address?: string;
+}
+
+export function call(h: Harness, method: string, path: string, options: CallOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.Authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.raw !== undefined) body = options.raw;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
+  const env = { incoming: { socket: { remoteAddress: options.address ?? '192.0.2.10' } } };
+  return Promise.resolve(h.app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }, env));
+}
+
+/**
+ * Asserts status, content type and the exact body bytes: a string is compared as is, anything
+ * else as its JSON text (so the order of fields counts too).
+ */
+export async function expectResponse(res: Response, status: number, body: unknown, contentType = typeof body === 'string' ? TEXT : JSON_TYPE): Promise<void> {
+  const text = await res.text();
+  assert.is(res.status, status, `status (body: ${text})`);
+  assert.is(res.headers.get('content-type'), contentType);
+  assert.is(text, typeof body === 'string' ? body : JSON.stringify(body));
+}
