@@ -21,6 +21,7 @@ import { defaultValidationEnv, type ValidationEnv } from './settings/environment
 import type { Settings } from './settings/schema.js';
 import { SettingsService } from './settings/settings-service.js';
 import { Store } from './store/store.js';
+import { SystemdNotifier } from './system/sd-notify.js';
 import { readVersion } from './version.js';
 
 export interface GatewayOptions {
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly validation?: Partial<ValidationEnv>;
+  /** Environment read for NOTIFY_SOCKET / WATCHDOG_USEC (defaults to process.env). */
+  readonly env?: NodeJS.ProcessEnv;
   /** Where the first-start banner goes (stdout for the CLI). */
   readonly announce?: (text: string) => void;
 }
@@ -140,6 +143,10 @@ export class Gateway {
       );
       await this.startService(listeners);
       this.listenersRef = listeners;
+      // Last: READY=1 only once everything above has started (sd_notify(3)).
+      await this.startService(
+        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => store.isWritable(), logger: logger.child('sd-notify') }),
+      );
       logger.info('gateway started', { version: readVersion(), data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
       await this.stop();

@@ -29,8 +29,16 @@ export const id = int(1, ID_MAX, `must be an integer between 1 and ${ID_MAX}`);
 export const bool = v.boolean('must be true or false');
 export const str = v.string('must be a string');
 
-/** Non-empty after trimming: a name of blanks is as useless as an empty one. */
-export const nonEmpty = v.pipe(str, v.check((s) => s.trim().length > 0, 'must not be empty'));
+/**
+ * Non-empty after trimming (a name of blanks is as useless as an empty one) and free of control
+ * characters (they would corrupt log lines and outputs; the store also reserves them in logins).
+ */
+export const nonEmpty = v.pipe(
+  str,
+  v.check((s) => s.trim().length > 0, 'must not be empty'),
+  // eslint-disable-next-line no-control-regex
+  v.check((s) => !/[\x00-\x1f\x7f]/.test(s), 'must not contain control characters'),
+);
 
 /** Passwords keep their blanks (they are significant) but may not be empty. */
 export const password = v.pipe(str, v.minLength(1, 'must not be empty'));

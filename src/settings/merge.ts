@@ -92,7 +92,7 @@ export function mergeUpdate(current: Settings, patch: SettingsUpdate): MergeResu
   const target = settings as Record<string, unknown>;
   for (const section of OBJECT_SECTIONS) {
     const part = patch[section];
-    if (part !== undefined) target[section] = { ...current[section], ...definedOnly(part) };
+    if (part !== undefined) target[section] = { ...settings[section], ...definedOnly(part) };
   }
   for (const section of ARRAY_SECTIONS) {
     if (patch[section] !== undefined) target[section] = structuredClone(patch[section]);

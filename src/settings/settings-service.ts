@@ -24,7 +24,8 @@ export interface SettingsServiceDeps {
   logger: Logger;
 }
 
-export type SettingsListener = (next: Settings, previous: Settings) => void | Promise<void>;
+/** May return a promise; a rejection is logged like a throw. */
+export type SettingsListener = (next: Settings, previous: Settings) => unknown;
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -29,7 +29,7 @@ test('PUT /api/settings with a valid partial update answers {"success":true} and
   await expectResponse(res, 200, { success: true });
   assert.is(h.settings.current().general.instance_name, 'north-gate');
   assert.is(h.settings.current().tracker.timeout_tolerance, 0);
-  const stored = h.store.settings.load() as { general: { instance_name: string } };
+  const stored = h.store.settings.load() as unknown as { general: { instance_name: string } };
   assert.is(stored.general.instance_name, 'north-gate');
   const view = (await (await call(h, 'GET', '/api/settings', { token: admin })).json()) as { general: { instance_name: string } };
   assert.is(view.general.instance_name, 'north-gate');

@@ -191,6 +191,8 @@ test('users: token_time 1..5256000, scopes from the four names, password non-emp
   assert.equal(await errorsOf(u({ scopes: 'settings' })), ['users[0].scopes: must be an array']);
   assert.equal(await errorsOf(u({ password: '' })), ['users[0].password: must not be empty']);
   assert.equal(await errorsOf(u({ login: '' })), ['users[0].login: must not be empty']);
+  assert.equal(await errorsOf(u({ login: 'ad\u0001min' })), ['users[0].login: must not contain control characters']);
+  assert.equal(await errorsOf(u({ login: 'ad min', password: ' \u0001 ' })), []);
 });
 
 test('unknown keys are refused at the top, inside sections and inside array items', async () => {

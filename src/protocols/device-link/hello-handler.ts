@@ -33,7 +33,7 @@ export type HelloDecision =
 
 function refuse(seq: number, reason: RefuseReason, now: number): HelloDecision {
   // Refusals go in clear: the device may hold a wrong key, and they carry nothing secret
-  // (like the DC-09 NAK, SIA DC-09 §5.5.2.3, whose timestamp the transmitter also trusts).
+  // (like the DC-09 NAK, SIA DC-09 §5.5.3.2, never encrypted, whose timestamp the transmitter adopts).
   return { action: 'refuse', reply: encodeRefuse({ seq, timestamp: now, reason }), reason };
 }
 

@@ -59,7 +59,7 @@ export class LinkCommander {
       return Promise.resolve(this.failure('BAD_DATA', `data longer than ${MAX_DATA_BYTES} bytes`));
     }
     const auth = this.authOf(request);
-    // A code longer than any device stores cannot be right (docs/device-link.md §3.3).
+    // A code longer than any device stores cannot be right (docs/device-link.md §4.3).
     if (!auth) return Promise.resolve(this.failure('MPASS_IS_INCORRECT'));
     const wanted = request.responseRequired;
     return this.queue.submit({
