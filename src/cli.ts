@@ -85,8 +85,11 @@ async function main(argv: string[]): Promise<void> {
         return await serve(command);
       case 'token':
         return await token(command);
-      case 'sim':
-        throw new UsageError('the device simulator is not part of this build yet');
+      case 'sim': {
+        const { runSimulatorCli } = await import('./sim/sim-cli.js');
+        await runSimulatorCli(command.argv);
+        return;
+      }
       case 'version':
         process.stdout.write(readVersion() + '\n');
         return;

@@ -61,9 +61,15 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
  * that already failed a rule is not dialled.
  */
 export async function environmentChecks(next: Settings, patch: SettingsUpdate, known: readonly string[], env: ValidationEnv): Promise<string[]> {
+  // PEM files are read only when the patch names them: re-reading them on every update costs
+  // ~1 ms of key parsing per request and would let a later-damaged file block unrelated changes
+  // (the HTTPS listener reports such a file through health instead).
+  const keyGiven = patch.api?.private_key !== undefined;
+  const certGiven = patch.api?.public_key !== undefined;
+  // Supplying one of the pair re-reads the other too, so the key/certificate match is checked.
   const pem = checkPemFiles(next.api, {
-    privateKey: patch.api?.private_key !== undefined || next.api.private_key !== '',
-    publicKey: patch.api?.public_key !== undefined || next.api.public_key !== '',
+    privateKey: keyGiven || (certGiven && next.api.private_key !== ''),
+    publicKey: certGiven || (keyGiven && next.api.public_key !== ''),
   });
   const serial = Promise.all(
     serialPaths(next, patch).map(async ({ path, at }) =>

@@ -113,7 +113,19 @@ export interface SimOptionsInput {
   reconnectMaxMs?: number;
   maxReconnects?: number;
   localAddresses?: readonly string[];
-  link?: Partial<Omit<LinkBehaviour, 'replyData'>> & { replyData?: string | null };
+  link?: LinkBehaviourInput;
+}
+
+export interface LinkBehaviourInput {
+  hello?: boolean;
+  hwId?: string;
+  firmware?: string;
+  replyPackets?: number;
+  /** Hex; null or absent echoes the command's data. */
+  replyData?: string | null;
+  replyDelayMs?: number;
+  masterPassword?: string | null;
+  fault?: LinkFault;
 }
 
 export const SIM_DEFAULTS = {

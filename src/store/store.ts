@@ -159,6 +159,22 @@ export class Store implements Service {
     return failure === null;
   }
 
+  /**
+   * Runs `fn` in ONE `BEGIN IMMEDIATE` transaction: the repository writes inside it (their own
+   * transactions nest as savepoints) commit together, with one fsync, or all roll back when `fn`
+   * throws. The receivers' group commit (src/ingest) journals many devices' events and updates
+   * their objects this way.
+   */
+  transaction<T>(fn: () => T): T {
+    this.open();
+    const db = this.db as Database;
+    try {
+      return db.transaction(fn).immediate();
+    } catch (err) {
+      throw storeError(err, 'transaction');
+    }
+  }
+
   /** Copies the WAL into the main file; TRUNCATE also shrinks the WAL to zero bytes. */
   checkpoint(mode: CheckpointMode = 'TRUNCATE'): { busy: number; log: number; checkpointed: number } {
     this.open();

@@ -60,11 +60,13 @@ test('validation lines never echo a submitted secret', async () => {
   assert.not.ok(text.includes(secret));
 });
 
-test('changing the users section needs the users scope besides settings', async () => {
+test('the settings scope alone may change every section, users included (contract: scope settings)', async () => {
   const settingsOnly = (await h.deps.tokens.issueToken({ sub: 'installer', scopes: ['settings'], minutes: 5 })).token;
-  const users = [{ id: 9, login: 'mallory', password: 'mallory-pass', token_time: 60, scopes: ['users'], visible_receivers: { all: true, custom: [] } }];
-  await expectResponse(await call(h, 'PUT', '/api/settings', { token: settingsOnly, body: { users } }), 403, 'FORBIDDEN');
-  assert.is(h.settings.current().users.length, 3);
+  const before = h.settings.current().users;
+  const users = [...before.map((u) => ({ id: u.id, login: u.login, token_time: u.token_time, scopes: [...u.scopes], visible_receivers: { all: u.visible_receivers.all, custom: [...u.visible_receivers.custom] } })),
+    { id: 9, login: 'carol', password: 'carol-pass', token_time: 60, scopes: ['events'], visible_receivers: { all: true, custom: [] } }];
+  await expectResponse(await call(h, 'PUT', '/api/settings', { token: settingsOnly, body: { users } }), 200, { success: true });
+  assert.is(h.settings.current().users.length, before.length + 1);
   await expectResponse(await call(h, 'PUT', '/api/settings', { token: settingsOnly, body: { general: { instance_name: 'ok' } } }), 200, { success: true });
 });
 

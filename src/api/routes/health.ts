@@ -3,7 +3,7 @@
  * GET /api/status (any valid token, no scope). Both read the one HealthRegistry every receiver,
  * output and the store report to. Both are side-effect free, so HEAD is served as well.
  */
-import type { Context, Hono } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ComponentHealth } from '../../core/health.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
 import { addRoute } from '../route.js';
@@ -19,7 +19,7 @@ function describe(component: ComponentHealth): Record<string, unknown> {
   };
 }
 
-export function registerHealth(app: Hono<ApiEnv>, deps: ApiDeps, auth: Parameters<typeof addRoute>[1]['auth']): void {
+export function registerHealth(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   function health(c: Context<ApiEnv>): Response {
     const failing = deps.health.failing();
     if (failing.length === 0) return c.json({ status: 'ok' });

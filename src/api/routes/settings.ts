@@ -3,13 +3,13 @@
  * Validation failure status is "not shown" in the contract: Vigil answers 400 with the
  * validation lines (field path first) joined by `\n`, as text/plain. Server-side failures,
  * including a failed save, are 500 `E_3` (§Errors, PUT /api/settings).
- * The `users` section also needs the `users` scope (docs/api.md "Settings"): otherwise a
- * settings-only administrator could hand out the admin scope, to others or to themselves.
+ * The contract grants every section, `users` included, to the `settings` scope alone: `settings`
+ * is therefore the administrator scope (docs/security.md).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
-import { FORBIDDEN, SERVER_FAILURE, isPlainObject, readJson } from '../responses.js';
+import { SERVER_FAILURE, isPlainObject, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
 
 export const NOT_AN_OBJECT = 'body: must be a JSON object';
@@ -25,7 +25,6 @@ export function registerSettings(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlew
     const body = await readJson(c);
     if (!body.ok || !isPlainObject(body.value)) return c.text(NOT_AN_OBJECT, 400);
     const principal = c.get('principal');
-    if (Object.hasOwn(body.value, 'users') && !principal.scopes.has('users')) return c.text(FORBIDDEN, 403);
     try {
       const result = await deps.settings.update(body.value);
       if (!result.ok) return c.text(result.errors.join('\n'), 400);

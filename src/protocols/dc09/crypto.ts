@@ -1,7 +1,8 @@
 /**
- * DC-09 encryption (SIA DC-09 §5.4.6, §5.5.1.7): AES (128, 192 or 256-bit key) in CBC mode with an all-zero IV over
- * "<pad>|<data>]<extended data><timestamp>", sent as hex after the '['. The pad makes the plaintext a multiple of the
- * 16-byte block; its characters never include '|', '[' or ']' so the first '|' ends it.
+ * DC-09 encryption (SIA DC-09-2013 §5.4.6 cipher block chaining, §5.5.1.7 message data): AES with a 128, 192 or
+ * 256-bit key in CBC mode with an all-zero IV over "<pad>|<data>]<extended data><timestamp>", sent as hex after
+ * the '['. The pad makes the plaintext a multiple of the 16-byte block; its characters never include '|', '[' or
+ * ']' so the first '|' ends it.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes as nodeRandomBytes } from 'node:crypto';
 import { VigilError } from '../../core/errors.js';

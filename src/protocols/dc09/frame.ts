@@ -152,7 +152,7 @@ export class Dc09Framer {
   }
 }
 
-/** UDP: exactly one frame per datagram (§5.3); anything before the LF or after the CR rejects the datagram. */
+/** UDP: exactly one frame per datagram; anything before the LF or after the CR rejects the datagram. */
 export function decodeDatagram(datagram: Buffer, maxBodyBytes = 4096): FramerItem {
   if (datagram.length === 0 || datagram[0] !== LF) return rejected('format', datagram, 0, datagram.length);
   const result = step(datagram, 0, maxBodyBytes);

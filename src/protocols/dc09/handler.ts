@@ -19,7 +19,7 @@ export interface HandlerContext {
   /** The receiver's AES key (see receiverPasswordKey / parseKey); null when none is configured. */
   key: Buffer | null;
   requireEncryption: boolean;
-  /** Time test: accepted past skew in seconds (default 40, §5.5.1.9). */
+  /** Time test: accepted past skew in seconds (default 40, §5.5.1.8). */
   windowPastS?: number;
   /** Time test: accepted future skew in seconds (default 20). */
   windowFutureS?: number;
@@ -51,7 +51,7 @@ export interface DecodedEvent {
   zoneNo?: string;
   text?: string;
   modifiers?: Record<string, string>;
-  /** Extended data blocks by identifier (§5.5.1.8); repeated identifiers joined with "\n". */
+  /** Extended data blocks by identifier (§5.5.1.7 sub-clauses); repeated identifiers joined with "\n". */
   extended?: Record<string, string>;
   /** Message timestamp as UTC ms (corrected when a local-time clock was accepted), null when none or invalid. */
   deviceTime: number | null;
@@ -97,7 +97,7 @@ export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
   };
   let deviceTime = msg.timestamp;
   if (msg.encrypted || ctx.checkPlainTimestamps) {
-    // §5.5.1.9: the timestamp is mandatory in encrypted messages, optional in plain ones.
+    // §5.5.1.8, §5.5.2.1: the timestamp is mandatory in encrypted messages, optional in plain ones.
     if (msg.timestampText === null && msg.encrypted) return nak(ctx, msg, 'encrypted message without timestamp');
     if (msg.timestampText !== null) {
       if (msg.timestamp === null) return nak(ctx, msg, `invalid timestamp ${msg.timestampText}`);

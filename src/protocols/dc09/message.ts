@@ -20,7 +20,7 @@ const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
 const TIMESTAMP_SHAPE_RE = /^\d{2}:\d{2}:\d{2},\d{2}-\d{2}-\d{4}$/;
 
 export interface ExtendedField {
-  /** The identifier letter (§5.5.1.8, e.g. X longitude, V verification, H time of occurrence). */
+  /** The identifier letter (§5.5.1.7 sub-clauses; 2021 table), e.g. X longitude, V verification, H time of occurrence). */
   id: string;
   value: string;
 }

@@ -1,6 +1,6 @@
 /**
- * DC-09 timestamps (SIA DC-09 §5.5.1.9): "_HH:MM:SS,MM-DD-YYYY", always UTC (GMT). The receiver's time test
- * (§5.5.1.9 / §5.5.3.2) accepts a message whose timestamp lies within [now - 40 s, now + 20 s].
+ * DC-09 timestamps (SIA DC-09-2013 §5.5.1.8): "_HH:MM:SS,MM-DD-YYYY", always UTC (GMT). The receiver's time test
+ * (§5.5.1.8, §5.5.3.2) accepts a message whose timestamp lies within [now - 40 s, now + 20 s].
  */
 const TEXT_RE = /^(\d{2}):(\d{2}):(\d{2}),(\d{2})-(\d{2})-(\d{4})$/;
 

@@ -1,0 +1,79 @@
+/**
+ * Turns component health changes into internal events (docs/internal-events.md §Health):
+ * receivers (kind 'receiver'), outputs (kind 'output') and the store (kind 'store') report to the
+ * one HealthRegistry; this bridge journals their failures and recoveries.
+ *
+ * Rules:
+ * - entering `failed` raises the failure type once; repeated `failed` reports (new detail) do not;
+ * - `ok` after a raised failure raises the restore type;
+ * - `degraded`, `starting` and `stopped` change nothing: a restart of the services stops and
+ *   starts every receiver, which is neither a failure nor a recovery, and a component still
+ *   failed after a restart keeps its open failure until it reports `ok`.
+ */
+import type { ComponentHealth, HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import type { InternalEventType } from '../settings/schema.js';
+import type { RaiseInternalEvent } from './recorder.js';
+
+interface KindEvents {
+  readonly failed: InternalEventType;
+  readonly restored: InternalEventType;
+}
+
+export const HEALTH_EVENT_TYPES: Readonly<Record<string, KindEvents>> = {
+  receiver: { failed: 'receiver_failed', restored: 'receiver_restored' },
+  output: { failed: 'output_failed', restored: 'output_restored' },
+  store: { failed: 'store_trouble', restored: 'store_restored' },
+};
+
+export interface HealthEventBridgeDeps {
+  readonly health: HealthRegistry;
+  readonly raise: RaiseInternalEvent;
+  readonly logger: Logger;
+  /** Called after a store_restored was raised: the recorder retries what it holds. */
+  readonly onStoreRestored?: () => void;
+}
+
+export class HealthEventBridge implements Service {
+  readonly name = 'internal-events:health';
+  private readonly deps: HealthEventBridgeDeps;
+  /** Components with an open (raised, not yet restored) failure. */
+  private readonly open = new Set<string>();
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(deps: HealthEventBridgeDeps) {
+    this.deps = deps;
+  }
+
+  async start(): Promise<void> {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.deps.health.onChange((component) => this.observe(component));
+    // A component that failed before we subscribed still gets its event.
+    for (const component of this.deps.health.snapshot()) this.observe(component);
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+  }
+
+  /** Names of components whose failure is open (for tests and /api/status figures). */
+  openFailures(): string[] {
+    return [...this.open];
+  }
+
+  private observe(component: ComponentHealth): void {
+    const types = HEALTH_EVENT_TYPES[component.kind];
+    if (!types) return;
+    if (component.state === 'failed' && !this.open.has(component.name)) {
+      this.open.add(component.name);
+      const detail = component.detail ? `${component.name}: ${component.detail}` : component.name;
+      void this.deps.raise(types.failed, { detail });
+    } else if (component.state === 'ok' && this.open.has(component.name)) {
+      this.open.delete(component.name);
+      void this.deps.raise(types.restored, { detail: component.name });
+      if (component.kind === 'store') this.deps.onStoreRestored?.();
+    }
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The durable outbox of one output: the event journal read through the output's own persisted cursor
+ * (store `output_cursors`). Delivery is in journal order and at least once:
+ *   - the cursor only passes an event once it was ACKed, or deliberately skipped (filtered out, not encodable, or
+ *     refused by a peer that ACKs everything else), so a restart, a crash or an outage of hours loses nothing;
+ *   - the head event stays the head until it is done, so nothing is reordered;
+ *   - the cursor is written in batches (every `flushEvery` events or when the owner calls flush(), on a timer, when
+ *     it fails and when it stops): one fsync per batch instead of per event. A crash re-sends at most the events
+ *     ACKed since the last flush (docs/outputs.md §Outbox).
+ * Reads are bounded batches, so a backlog of hours never sits in memory and never blocks the event loop for long.
+ */
+import type { StoredEvent } from '../store/types.js';
+import type { AccountResolver } from './account-resolver.js';
+import type { EventFilter } from './event-filter.js';
+
+export interface OutboxJournal {
+  readAfter(lastId: number, limit: number): StoredEvent[];
+  countAfter(lastId: number): number;
+  maxId(): number;
+}
+
+export interface OutboxCursors {
+  get(outputId: number): number;
+  advance(outputId: number, lastEventId: number): void;
+  reset(outputId: number, lastEventId: number): void;
+  all(): { outputId: number }[];
+}
+
+export interface OutboxOptions {
+  readonly outputId: number;
+  readonly journal: OutboxJournal;
+  readonly cursors: OutboxCursors;
+  readonly filter: EventFilter;
+  readonly resolveAccount: AccountResolver;
+  /** Rows per journal read (default 256). */
+  readonly batchSize?: number;
+  /** Persist the cursor at least every this many passed events (default 1000). */
+  readonly flushEvery?: number;
+}
+
+/** An event the output should send now, with the account it goes out under. */
+export interface OutgoingEvent {
+  readonly event: StoredEvent;
+  readonly account: string;
+}
+
+export interface SkippedEvent {
+  readonly id: number;
+  readonly reason: string;
+}
+
+export class Outbox {
+  readonly outputId: number;
+  private readonly options: OutboxOptions;
+  private readonly batchSize: number;
+  private readonly flushEvery: number;
+  private queue: StoredEvent[] = [];
+  private queueIndex = 0;
+  /** Highest id read from the journal (the next read starts after it). */
+  private readPosition = 0;
+  /** Every event up to this id is done (in memory). */
+  private passed = 0;
+  /** What the store holds. */
+  private persisted = 0;
+  private current: OutgoingEvent | null = null;
+  private readonly skippedSinceTake: SkippedEvent[] = [];
+
+  constructor(options: OutboxOptions) {
+    this.options = options;
+    this.outputId = options.outputId;
+    this.batchSize = options.batchSize ?? 256;
+    this.flushEvery = options.flushEvery ?? 1000;
+  }
+
+  /**
+   * Loads the cursor. An output that never stored one starts at the journal head (decision, docs/outputs.md): a newly
+   * configured destination gets the events from now on, not the whole history of the box.
+   */
+  open(): number {
+    const { cursors, journal } = this.options;
+    const known = cursors.all().some((c) => c.outputId === this.outputId);
+    if (!known) cursors.reset(this.outputId, journal.maxId());
+    const cursor = cursors.get(this.outputId);
+    this.queue = [];
+    this.queueIndex = 0;
+    this.current = null;
+    this.readPosition = cursor;
+    this.passed = cursor;
+    this.persisted = cursor;
+    return cursor;
+  }
+
+  /** Every event up to this id is delivered or skipped. */
+  get cursor(): number {
+    return this.passed;
+  }
+
+  /**
+   * The event to send now (the same one until done() is called), or null when the output has caught up. Events the
+   * filter refuses are passed on the way; skipped() lists them for logging.
+   */
+  head(): OutgoingEvent | null {
+    if (this.current) return this.current;
+    for (;;) {
+      if (this.queueIndex >= this.queue.length && !this.fill()) return null;
+      const event = this.queue[this.queueIndex]!;
+      const reason = this.options.filter(event);
+      if (reason !== null) {
+        this.queueIndex++;
+        this.pass(event.id);
+        if (this.skippedSinceTake.length < 100) this.skippedSinceTake.push({ id: event.id, reason });
+        continue;
+      }
+      this.current = { event, account: this.options.resolveAccount(event) };
+      return this.current;
+    }
+  }
+
+  /** The head event is finished (ACKed, or given up deliberately): the next head() moves on. */
+  done(id: number): void {
+    if (!this.current || this.current.event.id !== id) return;
+    this.current = null;
+    this.queueIndex++;
+    this.pass(id);
+  }
+
+  /** Events the filter passed over since the last call (bounded; for debug logs). */
+  skipped(): SkippedEvent[] {
+    return this.skippedSinceTake.splice(0);
+  }
+
+  /** Writes the cursor if it moved. Throws the store's error (the caller logs it and tries again later). */
+  flush(): void {
+    if (this.passed === this.persisted) return;
+    const target = this.passed;
+    this.options.cursors.advance(this.outputId, target);
+    this.persisted = target;
+  }
+
+  /** Events after the cursor (the ones not yet delivered or skipped). */
+  backlog(): number {
+    return this.options.journal.countAfter(this.passed);
+  }
+
+  private pass(id: number): void {
+    if (id > this.passed) this.passed = id;
+    if (this.passed - this.persisted >= this.flushEvery) this.flush();
+  }
+
+  private fill(): boolean {
+    const rows = this.options.journal.readAfter(this.readPosition, this.batchSize);
+    this.queue = rows;
+    this.queueIndex = 0;
+    if (rows.length === 0) return false;
+    this.readPosition = rows[rows.length - 1]!.id;
+    return true;
+  }
+}

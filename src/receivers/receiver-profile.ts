@@ -1,0 +1,109 @@
+/**
+ * One configured DC-09 receiver as the sessions see it: its identity, its key and the per-frame
+ * decision with the receiver's rules (settings `tcp_receivers` / `udp_receivers` items), plus the
+ * plain counters its health entry publishes (docs/receivers.md §Health).
+ */
+import type { HealthRegistry } from '../core/health.js';
+import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
+import { handleFrame, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
+import type { HelloContext } from '../protocols/device-link/hello-handler.js';
+import type { ReceiverRef } from '../ingest/types.js';
+import type { IpReceiverSettings } from '../settings/schema-receivers.js';
+
+export type IpReceiverKind = 'tcp' | 'udp';
+
+export class ReceiverProfile {
+  readonly ref: ReceiverRef;
+  readonly name: string;
+  /** Health entry name: `rx:tcp:<id>` / `rx:udp:<id>`. */
+  readonly healthName: string;
+  readonly bindAddress: string;
+  readonly port: number;
+  /**
+   * The receiver's AES key from `encryption_password` (docs/dc09.md: 16 characters are the
+   * AES-128 key, 6 characters are SHA-256-derived); the same key serves DC-09 and the device link.
+   */
+  readonly key: Buffer | null;
+  private readonly settings: IpReceiverSettings;
+  /** Reused for every frame: handleFrame is synchronous and keeps no reference to it. */
+  private readonly ctx: HandlerContext;
+
+  constructor(kind: IpReceiverKind, settings: IpReceiverSettings) {
+    this.settings = settings;
+    this.ref = { id: settings.id, kind };
+    this.name = settings.name;
+    this.healthName = `rx:${kind}:${settings.id}`;
+    this.bindAddress = settings.bind_address;
+    this.port = settings.port;
+    this.key = settings.encryption_password ? receiverPasswordKey(settings.encryption_password) : null;
+    this.ctx = {
+      now: 0,
+      key: this.key,
+      requireEncryption: settings.require_encryption,
+      windowPastS: settings.time_window_past_s,
+      windowFutureS: settings.time_window_future_s,
+      checkPlainTimestamps: settings.check_plain_timestamps,
+      acceptLocalTime: settings.accept_local_time,
+    };
+  }
+
+  decide(body: Buffer, now: number): FrameDecision {
+    this.ctx.now = now;
+    return handleFrame(body, this.ctx);
+  }
+
+  helloContext(now: number): HelloContext {
+    return {
+      now,
+      key: this.key,
+      requireEncryption: this.settings.require_encryption,
+      windowPastS: this.settings.time_window_past_s,
+      windowFutureS: this.settings.time_window_future_s,
+    };
+  }
+}
+
+/** Plain numbers bumped on the hot path; published to the health registry on a timer. */
+export class ReceiverCounters {
+  /** Open TCP connections (UDP: always 0). */
+  connections = 0;
+  /** Connections accepted since start. */
+  accepted = 0;
+  /** Connections refused because max_connections was reached. */
+  refused = 0;
+  /** Frames with a good CRC and length. */
+  frames = 0;
+  /** Journal rows written. */
+  events = 0;
+  acks = 0;
+  naks = 0;
+  duhs = 0;
+  /** Frames or datagrams dropped for CRC, length or format: never answered. */
+  rejected = 0;
+  linkTests = 0;
+  /** Device links currently attached (TCP). */
+  links = 0;
+  /** Device-link messages ignored (unexpected, undecodable, no link). */
+  linkIgnored = 0;
+  /** UDP datagrams dropped because too many awaited their commit. */
+  dropped = 0;
+
+  publish(health: HealthRegistry, name: string, listening: string | null): void {
+    health.setMetrics(name, {
+      connections: this.connections,
+      accepted: this.accepted,
+      refused: this.refused,
+      frames: this.frames,
+      events: this.events,
+      acks: this.acks,
+      naks: this.naks,
+      duhs: this.duhs,
+      rejected: this.rejected,
+      link_tests: this.linkTests,
+      links: this.links,
+      link_ignored: this.linkIgnored,
+      dropped: this.dropped,
+      listening,
+    });
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * What every simulated device has whatever its transport: identity, clock, transmitter, event
+ * pacing and the NULL link-test schedule. The transport (tcp-device.ts, udp-device.ts) owns the
+ * socket, opens and closes the transmitter's path and hands it replies.
+ */
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { RandomBytes } from '../protocols/dc09/crypto.js';
+import { DeviceClock } from './device-clock.js';
+import type { EventBudget } from './event-budget.js';
+import { Pacer } from './pacer.js';
+import { SIM_LIMITS, type SimOptions } from './sim-options.js';
+import type { SimStats } from './sim-stats.js';
+import { Transmitter } from './transmitter.js';
+
+export interface DeviceSetup {
+  /** 0-based position in the fleet. */
+  readonly index: number;
+  readonly account: string;
+  readonly uid: string;
+  /** Source address for this device's socket; null lets the kernel choose. */
+  readonly localAddress: string | null;
+  readonly options: SimOptions;
+  readonly stats: SimStats;
+  readonly budget: EventBudget;
+  /** Host wall clock; each device adds its own skew. */
+  readonly hostClock: Clock;
+  readonly monotonic: () => number;
+  readonly randomBytes?: RandomBytes;
+  readonly logger: Logger;
+}
+
+/** A device as the fleet drives it. */
+export interface SimDevice {
+  start(): void;
+  /** Deadlines and link tests; `now` is monotonic ms. */
+  tick(now: number): void;
+  /** Stop producing messages; outstanding ones may still be answered. */
+  drain(): void;
+  /** Nothing outstanding. */
+  readonly idle: boolean;
+  /** Close the transport for good; outstanding messages are counted as unanswered. */
+  close(): void;
+}
+
+/** Spreads phases evenly whatever the fleet size (golden-ratio sequence), deterministic per index. */
+export function phaseOf(index: number): number {
+  return (index * 0.6180339887498949) % 1;
+}
+
+export class DeviceCore {
+  readonly setup: DeviceSetup;
+  readonly clock: DeviceClock;
+  readonly tx: Transmitter;
+  private readonly pacer: Pacer | null;
+  private nextLinkTest = Number.POSITIVE_INFINITY;
+
+  constructor(setup: DeviceSetup, send: (frame: Buffer) => boolean) {
+    this.setup = setup;
+    const o = setup.options;
+    this.clock = new DeviceClock(setup.hostClock, o.clockSkewMs);
+    this.tx = new Transmitter(
+      {
+        header: { token: o.token, account: setup.account, receiver: o.receiver, line: o.line, key: o.key, timestamps: o.timestamps },
+        window: o.window,
+        ackTimeoutMs: o.ackTimeoutMs,
+        maxRetries: o.maxRetries,
+        saturate: o.saturate,
+        maxQueue: SIM_LIMITS.maxQueuePerDevice,
+      },
+      {
+        stats: setup.stats,
+        budget: setup.budget,
+        clock: this.clock,
+        monotonic: setup.monotonic,
+        send,
+        ...(setup.randomBytes ? { randomBytes: setup.randomBytes } : {}),
+      },
+    );
+    this.pacer = o.ratePerDevice > 0 ? new Pacer(o.ratePerDevice, (n) => this.tx.enqueueEvents(n), setup.monotonic) : null;
+  }
+
+  /** Starts pacing and the link-test schedule at this device's phase. */
+  begin(): void {
+    const phase = phaseOf(this.setup.index);
+    this.pacer?.start(phase);
+    const interval = this.setup.options.linkTestIntervalMs;
+    if (interval > 0) this.nextLinkTest = this.setup.monotonic() + interval * phase;
+  }
+
+  tick(now: number): void {
+    if (now >= this.nextLinkTest) {
+      this.nextLinkTest = now + this.setup.options.linkTestIntervalMs;
+      this.tx.requestLinkTest();
+    }
+    this.tx.tick(now);
+  }
+
+  drain(): void {
+    this.pacer?.stop();
+    this.nextLinkTest = Number.POSITIVE_INFINITY;
+    this.tx.drain();
+  }
+
+  finish(): void {
+    this.drain();
+    this.setup.stats.unanswered += this.tx.abandon();
+  }
+}

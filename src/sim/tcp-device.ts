@@ -1,0 +1,233 @@
+/**
+ * One simulated panel on its own persistent TCP connection: DC-09 events and NULL link tests out,
+ * ACK/NAK/DUH in, and the device link on the same connection (VL-HELLO on connect, answers to
+ * VL-CMD / VL-CFG / VL-TIME). Reconnects with exponential backoff when the connection drops or
+ * cannot be made, at most maxReconnects times per run.
+ */
+import { connect, type Socket } from 'node:net';
+import { describeError } from '../core/errors.js';
+import { Dc09Framer } from '../protocols/dc09/frame.js';
+import { parseReply } from '../protocols/dc09/replies.js';
+import { decodeLinkBody, isLinkBody } from '../protocols/device-link/codec.js';
+import type { DecodedLinkMessage } from '../protocols/device-link/messages.js';
+import { DeviceCore, type DeviceSetup, type SimDevice } from './device-core.js';
+import { nextSequence } from './event-data.js';
+import { answerCommand, answerTime, helloFrame } from './link-responder.js';
+
+/** Delayed command replies one device may hold at once; a flood beyond is not answered. */
+const MAX_PENDING_REPLIES = 64;
+/** A device that keeps being refused for its clock gives up after this many HELLOs per connection. */
+const MAX_HELLOS_PER_CONNECTION = 3;
+
+export class TcpDevice implements SimDevice {
+  private readonly core: DeviceCore;
+  private readonly framer = new Dc09Framer();
+  private socket: Socket | null = null;
+  private connected = false;
+  private running = false;
+  private reconnects = 0;
+  private backoffMs: number;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly replyTimers = new Set<NodeJS.Timeout>();
+  private linkSeq = 0;
+  private hellos = 0;
+
+  constructor(setup: DeviceSetup) {
+    this.core = new DeviceCore(setup, (frame) => this.write(frame));
+    this.backoffMs = setup.options.reconnectInitialMs;
+  }
+
+  get idle(): boolean {
+    return this.core.tx.idle;
+  }
+
+  start(): void {
+    this.running = true;
+    this.core.begin();
+    this.open();
+  }
+
+  tick(now: number): void {
+    this.core.tick(now);
+  }
+
+  drain(): void {
+    this.core.drain();
+  }
+
+  close(): void {
+    this.running = false;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    for (const timer of this.replyTimers) clearTimeout(timer);
+    this.replyTimers.clear();
+    this.core.finish();
+    const socket = this.socket;
+    if (socket) this.detach(socket);
+    socket?.destroy();
+  }
+
+  private open(): void {
+    const { options, localAddress, stats } = this.core.setup;
+    const socket = connect({
+      host: options.host,
+      port: options.port,
+      noDelay: true,
+      ...(localAddress ? { localAddress } : {}),
+    });
+    this.socket = socket;
+    socket.on('connect', () => {
+      if (this.socket !== socket) return;
+      this.connected = true;
+      this.backoffMs = options.reconnectInitialMs;
+      this.hellos = 0;
+      stats.connects++;
+      stats.connected++;
+      if (options.link.hello) this.sendHello();
+      this.core.tx.setOpen(true);
+    });
+    socket.on('data', (chunk: Buffer) => {
+      if (this.socket === socket) this.onData(chunk);
+    });
+    socket.on('drain', () => {
+      if (this.socket === socket) this.core.tx.setOpen(true);
+    });
+    socket.on('error', (err) => {
+      if (this.socket !== socket) return;
+      if (this.connected) stats.sendErrors++;
+      else stats.connectErrors++;
+      this.core.setup.logger.debug('socket error', { device: this.core.setup.account, error: describeError(err) });
+    });
+    socket.on('close', () => {
+      if (this.socket !== socket) return;
+      this.detach(socket);
+      this.scheduleReconnect();
+    });
+  }
+
+  /** Forgets the socket: counters, path and framer state belong to the next connection. */
+  private detach(socket: Socket): void {
+    if (this.socket !== socket) return;
+    const stats = this.core.setup.stats;
+    if (this.connected) {
+      stats.connected--;
+      stats.disconnects++;
+    }
+    this.connected = false;
+    this.socket = null;
+    this.framer.reset();
+    this.core.tx.pathClosed();
+  }
+
+  private scheduleReconnect(): void {
+    const { options } = this.core.setup;
+    if (!this.running || this.reconnects >= options.maxReconnects) return;
+    this.reconnects++;
+    // ±20 % jitter keeps a fleet that lost the gateway together from reconnecting in lock step.
+    const delay = this.backoffMs * (0.8 + Math.random() * 0.4);
+    this.backoffMs = Math.min(this.backoffMs * 2, options.reconnectMaxMs);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (this.running) this.open();
+    }, delay);
+  }
+
+  private write(frame: Buffer): boolean {
+    if (!this.socket || !this.connected) return false;
+    return this.socket.write(frame);
+  }
+
+  private sendHello(): void {
+    const { setup } = this.core;
+    this.linkSeq = nextSequence(this.linkSeq);
+    this.hellos++;
+    setup.stats.hellosSent++;
+    const link = setup.options.link;
+    this.write(
+      helloFrame(
+        { seq: this.linkSeq, uid: setup.uid, account: setup.account, hwId: link.hwId, firmware: link.firmware },
+        this.moment(),
+      ),
+    );
+  }
+
+  private moment(): { now: number; key: Buffer | null; randomBytes?: (n: number) => Buffer } {
+    const { setup } = this.core;
+    return { now: this.core.clock.now(), key: setup.options.key, ...(setup.randomBytes ? { randomBytes: setup.randomBytes } : {}) };
+  }
+
+  private onData(chunk: Buffer): void {
+    const { stats, options } = this.core.setup;
+    for (const item of this.framer.push(chunk)) {
+      if (item.kind === 'rejected') {
+        stats.rejectedFrames++;
+        continue;
+      }
+      if (isLinkBody(item.body)) {
+        this.onLink(item.body);
+        continue;
+      }
+      const reply = parseReply(item.body, options.key);
+      if (reply) this.core.tx.onReply(reply);
+      else stats.unexpectedFrames++;
+    }
+  }
+
+  private onLink(body: Buffer): void {
+    const { stats, options } = this.core.setup;
+    const message = decodeLinkBody(body, options.key);
+    if ('error' in message) {
+      stats.linkErrors++;
+      return;
+    }
+    switch (message.type) {
+      case 'welcome':
+        stats.welcomes++;
+        return;
+      case 'refuse':
+        stats.refusals++;
+        // VL-REFUSE TIME carries the gateway's time: set the clock and introduce ourselves again.
+        if (message.reason === 'TIME' && message.timestamp !== null) {
+          this.core.clock.setTo(message.timestamp);
+          if (this.hellos < MAX_HELLOS_PER_CONNECTION) this.sendHello();
+        }
+        return;
+      case 'command':
+        stats.commandsReceived++;
+        this.reply(message);
+        return;
+      case 'time':
+        stats.timeSyncs++;
+        if (message.timestamp !== null) this.core.clock.setTo(message.timestamp);
+        this.write(answerTime(message, this.moment()));
+        return;
+      default:
+        stats.unexpectedFrames++;
+    }
+  }
+
+  private reply(command: Extract<DecodedLinkMessage, { type: 'command' }>): void {
+    const delay = this.core.setup.options.link.replyDelayMs;
+    if (delay === 0) {
+      this.sendReply(command);
+      return;
+    }
+    if (this.replyTimers.size >= MAX_PENDING_REPLIES) {
+      this.core.setup.stats.linkErrors++;
+      return;
+    }
+    const socket = this.socket;
+    const timer = setTimeout(() => {
+      this.replyTimers.delete(timer);
+      // A reply belongs to the connection the command came on.
+      if (this.socket === socket && this.connected) this.sendReply(command);
+    }, delay);
+    this.replyTimers.add(timer);
+  }
+
+  private sendReply(command: Extract<DecodedLinkMessage, { type: 'command' }>): void {
+    const frames = answerCommand(command, this.core.setup.options.link, this.moment());
+    for (const frame of frames) this.write(frame);
+    this.core.setup.stats.replyPacketsSent += frames.length;
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Supervision of objects as a Service (docs/supervision.md): listens to the ingest's bus, sweeps
+ * for overdue objects once a second, journals `object_lost` / `object_restored`, and keeps a
+ * checkpoint in the meta table so the next start neither floods false "lost" events nor misses
+ * a real one.
+ */
+import type { TypedBus } from '../core/bus.js';
+import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import type { IngestEvents } from '../ingest/types.js';
+import type { EventSubject } from '../internal-events/catalog.js';
+import type { RaiseInternalEvent } from '../internal-events/recorder.js';
+import { systemTimers, type TimerApi } from '../protocols/device-link/command-queue.js';
+import type { TrackerSettings } from '../settings/schema.js';
+import { Supervisor, type RunCheckpoint, type SupervisionObjects, type Transition } from './supervisor.js';
+
+export const CHECKPOINT_KEY = 'tracker.checkpoint';
+export const DEFAULT_SWEEP_INTERVAL_MS = 1000;
+/** How often the "still supervising" checkpoint is written (one small row; SD-card friendly). */
+export const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
+
+export interface TrackerMeta {
+  get(key: string): string | null;
+  set(key: string, value: string): void;
+}
+
+export interface TrackerDeps {
+  readonly objects: SupervisionObjects;
+  readonly meta: TrackerMeta;
+  /** The tracker section, read at every use so a settings change applies at once. */
+  readonly settings: () => TrackerSettings;
+  readonly bus?: TypedBus<IngestEvents>;
+  readonly raise: RaiseInternalEvent;
+  /** Wall clock: persisted times and event times. */
+  readonly clock: Clock;
+  /** Monotonic clock for silences and periods (monotonicClock in production); defaults to `clock`. */
+  readonly supervisionClock?: Clock;
+  readonly timers?: TimerApi;
+  readonly logger: Logger;
+  readonly sweepIntervalMs?: number;
+  readonly checkpointIntervalMs?: number;
+}
+
+/** A clock that never steps: performance.now() from the process's time origin. */
+export const monotonicClock: Clock = { now: () => performance.timeOrigin + performance.now() };
+
+export function parseCheckpoint(text: string | null): RunCheckpoint | null {
+  if (!text) return null;
+  try {
+    const value = JSON.parse(text) as { run_started_at?: unknown; alive_at?: unknown };
+    if (typeof value.run_started_at !== 'number' || typeof value.alive_at !== 'number') return null;
+    return { runStartedAt: value.run_started_at, aliveAt: value.alive_at };
+  } catch {
+    return null;
+  }
+}
+
+export class Tracker implements Service {
+  readonly name = 'tracker';
+  readonly supervisor: Supervisor;
+  private readonly deps: TrackerDeps;
+  private readonly timers: TimerApi;
+  private readonly sweepInterval: number;
+  private readonly checkpointInterval: number;
+  private unsubscribe: Array<() => void> = [];
+  private timer: unknown = null;
+  private running = false;
+  private runStartedAt = 0;
+  private lastCheckpoint = 0;
+
+  constructor(deps: TrackerDeps) {
+    this.deps = deps;
+    this.timers = deps.timers ?? systemTimers;
+    this.sweepInterval = deps.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+    this.checkpointInterval = deps.checkpointIntervalMs ?? DEFAULT_CHECKPOINT_INTERVAL_MS;
+    const supervision = deps.supervisionClock ?? deps.clock;
+    this.supervisor = new Supervisor({
+      objects: deps.objects,
+      settings: deps.settings,
+      now: () => supervision.now(),
+      logger: deps.logger,
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const previous = parseCheckpoint(this.deps.meta.get(CHECKPOINT_KEY));
+    const wallNow = this.deps.clock.now();
+    this.supervisor.load(previous, wallNow);
+    this.runStartedAt = wallNow;
+    this.writeCheckpoint(wallNow);
+    this.running = true;
+    const bus = this.deps.bus;
+    if (bus) {
+      this.unsubscribe = [
+        bus.on('object-registered', ({ object }) => this.supervisor.registered(object)),
+        bus.on('event-stored', ({ event }) => {
+          if (event.eventClass === 'link_test' && event.objectId != null) this.supervisor.testEvent(event.objectId);
+        }),
+        bus.on('object-seen', ({ objectId, ping }) => this.heard(objectId, ping)),
+      ];
+    }
+    this.deps.logger.info('supervision started', { objects: this.supervisor.size, previous_run: previous !== null });
+    this.sweep();
+    this.arm();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const off of this.unsubscribe) off();
+    this.unsubscribe = [];
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    this.writeCheckpoint(this.deps.clock.now());
+  }
+
+  /** A committed message of the object (the ingest's object-seen); public for tests and other feeds. */
+  heard(objectId: number, nullLinkTest: boolean): void {
+    const transition = this.supervisor.heard(objectId, nullLinkTest);
+    if (transition) this.report(transition);
+  }
+
+  /** One sweep; the timer runs it every sweep interval. */
+  sweep(): void {
+    for (const transition of this.supervisor.sweep()) this.report(transition);
+    const wallNow = this.deps.clock.now();
+    if (wallNow - this.lastCheckpoint >= this.checkpointInterval) this.writeCheckpoint(wallNow);
+  }
+
+  private report(transition: Transition): void {
+    const subject = this.subject(transition.objectId);
+    this.deps.logger.warn(transition.kind === 'lost' ? 'object lost' : 'object restored', {
+      object_id: transition.objectId,
+      account: subject?.account,
+    });
+    // Without its record (deleted meanwhile) the event still names the object.
+    const detail = subject ? null : `object ${transition.objectId}`;
+    void this.deps.raise(transition.kind === 'lost' ? 'object_lost' : 'object_restored', { subject, detail });
+  }
+
+  private subject(objectId: number): EventSubject | null {
+    try {
+      const record = this.deps.objects.get(objectId);
+      if (!record) return null;
+      return { objectId: record.id, account: record.account, receiverId: record.receiverId, receiverKind: record.receiverKind };
+    } catch (err) {
+      this.deps.logger.error('cannot read object for its event', { object_id: objectId, error: describeError(err) });
+      return null;
+    }
+  }
+
+  private writeCheckpoint(wallNow: number): void {
+    this.lastCheckpoint = wallNow;
+    try {
+      this.deps.meta.set(CHECKPOINT_KEY, JSON.stringify({ run_started_at: this.runStartedAt, alive_at: wallNow }));
+    } catch (err) {
+      this.deps.logger.error('cannot write supervision checkpoint', { error: describeError(err) });
+    }
+  }
+
+  private arm(): void {
+    if (!this.running) return;
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = null;
+      this.sweep();
+      this.arm();
+    }, this.sweepInterval);
+  }
+}
