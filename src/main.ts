@@ -16,6 +16,7 @@ import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
 import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
+import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
@@ -61,6 +62,7 @@ export class Gateway {
   private settingsRef: SettingsService | null = null;
   private listenersRef: HttpListeners | null = null;
   private servicesRef: ServiceGroup | null = null;
+  private receiversRef: ReceiverRuntime | null = null;
   private initResult: InitResult = { initialised: false };
 
   constructor(options: GatewayOptions) {
@@ -111,11 +113,20 @@ export class Gateway {
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
 
+      // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
+      const receivers = new ReceiverRuntime({
+        store,
+        health: this.health,
+        clock: this.clock,
+        logger: logger.child('receivers'),
+        sessionLogCount: () => settings.current().database.device_session_log_count,
+      });
+      this.receiversRef = receivers;
+      const links: LiveLinks = receivers.links;
+
       const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));
       await this.startService(services);
       this.servicesRef = services;
-
-      const links: LiveLinks = { get: () => undefined };
       const app = createApp({
         version: readVersion(),
         startedAt: this.startedAt,
@@ -163,7 +174,8 @@ export class Gateway {
 
   /** Receivers and outputs, rebuilt from the current settings on every (re)start. */
   private buildServices(): Service[] {
-    return [];
+    const receivers = this.receiversRef;
+    return receivers ? receivers.build(this.settings.current().receivers) : [];
   }
 
   private async startService(service: Service): Promise<void> {

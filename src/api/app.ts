@@ -11,8 +11,10 @@ import type { ApiDeps, ApiEnv } from './deps.js';
 import { authenticate } from './middleware/auth.js';
 import { SERVER_FAILURE, errorResponse } from './responses.js';
 import { registerDevices } from './routes/devices.js';
+import { registerEvents } from './routes/events.js';
 import { registerHealth } from './routes/health.js';
 import { registerLogin } from './routes/login.js';
+import { registerObjects } from './routes/objects.js';
 import { registerOidOverride } from './routes/oid-override.js';
 import { registerRestart } from './routes/restart.js';
 import { registerSettings } from './routes/settings.js';
@@ -30,6 +32,8 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   registerRestart(app, deps, auth);
   registerOidOverride(app, deps, auth);
   registerUserGrants(app, deps, auth);
+  registerEvents(app, deps, auth);
+  registerObjects(app, deps, auth);
 
   app.notFound((c) => c.text('Not Found', 404));
   app.onError((err, c) => {

@@ -43,9 +43,68 @@ export interface ApiStorePort {
   };
   readonly overrides: {
     set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
+    /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */
+    resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null;
+  };
+  readonly objects: {
+    get(id: number): ApiObjectRow | null;
+    /** Newest first; `before` is the cursor (an id); limit 1..1000. */
+    list(filter: ApiListFilter & { account?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
+  };
+  readonly events: {
+    /** Newest first; from inclusive, to exclusive (ms epoch); code compared case-insensitively. */
+    query(
+      filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string },
+    ): { items: ApiEventRow[]; nextCursor: number | null };
   };
   /** A cheap write probe; false answers oid-override with 503 `Database is not ready`. */
   isWritable(): boolean;
+}
+
+/** Shared by the listings: receiverIds null sees every receiver (and receiver-less events). */
+export interface ApiListFilter {
+  readonly receiverIds: readonly number[] | null;
+  readonly receiverId?: number;
+  readonly before?: number;
+  readonly limit: number;
+}
+
+/** The fields of a store ObjectRecord that GET /api/objects shows. */
+export interface ApiObjectRow {
+  readonly id: number;
+  readonly account: string;
+  readonly uid: string | null;
+  readonly hwId: string | null;
+  readonly mainObjectId: number | null;
+  readonly receiverId: number;
+  readonly transport: string | null;
+  readonly remoteAddress: string | null;
+  readonly firstSeen: number;
+  readonly lastSeen: number;
+  readonly lastPing: number | null;
+  readonly connectionState: string;
+}
+
+/** The fields of a store StoredEvent that GET /api/events shows. */
+export interface ApiEventRow {
+  readonly id: number;
+  readonly receivedAt: number;
+  readonly deviceTime: number | null;
+  readonly receiverId: number | null;
+  readonly transport: string | null;
+  readonly remoteAddress: string | null;
+  readonly objectId: number | null;
+  readonly account: string;
+  readonly protocol: string;
+  readonly encrypted: boolean;
+  readonly eventClass: string;
+  readonly qualifier: string | null;
+  readonly code: string | null;
+  readonly groupNo: string | null;
+  readonly zoneNo: string | null;
+  readonly text: string | null;
+  readonly flags: number;
+  readonly raw: Uint8Array;
 }
 
 export interface ApiDeps {

@@ -1,7 +1,7 @@
 /**
  * Output items. The contract names the fields and leaves every range "not shown"; Vigil's ranges
- * are decided here and in cross-validate.ts (rules that depend on type or protocol) and are
- * documented in docs/settings.md §outputs.
+ * are decided here and in cross-receivers.ts (rules that depend on type or protocol) and are
+ * documented in docs/settings.md §outputs and docs/outputs.md §Settings.
  */
 import * as v from 'valibot';
 import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
@@ -21,6 +21,8 @@ export const siaDc09Schema = obj({
     60,
   ),
   ack_timeout_ms: v.optional(int(500, 60000), 5000),
+  // Transmissions after the first before the output is declared failed (the MLR2 rule, 3, as the default).
+  retries: v.optional(int(0, 10), 3),
 });
 
 export const outputFiltersSchema = obj({

@@ -63,7 +63,7 @@ export class TcpDevice implements SimDevice {
     this.replyTimers.clear();
     this.core.finish();
     const socket = this.socket;
-    if (socket) this.detach(socket);
+    if (socket) this.detach(socket, false);
     socket?.destroy();
   }
 
@@ -100,18 +100,21 @@ export class TcpDevice implements SimDevice {
     });
     socket.on('close', () => {
       if (this.socket !== socket) return;
-      this.detach(socket);
+      this.detach(socket, true);
       this.scheduleReconnect();
     });
   }
 
-  /** Forgets the socket: counters, path and framer state belong to the next connection. */
-  private detach(socket: Socket): void {
+  /**
+   * Forgets the socket: counters, path and framer state belong to the next connection.
+   * `lost`: the connection dropped (counted), rather than being closed by the run's end.
+   */
+  private detach(socket: Socket, lost: boolean): void {
     if (this.socket !== socket) return;
     const stats = this.core.setup.stats;
     if (this.connected) {
       stats.connected--;
-      stats.disconnects++;
+      if (lost) stats.disconnects++;
     }
     this.connected = false;
     this.socket = null;

@@ -16,7 +16,7 @@ import { decryptPayload, encryptPayload, parseKey, type RandomBytes } from '../p
 /** Format version carried in every frame as `v`; bumped only for incompatible changes. */
 export const STATUS_FORMAT_VERSION = 1;
 
-export type ObjectStatusKind = 'state' | 'online' | 'offline' | 'lost' | 'restored' | 'link_test' | 'signal';
+export type ObjectStatusKind = 'state' | 'online' | 'lost' | 'restored' | 'link_test' | 'signal';
 export type ConnectionStateName = 'online' | 'offline' | 'lost';
 
 /** The object a status frame is about: the fields a dashboard needs to place it. */
@@ -109,7 +109,8 @@ export class StatusEncoder {
 
   encode(frame: StatusFrame): Buffer {
     const json = statusJson(frame);
-    // JSON escapes every non-ASCII character? No: it keeps them. UTF-8 bytes go through latin1 as bytes.
+    // JSON keeps non-ASCII characters as they are; encryptPayload takes latin1 text, so the UTF-8
+    // bytes are passed through it one character per byte and come out of the decrypt unchanged.
     const text = this.key === null ? json : encryptPayload(Buffer.from(json, 'utf8').toString('latin1'), this.key, this.randomBytes);
     return Buffer.from(`${text}\n`, this.key === null ? 'utf8' : 'latin1');
   }
@@ -121,7 +122,7 @@ export class StatusEncoder {
  */
 export class StatusDecoder {
   private readonly key: Buffer | null;
-  private pending = Buffer.alloc(0);
+  private pending: Buffer = Buffer.alloc(0);
 
   constructor(key: string | null) {
     this.key = key === null ? null : parseKey(key, 'ascii');

@@ -65,6 +65,7 @@ export function restartGraceMs(input: RestartInput): number {
   let deadline = input.lastSeen + timeout;
   if (input.previousRunStart !== null) deadline = Math.max(deadline, input.previousRunStart + minimum);
   const remaining = deadline - input.aliveAt;
-  if (remaining <= 0) return 0;
+  // At exactly the deadline an object is not overdue yet (isOverdue is strict).
+  if (remaining < 0) return 0;
   return Math.min(timeout, Math.max(remaining, minimum));
 }

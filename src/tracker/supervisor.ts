@@ -76,10 +76,11 @@ export class Supervisor {
   }
 
   /**
-   * Takes over the persisted state at start (docs/supervision.md §Restart). `wallNow` is the
-   * wall time of this start; `previous` the checkpoint of the run before, null when none.
+   * Takes over the persisted state at start (docs/supervision.md §Restart). `previous` is the
+   * checkpoint of the run before, null when none. Both it and last_seen are in the previous
+   * run's wall-clock base, so a clock stepped between runs does not distort the remaining time.
    */
-  load(previous: RunCheckpoint | null, wallNow: number): void {
+  load(previous: RunCheckpoint | null): void {
     this.watched.clear();
     this.ignored.clear();
     const now = this.deps.now();
@@ -94,7 +95,7 @@ export class Supervisor {
         const params = paramsFor(settings, state.sms);
         const timeout = timeoutMs(state.periodS, params);
         const grace = restartGraceMs({
-          lastSeen: Math.min(record.lastSeen, wallNow),
+          lastSeen: record.lastSeen,
           periodS: state.periodS,
           params,
           aliveAt: previous?.aliveAt ?? null,

@@ -88,7 +88,7 @@ export class Tracker implements Service {
     if (this.running) return;
     const previous = parseCheckpoint(this.deps.meta.get(CHECKPOINT_KEY));
     const wallNow = this.deps.clock.now();
-    this.supervisor.load(previous, wallNow);
+    this.supervisor.load(previous);
     this.runStartedAt = wallNow;
     this.writeCheckpoint(wallNow);
     this.running = true;

@@ -112,7 +112,7 @@ test('sia_dc09 block: only with SIA-DC09, defaults filled, key required and vali
   const next = await accepted({ outputs: [output(1, { protocol: 'SIA-DC09' })] });
   assert.equal(next.outputs[0], {
     id: 1, name: 'Out 1', type: 1, protocol: 'SIA-DC09', identificator: '192.0.2.10:1025', oid: 1, receiver_number: 1, line_number: 1,
-    sia_dc09: { encryption_enabled: false, encryption_key: '', link_test_interval_s: 60, ack_timeout_ms: 5000 },
+    sia_dc09: { encryption_enabled: false, encryption_key: '', link_test_interval_s: 60, ack_timeout_ms: 5000, retries: 3 },
     filters: { receivers: [], event_classes: [] },
     enabled: true,
   });
@@ -135,6 +135,10 @@ test('sia_dc09 block: only with SIA-DC09, defaults filled, key required and vali
     'outputs[0].sia_dc09.ack_timeout_ms: must be between 500 and 60000',
     'outputs[0].sia_dc09.link_test_interval_s: must be 0 (off) or between 10 and 86400',
   ]);
+  assert.equal(await errorsOf(sia({ retries: 0 })), []);
+  assert.equal(await errorsOf(sia({ retries: 10 })), []);
+  assert.equal(await errorsOf(sia({ retries: 11 })), ['outputs[0].sia_dc09.retries: must be between 0 and 10']);
+  assert.equal(await errorsOf(sia({ retries: 1.5 })), ['outputs[0].sia_dc09.retries: must be an integer']);
 });
 
 test('output filters name existing receivers and known event classes, each once', async () => {

@@ -1,0 +1,178 @@
+/**
+ * The gateway under test in its own process (`node dist/src/cli.js serve`), so the simulator
+ * never shares its event loop. On a 2-core box the gateway is pinned to CPU 1 and the bench to
+ * CPU 0 (taskset, when present). Loopback only; every wait is bounded.
+ *
+ * BENCH_CPU_PROF=<dir> starts the gateway with `node --cpu-prof --cpu-prof-dir <dir>`: the
+ * profile is written when the gateway stops (SIGTERM, clean exit).
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seedReceivers, type SeedSpec } from './seed-settings.js';
+
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli.js');
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore', timeout: 2000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pins this process to one CPU (best effort); returns a note for the report. */
+export function pinSelf(cpu: number): string {
+  if (!hasTaskset()) return 'taskset not found: not pinned';
+  try {
+    execFileSync('taskset', ['-cp', String(cpu), String(process.pid)], { stdio: 'ignore', timeout: 2000 });
+    return `bench pinned to CPU ${cpu}`;
+  } catch (err) {
+    return `pinning failed: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+function tcpReady(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.setTimeout(1000, () => done(false));
+  });
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} not ready within ${timeoutMs} ms`);
+}
+
+export interface GatewayChild {
+  readonly pid: number;
+  readonly httpPort: number;
+  readonly dataDir: string;
+  /** JWT with settings, restart_services, device_control and omit_mpass. */
+  readonly token: string;
+  /** Resident set size of the gateway process in KiB (/proc/<pid>/status VmRSS). */
+  rssKiB(): number;
+  /** User + system CPU seconds the gateway used so far (/proc/<pid>/stat). */
+  cpuSeconds(): number;
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+  stop(): Promise<void>;
+}
+
+export interface GatewayChildOptions {
+  readonly receivers: SeedSpec;
+  /** CPU to pin the gateway to (default 1 when the machine has 2+ CPUs). */
+  readonly cpu?: number | null;
+  readonly logLevel?: string;
+}
+
+function readProc(pid: number, file: string): string {
+  return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+}
+
+export async function startGatewayChild(options: GatewayChildOptions): Promise<GatewayChild> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-gw-'));
+  await seedReceivers(dataDir, options.receivers);
+  const httpPort = await freePort();
+  const nodeArgs: string[] = [];
+  const profDir = process.env.BENCH_CPU_PROF;
+  if (profDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
+  const serveArgs = [...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];
+  const cpu = options.cpu === undefined ? 1 : options.cpu;
+  const pinned = cpu !== null && hasTaskset();
+  const child: ChildProcess = pinned
+    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...serveArgs], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } })
+    : spawn(process.execPath, serveArgs, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    // Keep the tail only: a chatty gateway must not grow the bench's memory.
+    stderr = (stderr + c.toString()).slice(-20_000);
+  });
+  const pid = child.pid!;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const ok = await Promise.race([exited.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
+      if (!ok) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await until('gateway HTTP', async () => {
+      if (child.exitCode !== null) throw new Error(`gateway exited: ${stderr.trim()}`);
+      try {
+        return (await fetch(`http://127.0.0.1:${httpPort}/health`)).status > 0;
+      } catch {
+        return false;
+      }
+    });
+    for (const r of options.receivers.tcp) await until(`TCP receiver ${r.port}`, () => tcpReady(r.port));
+    const token = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [CLI, 'token', '--data-dir', dataDir, '--scopes', 'settings,restart_services,device_control,omit_mpass', '--minutes', '600'],
+        { timeout: 20_000 },
+        (err, stdout) => (err ? reject(err) : resolve(stdout.trim())),
+      );
+    });
+    return {
+      pid,
+      httpPort,
+      dataDir,
+      token,
+      rssKiB: () => Number(/VmRSS:\s+(\d+)/.exec(readProc(pid, 'status'))?.[1] ?? NaN),
+      cpuSeconds: () => {
+        // Fields 14 and 15 (utime, stime) after the ")" that ends the command name.
+        const fields = readProc(pid, 'stat').split(') ')[1]!.split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      },
+      api: async (method, path, body) => {
+        const response = await fetch(`http://127.0.0.1:${httpPort}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, text: await response.text() };
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * One measured load phase: start a simulator fleet, wait until it is connected, let it warm up,
+ * then measure ACKed events/s and ACK latency over a steady window (connection set-up and the
+ * first objects' registration excluded), with the CPU both processes used meanwhile.
+ */
+import { resolveSimOptions, type SimOptionsInput } from '../../src/sim/sim-options.js';
+import { Simulator } from '../../src/sim/simulator.js';
+import { sleep, type GatewayChild } from './gateway-child.js';
+import { cpuMeter } from './table.js';
+
+export interface PhaseSpec {
+  readonly label: string;
+  readonly sim: Omit<SimOptionsInput, 'durationMs'>;
+  readonly warmupMs: number;
+  readonly measureMs: number;
+  /** Bound on waiting for the fleet to connect. */
+  readonly connectTimeoutMs?: number;
+}
+
+export interface PhaseResult {
+  readonly label: string;
+  readonly connected: number;
+  readonly ackedPerS: number;
+  readonly sentPerS: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  /** % of one core over the measured window. */
+  readonly simCpu: number;
+  readonly gatewayCpu: number;
+  readonly naks: number;
+  readonly duhs: number;
+  readonly timeouts: number;
+  readonly failed: number;
+}
+
+export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<PhaseResult> {
+  // The run is ended by stop() below; the duration only bounds it if something hangs.
+  const options = resolveSimOptions({ ...spec.sim, durationMs: spec.warmupMs + spec.measureMs + 120_000, drainMs: 0 });
+  const sim = new Simulator(options);
+  sim.start();
+  try {
+    const devices = options.devices;
+    await sim.waitConnected(devices, spec.connectTimeoutMs ?? 30_000);
+    await sleep(spec.warmupMs);
+    const s = sim.stats;
+    s.latency.reset();
+    const before = { acked: s.eventsAcked, sent: s.eventsSent, naks: s.naks, duhs: s.duhs, timeouts: s.ackTimeouts, failed: s.eventsFailed };
+    const simCpu = cpuMeter();
+    const gw0 = gateway.cpuSeconds();
+    const t0 = performance.now();
+    await sleep(spec.measureMs);
+    const seconds = (performance.now() - t0) / 1000;
+    const gw1 = gateway.cpuSeconds();
+    const result: PhaseResult = {
+      label: spec.label,
+      connected: s.connected,
+      ackedPerS: Math.round((s.eventsAcked - before.acked) / seconds),
+      sentPerS: Math.round((s.eventsSent - before.sent) / seconds),
+      p50: s.latency.percentile(50),
+      p99: s.latency.percentile(99),
+      max: s.latency.maxMs,
+      simCpu: Math.round(simCpu()),
+      gatewayCpu: Math.round(((gw1 - gw0) / seconds) * 100),
+      naks: s.naks - before.naks,
+      duhs: s.duhs - before.duhs,
+      timeouts: s.ackTimeouts - before.timeouts,
+      failed: s.eventsFailed - before.failed,
+    };
+    return result;
+  } finally {
+    await sim.stop();
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Outputs from the settings (`outputs[]`), for Gateway.buildServices(): one Service per enabled output, rebuilt on
+ * every (re)start of the services group. Protocol constants come from the standards (MLR2: ACK within 4 s, 3 retries,
+ * heartbeat about every 30 s); DC-09 timings come from the `sia_dc09` block (docs/outputs.md §Settings).
+ */
+import type { Clock } from '../core/clock.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
+import { parseHostPort } from '../settings/fields.js';
+import type { OutputSettings } from '../settings/schema-outputs.js';
+import type { ObjectRecord } from '../store/types.js';
+import { createAccountResolver, oidAccount } from './account-resolver.js';
+import type { ByteLink } from './byte-link.js';
+import { Dc09Driver } from './dc09-driver.js';
+import { createEventFilter } from './event-filter.js';
+import { Mlr2Driver } from './mlr2-driver.js';
+import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
+import { OutputService, type OutputStateListener, type OutputTimings } from './output-service.js';
+import { TcpLink } from './tcp-link.js';
+import { UdpLink } from './udp-link.js';
+import { UnavailableOutput } from './unavailable-output.js';
+
+/** MLR2-DG manual: ACK within 4 s, the signal is sent again three times, heartbeat about every 30 s. */
+export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000, probeIntervalMs: 30_000 } as const;
+
+const COMMON_TIMINGS = { reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000 } as const;
+
+/** While failed, a DC-09 output probes at its link-test period, but at least every 30 s (and every 30 s when off). */
+const MAX_PROBE_INTERVAL_MS = 30_000;
+
+export interface OutputStore {
+  readonly events: OutboxJournal;
+  readonly cursors: OutboxCursors;
+  readonly objects: { get(id: number): ObjectRecord | null };
+  readonly overrides: { resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null };
+}
+
+export interface OutputDeps {
+  readonly store: OutputStore;
+  readonly health: HealthRegistry;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** The ingest bus `event-stored` signal (see OutputServiceOptions.onEventStored). */
+  readonly onEventStored?: (listener: () => void) => () => void;
+  readonly onStateChange?: OutputStateListener;
+  /** Tests: a link of their own instead of the one the settings describe. */
+  readonly createLink?: (settings: OutputSettings) => ByteLink;
+  /** Tests: shorter timings. */
+  readonly timings?: Partial<OutputTimings>;
+  /** Tests: a fixed pad source for encrypted DC-09 messages. */
+  readonly randomBytes?: RandomBytes;
+}
+
+export function outputTimings(settings: OutputSettings): OutputTimings {
+  if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...COMMON_TIMINGS };
+  const sia = settings.sia_dc09;
+  const linkTestMs = sia.link_test_interval_s * 1000;
+  return {
+    ackTimeoutMs: sia.ack_timeout_ms,
+    retries: sia.retries,
+    supervisionIntervalMs: linkTestMs,
+    probeIntervalMs: linkTestMs > 0 ? Math.min(linkTestMs, MAX_PROBE_INTERVAL_MS) : MAX_PROBE_INTERVAL_MS,
+    ...COMMON_TIMINGS,
+  };
+}
+
+function defaultLink(settings: OutputSettings): ByteLink | null {
+  if (settings.type === 3) return null; // serial COM: the serial link arrives with the serial issue
+  const target = parseHostPort(settings.identificator);
+  if (!target) return null;
+  return settings.type === 2 ? new UdpLink(target) : new TcpLink(target);
+}
+
+export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
+  const logger = deps.logger.child(`out:${settings.id}`);
+  const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings);
+  if (!link) {
+    const reason = settings.type === 3 ? 'serial COM outputs are not supported by this build yet' : `bad identificator "${settings.identificator}"`;
+    return new UnavailableOutput(settings.id, reason, deps.health, logger);
+  }
+  const timings = { ...outputTimings(settings), ...deps.timings };
+  const outbox = new Outbox({
+    outputId: settings.id,
+    journal: deps.store.events,
+    cursors: deps.store.cursors,
+    filter: createEventFilter(settings.filters),
+    resolveAccount: createAccountResolver(deps.store, settings.oid),
+  });
+  const common = {
+    id: settings.id, link, outbox, timings, health: deps.health, logger, clock: deps.clock,
+    ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
+    ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
+  };
+  if (settings.protocol === 'SIA-DC09') {
+    const sia = settings.sia_dc09;
+    const key = sia?.encryption_enabled ? parseKey(sia.encryption_key) : null;
+    const driver = new Dc09Driver({
+      receiver: settings.receiver_number, line: settings.line_number, supervisionAccount: oidAccount(settings.oid),
+      key, clock: deps.clock, ...(deps.randomBytes ? { randomBytes: deps.randomBytes } : {}),
+    });
+    return new OutputService({ ...common, driver });
+  }
+  const driver = new Mlr2Driver({
+    variant: settings.protocol, route: { receiver: settings.receiver_number, line: settings.line_number },
+    clock: deps.clock, ackTimeoutMs: timings.ackTimeoutMs,
+  });
+  return new OutputService({ ...common, driver });
+}
+
+/** Enabled outputs only; a disabled output keeps its cursor and resumes from it when enabled again. */
+export function buildOutputs(outputs: readonly OutputSettings[], deps: OutputDeps): Service[] {
+  return outputs.filter((o) => o.enabled).map((o) => buildOutput(o, deps));
+}

@@ -1,0 +1,12 @@
+/** Outputs: destinations fed by the durable outbox. See docs/outputs.md. */
+export { buildOutput, buildOutputs, outputTimings, MLR2_TIMINGS, type OutputDeps, type OutputStore } from './build-outputs.js';
+export { OutputService, type OutputServiceOptions, type OutputTimings, type OutputState, type OutputStateListener } from './output-service.js';
+export { Outbox, type OutboxOptions, type OutgoingEvent, type OutboxJournal, type OutboxCursors } from './outbox.js';
+export type { ByteLink, ByteLinkFactory, LinkFraming } from './byte-link.js';
+export { TcpLink, type TcpLinkOptions } from './tcp-link.js';
+export { UdpLink, type UdpLinkOptions } from './udp-link.js';
+export { Mlr2Driver, type Mlr2DriverOptions } from './mlr2-driver.js';
+export { Dc09Driver, type Dc09DriverOptions } from './dc09-driver.js';
+export { createEventFilter, type EventFilter, type FilterSettings } from './event-filter.js';
+export { createAccountResolver, oidAccount, type AccountResolver, type AccountLookups } from './account-resolver.js';
+export { shapeOf, type EventShape } from './event-shape.js';

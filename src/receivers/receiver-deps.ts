@@ -1,0 +1,48 @@
+/** What every IP receiver is given, and the small socket helpers the TCP and UDP receivers share. */
+import { isIPv6 } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import type { Clock } from '../core/clock.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { LinkRegistry } from '../devices/link-registry.js';
+import type { EventIngest } from '../ingest/event-ingest.js';
+import type { ReceiverOptions } from './receiver-options.js';
+
+export interface ReceiverDeps {
+  readonly ingest: Pick<EventIngest, 'submit' | 'closeSession' | 'drain'>;
+  readonly links: LinkRegistry;
+  readonly health: HealthRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly options: ReceiverOptions;
+}
+
+/** "1.2.3.4:5" or "[::1]:5". */
+export function formatAddress(host: string, port: number): string {
+  return isIPv6(host) ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+/** Listens and resolves with the bound "host:port"; rejects on EADDRINUSE and the like. */
+export function listenTcp(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    server.once('error', onError);
+    server.listen({ port, host, exclusive: true }, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? formatAddress(address.address, address.port) : formatAddress(host, port));
+    });
+  });
+}
+
+/** Waits until every socket closed, at most `graceMs`; the rest are destroyed. */
+export async function closeGracefully(sockets: readonly Socket[], graceMs: number): Promise<void> {
+  const open = sockets.filter((s) => !s.destroyed);
+  if (open.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const all = Promise.all(open.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())))));
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+  await Promise.race([all, deadline]);
+  clearTimeout(timer);
+  for (const socket of open) if (!socket.destroyed) socket.destroy();
+}

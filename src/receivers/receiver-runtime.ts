@@ -1,0 +1,79 @@
+/**
+ * The parts the receivers share for the gateway's whole life, across receiver restarts: the
+ * group-committed ingest, its bus (the tracker and outputs subscribe there) and the live device
+ * links the management API reaches devices through. build() makes the receiver Services from the
+ * current settings; the gateway's ServiceGroup calls it on every (re)start.
+ */
+import { TypedBus } from '../core/bus.js';
+import type { Clock } from '../core/clock.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
+import type { OverrideResolver } from '../devices/registry-command-port.js';
+import type { TimerApi } from '../protocols/device-link/command-queue.js';
+import { EventIngest, type IngestStore } from '../ingest/event-ingest.js';
+import type { IngestEvents } from '../ingest/types.js';
+import type { ReceiversSettings } from '../settings/schema.js';
+import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
+import { TcpReceiver } from './tcp-receiver.js';
+import { UdpReceiver } from './udp-receiver.js';
+
+export interface ReceiverRuntimeDeps {
+  /** The store (src/store/store.ts Store fits). */
+  readonly store: IngestStore & { readonly objects: LinkObjectReader; readonly overrides?: OverrideResolver };
+  readonly health: HealthRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** database.device_session_log_count, read when a session row is opened. */
+  readonly sessionLogCount?: () => number;
+  readonly options?: Partial<ReceiverOptions>;
+  readonly timers?: TimerApi;
+}
+
+export class ReceiverRuntime {
+  readonly bus: TypedBus<IngestEvents>;
+  readonly ingest: EventIngest;
+  readonly links: LinkRegistry;
+  readonly options: ReceiverOptions;
+  private readonly deps: ReceiverRuntimeDeps;
+
+  constructor(deps: ReceiverRuntimeDeps) {
+    this.deps = deps;
+    this.options = receiverOptions(deps.options);
+    this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
+    this.ingest = new EventIngest({
+      store: deps.store,
+      logger: deps.logger.child('ingest'),
+      bus: this.bus,
+      health: deps.health,
+      ...(deps.sessionLogCount ? { sessionLogCount: deps.sessionLogCount } : {}),
+    });
+    const store = deps.store;
+    this.links = new LinkRegistry({
+      // Read through the store at each use: its repositories exist only while it is open.
+      objects: { get: (id) => store.objects.get(id) },
+      overrides: { resolve: (device, related) => store.overrides?.resolve(device, related) ?? null },
+      clock: deps.clock,
+      logger: deps.logger.child('links'),
+      timeoutMs: this.options.commandTimeoutMs,
+      ...(deps.timers ? { timers: deps.timers } : {}),
+    });
+  }
+
+  /** TCP receivers, then UDP receivers, in settings order. */
+  build(settings: ReceiversSettings): Service[] {
+    const deps = {
+      ingest: this.ingest,
+      links: this.links,
+      health: this.deps.health,
+      clock: this.deps.clock,
+      logger: this.deps.logger.child('rx'),
+      options: this.options,
+    };
+    return [
+      ...settings.tcp_receivers.map((r) => new TcpReceiver(r, deps)),
+      ...settings.udp_receivers.map((r) => new UdpReceiver(r, deps)),
+    ];
+  }
+}

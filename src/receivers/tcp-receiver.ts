@@ -1,0 +1,126 @@
+/**
+ * A DC-09 TCP receiver (SIA DC-09 §5.2): transport only. It binds `bind_address:port`, gives
+ * every connection its own Dc09Session and reports health as `rx:tcp:<id>`. It never interprets
+ * bytes itself. Limits (docs/receivers.md §Limits): idle timeout, keep-alive, max connections.
+ * stop() lets queued frames commit and their ACKs leave, then closes every connection
+ * (devices reconnect).
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { VigilError, describeError } from '../core/errors.js';
+import type { Service } from '../core/service.js';
+import type { IpReceiverSettings } from '../settings/schema-receivers.js';
+import { Dc09Session, type SessionDeps } from './dc09-session.js';
+import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
+import { closeGracefully, formatAddress, listenTcp, type ReceiverDeps } from './receiver-deps.js';
+
+export class TcpReceiver implements Service {
+  readonly name: string;
+  readonly counters = new ReceiverCounters();
+  private readonly profile: ReceiverProfile;
+  private readonly deps: ReceiverDeps;
+  private readonly sessionDeps: SessionDeps;
+  private readonly sessions = new Map<Socket, Dc09Session>();
+  private server: Server | null = null;
+  private listening: string | null = null;
+  private metricsTimer: NodeJS.Timeout | null = null;
+
+  constructor(settings: IpReceiverSettings, deps: ReceiverDeps) {
+    this.profile = new ReceiverProfile('tcp', settings);
+    this.name = this.profile.healthName;
+    this.deps = deps;
+    this.sessionDeps = {
+      profile: this.profile,
+      counters: this.counters,
+      ingest: deps.ingest,
+      links: deps.links,
+      clock: deps.clock,
+      logger: deps.logger.child(`tcp:${settings.id}`),
+      maxInFlight: deps.options.maxInFlight,
+    };
+  }
+
+  /** "host:port" actually bound, null when not listening. */
+  get address(): string | null {
+    return this.listening;
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    const { health, options } = this.deps;
+    const { bindAddress, port, healthName } = this.profile;
+    health.report(healthName, 'receiver', 'starting', null);
+    const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: options.keepAliveMs }, (socket) => this.accept(socket));
+    server.maxConnections = options.maxConnections;
+    server.on('drop', () => this.counters.refused++);
+    try {
+      this.listening = await listenTcp(server, port, bindAddress);
+    } catch (err) {
+      const detail = `cannot listen on ${formatAddress(bindAddress, port)}: ${describeError(err)}`;
+      this.counters.publish(health, healthName, null);
+      health.report(healthName, 'receiver', 'failed', detail);
+      this.sessionDeps.logger.error('receiver failed to start', { error: detail });
+      throw new VigilError('SERVICE_FAILED', detail, [], { cause: err });
+    }
+    this.server = server;
+    server.on('error', (err) => {
+      this.sessionDeps.logger.error('listener error', { error: describeError(err) });
+      health.report(healthName, 'receiver', 'failed', `listener error: ${describeError(err)}`);
+    });
+    this.metricsTimer = setInterval(() => this.publish(), options.metricsIntervalMs);
+    this.metricsTimer.unref();
+    this.publish();
+    health.report(healthName, 'receiver', 'ok', null);
+    this.sessionDeps.logger.info('receiver listening', { address: this.listening, name: this.profile.name });
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = null;
+    if (this.metricsTimer) clearInterval(this.metricsTimer);
+    this.metricsTimer = null;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of this.sessions.keys()) socket.pause();
+    // Frames already read get committed and ACKed before the connections go.
+    this.deps.ingest.drain();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    for (const [socket, session] of this.sessions) {
+      session.close();
+      socket.end();
+      // Read on (into a closed session, which ignores it) so the peer's FIN is seen and the socket closes.
+      socket.resume();
+    }
+    await closeGracefully([...this.sessions.keys()], this.deps.options.closeGraceMs);
+    this.sessions.clear();
+    this.counters.connections = 0;
+    this.deps.ingest.drain();
+    await closed;
+    this.listening = null;
+    this.publish();
+    this.deps.health.report(this.profile.healthName, 'receiver', 'stopped', null);
+    this.sessionDeps.logger.info('receiver stopped');
+  }
+
+  /** Copies the counters to the health entry now (a timer does it every metricsIntervalMs). */
+  publish(): void {
+    this.counters.publish(this.deps.health, this.profile.healthName, this.listening);
+  }
+
+  private accept(socket: Socket): void {
+    const remote = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
+    const session = new Dc09Session(socket, remote, this.sessionDeps);
+    this.sessions.set(socket, session);
+    this.counters.accepted++;
+    this.counters.connections = this.sessions.size;
+    socket.setTimeout(this.deps.options.idleTimeoutMs);
+    socket.on('data', (chunk: Buffer) => session.feed(chunk));
+    socket.on('drain', () => session.drained());
+    socket.on('timeout', () => socket.destroy());
+    // 'close' always follows 'error'; nothing else to do with the error of one device.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      session.close();
+      if (this.sessions.delete(socket)) this.counters.connections = this.sessions.size;
+    });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * A real SQLite store in a temp dir, a health registry, a hand-moved clock for message timestamps, and outputs built
+ * exactly as the gateway builds them (buildOutput) but with short timings, so retry and failure tests take
+ * milliseconds. append() journals events and rings the outputs like the ingest bus does.
+ */
+import type { Service } from '../../../src/core/service.js';
+import { buildOutput, type OutputDeps } from '../../../src/outputs/index.js';
+import type { OutputTimings } from '../../../src/outputs/output-service.js';
+import type { OutputSettings } from '../../../src/settings/schema-outputs.js';
+import type { NewEvent } from '../../../src/store/types.js';
+import { sampleEvent, startStore, type StoreFixture } from '../../store/helpers/store-fixture.js';
+
+export const FAST: OutputTimings = {
+  ackTimeoutMs: 150,
+  retries: 3,
+  supervisionIntervalMs: 0,
+  probeIntervalMs: 100,
+  reconnectDelayMs: 30,
+  pollIntervalMs: 50,
+  cursorFlushMs: 50,
+  metricsIntervalMs: 30,
+};
+
+export interface OutputFixture extends StoreFixture {
+  readonly states: Array<{ output: number; state: string }>;
+  /** Journals the events (one transaction) and signals "event-stored"; returns their ids. */
+  append(events: Partial<NewEvent>[]): number[];
+  output(settings: Partial<OutputSettings>, deps?: Partial<OutputDeps>): Service;
+}
+
+/** A Contact ID row as the DC-09 receiver journals an ADM-CID event. */
+export function cidEvent(overrides: Partial<NewEvent> = {}): Partial<NewEvent> {
+  return {
+    protocol: 'ADM-CID', eventClass: 'alarm', qualifier: 'E', code: '130', groupNo: '01', zoneNo: '015', account: '1234',
+    raw: Buffer.from('"ADM-CID"0001R1L1#1234[#1234|1130 01 015]'), ...overrides,
+  };
+}
+
+/** A SIA row as the DC-09 receiver journals a SIA-DCS event. */
+export function siaEvent(overrides: Partial<NewEvent> = {}): Partial<NewEvent> {
+  return { protocol: 'SIA-DCS', eventClass: 'alarm', qualifier: null, code: 'BA', groupNo: '1', zoneNo: '03', account: '1234', ...overrides };
+}
+
+export function outputSettings(overrides: Partial<OutputSettings>): OutputSettings {
+  return {
+    id: 1, name: 'Out 1', type: 1, protocol: 'MLR2', identificator: '127.0.0.1:9', oid: 0x1f, receiver_number: 1, line_number: 1,
+    filters: { receivers: [], event_classes: [] }, enabled: true, ...overrides,
+  } as OutputSettings;
+}
+
+export async function startOutputFixture(): Promise<OutputFixture> {
+  const base = await startStore();
+  const listeners = new Set<() => void>();
+  const states: Array<{ output: number; state: string }> = [];
+  const fixture: OutputFixture = {
+    ...base,
+    states,
+    append(events) {
+      const refs = base.store.events.append(events.map((e) => sampleEvent(e)));
+      for (const listener of listeners) listener();
+      return refs.map((r) => r.id);
+    },
+    output(settings, deps = {}) {
+      return buildOutput(outputSettings(settings), {
+        store: base.store,
+        health: base.health,
+        logger: base.logger.child('out'),
+        clock: base.clock,
+        onEventStored: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        onStateChange: (output, state) => states.push({ output, state }),
+        timings: FAST,
+        ...deps,
+      });
+    },
+  };
+  return fixture;
+}

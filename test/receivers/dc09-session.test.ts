@@ -1,0 +1,202 @@
+/**
+ * The session without sockets (aedes test style): a recording io, and an ingest whose commits the
+ * test releases by hand, so ordering and backpressure are observable exactly.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { LinkRegistry } from '../../src/devices/link-registry.js';
+import type { IngestItem, IngestResult, SessionLog } from '../../src/ingest/types.js';
+import { encodeFrame } from '../../src/protocols/dc09/frame.js';
+import { encodeHello } from '../../src/protocols/device-link/codec.js';
+import { Dc09Session, type SessionIo } from '../../src/receivers/dc09-session.js';
+import { ReceiverCounters, ReceiverProfile } from '../../src/receivers/receiver-profile.js';
+import { corruptCrc, message, rxSettings } from './helpers/rig.js';
+
+class RecordingIo implements SessionIo {
+  readonly writes: Buffer[] = [];
+  paused = false;
+  full = false;
+  write(data: Buffer): boolean {
+    this.writes.push(data);
+    return !this.full;
+  }
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+  }
+  text(): string[] {
+    return this.writes.map((w) => w.toString('latin1'));
+  }
+}
+
+interface Held {
+  items: readonly IngestItem[];
+  resolve: (r: IngestResult[]) => void;
+  reject: (e: unknown) => void;
+}
+
+class HeldIngest {
+  readonly held: Held[] = [];
+  readonly closed: SessionLog[] = [];
+  submit(items: readonly IngestItem[]): Promise<IngestResult[]> {
+    return new Promise((resolve, reject) => this.held.push({ items, resolve, reject }));
+  }
+  closeSession(session: SessionLog): void {
+    this.closed.push(session);
+  }
+  /** Commits the n-th held batch: every item gets object 1 and one id per event. */
+  commit(index: number): void {
+    const batch = this.held[index]!;
+    batch.resolve(batch.items.map((item, i) => ({
+      objectId: 1,
+      eventIds: item.kind === 'frame' ? item.events.map((_, k) => 100 + i * 10 + k) : [],
+      ...(item.kind === 'hello' ? { object: { id: 1, uid: item.uid, account: item.account ?? '' } as never } : {}),
+    })));
+  }
+}
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function setup(maxInFlight = 64, settings = rxSettings()) {
+  const io = new RecordingIo();
+  const ingest = new HeldIngest();
+  const counters = new ReceiverCounters();
+  const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
+  const session = new Dc09Session(io, '192.0.2.1:4000', {
+    profile: new ReceiverProfile('tcp', settings), counters, ingest, links, clock: systemClock, logger: silentLogger, maxInFlight,
+  });
+  return { io, ingest, counters, links, session };
+}
+
+const ack = (seq: string): string => encodeFrame(`"ACK"${seq}R1L1#1234[]`).toString('latin1');
+const duh = (seq: string): string => encodeFrame(`"DUH"${seq}R1L1#1234[]`).toString('latin1');
+
+test('nothing is written before the commit; then the ACK, and a DUH behind it, go out in frame order in one write', async () => {
+  const { io, ingest, session } = setup();
+  session.feed(Buffer.concat([message({ token: 'SIA-DCS', sequence: 1 }), encodeFrame('"XYZ"0002R1L1#1234[]')]));
+  assert.equal(io.writes, []);
+  assert.is(ingest.held.length, 1);
+  assert.is(ingest.held[0]!.items.length, 1);
+  ingest.commit(0);
+  await tick();
+  assert.equal(io.text(), [ack('0001') + duh('0002')]);
+});
+
+test('a later chunk committed first still waits behind the earlier frame', async () => {
+  const { io, ingest, session } = setup();
+  session.feed(message({ token: 'SIA-DCS', sequence: 11 }));
+  session.feed(message({ token: 'SIA-DCS', sequence: 12 }));
+  ingest.commit(1);
+  await tick();
+  assert.equal(io.writes, []);
+  ingest.commit(0);
+  await tick();
+  assert.equal(io.text(), [ack('0011') + ack('0012')]);
+});
+
+test('a failed commit sends no ACK; the replies after it still go out in order', async () => {
+  const { io, ingest, session, counters } = setup();
+  session.feed(message({ token: 'SIA-DCS', sequence: 21 }));
+  session.feed(Buffer.concat([encodeFrame('"XYZ"0022R1L1#1234[]'), message({ token: 'SIA-DCS', sequence: 23 })]));
+  ingest.held[0]!.reject(new Error('disk full'));
+  ingest.commit(1);
+  await tick();
+  assert.equal(io.text(), [duh('0022') + ack('0023')]);
+  assert.equal([counters.acks, counters.duhs, counters.events], [1, 1, 1]);
+});
+
+test('a rejected frame gets no reply and takes no place in the reply order', async () => {
+  const { io, ingest, session, counters } = setup();
+  session.feed(Buffer.concat([corruptCrc(message({ token: 'SIA-DCS', sequence: 31 })), message({ token: 'SIA-DCS', sequence: 32 })]));
+  ingest.commit(0);
+  await tick();
+  assert.equal(io.text(), [ack('0032')]);
+  assert.is(counters.rejected, 1);
+});
+
+test('reading pauses while maxInFlight frames await their commit and resumes once they commit', async () => {
+  const { io, ingest, session } = setup(4);
+  session.feed(Buffer.concat([1, 2, 3].map((n) => message({ token: 'SIA-DCS', sequence: n }))));
+  assert.is(io.paused, false);
+  session.feed(message({ token: 'SIA-DCS', sequence: 4 }));
+  assert.is(io.paused, true);
+  assert.is(session.pendingReplies, 4);
+  ingest.commit(0);
+  await tick();
+  assert.is(io.paused, false);
+  assert.equal(io.text(), [ack('0001') + ack('0002') + ack('0003')]);
+});
+
+test('reading resumes only once at most half of maxInFlight is left', async () => {
+  const { io, ingest, session } = setup(4);
+  for (const n of [1, 2, 3, 4]) session.feed(message({ token: 'SIA-DCS', sequence: n }));
+  assert.is(io.paused, true);
+  ingest.commit(0);
+  await tick();
+  assert.is(io.paused, true, '3 of 4 still in flight');
+  ingest.commit(1);
+  await tick();
+  assert.is(io.paused, false, '2 of 4 in flight');
+});
+
+test('reading pauses while the peer does not take its replies and resumes on drain', async () => {
+  const { io, ingest, session } = setup();
+  io.full = true;
+  session.feed(message({ token: 'SIA-DCS', sequence: 41 }));
+  ingest.commit(0);
+  await tick();
+  assert.is(io.paused, true);
+  io.full = false;
+  session.drained();
+  assert.is(io.paused, false);
+});
+
+test('close drops pending replies and queues the session row to be closed', async () => {
+  const { io, ingest, session } = setup();
+  session.feed(message({ token: 'SIA-DCS', sequence: 51 }));
+  session.close();
+  ingest.commit(0);
+  await tick();
+  assert.equal(io.writes, []);
+  assert.equal(ingest.closed, [session.log]);
+  session.feed(message({ token: 'SIA-DCS', sequence: 52 }));
+  assert.is(ingest.held.length, 1, 'a closed session reads nothing more');
+});
+
+test('a connection that never sent a valid message has no session row to close', () => {
+  const { ingest, session } = setup();
+  session.feed(Buffer.from('hello?\r\n'));
+  session.close();
+  assert.equal(ingest.closed, []);
+});
+
+test('a HELLO is welcomed only after its object is committed; a second HELLO is ignored', async () => {
+  const { io, ingest, session, links, counters } = setup();
+  const hello = encodeHello({ seq: 5, timestamp: null, version: 1, uid: '00A1B2C3D4', account: '1234', hwId: 'HW-1' });
+  session.feed(hello);
+  assert.equal(io.writes, []);
+  assert.equal(ingest.held[0]!.items.map((i) => i.kind === 'hello' && [i.uid, i.account, i.hwId]), [['00A1B2C3D4', '1234', 'HW-1']]);
+  ingest.commit(0);
+  await tick();
+  assert.match(io.text()[0]!, /"VL-WELCOME"0005\[V1\]_\d\d:\d\d:\d\d,\d\d-\d\d-\d{4}\r$/);
+  assert.ok(links.get(1), 'the link is attached after the WELCOME');
+  assert.equal(session.device, { objectId: 1, uid: '00A1B2C3D4', account: '1234' });
+  session.feed(hello);
+  assert.is(ingest.held.length, 1);
+  assert.is(counters.linkIgnored, 1);
+  session.close();
+  assert.is(links.get(1), undefined, 'closing the connection detaches the link');
+});
+
+test('a plain HELLO on a receiver that requires encryption is refused in clear, in frame order', async () => {
+  const { io, ingest, session } = setup(64, rxSettings({ encryption_password: 'VigilTestKey0001', require_encryption: true }));
+  session.feed(encodeHello({ seq: 6, timestamp: null, version: 1, uid: '00A1B2C3D4' }));
+  assert.is(ingest.held.length, 0);
+  assert.match(io.text()[0]!, /"VL-REFUSE"0006\[EENC\]_/);
+});
+
+test.run();

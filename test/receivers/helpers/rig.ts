@@ -1,0 +1,141 @@
+/**
+ * Receivers over the REAL parts: a Store on a SQLite file in a temp dir, the real ingest and link
+ * registry (ReceiverRuntime), receivers bound to 127.0.0.1. Plus message builders for tests.
+ */
+import { join } from 'node:path';
+import { systemClock, type Clock } from '../../../src/core/clock.js';
+import { HealthRegistry } from '../../../src/core/health.js';
+import { createLogger, type Logger } from '../../../src/core/logger.js';
+import type { TimerApi } from '../../../src/protocols/device-link/command-queue.js';
+import { buildMessage, type BuildMessageOptions } from '../../../src/protocols/dc09/encoder.js';
+import { encodeFrame } from '../../../src/protocols/dc09/frame.js';
+import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
+import type { ReceiverOptions } from '../../../src/receivers/receiver-options.js';
+import { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
+import { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
+import type { IpReceiverSettings } from '../../../src/settings/schema-receivers.js';
+import { Store } from '../../../src/store/store.js';
+import type { StoredEvent } from '../../../src/store/types.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+/** 16 ASCII characters: the AES-128 key itself (docs/dc09.md). */
+export const PASSWORD16 = 'VigilTestKey0001';
+/** 6 characters: the key is derived with SHA-256 (docs/dc09.md). */
+export const PASSWORD6 = 'Pa55w0';
+
+export function rxSettings(overrides: Partial<IpReceiverSettings> = {}): IpReceiverSettings {
+  return {
+    id: 1,
+    name: 'test receiver',
+    port: 0,
+    bind_address: '127.0.0.1',
+    require_encryption: false,
+    time_window_past_s: 40,
+    time_window_future_s: 20,
+    check_plain_timestamps: false,
+    accept_local_time: false,
+    ...overrides,
+  };
+}
+
+export interface Rig {
+  readonly store: Store;
+  readonly health: HealthRegistry;
+  readonly runtime: ReceiverRuntime;
+  readonly logs: string[];
+  readonly logger: Logger;
+  readonly dbPath: string;
+  tcp(settings?: Partial<IpReceiverSettings>): Promise<TcpReceiver>;
+  udp(settings?: Partial<IpReceiverSettings>): Promise<UdpReceiver>;
+  /** Every journal row, oldest first. */
+  events(): StoredEvent[];
+  close(): Promise<void>;
+}
+
+export interface RigOptions {
+  readonly receiver?: Partial<ReceiverOptions>;
+  readonly timers?: TimerApi;
+  readonly clock?: Clock;
+  readonly storeOptions?: { readonly?: boolean };
+  /** Create the database (empty) before opening it read-only. */
+  readonly prepareDb?: (path: string) => Promise<void>;
+}
+
+export async function startRig(options: RigOptions = {}): Promise<Rig> {
+  const dir = tempDir('vigil-rx-');
+  const dbPath = join(dir.path, 'vigil.db');
+  const logs: string[] = [];
+  const logger = createLogger('test', (line) => logs.push(line), 'debug');
+  const clock = options.clock ?? systemClock;
+  const health = new HealthRegistry(() => clock.now());
+  if (options.prepareDb) await options.prepareDb(dbPath);
+  const store = new Store(dbPath, logger.child('store'), health, { clock, ...(options.storeOptions ?? {}) });
+  await store.start();
+  const runtime = new ReceiverRuntime({
+    store, health, clock, logger, sessionLogCount: () => 3,
+    options: { metricsIntervalMs: 50, ...options.receiver },
+    ...(options.timers ? { timers: options.timers } : {}),
+  });
+  const started: Array<TcpReceiver | UdpReceiver> = [];
+  const build = (kind: 'tcp' | 'udp', s: Partial<IpReceiverSettings>) => {
+    const list = kind === 'tcp' ? { tcp_receivers: [rxSettings(s)], udp_receivers: [] } : { tcp_receivers: [], udp_receivers: [rxSettings(s)] };
+    return runtime.build(list as never)[0] as TcpReceiver | UdpReceiver;
+  };
+  return {
+    store, health, runtime, logs, logger, dbPath,
+    async tcp(s = {}) {
+      const rx = build('tcp', s) as TcpReceiver;
+      started.push(rx);
+      await rx.start();
+      return rx;
+    },
+    async udp(s = {}) {
+      const rx = build('udp', s) as UdpReceiver;
+      started.push(rx);
+      await rx.start();
+      return rx;
+    },
+    events() {
+      return store.events.readAfter(0, 10_000);
+    },
+    async close() {
+      for (const rx of started.reverse()) await rx.stop().catch(() => undefined);
+      await store.stop();
+      dir.remove();
+    },
+  };
+}
+
+/** The port part of "host:port". */
+export function portOf(address: string | null): number {
+  if (!address) throw new Error('receiver not listening');
+  return Number(address.slice(address.lastIndexOf(':') + 1));
+}
+
+type MessageInput = Partial<BuildMessageOptions> & Pick<BuildMessageOptions, 'token'>;
+
+/** A DC-09 frame with test defaults: sequence 1, R1 L1, account 1234, timestamp now. */
+export function message(input: MessageInput): Buffer {
+  const defaults: Record<string, string> = { 'SIA-DCS': '#1234|Nri1/BA01', 'ADM-CID': '#1234|1130 01 015', NULL: '' };
+  return buildMessage({
+    sequence: 1,
+    receiver: 1,
+    line: 1,
+    account: '1234',
+    data: defaults[input.token] ?? '',
+    timestamp: Date.now(),
+    ...input,
+  });
+}
+
+/** The exact plain ACK the receiver must send for a plain message (§5.5.3.1: fields echoed). */
+export function plainAck(sequence = '0001', header = 'R1L1#1234'): Buffer {
+  return encodeFrame(`"ACK"${sequence}${header}[]`);
+}
+
+/** A frame whose CRC is wrong (first CRC digit changed). */
+export function corruptCrc(frame: Buffer): Buffer {
+  const bad = Buffer.from(frame);
+  bad[1] = bad[1] === 0x30 ? 0x31 : 0x30;
+  return bad;
+}

@@ -1,0 +1,215 @@
+import { connect, createServer, type Socket } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from '../../src/core/clock.js';
+import { isVigilError } from '../../src/core/errors.js';
+import { HealthRegistry } from '../../src/core/health.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { StatusDecoder, type StatusChange } from '../../src/status-output/frame.js';
+import { StatusOutput, type StatusOutputOptions } from '../../src/status-output/status-output.js';
+import { LOOPBACK, sleep, waitFor } from '../helpers/net.js';
+
+const AT = Date.UTC(2026, 0, 1, 0, 0, 0);
+const KEY = 'Sixteen-char-key';
+
+function change(id: number, kind: StatusChange['kind'] = 'link_test'): StatusChange {
+  return {
+    kind,
+    at: AT + id,
+    object: { id, account: String(1000 + id), uid: null, receiverId: 1, mainObjectId: null, connectionState: kind === 'lost' ? 'lost' : 'online' },
+  };
+}
+
+interface Harness {
+  output: StatusOutput;
+  health: HealthRegistry;
+  stop(): Promise<void>;
+}
+
+async function startOutput(options: Partial<StatusOutputOptions> = {}): Promise<Harness> {
+  const clock = new ManualClock(AT);
+  const health = new HealthRegistry(() => clock.now());
+  const output = new StatusOutput(
+    { port: 0, host: LOOPBACK, encryptionKey: null, instanceName: 'test-site', snapshot: () => [], heartbeatMs: 0, ...options },
+    { health, logger: silentLogger, clock },
+  );
+  await output.start();
+  return { output, health, stop: () => output.stop() };
+}
+
+interface Client {
+  socket: Socket;
+  bytes: Buffer[];
+  frames: Array<Record<string, unknown> | null>;
+  closed: boolean;
+}
+
+async function client(port: number, key: string | null = null, read = true): Promise<Client> {
+  const socket = connect(port, LOOPBACK);
+  const decoder = new StatusDecoder(key);
+  const c: Client = { socket, bytes: [], frames: [], closed: false };
+  socket.on('data', (chunk: Buffer) => {
+    c.bytes.push(chunk);
+    c.frames.push(...decoder.push(chunk));
+  });
+  socket.on('close', () => (c.closed = true));
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  if (!read) socket.pause();
+  return c;
+}
+
+test('a client gets the hello frame and the snapshot at connect, then live changes, byte for byte', async () => {
+  const objects: StatusChange[] = [{ ...change(1, 'state'), at: AT }];
+  const h = await startOutput({ snapshot: () => objects });
+  try {
+    const c = await client(h.output.port());
+    await waitFor(() => c.frames.length === 2);
+    h.output.publish(change(2, 'lost'));
+    await waitFor(() => c.frames.length === 3);
+    assert.is(
+      Buffer.concat(c.bytes).toString(),
+      '{"v":1,"type":"hello","at":"2026-01-01T00:00:00.000Z","instance":"test-site","objects":1}\n' +
+        '{"v":1,"type":"state","at":"2026-01-01T00:00:00.000Z","object_id":1,"main_object_id":null,"account":"1001","uid":null,"receiver_id":1,"state":"online"}\n' +
+        '{"v":1,"type":"lost","at":"2026-01-01T00:00:00.002Z","object_id":2,"main_object_id":null,"account":"1002","uid":null,"receiver_id":1,"state":"lost"}\n',
+    );
+    c.socket.destroy();
+  } finally {
+    await h.stop();
+  }
+});
+
+test('several clients each receive every change in order', async () => {
+  const h = await startOutput();
+  try {
+    const clients = await Promise.all([client(h.output.port()), client(h.output.port()), client(h.output.port())]);
+    await waitFor(() => h.output.stats.clients === 3 && clients.every((c) => c.frames.length === 1));
+    for (let i = 1; i <= 50; i++) h.output.publish(change(i));
+    await waitFor(() => clients.every((c) => c.frames.length === 51));
+    for (const c of clients) assert.equal(c.frames.slice(1).map((f) => f?.object_id), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.equal(h.health.get('status-output')?.metrics.clients, 3);
+    for (const c of clients) c.socket.destroy();
+    await waitFor(() => h.output.stats.clients === 0);
+    assert.is(h.output.listening, false);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('with encryption on, every frame on the wire is hex and decodes with the key', async () => {
+  const h = await startOutput({ encryptionKey: KEY });
+  try {
+    const c = await client(h.output.port(), KEY);
+    await waitFor(() => c.frames.length === 1);
+    h.output.publish(change(5, 'restored'));
+    await waitFor(() => c.frames.length === 2);
+    const wire = Buffer.concat(c.bytes).toString('latin1');
+    assert.match(wire, /^([0-9A-F]+\n){2}$/);
+    assert.equal(c.frames.map((f) => f?.type), ['hello', 'restored']);
+    assert.is(c.frames[1]?.object_id, 5);
+    c.socket.destroy();
+  } finally {
+    await h.stop();
+  }
+});
+
+test('a client that stops reading is dropped at its bound; publish never waits and a fast client gets everything', async () => {
+  const h = await startOutput({ maxQueueBytes: 16 * 1024 });
+  try {
+    const fast = await client(h.output.port());
+    const slow = await client(h.output.port(), null, false);
+    await waitFor(() => h.output.stats.clients === 2);
+    let published = 0;
+    let slowestPublishMs = 0;
+    // Bounded: the kernel buffers of a loopback socket hold a few MB; 400k frames are far more.
+    for (let round = 0; round < 4000 && h.output.stats.droppedClients === 0; round++) {
+      for (let i = 0; i < 100; i++) {
+        const started = performance.now();
+        h.output.publish(change(++published));
+        slowestPublishMs = Math.max(slowestPublishMs, performance.now() - started);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.is(h.output.stats.droppedClients, 1);
+    assert.is(h.output.stats.clients, 1);
+    // The slow client, once it reads again, finds its connection closed.
+    slow.socket.resume();
+    await waitFor(() => slow.closed, 5000);
+    assert.equal(h.health.get('status-output')?.metrics.dropped_clients, 1);
+    assert.ok(slowestPublishMs < 50, `a publish took ${slowestPublishMs} ms`);
+    await waitFor(() => fast.frames.length === published + 1, 10_000);
+    assert.ok(fast.frames.slice(1).every((f, i) => f?.object_id === i + 1), 'fast client got every frame in order');
+    assert.is(fast.closed, false);
+    fast.socket.destroy();
+  } finally {
+    await h.stop();
+  }
+});
+
+test('connections beyond maxClients are refused and counted', async () => {
+  const h = await startOutput({ maxClients: 2 });
+  try {
+    const a = await client(h.output.port());
+    const b = await client(h.output.port());
+    await waitFor(() => h.output.stats.clients === 2);
+    const c = await client(h.output.port());
+    await waitFor(() => c.closed);
+    assert.is(h.output.stats.refusedClients, 1);
+    assert.equal(c.frames, []);
+    a.socket.destroy();
+    b.socket.destroy();
+  } finally {
+    await h.stop();
+  }
+});
+
+test('heartbeat frames arrive at the configured interval', async () => {
+  const h = await startOutput({ heartbeatMs: 30 });
+  try {
+    const c = await client(h.output.port());
+    await waitFor(() => c.frames.filter((f) => f?.type === 'heartbeat').length >= 2, 3000);
+    c.socket.destroy();
+  } finally {
+    await h.stop();
+  }
+});
+
+test('health is ok while listening and removed at stop; stop disconnects clients', async () => {
+  const h = await startOutput();
+  const c = await client(h.output.port());
+  await waitFor(() => h.output.stats.clients === 1);
+  assert.is(h.health.get('status-output')?.state, 'ok');
+  assert.is(h.health.get('status-output')?.kind, 'output');
+  await h.stop();
+  await waitFor(() => c.closed);
+  assert.is(h.health.get('status-output'), undefined);
+  h.output.publish(change(1)); // after stop: a no-op, not a throw
+});
+
+test('a port already in use fails start with SERVICE_FAILED and health failed', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, LOOPBACK, resolve));
+  const port = (blocker.address() as { port: number }).port;
+  const clock = new ManualClock(AT);
+  const health = new HealthRegistry(() => clock.now());
+  const output = new StatusOutput(
+    { port, host: LOOPBACK, encryptionKey: null, instanceName: 'x', snapshot: () => [] },
+    { health, logger: silentLogger, clock },
+  );
+  try {
+    await output.start();
+    assert.unreachable('started on a busy port');
+  } catch (err) {
+    assert.ok(isVigilError(err, 'SERVICE_FAILED'));
+    assert.is(health.get('status-output')?.state, 'failed');
+  } finally {
+    await output.stop();
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  }
+  await sleep(1);
+});
+
+test.run();

@@ -1,0 +1,198 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { CHECKPOINT_KEY, Tracker } from '../../src/tracker/tracker.js';
+import { ClockTimers, settle } from './helpers/clock-timers.js';
+import { T0, trackerFixture, type TrackerFixture } from './helpers/tracker-fixture.js';
+
+const S = 1000;
+const HOUR = 3600 * S;
+
+/** An object the previous run had learned: period 60 s (timeout 240 s), last heard at `lastSeen`. */
+function supervisedObject(t: TrackerFixture, account: string, lastSeen: number, state = 'supervised'): number {
+  const obj = t.addObject({ account, at: lastSeen });
+  t.fx.store.objects.updateSupervision(obj.id, { linkPeriodS: 60, supervisionState: state });
+  if (state === 'lost') t.fx.store.objects.setConnectionState(obj.id, 'lost');
+  return obj.id;
+}
+
+function checkpoint(t: TrackerFixture, runStartedAt: number, aliveAt: number): void {
+  t.fx.store.meta.set(CHECKPOINT_KEY, JSON.stringify({ run_started_at: runStartedAt, alive_at: aliveAt }));
+}
+
+async function lostAccounts(t: TrackerFixture): Promise<string[]> {
+  await settle();
+  await t.recorder.idle();
+  return t.internalEvents().map((e) => `${e.qualifier}${e.code}#${e.account}`);
+}
+
+test('a restart floods no false "lost": each object gets its remaining time, at least one period plus tolerance', async () => {
+  const t = await trackerFixture();
+  try {
+    const a = supervisedObject(t, '000A', T0);
+    const b = supervisedObject(t, '000B', T0);
+    await t.tracker.start();
+    t.timers.advance(20 * S);
+    t.message(b);
+    t.timers.advance(170 * S);
+    t.message(a);
+    t.timers.advance(10 * S); // A heard 10 s before the stop (230 s left), B 180 s before (60 s left)
+    await t.tracker.stop();
+    t.clock.advance(HOUR); // the gateway is down for an hour: the devices' messages went nowhere
+    await t.newTracker().start();
+    t.timers.advance(120 * S);
+    assert.equal(await lostAccounts(t), [], 'B still within one period + tolerance (120 s) of the start');
+    t.timers.advance(1 * S);
+    assert.equal(await lostAccounts(t), ['E350#000B']);
+    t.timers.advance(109 * S);
+    assert.equal(await lostAccounts(t), ['E350#000B'], 'A still within the 230 s it had left');
+    t.timers.advance(1 * S);
+    assert.equal(await lostAccounts(t), ['E350#000B', 'E350#000A']);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a restart misses no real loss: a deadline that passed while the previous run watched is reported at start', async () => {
+  const t = await trackerFixture();
+  try {
+    const silent = supervisedObject(t, '0001', T0);
+    const fine = supervisedObject(t, '0002', T0 + 200 * S);
+    // The previous run watched until T0+250 s and died before its sweep saw 0001 overdue (240 s).
+    checkpoint(t, T0 - HOUR, T0 + 250 * S);
+    t.clock.set(T0 + 2 * HOUR);
+    await t.tracker.start();
+    assert.equal(await lostAccounts(t), ['E350#0001']);
+    assert.is(t.object(silent).connectionState, 'lost');
+    assert.is(t.tracker.supervisor.state(fine)?.lost, false);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a lost object stays lost across a restart without a second event, and its restore count carries on', async () => {
+  const t = await trackerFixture({ event_count_for_restore: 3 });
+  try {
+    const id = supervisedObject(t, '0003', T0 - HOUR, 'lost');
+    t.fx.store.objects.updateSupervision(id, { restoreCount: 1 });
+    checkpoint(t, T0 - 2 * HOUR, T0 - 10 * S);
+    await t.tracker.start();
+    t.timers.advance(100 * S);
+    assert.equal(await lostAccounts(t), []);
+    t.message(id);
+    assert.is(t.object(id).restoreCount, 2);
+    t.message(id);
+    assert.equal(await lostAccounts(t), ['R350#0003']);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a crash loop shorter than one period + tolerance never makes a silent object lost', async () => {
+  const t = await trackerFixture();
+  try {
+    supervisedObject(t, '0004', T0 - 5 * HOUR);
+    checkpoint(t, T0 - HOUR, T0 - HOUR);
+    for (let run = 0; run < 5; run++) {
+      t.clock.advance(30 * S); // down for 30 s
+      await t.newTracker().start();
+      t.timers.advance(20 * S); // up for 20 s, then it dies (stop writes the checkpoint a crash would have left)
+      await t.tracker.stop();
+    }
+    assert.equal(await lostAccounts(t), []);
+    // Once a run watches it a full period + tolerance (120 s) in silence, it is reported.
+    await t.newTracker().start();
+    t.timers.advance(121 * S);
+    assert.equal(await lostAccounts(t), ['E350#0004']);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('without a checkpoint (first run) every supervised object gets its full timeout from the start', async () => {
+  const t = await trackerFixture();
+  try {
+    supervisedObject(t, '0005', T0 - 5 * HOUR);
+    await t.tracker.start();
+    t.timers.advance(240 * S);
+    assert.equal(await lostAccounts(t), []);
+    t.timers.advance(1 * S);
+    assert.equal(await lostAccounts(t), ['E350#0005']);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('the remaining time is taken in the previous run\'s clock base: a clock stepped back between runs changes nothing', async () => {
+  const t = await trackerFixture();
+  try {
+    // The previous run's clock was a day ahead: it heard the object 5 s before its last checkpoint.
+    supervisedObject(t, '0006', T0 + 24 * HOUR);
+    checkpoint(t, T0 + 23 * HOUR, T0 + 24 * HOUR + 5 * S);
+    await t.tracker.start();
+    t.timers.advance(235 * S);
+    assert.equal(await lostAccounts(t), []);
+    t.timers.advance(1 * S);
+    assert.equal(await lostAccounts(t), ['E350#0006']);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('an object heard after the last checkpoint (a stale one) gets no more than its full timeout', async () => {
+  const t = await trackerFixture();
+  try {
+    // Checkpoints are written once a minute: the run heard the object 50 s after its last one, then died.
+    supervisedObject(t, '0008', T0 - HOUR + 50 * S);
+    checkpoint(t, T0 - 2 * HOUR, T0 - HOUR);
+    await t.tracker.start();
+    t.timers.advance(240 * S);
+    assert.equal(await lostAccounts(t), []);
+    t.timers.advance(1 * S);
+    assert.equal(await lostAccounts(t), ['E350#0008']);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a wall-clock step while running changes no deadline: silences are measured on the supervision clock', async () => {
+  const t = await trackerFixture();
+  try {
+    const id = supervisedObject(t, '0007', T0);
+    const steady = new ManualClock(1_000_000);
+    const timers = new ClockTimers(steady);
+    const tracker = new Tracker({
+      objects: t.fx.store.objects, meta: t.fx.store.meta, settings: () => t.tracker_settings, bus: t.bus,
+      raise: t.recorder.raise, clock: t.clock, supervisionClock: steady, timers, logger: silentLogger,
+    });
+    t.tracker = tracker;
+    await tracker.start();
+    t.message(id);
+    t.clock.advance(24 * HOUR); // NTP steps the wall clock a day forward
+    timers.advance(239 * S);
+    assert.equal(await lostAccounts(t), []);
+    t.message(id);
+    t.clock.advance(-48 * HOUR); // and two days back
+    timers.advance(241 * S);
+    assert.equal(await lostAccounts(t), ['E350#0007'], 'a step back does not postpone the loss either');
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('the checkpoint records this run\'s start and is refreshed while supervising and at stop', async () => {
+  const t = await trackerFixture();
+  try {
+    await t.tracker.start();
+    assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 });
+    t.timers.advance(90 * S);
+    assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 + 60 * S });
+    await t.tracker.stop();
+    assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 + 90 * S });
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test.run();
