@@ -1,13 +1,13 @@
 /**
- * The composition root. Start order: store -> settings -> first-start init -> services
- * (outputs, then receivers) -> management API. stop() runs the same list in reverse.
+ * The composition root. Start order: store -> settings -> first-start init -> internal-event
+ * watchers -> services (outputs, then receivers) -> tracker, time sync, gateway events ->
+ * management API. stop() runs the same list in reverse.
  * Nothing else in src/ constructs long-lived components or touches hw/.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
-import { LoginThrottle } from './auth/login-throttle.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -18,11 +18,14 @@ import { stopAll, type Service } from './core/service.js';
 import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { buildOutputs } from './outputs/index.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
 import { SettingsService } from './settings/settings-service.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
+import { StartupEventClassifier } from './tracker/startup-events.js';
+import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
 
 export interface GatewayOptions {
@@ -114,19 +117,32 @@ export class Gateway {
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
+      // Ignorable startup events are flagged inside the ingest's transaction (docs/supervision.md).
+      const startup = new StartupEventClassifier({
+        gatewayStartedAt: this.startedAt,
+        triplets: () => settings.current().ignorable_startup_events,
+      });
       const receivers = new ReceiverRuntime({
         store,
         health: this.health,
         clock: this.clock,
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
+        eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
       });
       this.receiversRef = receivers;
       const links: LiveLinks = receivers.links;
+      // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
+      const supervision = buildSupervision({
+        store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
+        version: readVersion(), ingest: receivers, startup,
+      });
+      for (const service of supervision.before) await this.startService(service);
 
       const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));
       await this.startService(services);
       this.servicesRef = services;
+      for (const service of supervision.after) await this.startService(service);
       const app = createApp({
         version: readVersion(),
         startedAt: this.startedAt,
@@ -138,7 +154,7 @@ export class Gateway {
         tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
         services,
-        throttle: new LoginThrottle({ clock: this.clock }),
+        throttle: supervision.loginThrottle,
       });
       const current = settings.current();
       const listeners = new HttpListeners(
@@ -175,7 +191,17 @@ export class Gateway {
   /** Receivers and outputs, rebuilt from the current settings on every (re)start. */
   private buildServices(): Service[] {
     const receivers = this.receiversRef;
-    return receivers ? receivers.build(this.settings.current().receivers) : [];
+    const current = this.settings.current();
+    // Outputs before receivers: started first and stopped last, so what the receivers journal while stopping is
+    // still forwarded; the ingest bus wakes idle outputs at once (docs/outputs.md §Outbox).
+    const outputs = buildOutputs(current.outputs, {
+      store: this.store,
+      health: this.health,
+      clock: this.clock,
+      logger: this.options.logger,
+      ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
+    });
+    return [...outputs, ...(receivers ? receivers.build(current.receivers) : [])];
   }
 
   private async startService(service: Service): Promise<void> {

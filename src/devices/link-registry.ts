@@ -59,6 +59,11 @@ export class LinkRegistry implements LiveLinks {
     return this.links.get(objectId);
   }
 
+  /** The live links by object id (the tracker's time sync walks them). */
+  entries(): IterableIterator<[number, LinkCommander]> {
+    return this.links.entries();
+  }
+
   /** Makes a welcomed connection the device's live link; an older link of the device is closed. */
   attach(request: AttachRequest): LinkCommander {
     const commander = new LinkCommander({

@@ -39,6 +39,11 @@ export interface EventIngestDeps {
   readonly sessionLogCount?: () => number;
   /** Items queued before a flush is forced at once instead of on the next setImmediate. */
   readonly maxBatchItems?: number;
+  /**
+   * Tracker hook (docs/supervision.md §Ignorable startup events): the flags a device event row is
+   * journaled with, decided before COMMIT so an output can never see the row unflagged.
+   */
+  readonly eventFlags?: (row: NewEvent, item: FrameItem) => number;
 }
 
 export const DEFAULT_MAX_BATCH_ITEMS = 2000;
@@ -192,7 +197,12 @@ export class EventIngest {
     }
     if (item.linkTest) work.linkTests++;
     const start = work.rows.length;
-    for (const event of item.events) work.rows.push(journalRow(event, item, objectId));
+    const flagsOf = this.deps.eventFlags;
+    for (const event of item.events) {
+      const row = journalRow(event, item, objectId);
+      const flags = flagsOf ? flagsOf(row, item) : 0;
+      work.rows.push(flags === 0 ? row : { ...row, flags });
+    }
     if (item.session && item.events.length > 0) {
       item.session.events += item.events.length;
       work.counted.push([item.session, item.events.length]);

@@ -104,7 +104,7 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
   }
   const driver = new Mlr2Driver({
     variant: settings.protocol, route: { receiver: settings.receiver_number, line: settings.line_number },
-    clock: deps.clock, ackTimeoutMs: timings.ackTimeoutMs,
+    ackTimeoutMs: timings.ackTimeoutMs,
   });
   return new OutputService({ ...common, driver });
 }

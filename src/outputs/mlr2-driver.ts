@@ -3,7 +3,6 @@
  * Manitou, MASterMind, SIMS, ...) answers each line with ACK or NAK (MLR2-DG manual, "Acknowledgment of the
  * signal"). The codec is src/protocols/mlr2; this file maps journal events onto it.
  */
-import type { Clock } from '../core/clock.js';
 import {
   HEARTBEAT, encodeContactId, encodeSia, readReplies,
   type EncodeResult, type Mlr2Reply, type Mlr2Route, type Mlr2Variant,
@@ -15,7 +14,6 @@ import type { Exchange, ProtocolDriver, Verdict } from './protocol-driver.js';
 export interface Mlr2DriverOptions {
   readonly variant: Mlr2Variant;
   readonly route: Mlr2Route;
-  readonly clock: Clock;
   /** How long a late ACK of an earlier transmission may still arrive (the output's ACK timeout). */
   readonly ackTimeoutMs: number;
 }
@@ -45,7 +43,7 @@ export class Mlr2Driver implements ProtocolDriver<Mlr2Reply> {
   read(chunk: Buffer): Mlr2Reply[] {
     const replies = readReplies(chunk);
     if (this.surplus === 0) return replies;
-    if (this.options.clock.now() > this.surplusUntil) {
+    if (performance.now() > this.surplusUntil) {
       this.surplus = 0;
       return replies;
     }
@@ -80,7 +78,7 @@ export class Mlr2Driver implements ProtocolDriver<Mlr2Reply> {
   settled(unanswered: number): void {
     if (unanswered <= 0) return;
     this.surplus = unanswered;
-    this.surplusUntil = this.options.clock.now() + this.options.ackTimeoutMs;
+    this.surplusUntil = performance.now() + this.options.ackTimeoutMs;
   }
 
   reset(): void {

@@ -112,7 +112,7 @@ export class OutputService<R> implements Service {
     this.timers.push(setInterval(() => this.flushCursor(), timings.cursorFlushMs));
     this.timers.push(setInterval(() => this.refreshMetrics(), timings.metricsIntervalMs));
     this.refreshMetrics();
-    if (timings.supervisionIntervalMs > 0) this.nextSupervisionAt = this.now() + timings.supervisionIntervalMs;
+    if (timings.supervisionIntervalMs > 0) this.nextSupervisionAt = this.tick() + timings.supervisionIntervalMs;
     // start() does not wait for the peer: a destination that is down must not hold up the gateway.
     this.loop = this.run().catch((err: unknown) => {
       logger.error('output loop ended unexpectedly', { output: this.o.id, error: describeError(err) });
@@ -146,8 +146,8 @@ export class OutputService<R> implements Service {
         await this.probe();
         continue;
       }
-      if (!this.o.link.connected && this.now() >= this.reconnectAt) await this.connectWhileIdle();
-      if (this.now() >= this.nextSupervisionAt) {
+      if (!this.o.link.connected && this.tick() >= this.reconnectAt) await this.connectWhileIdle();
+      if (this.tick() >= this.nextSupervisionAt) {
         const supervision = driver.supervision();
         const result = await this.deliver(supervision, timings.retries);
         if (result === 'ack') this.scheduleSupervision();
@@ -167,7 +167,7 @@ export class OutputService<R> implements Service {
         await this.send(head.event.id, driver.event(head));
         continue;
       }
-      const until = Math.min(this.nextSupervisionAt, this.o.link.connected ? Infinity : this.reconnectAt) - this.now();
+      const until = Math.min(this.nextSupervisionAt, this.o.link.connected ? Infinity : this.reconnectAt) - this.tick();
       await this.wakeup.wait(Math.min(timings.pollIntervalMs, Math.max(0, until)));
     }
   }
@@ -260,7 +260,7 @@ export class OutputService<R> implements Service {
     this.o.logger.warn('link lost', { output: this.o.id, link: this.o.link.description, reason });
     this.metrics.set({ connected: false });
     if (!this.failed) this.report('degraded', `disconnected: ${reason}`);
-    this.reconnectAt = this.now() + this.reconnectDelay;
+    this.reconnectAt = this.tick() + this.reconnectDelay;
     this.pending?.finish('closed');
     this.wakeup.ring();
   }
@@ -284,7 +284,7 @@ export class OutputService<R> implements Service {
   /** While idle the link is kept up with a growing delay; failures here do not count toward the failed state. */
   private async connectWhileIdle(): Promise<void> {
     if (await this.connect()) return;
-    this.reconnectAt = this.now() + this.reconnectDelay;
+    this.reconnectAt = this.tick() + this.reconnectDelay;
     this.reconnectDelay = Math.min(this.reconnectDelay * 2, Math.max(this.o.timings.probeIntervalMs, this.o.timings.reconnectDelayMs));
   }
 
@@ -319,7 +319,7 @@ export class OutputService<R> implements Service {
 
   private scheduleSupervision(): void {
     const interval = this.o.timings.supervisionIntervalMs;
-    this.nextSupervisionAt = interval > 0 ? this.now() + interval : Infinity;
+    this.nextSupervisionAt = interval > 0 ? this.tick() + interval : Infinity;
   }
 
   /** Sleeps, but stop() cuts it short. */
@@ -358,7 +358,13 @@ export class OutputService<R> implements Service {
     this.metrics.report(state, detail);
   }
 
+  /** Wall-clock time (timestamps, last_ack_at). */
   private now(): number {
     return this.o.clock.now();
+  }
+
+  /** Monotonic time for scheduling: a wall-clock step (NTP, a NAK-taught offset) must not stall or rush the loop. */
+  private tick(): number {
+    return performance.now();
   }
 }

@@ -12,7 +12,7 @@ import type { Service } from '../core/service.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
 import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
-import { EventIngest, type IngestStore } from '../ingest/event-ingest.js';
+import { EventIngest, type EventIngestDeps, type IngestStore } from '../ingest/event-ingest.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
@@ -29,6 +29,8 @@ export interface ReceiverRuntimeDeps {
   readonly sessionLogCount?: () => number;
   readonly options?: Partial<ReceiverOptions>;
   readonly timers?: TimerApi;
+  /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
+  readonly eventFlags?: EventIngestDeps['eventFlags'];
 }
 
 export class ReceiverRuntime {
@@ -48,6 +50,7 @@ export class ReceiverRuntime {
       bus: this.bus,
       health: deps.health,
       ...(deps.sessionLogCount ? { sessionLogCount: deps.sessionLogCount } : {}),
+      ...(deps.eventFlags ? { eventFlags: deps.eventFlags } : {}),
     });
     const store = deps.store;
     this.links = new LinkRegistry({

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import type { RandomBytes } from '../protocols/dc09/crypto.js';
 import { DeviceClock } from './device-clock.js';
 import type { EventBudget } from './event-budget.js';
+import { eventData } from './event-data.js';
 import { Pacer } from './pacer.js';
 import { SIM_LIMITS, type SimOptions } from './sim-options.js';
 import type { SimStats } from './sim-stats.js';
@@ -28,6 +29,27 @@ export interface DeviceSetup {
   readonly monotonic: () => number;
   readonly randomBytes?: RandomBytes;
   readonly logger: Logger;
+  /** Told after each command was answered: how long the device itself held it (benches subtract it). */
+  readonly onCommand?: (record: CommandRecord) => void;
+  /** Told about each ACKed event. */
+  readonly onAck?: (record: AckRecord) => void;
+}
+
+export interface AckRecord {
+  readonly account: string;
+  readonly sequence: string;
+  /** The data block the event carried. */
+  readonly data: string;
+}
+
+export interface CommandRecord {
+  readonly uid: string;
+  readonly seq: number;
+  readonly kind: 'control' | 'config';
+  /** Monotonic ms: the command was decoded / the last reply packet was written. */
+  readonly receivedAt: number;
+  readonly repliedAt: number;
+  readonly packets: number;
 }
 
 /** A device as the fleet drives it. */
@@ -75,6 +97,7 @@ export class DeviceCore {
         monotonic: setup.monotonic,
         send,
         ...(setup.randomBytes ? { randomBytes: setup.randomBytes } : {}),
+        ...(setup.onAck ? { onAck: (sequence: string, n: number) => this.reportAck(sequence, n) } : {}),
       },
     );
     this.pacer = o.ratePerDevice > 0 ? new Pacer(o.ratePerDevice, (n) => this.tx.enqueueEvents(n), setup.monotonic) : null;
@@ -100,6 +123,11 @@ export class DeviceCore {
     this.pacer?.stop();
     this.nextLinkTest = Number.POSITIVE_INFINITY;
     this.tx.drain();
+  }
+
+  private reportAck(sequence: string, n: number): void {
+    const { account, options, onAck } = this.setup;
+    onAck?.({ account, sequence, data: eventData(options.token, account, n) });
   }
 
   finish(): void {

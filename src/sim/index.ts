@@ -1,5 +1,6 @@
 /** The device simulator (docs/simulator.md): a library for tests and benchmarks, and `vigil sim`. */
 export { Simulator, type SimulatorDeps } from './simulator.js';
+export type { AckRecord, CommandRecord } from './device-core.js';
 export {
   resolveSimOptions, SIM_DEFAULTS, SIM_LIMITS, LINK_FAULTS,
   type SimOptions, type SimOptionsInput, type LinkBehaviour, type LinkFault, type SimToken, type SimTransport,

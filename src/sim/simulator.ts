@@ -10,7 +10,7 @@
 import { systemClock, type Clock } from '../core/clock.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { RandomBytes } from '../protocols/dc09/crypto.js';
-import type { DeviceSetup, SimDevice } from './device-core.js';
+import type { AckRecord, CommandRecord, DeviceSetup, SimDevice } from './device-core.js';
 import { EventBudget } from './event-budget.js';
 import { deviceAccount, deviceUid } from './identity.js';
 import type { SimOptions } from './sim-options.js';
@@ -32,6 +32,10 @@ export interface SimulatorDeps {
   /** Called every progressIntervalMs with one summary line. */
   readonly onProgress?: (line: string) => void;
   readonly progressIntervalMs?: number;
+  /** Each answered device-link command, with the time the device itself held it. */
+  readonly onCommand?: (record: CommandRecord) => void;
+  /** Each ACKed event: account, sequence and data (tests compare them with the journal). */
+  readonly onAck?: (record: AckRecord) => void;
 }
 
 type State = 'new' | 'running' | 'draining' | 'done';
@@ -134,6 +138,8 @@ export class Simulator {
       monotonic: () => performance.now(),
       logger,
       ...(this.deps.randomBytes ? { randomBytes: this.deps.randomBytes } : {}),
+      ...(this.deps.onCommand ? { onCommand: this.deps.onCommand } : {}),
+      ...(this.deps.onAck ? { onAck: this.deps.onAck } : {}),
     };
     return o.transport === 'tcp' ? new TcpDevice(setup) : new UdpDevice(setup);
   }

@@ -210,9 +210,10 @@ export class TcpDevice implements SimDevice {
   }
 
   private reply(command: Extract<DecodedLinkMessage, { type: 'command' }>): void {
+    const receivedAt = this.core.setup.monotonic();
     const delay = this.core.setup.options.link.replyDelayMs;
     if (delay === 0) {
-      this.sendReply(command);
+      this.sendReply(command, receivedAt);
       return;
     }
     if (this.replyTimers.size >= MAX_PENDING_REPLIES) {
@@ -223,14 +224,18 @@ export class TcpDevice implements SimDevice {
     const timer = setTimeout(() => {
       this.replyTimers.delete(timer);
       // A reply belongs to the connection the command came on.
-      if (this.socket === socket && this.connected) this.sendReply(command);
+      if (this.socket === socket && this.connected) this.sendReply(command, receivedAt);
     }, delay);
     this.replyTimers.add(timer);
   }
 
-  private sendReply(command: Extract<DecodedLinkMessage, { type: 'command' }>): void {
-    const frames = answerCommand(command, this.core.setup.options.link, this.moment());
+  private sendReply(command: Extract<DecodedLinkMessage, { type: 'command' }>, receivedAt: number): void {
+    const { setup } = this.core;
+    const frames = answerCommand(command, setup.options.link, this.moment());
     for (const frame of frames) this.write(frame);
-    this.core.setup.stats.replyPacketsSent += frames.length;
+    setup.stats.replyPacketsSent += frames.length;
+    setup.onCommand?.({
+      uid: setup.uid, seq: command.seq, kind: command.kind, receivedAt, repliedAt: setup.monotonic(), packets: frames.length,
+    });
   }
 }

@@ -40,6 +40,8 @@ export interface TransmitterDeps {
   /** Writes one frame; returns false when the path wants no more for now (backpressure). */
   readonly send: (frame: Buffer) => boolean;
   readonly randomBytes?: RandomBytes;
+  /** Each ACKed event (tests check these against the receiver's journal). */
+  readonly onAck?: (sequence: string, n: number) => void;
 }
 
 interface Message {
@@ -162,6 +164,7 @@ export class Transmitter {
       this.fail(message);
     } else if (message.kind === 'event') {
       stats.recordAck(this.deps.monotonic() - message.firstSentAt);
+      this.deps.onAck?.(message.sequence, message.n);
     } else {
       stats.linkTestsAcked++;
     }

@@ -155,10 +155,13 @@ export class Supervisor {
   sweep(): Transition[] {
     const now = this.deps.now();
     const settings = this.deps.settings();
+    // Once per sweep, not per object: a sweep walks every object each second.
+    const ip = paramsFor(settings, false);
+    const sms = paramsFor(settings, true);
     const lost: Transition[] = [];
     for (const state of this.watched.values()) {
       if (state.lost || state.periodS === null) continue;
-      if (!isOverdue(now, state.heardAt, timeoutMs(state.periodS, paramsFor(settings, state.sms)))) continue;
+      if (!isOverdue(now, state.heardAt, timeoutMs(state.periodS, state.sms ? sms : ip))) continue;
       state.lost = true;
       state.restoreCount = 0;
       this.persist(state.id, { supervisionState: LOST, restoreCount: 0 }, 'lost');

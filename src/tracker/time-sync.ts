@@ -2,7 +2,8 @@
  * Device time synchronisation over the device link (docs/supervision.md §Time sync):
  * every `general.synchronize_device_time_interval` minutes each device with a live link gets a
  * VL-TIME (LinkCommander.syncTime) and must answer VL-ACK within the command deadline; a device
- * that links up (welcomed VL-HELLO) gets one at once. A device that does not acknowledge raises
+ * that links up (welcomed VL-HELLO) gets one within `newLinkPollMs` (5 s): the links are polled,
+ * so the link registry needs no callback into the tracker. A device that does not acknowledge raises
  * `device_link_failed` once; the next acknowledged sync ends that failure streak.
  * A setTimeout cannot wait longer than ~24.8 days and the interval may be a year, so the wait is
  * taken in slices against a due time on the (monotonic) clock.
@@ -18,6 +19,8 @@ import { systemTimers, type TimerApi } from '../protocols/device-link/command-qu
 /** One live device link (the link registry's entry for a connected device). */
 export interface SyncableLink {
   readonly objectId: number;
+  /** Identifies the connection (the LinkCommander): a reconnect is a new link. Defaults to the entry itself. */
+  readonly connection?: object;
   /** Sends VL-TIME; true when the device acknowledged it in time. */
   syncTime(utcOffsetMinutes?: number): Promise<boolean>;
 }
@@ -41,11 +44,14 @@ export interface TimeSyncDeps {
   readonly utcOffsetMinutes?: () => number | undefined;
   /** Links synchronised at the same time (each waits up to the 10 s deadline). */
   readonly concurrency?: number;
+  /** How often the links are checked for new ones, which get the time at once. */
+  readonly newLinkPollMs?: number;
 }
 
 /** Longest single setTimeout Node honours (2^31 − 1 ms). */
 export const MAX_TIMER_MS = 2_147_483_647;
 export const DEFAULT_SYNC_CONCURRENCY = 16;
+export const DEFAULT_NEW_LINK_POLL_MS = 5000;
 
 export interface SyncRound {
   readonly sent: number;
@@ -58,7 +64,10 @@ export class TimeSync implements Service {
   private readonly deps: TimeSyncDeps;
   private readonly timers: TimerApi;
   private readonly failing = new Set<number>();
+  /** Connections that already had their time (a WeakSet: closed links are forgotten with them). */
+  private readonly synced = new WeakSet<object>();
   private timer: unknown = null;
+  private pollTimer: unknown = null;
   private dueAt = 0;
   private armedMinutes = 0;
   private running = false;
@@ -76,6 +85,7 @@ export class TimeSync implements Service {
       if (this.running && this.deps.intervalMinutes() !== this.armedMinutes) this.schedule();
     }) ?? null;
     this.schedule();
+    this.poll();
   }
 
   async stop(): Promise<void> {
@@ -83,16 +93,31 @@ export class TimeSync implements Service {
     this.unwatch?.();
     this.unwatch = null;
     this.clear();
+    if (this.pollTimer !== null) this.timers.clearTimeout(this.pollTimer);
+    this.pollTimer = null;
   }
 
   /** A device linked up: it gets the time at once. */
   linked(link: SyncableLink): Promise<boolean> {
+    this.synced.add(link.connection ?? link);
     return this.syncOne(link);
+  }
+
+  /** Links not synchronised since they connected get the time now; the poll timer calls it. */
+  syncNewLinks(): number {
+    let started = 0;
+    for (const link of this.deps.links.list()) {
+      if (this.synced.has(link.connection ?? link)) continue;
+      started++;
+      void this.linked(link);
+    }
+    return started;
   }
 
   /** Synchronises every live link now (the timer calls it each interval). */
   async runOnce(): Promise<SyncRound> {
     const links = [...this.deps.links.list()];
+    for (const link of links) this.synced.add(link.connection ?? link);
     let acknowledged = 0;
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -144,6 +169,15 @@ export class TimeSync implements Service {
       this.schedule();
       void this.runOnce().catch((err: unknown) => this.deps.logger.error('time sync round failed', { error: describeError(err) }));
     }, wait);
+  }
+
+  private poll(): void {
+    if (!this.running) return;
+    this.syncNewLinks();
+    this.pollTimer = this.timers.setTimeout(() => {
+      this.pollTimer = null;
+      this.poll();
+    }, this.deps.newLinkPollMs ?? DEFAULT_NEW_LINK_POLL_MS);
   }
 
   private clear(): void {

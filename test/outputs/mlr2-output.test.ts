@@ -97,7 +97,7 @@ test('filters: other receivers, other classes and ignorable startup events never
     cidEvent({ receiverId: 2, zoneNo: '002' }),
     cidEvent({ receiverId: 2, zoneNo: '003', eventClass: 'restore', qualifier: 'R' }),
     cidEvent({ receiverId: 2, zoneNo: '004', flags: 1 }),
-    cidEvent({ receiverId: null, receiverKind: null, account: '0', protocol: 'INTERNAL', eventClass: 'internal', code: '305', zoneNo: '000' }),
+    cidEvent({ receiverId: null, receiverKind: null, account: '0', protocol: 'INTERNAL', eventClass: 'internal', code: '305', groupNo: '00', zoneNo: '000' }),
     cidEvent({ receiverId: 2, zoneNo: '005' }),
   ]);
   await peer.waitForEvents(3);

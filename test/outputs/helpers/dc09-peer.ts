@@ -28,6 +28,8 @@ export interface Dc09PeerOptions {
 export class Dc09Peer {
   readonly frames: ReceivedFrame[] = [];
   policy: (frame: ReceivedFrame, index: number) => Dc09Answer = () => 'normal';
+  /** The receiver's key; a test may change it (a receiver reconfigured while the output runs). */
+  key: Buffer | null;
   private readonly options: Dc09PeerOptions;
   private tcp: Server | null = null;
   private udp: UdpSocket | null = null;
@@ -36,10 +38,15 @@ export class Dc09Peer {
 
   constructor(options: Dc09PeerOptions) {
     this.options = options;
+    this.key = options.key ?? null;
   }
 
   get port(): number {
     return this.portNumber;
+  }
+
+  get transport(): 'tcp' | 'udp' {
+    return this.options.transport;
   }
 
   async listen(): Promise<number> {
@@ -110,7 +117,7 @@ export class Dc09Peer {
   private handle(body: Buffer, raw: Buffer): Buffer | null {
     const decision = handleFrame(body, {
       now: this.options.now(),
-      key: this.options.key ?? null,
+      key: this.key,
       requireEncryption: false,
       checkPlainTimestamps: true,
       acceptLocalTime: false,

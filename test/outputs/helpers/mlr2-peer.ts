@@ -6,7 +6,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { LOOPBACK, waitFor } from '../../helpers/net.js';
 
-export type Mlr2Answer = 'ack' | 'nak' | 'silent' | { lateAckMs: number };
+/** 'drop' cuts the connection instead of answering. */
+export type Mlr2Answer = 'ack' | 'nak' | 'silent' | 'drop' | { lateAckMs: number };
 
 export interface ReceivedLine {
   /** The line without its DC4. */
@@ -93,6 +94,7 @@ export class Mlr2Peer {
   private answer(socket: Socket, answer: Mlr2Answer): void {
     if (answer === 'ack') socket.write(Buffer.from([0x06]));
     else if (answer === 'nak') socket.write(Buffer.from([0x15]));
+    else if (answer === 'drop') socket.destroy();
     else if (answer !== 'silent') setTimeout(() => socket.destroyed || socket.write(Buffer.from([0x06])), answer.lateAckMs);
   }
 }

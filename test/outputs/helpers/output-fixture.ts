@@ -52,16 +52,22 @@ export async function startOutputFixture(): Promise<OutputFixture> {
   const base = await startStore();
   const listeners = new Set<() => void>();
   const states: Array<{ output: number; state: string }> = [];
+  const built: Service[] = [];
   const fixture: OutputFixture = {
     ...base,
     states,
+    cleanup: async () => {
+      // A failed assertion must not leave an output running (the test process would never end).
+      for (const service of built) await service.stop();
+      await base.cleanup();
+    },
     append(events) {
       const refs = base.store.events.append(events.map((e) => sampleEvent(e)));
       for (const listener of listeners) listener();
       return refs.map((r) => r.id);
     },
     output(settings, deps = {}) {
-      return buildOutput(outputSettings(settings), {
+      const service = buildOutput(outputSettings(settings), {
         store: base.store,
         health: base.health,
         logger: base.logger.child('out'),
@@ -74,6 +80,8 @@ export async function startOutputFixture(): Promise<OutputFixture> {
         timings: FAST,
         ...deps,
       });
+      built.push(service);
+      return service;
     },
   };
   return fixture;

@@ -1,0 +1,76 @@
+/**
+ * The connection to the MySQL/MariaDB mirror (mysql2/promise), behind a small interface: every
+ * query has a timeout, a broken connection reports itself once, and closing never hangs.
+ */
+import { createConnection, type Connection } from 'mysql2/promise';
+import { resolveSqlPort, type DatabaseTarget } from '../../settings/database-check.js';
+
+export interface RemoteDb {
+  query(sql: string, values?: unknown[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export interface RemoteDbOptions {
+  readonly connectTimeoutMs: number;
+  readonly queryTimeoutMs: number;
+  /** Called once when the server or the network breaks the idle connection. */
+  readonly onBroken: (err: Error) => void;
+}
+
+export function describeTarget(db: DatabaseTarget): string {
+  return `${db.sqlhost}:${resolveSqlPort(db.sqlport)}`;
+}
+
+/**
+ * A reason a person can act on, never the password: the driver's error code, plus the server's
+ * own message for server errors ("Access denied for user ..." names the user, not the password).
+ */
+export function describeRemoteError(err: unknown, password: string): string {
+  const e = err as { code?: unknown; sqlMessage?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : null;
+  const text = typeof e?.sqlMessage === 'string' ? e.sqlMessage : typeof e?.message === 'string' ? e.message : String(err);
+  const reason = code && !text.includes(code) ? `${code}: ${text}` : text;
+  return password.length >= 4 ? reason.split(password).join('********') : reason;
+}
+
+export async function openRemoteDb(target: DatabaseTarget, options: RemoteDbOptions): Promise<RemoteDb> {
+  const connection: Connection = await createConnection({
+    host: target.sqlhost,
+    port: resolveSqlPort(target.sqlport),
+    user: target.sqluser,
+    password: target.sqlpass,
+    database: target.sqldatabase,
+    connectTimeout: options.connectTimeoutMs,
+    // Dates go out as UTC; the mirror's DATETIME(3) columns hold UTC (docs/mysql-sync.md).
+    timezone: 'Z',
+    charset: 'utf8mb4',
+  });
+  let broken = false;
+  connection.on('error', (err: Error) => {
+    // Without a listener an idle connection dropped by the server would crash the process.
+    if (broken) return;
+    broken = true;
+    options.onBroken(err);
+  });
+  try {
+    await connection.query({ sql: "SET time_zone = '+00:00'", timeout: options.queryTimeoutMs });
+  } catch (err) {
+    connection.destroy();
+    throw err;
+  }
+  return {
+    async query(sql, values) {
+      const [rows] = await connection.query({ sql, timeout: options.queryTimeoutMs }, values);
+      return rows;
+    },
+    async close() {
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        connection.end().then(() => true, () => false),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
+      ]);
+      clearTimeout(timer);
+      if (!ended) connection.destroy();
+    },
+  };
+}

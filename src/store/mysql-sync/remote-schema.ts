@@ -1,0 +1,141 @@
+/**
+ * The schema of the MySQL/MariaDB mirror, created and migrated by Vigil (docs/mysql-sync.md
+ * §Schema). Versions live in the mirror's own `vigil_sync` table. MySQL commits DDL implicitly,
+ * so a migration cannot be atomic: every statement is written to be safe to run again
+ * (`CREATE TABLE IF NOT EXISTS`, ...), and the version row is written after the last one, so a
+ * migration cut half-way simply runs again at the next connect.
+ *
+ * Keys are the SQLite ids, so a replayed batch lands on the same rows (INSERT ... ON DUPLICATE KEY
+ * UPDATE): replication is idempotent and a resend can never duplicate.
+ */
+import { VigilError } from '../../core/errors.js';
+import type { RemoteDb } from './remote-db.js';
+
+export interface RemoteMigration {
+  readonly version: number;
+  readonly name: string;
+  readonly statements: readonly string[];
+}
+
+const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin';
+
+/** Append-only, like the SQLite migrations: a released migration is never edited. */
+export const REMOTE_MIGRATIONS: readonly RemoteMigration[] = [
+  {
+    version: 1,
+    name: 'objects, events, oid_overrides',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS objects (
+        id BIGINT NOT NULL PRIMARY KEY,
+        account VARCHAR(255) NOT NULL,
+        uid VARCHAR(255) NULL,
+        hw_id VARCHAR(255) NULL,
+        firmware VARCHAR(255) NULL,
+        main_object_id BIGINT NULL,
+        receiver_id INT NOT NULL,
+        receiver_kind VARCHAR(8) NOT NULL,
+        transport VARCHAR(255) NULL,
+        remote_address VARCHAR(255) NULL,
+        first_seen DATETIME(3) NOT NULL,
+        last_seen DATETIME(3) NOT NULL,
+        last_ping DATETIME(3) NULL,
+        connection_state VARCHAR(8) NOT NULL,
+        supervision_state VARCHAR(255) NULL,
+        link_period_s INT NULL,
+        sms TINYINT(1) NOT NULL,
+        restore_count INT NOT NULL,
+        KEY objects_by_account (account),
+        KEY objects_by_uid (uid),
+        KEY objects_by_main (main_object_id)
+      ) ${TABLE_OPTIONS}`,
+      `CREATE TABLE IF NOT EXISTS events (
+        id BIGINT NOT NULL PRIMARY KEY,
+        received_at DATETIME(3) NOT NULL,
+        device_time DATETIME(3) NULL,
+        device_time_text VARCHAR(255) NULL,
+        receiver_id INT NULL,
+        receiver_kind VARCHAR(8) NULL,
+        transport VARCHAR(255) NULL,
+        remote_address VARCHAR(255) NULL,
+        object_id BIGINT NULL,
+        account VARCHAR(255) NOT NULL,
+        dc09_receiver VARCHAR(255) NULL,
+        dc09_line VARCHAR(255) NULL,
+        sequence VARCHAR(255) NULL,
+        protocol VARCHAR(255) NOT NULL,
+        encrypted TINYINT(1) NOT NULL,
+        event_class VARCHAR(16) NOT NULL,
+        qualifier CHAR(1) NULL,
+        code VARCHAR(255) NULL,
+        group_no VARCHAR(255) NULL,
+        zone_no VARCHAR(255) NULL,
+        text MEDIUMTEXT NULL,
+        flags INT NOT NULL,
+        raw MEDIUMBLOB NOT NULL,
+        KEY events_by_received_at (received_at),
+        KEY events_by_object (object_id, id),
+        KEY events_by_account (account, id)
+      ) ${TABLE_OPTIONS}`,
+      `CREATE TABLE IF NOT EXISTS oid_overrides (
+        match_kind VARCHAR(3) NOT NULL,
+        match_value VARCHAR(255) NOT NULL,
+        related_oid VARCHAR(255) NOT NULL DEFAULT '',
+        override_oid VARCHAR(255) NOT NULL,
+        updated_at DATETIME(3) NULL,
+        PRIMARY KEY (match_kind, match_value, related_oid)
+      ) ${TABLE_OPTIONS}`,
+    ],
+  },
+];
+
+export const REMOTE_SCHEMA_VERSION = REMOTE_MIGRATIONS.length;
+
+const CREATE_SYNC_TABLE = `CREATE TABLE IF NOT EXISTS vigil_sync (
+  name VARCHAR(64) NOT NULL PRIMARY KEY,
+  value VARCHAR(255) NOT NULL
+) ${TABLE_OPTIONS}`;
+
+async function readSyncValue(db: RemoteDb, name: string): Promise<string | null> {
+  const rows = (await db.query('SELECT value FROM vigil_sync WHERE name = ?', [name])) as Array<{ value: string }>;
+  return rows[0]?.value ?? null;
+}
+
+async function writeSyncValue(db: RemoteDb, name: string, value: string): Promise<void> {
+  await db.query('INSERT INTO vigil_sync (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [name, value]);
+}
+
+/** Brings the mirror to REMOTE_SCHEMA_VERSION; returns the version it found. */
+export async function migrateRemote(db: RemoteDb, migrations: readonly RemoteMigration[] = REMOTE_MIGRATIONS): Promise<number> {
+  await db.query(CREATE_SYNC_TABLE);
+  const found = Number((await readSyncValue(db, 'schema_version')) ?? '0');
+  if (!Number.isInteger(found) || found > migrations.length) {
+    throw new VigilError(
+      'STORE_FAILURE',
+      `the MySQL mirror has schema version ${found}, newer than this Vigil build supports (${migrations.length}); not writing to it`,
+    );
+  }
+  for (const migration of migrations.slice(found)) {
+    for (const statement of migration.statements) await db.query(statement);
+    await writeSyncValue(db, 'schema_version', String(migration.version));
+  }
+  return found;
+}
+
+/**
+ * One mirror serves one Vigil installation: ids are SQLite ids, and another installation's ids
+ * would collide with ours. The first installation to sync writes its instance id; any other is
+ * refused (CONFLICT) until the mirror is emptied or another database is configured.
+ */
+export async function claimMirror(db: RemoteDb, instanceId: string): Promise<void> {
+  const owner = await readSyncValue(db, 'instance_id');
+  if (owner === null) {
+    await writeSyncValue(db, 'instance_id', instanceId);
+    return;
+  }
+  if (owner !== instanceId) {
+    throw new VigilError(
+      'CONFLICT',
+      `the MySQL database holds the mirror of another Vigil installation (instance ${owner}); configure another database or empty this one`,
+    );
+  }
+}

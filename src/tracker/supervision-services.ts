@@ -1,0 +1,119 @@
+/**
+ * Wiring of supervision and internal events for the composition root (src/main.ts), so the
+ * gateway adds a few lines only. Everything here lives for the whole process, outside the
+ * restartable receivers/outputs group: a restart of the services is not a gateway restart.
+ *
+ *   before the services:  health bridge (receiver/output/store events), clock monitor, startup feed
+ *   after the services:   tracker, time sync, gateway events (gateway_started last; on stop,
+ *                         gateway_stopping is journaled first, while the outputs still run)
+ */
+import type { TypedBus } from '../core/bus.js';
+import type { Clock } from '../core/clock.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import type { IngestEvents } from '../ingest/types.js';
+import { systemTimers } from '../protocols/device-link/command-queue.js';
+import type { LinkCommander } from '../protocols/device-link/link-commander.js';
+import { ClockMonitor } from '../internal-events/clock-monitor.js';
+import { GatewayEvents } from '../internal-events/gateway-events.js';
+import { HealthEventBridge } from '../internal-events/health-events.js';
+import { ingestJournal } from '../internal-events/ingest-journal.js';
+import { ReportingLoginThrottle } from '../internal-events/login-events.js';
+import { InternalEventRecorder, type RaiseInternalEvent } from '../internal-events/recorder.js';
+import type { EventSubject } from '../internal-events/catalog.js';
+import type { Settings } from '../settings/schema.js';
+import type { Store } from '../store/store.js';
+import type { StartupEventClassifier } from './startup-events.js';
+import { TimeSync, type SyncableLink } from './time-sync.js';
+import { Tracker, monotonicClock } from './tracker.js';
+
+export interface SupervisionDeps {
+  readonly store: Store;
+  readonly settings: {
+    current(): Settings;
+    onChange(listener: (next: Settings, previous: Settings) => void): () => void;
+  };
+  readonly health: HealthRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly version: string;
+  /** The receivers' shared parts: the ingest bus and the live device links. */
+  readonly ingest: {
+    readonly bus: TypedBus<IngestEvents>;
+    readonly links: { entries(): Iterable<[number, LinkCommander]> };
+  };
+  readonly startup: StartupEventClassifier;
+}
+
+export interface SupervisionParts {
+  readonly before: Service[];
+  readonly after: Service[];
+  readonly raise: RaiseInternalEvent;
+  /** The API's login throttle, raising login_failed. */
+  readonly loginThrottle: ReportingLoginThrottle;
+}
+
+/** Feeds every committed message to the startup classifier (UDP "sessions"). */
+class StartupFeed implements Service {
+  readonly name = 'startup-events';
+  private readonly bus: TypedBus<IngestEvents>;
+  private readonly startup: StartupEventClassifier;
+  private off: (() => void) | null = null;
+
+  constructor(bus: TypedBus<IngestEvents>, startup: StartupEventClassifier) {
+    this.bus = bus;
+    this.startup = startup;
+  }
+
+  async start(): Promise<void> {
+    this.off ??= this.bus.on('object-seen', ({ objectId, at }) => this.startup.seen(objectId, at));
+  }
+  async stop(): Promise<void> {
+    this.off?.();
+    this.off = null;
+  }
+}
+
+export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
+  const { store, settings, clock, logger, ingest } = deps;
+  const recorder = new InternalEventRecorder({
+    journal: ingestJournal(() => store.events, ingest.bus),
+    entries: () => settings.current().internal_events,
+    clock,
+    logger: logger.child('internal'),
+  });
+  const raise = recorder.raise;
+  const subject = (objectId: number): EventSubject | null => {
+    const o = store.objects.get(objectId);
+    return o ? { objectId: o.id, account: o.account, receiverId: o.receiverId, receiverKind: o.receiverKind } : null;
+  };
+  const links = {
+    list: (): SyncableLink[] => {
+      const out: SyncableLink[] = [];
+      for (const [objectId, link] of ingest.links.entries()) {
+        out.push({ objectId, connection: link, syncTime: (offset) => link.syncTime(offset) });
+      }
+      return out;
+    },
+  };
+  const before: Service[] = [
+    new HealthEventBridge({ health: deps.health, raise, logger: logger.child('health'), onStoreRestored: () => void recorder.retryPending() }),
+    new ClockMonitor({ clock, monotonic: () => performance.now(), timers: systemTimers, raise, logger: logger.child('clock') }),
+    new StartupFeed(ingest.bus, deps.startup),
+  ];
+  const after: Service[] = [
+    new Tracker({
+      objects: store.objects, meta: store.meta, settings: () => settings.current().tracker, bus: ingest.bus, raise,
+      clock, supervisionClock: monotonicClock, logger,
+    }),
+    new TimeSync({
+      links, intervalMinutes: () => settings.current().general.synchronize_device_time_interval,
+      watchInterval: (listener) => settings.onChange(() => listener()), raise, subject, clock: monotonicClock,
+      logger: logger.child('time-sync'),
+    }),
+    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version }),
+  ];
+  const loginThrottle = new ReportingLoginThrottle({ clock, raise });
+  return { before, after, raise, loginThrottle };
+}

@@ -1,0 +1,150 @@
+/**
+ * The durable outbox on a real SQLite journal: where a new output starts, in-order heads across read batches, the
+ * cursor passing filtered events, batched cursor writes, and the account an event goes out under.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createAccountResolver, createEventFilter, Outbox } from '../../src/outputs/index.js';
+import type { StoredEvent } from '../../src/store/types.js';
+import { sampleEvent, startStore, type StoreFixture } from '../store/helpers/store-fixture.js';
+
+let fx: StoreFixture;
+
+test.before.each(async () => {
+  fx = await startStore();
+});
+
+test.after.each(async () => {
+  await fx.cleanup();
+});
+
+function outbox(options: { filters?: { receivers: number[]; event_classes: string[] }; batchSize?: number; flushEvery?: number; oid?: number } = {}): Outbox {
+  return new Outbox({
+    outputId: 7,
+    journal: fx.store.events,
+    cursors: fx.store.cursors,
+    filter: createEventFilter(options.filters ?? { receivers: [], event_classes: [] }),
+    resolveAccount: createAccountResolver(fx.store, options.oid ?? 0xabc),
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    ...(options.flushEvery ? { flushEvery: options.flushEvery } : {}),
+  });
+}
+
+function append(count: number, extra: (i: number) => Record<string, unknown> = () => ({})): number[] {
+  return fx.store.events.append(Array.from({ length: count }, (_, i) => sampleEvent({ zoneNo: String(i + 1), ...extra(i) }))).map((r) => r.id);
+}
+
+function drain(box: Outbox): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (let head = box.head(), n = 0; head && n < 10_000; head = box.head(), n++) {
+    out.push(head.event);
+    box.done(head.event.id);
+  }
+  return out;
+}
+
+test('a new output starts at the journal head and stores that position at once', () => {
+  const before = append(3);
+  const box = outbox();
+  assert.is(box.open(), before[2]);
+  assert.is(fx.store.cursors.get(7), before[2]);
+  assert.is(box.head(), null);
+  const after = append(2);
+  assert.equal(drain(box).map((e) => e.id), after);
+});
+
+test('an output with a stored cursor resumes after it, in id order, across read batches', () => {
+  const ids = append(7);
+  fx.store.cursors.reset(7, ids[1]!);
+  const box = outbox({ batchSize: 2 });
+  assert.is(box.open(), ids[1]);
+  assert.equal(drain(box).map((e) => e.id), ids.slice(2));
+  assert.is(box.cursor, ids[6]);
+});
+
+test('the head stays the same until done(); done() of another id changes nothing', () => {
+  const ids = append(2);
+  fx.store.cursors.reset(7, 0);
+  const box = outbox();
+  box.open();
+  assert.is(box.head()!.event.id, ids[0]);
+  assert.is(box.head()!.event.id, ids[0]);
+  box.done(ids[1]!);
+  assert.is(box.head()!.event.id, ids[0]);
+  assert.is(box.cursor, 0);
+  box.done(ids[0]!);
+  assert.is(box.head()!.event.id, ids[1]);
+  assert.is(box.cursor, ids[0]);
+});
+
+test('filtered and ignorable events are passed by the cursor and reported by skipped()', () => {
+  const ids = append(5, (i) => [{ receiverId: 1 }, { receiverId: 2 }, { receiverId: 2, flags: 1 }, { receiverId: 2, eventClass: 'restore' }, { receiverId: null, receiverKind: null, eventClass: 'internal' }][i]!);
+  fx.store.cursors.reset(7, 0);
+  const box = outbox({ filters: { receivers: [2], event_classes: ['alarm', 'internal'] } });
+  box.open();
+  assert.equal(drain(box).map((e) => e.id), [ids[1], ids[4]]);
+  assert.equal(box.skipped(), [
+    { id: ids[0], reason: 'receiver not in filters' },
+    { id: ids[2], reason: 'ignorable startup event' },
+    { id: ids[3], reason: 'event class not in filters' },
+  ]);
+  assert.is(box.cursor, ids[4]);
+});
+
+test('the cursor is written every flushEvery events and on flush(), never per event', () => {
+  const ids = append(10);
+  fx.store.cursors.reset(7, 0);
+  const box = outbox({ flushEvery: 4 });
+  box.open();
+  const persisted: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    box.done(box.head()!.event.id);
+    persisted.push(fx.store.cursors.get(7));
+  }
+  assert.equal(persisted, [0, 0, 0, ids[3], ids[3], ids[3], ids[3], ids[7], ids[7], ids[7]]);
+  box.flush();
+  assert.is(fx.store.cursors.get(7), ids[9]);
+  assert.is(box.backlog(), 0);
+});
+
+test('a reopened outbox (a restart) resends only what was not persisted: at least once, in order', () => {
+  const ids = append(6);
+  fx.store.cursors.reset(7, 0);
+  const first = outbox({ flushEvery: 1000 });
+  first.open();
+  for (let i = 0; i < 4; i++) first.done(first.head()!.event.id);
+  first.flush();
+  first.done(first.head()!.event.id); // ACKed but not yet persisted when the "crash" happens
+  const second = outbox();
+  second.open();
+  assert.equal(drain(second).map((e) => e.id), ids.slice(4));
+});
+
+test('accounts: override of the device (UID first), of a related object, by account without an object, gateway oid', () => {
+  const at = fx.clock.now();
+  const withUid = fx.store.objects.upsertMain({ account: '1111', uid: 'C0FFEE', receiverId: 1, receiverKind: 'tcp', at });
+  const related = fx.store.objects.upsertRelated(withUid.id, '2222', { at });
+  const noOverride = fx.store.objects.upsertMain({ account: '3333', receiverId: 1, receiverKind: 'tcp', at });
+  fx.store.overrides.set({ matchKind: 'oid', matchValue: '1111', relatedOid: null, overrideOid: 'AAAA' });
+  fx.store.overrides.set({ matchKind: 'uid', matchValue: 'c0ffee', relatedOid: null, overrideOid: 'BBBB' });
+  fx.store.overrides.set({ matchKind: 'uid', matchValue: 'C0FFEE', relatedOid: '2222', overrideOid: 'CCCC' });
+  fx.store.overrides.set({ matchKind: 'oid', matchValue: '4444', relatedOid: null, overrideOid: 'DDDD' });
+  fx.store.cursors.reset(7, 0);
+  append(5, (i) => [
+    { objectId: withUid.id, account: '1111' },
+    { objectId: related.id, account: '2222' },
+    { objectId: noOverride.id, account: '3333' },
+    { objectId: null, account: '4444' },
+    { objectId: null, receiverId: null, receiverKind: null, account: '0000' },
+  ][i]!);
+  const box = outbox({ oid: 0x2a });
+  box.open();
+  const accounts: string[] = [];
+  for (let head = box.head(); head; head = box.head()) {
+    accounts.push(head.account);
+    box.done(head.event.id);
+  }
+  assert.equal(accounts, ['BBBB', 'CCCC', '3333', 'DDDD', '002A']);
+});
+
+test.run();

@@ -1,0 +1,129 @@
+/**
+ * A throwaway MariaDB like test/helpers/mariadb.ts, but one that can be killed and started again
+ * on the SAME port and data dir: the outage tests need the server gone mid-run and back later.
+ * Creates database `vigil` and user `vigil`/`vigilpass`. Every wait is bounded.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort, sleep } from '../../helpers/net.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+export interface RestartableMariaDb {
+  readonly host: '127.0.0.1';
+  readonly port: number;
+  /** Runs SQL as root through the socket; resolves with stdout (tab-separated, no headers). */
+  exec(sql: string): Promise<string>;
+  /** SIGKILL: the server vanishes mid-whatever, as in a crash or a pulled cable. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port and data dir. */
+  start(): Promise<void>;
+  /** Stops the server and removes its data dir. */
+  destroy(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 30_000;
+
+function run(command: string, args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+export async function startRestartableMariaDb(): Promise<RestartableMariaDb> {
+  const dir = tempDir('vigil-mysql-sync-');
+  const data = join(dir.path, 'data');
+  const socket = join(dir.path, 'mysql.sock');
+  const port = await freePort();
+  let server: ChildProcess | null = null;
+
+  const exec = async (sql: string): Promise<string> => {
+    const r = await run('mariadb', ['--no-defaults', `--socket=${socket}`, '-uroot', '--batch', '--skip-column-names', '-e', sql]);
+    if (r.code !== 0) throw new Error(`mariadb exec failed: ${r.stderr.trim()}`);
+    return r.stdout;
+  };
+
+  const start = async (): Promise<void> => {
+    const child = spawn(
+      'mariadbd',
+      [
+        '--no-defaults', `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1',
+        '--user=root', `--pid-file=${join(dir.path, 'mysqld.pid')}`, `--log-error=${join(dir.path, 'err.log')}`,
+        '--innodb-buffer-pool-size=64M', '--skip-name-resolve',
+      ],
+      { stdio: 'ignore' },
+    );
+    server = child;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const ping = await run('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], 5_000);
+      if (ping.code === 0) return;
+      if (child.exitCode !== null) throw new Error('mariadbd exited during start');
+      if (Date.now() > deadline) throw new Error(`mariadbd not ready within ${READY_TIMEOUT_MS} ms`);
+      await sleep(100);
+    }
+  };
+
+  const kill = async (): Promise<void> => {
+    const child = server;
+    server = null;
+    if (!child) return;
+    child.kill('SIGKILL');
+    await exited(child, 10_000);
+  };
+
+  const destroy = async (): Promise<void> => {
+    const child = server;
+    server = null;
+    if (child) {
+      child.kill('SIGTERM');
+      if (!(await exited(child, 10_000))) {
+        child.kill('SIGKILL');
+        await exited(child, 5_000);
+      }
+    }
+    dir.remove();
+  };
+
+  try {
+    const install = await run(
+      'mariadb-install-db',
+      ['--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'],
+      60_000,
+    );
+    if (install.code !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr.trim()}`);
+    await start();
+    await exec(
+      'CREATE DATABASE vigil; ' +
+        "CREATE USER 'vigil'@'127.0.0.1' IDENTIFIED BY 'vigilpass'; " +
+        "GRANT ALL ON vigil.* TO 'vigil'@'127.0.0.1'; FLUSH PRIVILEGES;",
+    );
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return { host: '127.0.0.1', port, exec, kill, start, destroy };
+}
