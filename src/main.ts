@@ -16,9 +16,11 @@ import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
 import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
+import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-services.js';
+import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
-import { buildOutputs } from './outputs/index.js';
+import { OutputWorkerHost } from './outputs/output-host.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
 import { SettingsService } from './settings/settings-service.js';
@@ -67,6 +69,8 @@ export class Gateway {
   private servicesRef: ServiceGroup | null = null;
   private receiversRef: ReceiverRuntime | null = null;
   private initResult: InitResult = { initialised: false };
+  /** The status output of the current services run, for the tracker's lost / restored tap. */
+  private readonly statusSlot = new StatusSlot();
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -136,6 +140,7 @@ export class Gateway {
       const supervision = buildSupervision({
         store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
         version: readVersion(), ingest: receivers, startup,
+        tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
 
@@ -193,15 +198,21 @@ export class Gateway {
     const receivers = this.receiversRef;
     const current = this.settings.current();
     // Outputs before receivers: started first and stopped last, so what the receivers journal while stopping is
-    // still forwarded; the ingest bus wakes idle outputs at once (docs/outputs.md §Outbox).
-    const outputs = buildOutputs(current.outputs, {
-      store: this.store,
+    // still forwarded. They run in a worker thread with their own SQLite connection; the ingest bus wakes them at
+    // once (docs/outputs.md §Threads, §Outbox).
+    const outputs = new OutputWorkerHost({
+      dbPath: join(this.options.dataDir, 'vigil.db'),
+      outputs: current.outputs,
       health: this.health,
-      clock: this.clock,
       logger: this.options.logger,
       ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
     });
-    return [...outputs, ...(receivers ? receivers.build(current.receivers) : [])];
+    // Device status output, retention job, MySQL sync (docs/status-output.md, docs/retention.md, docs/mysql-sync.md).
+    const housekeeping = buildHousekeepingServices({
+      settings: this.settings, store: this.store, statusSlot: this.statusSlot, health: this.health, clock: this.clock,
+      logger: this.options.logger, ...(receivers ? { bus: receivers.bus } : {}),
+    });
+    return [outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
   }
 
   private async startService(service: Service): Promise<void> {

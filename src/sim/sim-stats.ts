@@ -39,6 +39,8 @@ export class SimStats {
   hellosSent = 0;
   welcomes = 0;
   refusals = 0;
+  /** DUH to VL-HELLO: the receiver does not speak the device link. */
+  linkUnavailable = 0;
   commandsReceived = 0;
   timeSyncs = 0;
   replyPacketsSent = 0;
@@ -78,7 +80,7 @@ export interface SimSummary {
   link_tests: { sent: number; acked: number; failed: number };
   connections: { connected: number; connects: number; disconnects: number; errors: number; send_errors: number };
   device_link: {
-    hellos: number; welcomes: number; refusals: number; commands: number; time_syncs: number;
+    hellos: number; welcomes: number; refusals: number; unavailable: number; commands: number; time_syncs: number;
     reply_packets: number; errors: number;
   };
   rejected_frames: number;
@@ -116,7 +118,8 @@ export function summarise(stats: SimStats, meta: { transport: string; devices: n
       errors: stats.connectErrors, send_errors: stats.sendErrors,
     },
     device_link: {
-      hellos: stats.hellosSent, welcomes: stats.welcomes, refusals: stats.refusals, commands: stats.commandsReceived,
+      hellos: stats.hellosSent, welcomes: stats.welcomes, refusals: stats.refusals, unavailable: stats.linkUnavailable,
+      commands: stats.commandsReceived,
       time_syncs: stats.timeSyncs, reply_packets: stats.replyPacketsSent, errors: stats.linkErrors,
     },
     rejected_frames: stats.rejectedFrames,

@@ -11,13 +11,18 @@ import { parseReply } from '../protocols/dc09/replies.js';
 import { decodeLinkBody, isLinkBody } from '../protocols/device-link/codec.js';
 import type { DecodedLinkMessage } from '../protocols/device-link/messages.js';
 import { DeviceCore, type DeviceSetup, type SimDevice } from './device-core.js';
-import { nextSequence } from './event-data.js';
 import { answerCommand, answerTime, helloFrame } from './link-responder.js';
 
 /** Delayed command replies one device may hold at once; a flood beyond is not answered. */
 const MAX_PENDING_REPLIES = 64;
 /** A device that keeps being refused for its clock gives up after this many HELLOs per connection. */
 const MAX_HELLOS_PER_CONNECTION = 3;
+/**
+ * VL-HELLO's sequence. The DC-09 transmitter never uses 0000 (§5.5.1.5: 0001..9999), so a DUH
+ * "0000" from a receiver without the device link (docs/device-link.md §1) cannot be mistaken for
+ * the DUH of an event in flight.
+ */
+const HELLO_SEQ = 0;
 
 export class TcpDevice implements SimDevice {
   private readonly core: DeviceCore;
@@ -29,8 +34,8 @@ export class TcpDevice implements SimDevice {
   private backoffMs: number;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly replyTimers = new Set<NodeJS.Timeout>();
-  private linkSeq = 0;
   private hellos = 0;
+  private helloPending = false;
 
   constructor(setup: DeviceSetup) {
     this.core = new DeviceCore(setup, (frame) => this.write(frame));
@@ -81,6 +86,7 @@ export class TcpDevice implements SimDevice {
       this.connected = true;
       this.backoffMs = options.reconnectInitialMs;
       this.hellos = 0;
+      this.helloPending = false;
       stats.connects++;
       stats.connected++;
       if (options.link.hello) this.sendHello();
@@ -142,13 +148,13 @@ export class TcpDevice implements SimDevice {
 
   private sendHello(): void {
     const { setup } = this.core;
-    this.linkSeq = nextSequence(this.linkSeq);
     this.hellos++;
+    this.helloPending = true;
     setup.stats.hellosSent++;
     const link = setup.options.link;
     this.write(
       helloFrame(
-        { seq: this.linkSeq, uid: setup.uid, account: setup.account, hwId: link.hwId, firmware: link.firmware },
+        { seq: HELLO_SEQ, uid: setup.uid, account: setup.account, hwId: link.hwId, firmware: link.firmware },
         this.moment(),
       ),
     );
@@ -171,9 +177,17 @@ export class TcpDevice implements SimDevice {
         continue;
       }
       const reply = parseReply(item.body, options.key);
-      if (reply) this.core.tx.onReply(reply);
-      else stats.unexpectedFrames++;
+      if (!reply) stats.unexpectedFrames++;
+      else if (reply.kind === 'DUH' && reply.sequence === '0000' && this.helloPending) this.linkUnavailable();
+      else this.core.tx.onReply(reply);
     }
+  }
+
+  /** DUH to the HELLO: the receiver has no device link; no further link messages on this connection. */
+  private linkUnavailable(): void {
+    this.helloPending = false;
+    this.hellos = MAX_HELLOS_PER_CONNECTION;
+    this.core.setup.stats.linkUnavailable++;
   }
 
   private onLink(body: Buffer): void {
@@ -185,9 +199,11 @@ export class TcpDevice implements SimDevice {
     }
     switch (message.type) {
       case 'welcome':
+        this.helloPending = false;
         stats.welcomes++;
         return;
       case 'refuse':
+        this.helloPending = false;
         stats.refusals++;
         // VL-REFUSE TIME carries the gateway's time: set the clock and introduce ourselves again.
         if (message.reason === 'TIME' && message.timestamp !== null) {

@@ -36,6 +36,8 @@ export interface StatusOutputOptions {
   readonly maxQueueBytes?: number;
   /** Interval of heartbeat frames; 0 sends none. */
   readonly heartbeatMs?: number;
+  /** Connects the producers (feed.ts) once listening; the returned function disconnects them at stop. */
+  readonly attach?: (output: StatusOutput) => () => void;
 }
 
 export interface StatusOutputDeps {
@@ -71,6 +73,7 @@ export class StatusOutput implements Service {
   private server: Server | null = null;
   private encoder: StatusEncoder | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
+  private detach: (() => void) | null = null;
 
   constructor(options: StatusOutputOptions, deps: StatusOutputDeps) {
     this.options = options;
@@ -103,11 +106,14 @@ export class StatusOutput implements Service {
       this.heartbeat = setInterval(() => this.broadcast({ type: 'heartbeat', at: this.deps.clock.now() }), heartbeatMs);
       this.heartbeat.unref();
     }
+    this.detach = this.options.attach?.(this) ?? null;
     this.report('ok', `listening on ${host}:${this.port()}${this.encoder.encrypted ? ', encrypted' : ''}`);
     this.deps.logger.info('status output listening', { host, port: this.port(), encrypted: this.encoder.encrypted });
   }
 
   async stop(): Promise<void> {
+    this.detach?.();
+    this.detach = null;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
     const server = this.server;

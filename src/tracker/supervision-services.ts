@@ -44,6 +44,11 @@ export interface SupervisionDeps {
     readonly links: { entries(): Iterable<[number, LinkCommander]> };
   };
   readonly startup: StartupEventClassifier;
+  /**
+   * Wraps the raise function the Tracker gets, to observe its lost / restored transitions
+   * (the device status output, src/status-output/feed.ts tapTransitions). Optional.
+   */
+  readonly tapTrackerRaise?: (raise: RaiseInternalEvent) => RaiseInternalEvent;
 }
 
 export interface SupervisionParts {
@@ -104,7 +109,8 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
   ];
   const after: Service[] = [
     new Tracker({
-      objects: store.objects, meta: store.meta, settings: () => settings.current().tracker, bus: ingest.bus, raise,
+      objects: store.objects, meta: store.meta, settings: () => settings.current().tracker, bus: ingest.bus,
+      raise: deps.tapTrackerRaise ? deps.tapTrackerRaise(raise) : raise,
       clock, supervisionClock: monotonicClock, logger,
     }),
     new TimeSync({

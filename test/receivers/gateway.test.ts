@@ -23,7 +23,7 @@ import { message, rxSettings } from './helpers/rig.js';
 const SECRET = '0123456789abcdef'.repeat(4);
 const dir = tempDir('vigil-gw-');
 const logs: string[] = [];
-const logger = createLogger('gw', (line) => logs.push(line), 'debug');
+const logger = createLogger('gw', (line) => (process.env.GW_DEBUG ? console.error(line) : logs.push(line)), 'debug');
 let gateway: Gateway;
 let tcpPort: number;
 let udpPort: number;

@@ -33,6 +33,8 @@ export interface PeerOptions {
   /** Receiver time for *ACK and NAK. */
   readonly now?: () => number;
   readonly randomBytes?: (n: number) => Buffer;
+  /** Behave like a receiver without the device link: DUH to VL-HELLO (docs/device-link.md §1). */
+  readonly duhHello?: boolean;
 }
 
 abstract class PeerBase {
@@ -65,6 +67,10 @@ abstract class PeerBase {
       const link = decodeLinkBody(body, key);
       this.received.push({ from, raw, body, message: null, link: 'error' in link ? null : link, at: performance.now() });
       if (!('error' in link) && link.type === 'hello') {
+        if (this.options.duhHello) {
+          const account = link.account;
+          return buildDuh({ sequence: String(link.seq).padStart(4, '0'), ...(account ? { account } : {}) });
+        }
         return encodeWelcome({ seq: link.seq, timestamp: now, version: 1 }, { key: link.encrypted ? key : null });
       }
       return null;

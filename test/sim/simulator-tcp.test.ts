@@ -55,7 +55,7 @@ test('exact frames: device 0 sends HELLO then "SIA-DCS"0001 / 0002 with its acco
   await withPeer({}, async (peer) => {
     await sim(peer.port, { devices: 2, saturate: true, maxEvents: 4, accountBase: '00AB0', uidBase: 'C0FFEE000001' }).run();
     const hello = peer.received.find((r) => r.link?.type === 'hello' && r.body.includes('#00AB0['))!;
-    assert.is(hello.body.toString('latin1'), `"VL-HELLO"0001#00AB0[V1|UC0FFEE000001|HSIM-1|F1.0.0]${STAMP}`);
+    assert.is(hello.body.toString('latin1'), `"VL-HELLO"0000#00AB0[V1|UC0FFEE000001|HSIM-1|F1.0.0]${STAMP}`);
     const dev0 = peer.events.filter((r) => r.message!.account === '00AB0').map((r) => r.raw.toString('latin1'));
     const expected = (seq: string, data: string): string =>
       buildMessage({ token: 'SIA-DCS', sequence: seq, account: '00AB0', data, timestamp: T0 }).toString('latin1');
@@ -147,7 +147,17 @@ test('encryption round trip: the peer opens each event with the key, the device 
     assert.equal(peer.events.map((r) => [r.message!.encrypted, r.message!.data]), [
       [true, '#001000|1130 01 001'], [true, '#001000|3130 01 001'], [true, '#001000|1130 01 002'],
     ]);
-    assert.ok(peer.received[0]!.body.toString('latin1').startsWith('"*VL-HELLO"0001#001000['));
+    assert.ok(peer.received[0]!.body.toString('latin1').startsWith('"*VL-HELLO"0000#001000['));
+  });
+});
+
+test('a receiver without the device link DUHs the HELLO (sequence 0000): no second HELLO, events unaffected', async () => {
+  await withPeer({ duhHello: true }, async (peer) => {
+    const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 3 }).run();
+    assert.is(summary.device_link.hellos, 1);
+    assert.is(summary.device_link.unavailable, 1);
+    assert.is(summary.duhs, 0, 'the DUH to the HELLO is not taken for the DUH of event 0001');
+    assert.is(summary.events_acked, 3);
   });
 });
 

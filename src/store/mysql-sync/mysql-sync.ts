@@ -111,13 +111,6 @@ export class MysqlSync implements Service {
     this.deps.health.remove(MYSQL_SYNC_HEALTH);
   }
 
-  /** Asks for a cycle soon (new events); ignored while backing off after a failure. */
-  wake(): void {
-    if (this.stopped || this.failures > 0 || this.cycling || !this.timer) return;
-    clearTimeout(this.timer);
-    this.schedule(0);
-  }
-
   private schedule(ms: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {

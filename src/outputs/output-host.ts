@@ -1,0 +1,200 @@
+/**
+ * Runs the outputs in a worker thread (src/outputs/worker/output-worker.ts) and stands for them in the main
+ * thread's services group. Why a thread: journal commits are synchronous fsyncs on the main thread; MLR2 sends one
+ * line per ACK, so an output sharing that event loop gets one round trip per commit and falls seconds behind while
+ * receivers are busy. In its own thread, with its own SQLite connection (WAL: readers never wait for the writer),
+ * an output drains at network speed and never blocks the receivers (docs/outputs.md §Threads).
+ *
+ * The host relays the worker's health reports to the real HealthRegistry (`out:<id>`), its log lines to the
+ * logger, its failed/restored notices to onStateChange, and "new events were journaled" to the worker (coalesced:
+ * one message per burst). A worker that dies is reported (every output `failed`) and started again with backoff.
+ */
+import { Worker } from 'node:worker_threads';
+import { describeError } from '../core/errors.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { LogLevel, Logger } from '../core/logger.js';
+import type { Service } from '../core/service.js';
+import type { OutputSettings } from '../settings/schema-outputs.js';
+import type { OutputStateListener, OutputTimings } from './output-service.js';
+import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
+
+export interface OutputHostOptions {
+  readonly dbPath: string;
+  readonly outputs: readonly OutputSettings[];
+  readonly health: HealthRegistry;
+  readonly logger: Logger;
+  /** Lowest level the worker forwards (default 'info'). */
+  readonly logLevel?: LogLevel;
+  readonly onEventStored?: (listener: () => void) => () => void;
+  readonly onStateChange?: OutputStateListener;
+  /** Tests: shorter timings. */
+  readonly timings?: Partial<OutputTimings>;
+}
+
+const START_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 15_000;
+const RESPAWN_MIN_MS = 1000;
+const RESPAWN_MAX_MS = 30_000;
+
+export class OutputWorkerHost implements Service {
+  readonly name = 'outputs';
+  private readonly o: OutputHostOptions;
+  private readonly enabled: readonly OutputSettings[];
+  private readonly loggers = new Map<string, Logger>();
+  private worker: Worker | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private wakeQueued = false;
+  private stopping = false;
+  private respawnDelay = RESPAWN_MIN_MS;
+  private respawnTimer: NodeJS.Timeout | null = null;
+  private stoppedWaiter: (() => void) | null = null;
+
+  constructor(options: OutputHostOptions) {
+    this.o = options;
+    this.enabled = options.outputs.filter((o) => o.enabled);
+  }
+
+  async start(): Promise<void> {
+    if (this.worker || this.enabled.length === 0) return;
+    this.stopping = false;
+    this.unsubscribe = this.o.onEventStored?.(() => this.queueWake()) ?? null;
+    await this.spawn();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.respawnTimer) clearTimeout(this.respawnTimer);
+    this.respawnTimer = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    const worker = this.worker;
+    if (worker) {
+      const stopped = new Promise<void>((resolve) => (this.stoppedWaiter = resolve));
+      this.send({ type: 'stop' });
+      const clean = await Promise.race([stopped.then(() => true), delay(STOP_TIMEOUT_MS).then(() => false)]);
+      if (!clean) this.o.logger.error('output worker did not stop in time; terminated', { timeout_ms: STOP_TIMEOUT_MS });
+      this.worker = null;
+      await worker.terminate();
+    }
+    // Entries of a worker that died (or is waiting to be started again) must not linger in the registry.
+    for (const output of this.enabled) this.o.health.remove(`out:${output.id}`);
+  }
+
+  private spawn(): Promise<void> {
+    const init: WorkerInit = {
+      dbPath: this.o.dbPath,
+      outputs: this.enabled,
+      logLevel: this.o.logLevel ?? 'info',
+      ...(this.o.timings ? { timings: this.o.timings } : {}),
+    };
+    const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), { workerData: init });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (error: Error | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      const timer = setTimeout(() => settle(new Error(`output worker not started within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+      worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'started') {
+          this.respawnDelay = RESPAWN_MIN_MS;
+          settle(null);
+        } else if (message.type === 'start-failed') {
+          this.o.logger.error('output worker cannot start', { error: message.error });
+          settle(new Error(`output worker cannot start: ${message.error}`));
+          // Its exit reports every output failed and schedules another attempt (the store may be busy).
+          void worker.terminate();
+        } else {
+          this.onMessage(message);
+        }
+      });
+      worker.on('error', (err) => this.o.logger.error('output worker error', { error: describeError(err) }));
+      worker.on('exit', (code) => {
+        settle(new Error(`output worker exited with code ${code} while starting`));
+        this.onExit(worker, code);
+      });
+    });
+  }
+
+  private onMessage(message: WorkerMessage): void {
+    const { health } = this.o;
+    switch (message.type) {
+      case 'report':
+        health.report(message.name, message.kind, message.state, message.detail, message.metrics);
+        break;
+      case 'metrics':
+        health.setMetrics(message.name, message.metrics);
+        break;
+      case 'remove':
+        health.remove(message.name);
+        break;
+      case 'state':
+        try {
+          this.o.onStateChange?.(message.outputId, message.state);
+        } catch (err) {
+          this.o.logger.error('state change listener failed', { error: describeError(err) });
+        }
+        break;
+      case 'log':
+        this.logger(message.namespace)[message.level](message.message, message.fields);
+        break;
+      case 'stopped':
+        this.stoppedWaiter?.();
+        this.stoppedWaiter = null;
+        break;
+      default:
+        break;
+    }
+  }
+
+  private onExit(worker: Worker, code: number): void {
+    this.stoppedWaiter?.();
+    this.stoppedWaiter = null;
+    if (this.worker !== worker) return;
+    this.worker = null;
+    if (this.stopping) return;
+    this.o.logger.error('output worker exited; starting it again', { code, delay_ms: this.respawnDelay });
+    this.reportAll(`output worker exited with code ${code}`);
+    this.respawnTimer = setTimeout(() => {
+      this.respawnTimer = null;
+      if (this.stopping) return;
+      this.spawn().catch((err: unknown) => this.o.logger.error('output worker restart failed', { error: describeError(err) }));
+    }, this.respawnDelay);
+    this.respawnDelay = Math.min(this.respawnDelay * 2, RESPAWN_MAX_MS);
+  }
+
+  private reportAll(detail: string): void {
+    for (const output of this.enabled) this.o.health.report(`out:${output.id}`, 'output', 'failed', detail);
+  }
+
+  /** One wake-up message per burst: the ingest emits `event-stored` once per journaled event. */
+  private queueWake(): void {
+    if (this.wakeQueued) return;
+    this.wakeQueued = true;
+    queueMicrotask(() => {
+      this.wakeQueued = false;
+      this.send({ type: 'wake' });
+    });
+  }
+
+  private send(message: HostMessage): void {
+    this.worker?.postMessage(message);
+  }
+
+  private logger(namespace: string): Logger {
+    let logger = this.loggers.get(namespace);
+    if (!logger) {
+      logger = namespace ? this.o.logger.child(namespace) : this.o.logger;
+      this.loggers.set(namespace, logger);
+    }
+    return logger;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,30 @@
+/**
+ * Messages between the main thread (OutputWorkerHost) and the output worker. Plain structured-clone data only.
+ */
+import type { ComponentState } from '../../core/health.js';
+import type { LogFields, LogLevel } from '../../core/logger.js';
+import type { OutputSettings } from '../../settings/schema-outputs.js';
+import type { OutputState, OutputTimings } from '../output-service.js';
+
+export interface WorkerInit {
+  /** The SQLite file the main thread's Store opened (the worker opens its own connection to it). */
+  readonly dbPath: string;
+  readonly outputs: readonly OutputSettings[];
+  readonly logLevel: LogLevel;
+  /** Tests: shorter timings. */
+  readonly timings?: Partial<OutputTimings>;
+}
+
+export type HostMessage = { readonly type: 'wake' } | { readonly type: 'stop' };
+
+export type MetricValues = Record<string, string | number | boolean | null>;
+
+export type WorkerMessage =
+  | { readonly type: 'started' }
+  | { readonly type: 'start-failed'; readonly error: string }
+  | { readonly type: 'report'; readonly name: string; readonly kind: string; readonly state: ComponentState; readonly detail: string | null; readonly metrics?: MetricValues }
+  | { readonly type: 'metrics'; readonly name: string; readonly metrics: MetricValues }
+  | { readonly type: 'remove'; readonly name: string }
+  | { readonly type: 'state'; readonly outputId: number; readonly state: OutputState }
+  | { readonly type: 'log'; readonly level: LogLevel; readonly namespace: string; readonly message: string; readonly fields?: LogFields }
+  | { readonly type: 'stopped' };

@@ -1,0 +1,80 @@
+/**
+ * The output worker thread: runs every enabled output (OutputService) with its own SQLite connection to the store
+ * file, so the main thread's synchronous journal commits (fsync) never hold up an MLR2 / DC-09 round trip, and a
+ * long drain never holds up the receivers (docs/outputs.md §Threads).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from '../../core/clock.js';
+import { describeError } from '../../core/errors.js';
+import { stopAll, type Service } from '../../core/service.js';
+import { openDatabase, type Database } from '../../store/database.js';
+import { EventJournal } from '../../store/event-journal.js';
+import { ObjectsRepo } from '../../store/objects-repo.js';
+import { OidOverridesRepo } from '../../store/oid-overrides-repo.js';
+import { OutputCursors } from '../../store/output-cursors.js';
+import { buildOutputs } from '../build-outputs.js';
+import type { HostMessage, WorkerInit, WorkerMessage } from './messages.js';
+import { RelayHealthRegistry, relayLogger } from './relay.js';
+
+const port = parentPort;
+if (!port) throw new Error('output-worker must run as a worker thread');
+const init = workerData as WorkerInit;
+const post = (message: WorkerMessage): void => port.postMessage(message);
+const logger = relayLogger(post, init.logLevel);
+const wakeListeners = new Set<() => void>();
+let db: Database | null = null;
+let services: Service[] = [];
+let stopping: Promise<void> | null = null;
+
+async function start(): Promise<void> {
+  try {
+    db = openDatabase(init.dbPath);
+    const clock = systemClock;
+    const store = { events: new EventJournal(db), cursors: new OutputCursors(db, clock), objects: new ObjectsRepo(db), overrides: new OidOverridesRepo(db, clock) };
+    services = buildOutputs(init.outputs, {
+      store,
+      health: new RelayHealthRegistry(post),
+      logger,
+      clock,
+      onEventStored: (listener) => {
+        wakeListeners.add(listener);
+        return () => wakeListeners.delete(listener);
+      },
+      onStateChange: (outputId, state) => post({ type: 'state', outputId, state }),
+      ...(init.timings ? { timings: init.timings } : {}),
+    });
+  } catch (err) {
+    db?.close();
+    db = null;
+    post({ type: 'start-failed', error: describeError(err) });
+    return;
+  }
+  for (const service of services) {
+    try {
+      await service.start();
+    } catch (err) {
+      // Its health entry says why; the other outputs still run.
+      logger.error('output failed to start', { service: service.name, error: describeError(err) });
+    }
+  }
+  post({ type: 'started' });
+}
+
+async function stop(): Promise<void> {
+  const failures = await stopAll(services);
+  for (const err of failures) logger.error('output failed to stop', { error: describeError(err) });
+  services = [];
+  db?.close();
+  db = null;
+  post({ type: 'stopped' });
+}
+
+port.on('message', (message: HostMessage) => {
+  if (message.type === 'wake') {
+    for (const listener of wakeListeners) listener();
+  } else if (message.type === 'stop') {
+    stopping ??= stop();
+  }
+});
+
+void start();
