@@ -6,6 +6,7 @@
 import { resolveSimOptions, type SimOptionsInput } from '../../src/sim/sim-options.js';
 import { Simulator } from '../../src/sim/simulator.js';
 import { sleep, type GatewayChild } from './gateway-child.js';
+import { counterDelta, readKernelCounters } from './kernel-counters.js';
 import { cpuMeter } from './table.js';
 
 export interface PhaseSpec {
@@ -32,16 +33,26 @@ export interface PhaseResult {
   readonly duhs: number;
   readonly timeouts: number;
   readonly failed: number;
+  /** Machine-wide kernel drops during the whole phase, connection set-up included (kernel-counters.ts). */
+  readonly listenOverflows: number;
+  readonly udpRcvbufErrors: number;
 }
 
 export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<PhaseResult> {
   // The run is ended by stop() below; the duration only bounds it if something hangs.
   const options = resolveSimOptions({ ...spec.sim, durationMs: spec.warmupMs + spec.measureMs + 120_000, drainMs: 0 });
   const sim = new Simulator(options);
+  const kernelBefore = readKernelCounters();
   sim.start();
   try {
     const devices = options.devices;
-    await sim.waitConnected(devices, spec.connectTimeoutMs ?? 30_000);
+    const connectTimeout = spec.connectTimeoutMs ?? 30_000;
+    await sim.waitConnected(devices, connectTimeout);
+    if (options.transport === 'tcp' && options.link.hello) {
+      // Connected on our side is not accepted on the gateway's: the WELCOME proves the session runs.
+      const deadline = performance.now() + connectTimeout;
+      while (sim.stats.welcomes < devices && performance.now() < deadline) await sleep(20);
+    }
     await sleep(spec.warmupMs);
     const s = sim.stats;
     s.latency.reset();
@@ -52,6 +63,7 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
     await sleep(spec.measureMs);
     const seconds = (performance.now() - t0) / 1000;
     const gw1 = gateway.cpuSeconds();
+    const kernel = counterDelta(kernelBefore, readKernelCounters());
     const result: PhaseResult = {
       label: spec.label,
       connected: s.connected,
@@ -66,6 +78,8 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
       duhs: s.duhs - before.duhs,
       timeouts: s.ackTimeouts - before.timeouts,
       failed: s.eventsFailed - before.failed,
+      listenOverflows: kernel.listenOverflows,
+      udpRcvbufErrors: kernel.udpRcvbufErrors,
     };
     return result;
   } finally {

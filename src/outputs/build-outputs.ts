@@ -1,7 +1,6 @@
 /**
  * Outputs from the settings (`outputs[]`), for Gateway.buildServices(): one Service per enabled output, rebuilt on
- * every (re)start of the services group. Protocol constants come from the standards (MLR2: ACK within 4 s, 3 retries,
- * heartbeat about every 30 s); DC-09 timings come from the `sia_dc09` block (docs/outputs.md §Settings).
+ * every (re)start of the services group (timings: output-timings.ts).
  */
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
@@ -17,18 +16,11 @@ import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
 import { Mlr2Driver } from './mlr2-driver.js';
 import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
-import { OutputService, type OutputStateListener, type OutputTimings } from './output-service.js';
+import { OutputService, type OutputStateListener } from './output-service.js';
+import { outputTimings, type OutputTimings } from './output-timings.js';
 import { TcpLink } from './tcp-link.js';
 import { UdpLink } from './udp-link.js';
 import { UnavailableOutput } from './unavailable-output.js';
-
-/** MLR2-DG manual: ACK within 4 s, the signal is sent again three times, heartbeat about every 30 s. */
-export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000, probeIntervalMs: 30_000 } as const;
-
-const COMMON_TIMINGS = { reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000 } as const;
-
-/** While failed, a DC-09 output probes at its link-test period, but at least every 30 s (and every 30 s when off). */
-const MAX_PROBE_INTERVAL_MS = 30_000;
 
 export interface OutputStore {
   readonly events: OutboxJournal;
@@ -51,19 +43,6 @@ export interface OutputDeps {
   readonly timings?: Partial<OutputTimings>;
   /** Tests: a fixed pad source for encrypted DC-09 messages. */
   readonly randomBytes?: RandomBytes;
-}
-
-export function outputTimings(settings: OutputSettings): OutputTimings {
-  if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...COMMON_TIMINGS };
-  const sia = settings.sia_dc09;
-  const linkTestMs = sia.link_test_interval_s * 1000;
-  return {
-    ackTimeoutMs: sia.ack_timeout_ms,
-    retries: sia.retries,
-    supervisionIntervalMs: linkTestMs,
-    probeIntervalMs: linkTestMs > 0 ? Math.min(linkTestMs, MAX_PROBE_INTERVAL_MS) : MAX_PROBE_INTERVAL_MS,
-    ...COMMON_TIMINGS,
-  };
 }
 
 function defaultLink(settings: OutputSettings): ByteLink | null {

@@ -15,7 +15,8 @@ import type { HealthRegistry } from '../core/health.js';
 import type { LogLevel, Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
-import type { OutputStateListener, OutputTimings } from './output-service.js';
+import type { OutputStateListener } from './output-service.js';
+import type { OutputTimings } from './output-timings.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
 
 export interface OutputHostOptions {

@@ -1,9 +1,10 @@
 /**
- * One output as a Service: the outbox feeds a protocol driver over a ByteLink, one message at a time
+ * One output as a Service: the outbox feeds a protocol driver through a LinkSession, one message at a time
  * (MLR2-DG manual "Acknowledgment of the signal", applied to DC-09 too):
  *   - each message waits for its ACK for `ackTimeoutMs`; on NAK or silence it is sent again, `retries` times;
  *   - then the output is FAILED: it sends only supervision messages (heartbeat / NULL) every `probeIntervalMs` and
- *     resumes from the first unacknowledged event as soon as one is ACKed;
+ *     resumes from the first unacknowledged event as soon as one is ACKed ("the communication is resumed when the
+ *     first ACK is received on the heartbeat");
  *   - supervision runs every `supervisionIntervalMs` while healthy (0 = never);
  *   - a message the peer refuses (DC-09 DUH) while it ACKs a link test right after is skipped, so one unprocessable
  *     event cannot block the journal; if the link test fails too, the output fails instead (a wrong key makes the
@@ -17,29 +18,12 @@ import type { ComponentState, HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import type { ByteLink } from './byte-link.js';
+import { LinkSession } from './link-session.js';
 import { OutputMetrics } from './output-metrics.js';
+import type { OutputTimings } from './output-timings.js';
 import type { Outbox } from './outbox.js';
-import type { Exchange, ProtocolDriver, Verdict } from './protocol-driver.js';
+import type { Exchange, ProtocolDriver } from './protocol-driver.js';
 import { Wakeup } from './wakeup.js';
-
-export interface OutputTimings {
-  /** Wait for the ACK of one transmission (MLR2: 4000; DC-09: sia_dc09.ack_timeout_ms). */
-  readonly ackTimeoutMs: number;
-  /** Transmissions after the first before the output fails (MLR2: 3; DC-09: sia_dc09.retries). */
-  readonly retries: number;
-  /** Heartbeat / link test period while healthy; 0 = none (MLR2: 30 000; DC-09: link_test_interval_s). */
-  readonly supervisionIntervalMs: number;
-  /** Period of the supervision probes while failed. */
-  readonly probeIntervalMs: number;
-  /** First reconnect delay after the link dropped while idle; doubles up to probeIntervalMs. */
-  readonly reconnectDelayMs: number;
-  /** Journal re-check while idle, in case a new-event signal was missed or none is wired. */
-  readonly pollIntervalMs: number;
-  /** The cursor is persisted at least this often while it moves. */
-  readonly cursorFlushMs: number;
-  /** Backlog count and metrics refresh. */
-  readonly metricsIntervalMs: number;
-}
 
 export type OutputState = 'failed' | 'restored';
 export type OutputStateListener = (outputId: number, state: OutputState) => void;
@@ -58,23 +42,15 @@ export interface OutputServiceOptions<R> {
   readonly onStateChange?: OutputStateListener;
 }
 
-type Outcome = Verdict | 'timeout' | 'closed' | 'stopped';
-type DeliverResult = 'ack' | 'failed' | 'refused' | 'stopped';
-
-interface Pending<R> {
-  readonly exchange: Exchange<R>;
-  readonly finish: (outcome: Outcome) => void;
-}
-
 export class OutputService<R> implements Service {
   readonly name: string;
   private readonly o: OutputServiceOptions<R>;
   private readonly metrics: OutputMetrics;
+  private readonly session: LinkSession<R>;
   private readonly wakeup = new Wakeup();
-  private readonly stopWaiters = new Set<() => void>();
-  private pending: Pending<R> | null = null;
   private stopping = false;
   private failed = false;
+  private journalTrouble = false;
   private loop: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
   private unsubscribe: (() => void) | null = null;
@@ -87,9 +63,21 @@ export class OutputService<R> implements Service {
     this.name = `out:${options.id}`;
     this.metrics = new OutputMetrics(this.name, options.health);
     this.reconnectDelay = options.timings.reconnectDelayMs;
+    this.session = new LinkSession({
+      outputId: options.id,
+      link: options.link,
+      driver: options.driver,
+      ackTimeoutMs: options.timings.ackTimeoutMs,
+      metrics: this.metrics,
+      logger: options.logger,
+      now: () => options.clock.now(),
+      onConnected: () => this.onConnected(),
+      onConnectFailed: (reason) => this.failed || this.report('degraded', reason),
+      onLost: (reason) => this.onLinkLost(reason),
+    });
   }
 
-  /** Whether the output is in the failed (heartbeat-only) state. */
+  /** Whether the output is in the failed (supervision-only) state. */
   get isFailed(): boolean {
     return this.failed;
   }
@@ -106,8 +94,7 @@ export class OutputService<R> implements Service {
       this.report('failed', `cannot read the output cursor: ${describeError(err)}`);
       throw err;
     }
-    link.onData((chunk) => this.onData(chunk));
-    link.onClose((reason) => this.onLinkClosed(reason));
+    this.session.attach();
     this.unsubscribe = this.o.onEventStored?.(() => this.wakeup.ring()) ?? null;
     this.timers.push(setInterval(() => this.flushCursor(), timings.cursorFlushMs));
     this.timers.push(setInterval(() => this.refreshMetrics(), timings.metricsIntervalMs));
@@ -124,15 +111,14 @@ export class OutputService<R> implements Service {
     if (!this.loop) return;
     this.stopping = true;
     this.wakeup.ring();
-    this.pending?.finish('stopped');
-    for (const wake of [...this.stopWaiters]) wake();
+    this.session.stop();
     await this.loop;
     this.loop = null;
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
     this.unsubscribe?.();
     this.unsubscribe = null;
-    await this.o.link.close();
+    await this.session.close();
     this.flushCursor();
     // Removed, not 'stopped': an output deleted from the settings must not keep /health at 503.
     this.o.health.remove(this.name);
@@ -146,10 +132,10 @@ export class OutputService<R> implements Service {
         await this.probe();
         continue;
       }
-      if (!this.o.link.connected && this.tick() >= this.reconnectAt) await this.connectWhileIdle();
+      if (!this.session.connected && this.tick() >= this.reconnectAt) await this.connectWhileIdle();
       if (this.tick() >= this.nextSupervisionAt) {
         const supervision = driver.supervision();
-        const result = await this.deliver(supervision, timings.retries);
+        const result = await this.session.deliver(supervision, timings.retries);
         if (result === 'ack') this.scheduleSupervision();
         else if (result !== 'stopped') this.fail(`${supervision.label} not acknowledged after ${timings.retries + 1} transmissions`);
         continue;
@@ -159,15 +145,20 @@ export class OutputService<R> implements Service {
         head = outbox.head();
         for (const s of outbox.skipped()) logger.debug('event not for this output', { output: this.o.id, event: s.id, reason: s.reason });
       } catch (err) {
+        this.journalTrouble = true;
         this.report('degraded', `cannot read the journal: ${describeError(err)}`);
-        await this.pause(timings.pollIntervalMs);
+        await this.session.pause(timings.pollIntervalMs);
         continue;
+      }
+      if (this.journalTrouble) {
+        this.journalTrouble = false;
+        if (this.session.connected) this.report('ok', null);
       }
       if (head) {
         await this.send(head.event.id, driver.event(head));
         continue;
       }
-      const until = Math.min(this.nextSupervisionAt, this.o.link.connected ? Infinity : this.reconnectAt) - this.tick();
+      const until = Math.min(this.nextSupervisionAt, this.session.connected ? Infinity : this.reconnectAt) - this.tick();
       await this.wakeup.wait(Math.min(timings.pollIntervalMs, Math.max(0, until)));
     }
   }
@@ -180,7 +171,7 @@ export class OutputService<R> implements Service {
       outbox.done(eventId);
       return;
     }
-    const result = await this.deliver(exchange, timings.retries);
+    const result = await this.session.deliver(exchange, timings.retries);
     if (result === 'stopped') return;
     if (result === 'ack') {
       outbox.done(eventId);
@@ -188,7 +179,7 @@ export class OutputService<R> implements Service {
       if (driver.supervisionOnlyWhenIdle) this.scheduleSupervision();
       return;
     }
-    if (result === 'refused' && (await this.deliver(driver.supervision(), 0)) === 'ack') {
+    if (result === 'refused' && (await this.session.deliver(driver.supervision(), 0)) === 'ack') {
       logger.error('peer refuses the event but acknowledges link tests; skipped', { output: this.o.id, event: eventId });
       this.metrics.count('unsendable');
       outbox.done(eventId);
@@ -197,101 +188,32 @@ export class OutputService<R> implements Service {
     if (!this.stopping) this.fail(`${exchange.label} not acknowledged after ${timings.retries + 1} transmissions`);
   }
 
-  /** One message: send, wait for the verdict, send again on NAK / silence / link loss, up to `retries` more times. */
-  private async deliver(exchange: Exchange<R>, retries: number): Promise<DeliverResult> {
-    let unanswered = 0;
-    let onlyRefused = true;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (this.stopping) return 'stopped';
-      if (attempt > 0) this.metrics.count('retries');
-      if (!this.o.link.connected) {
-        unanswered = 0;
-        if (!(await this.connect())) {
-          onlyRefused = false;
-          // A refused connection counts as a silent attempt: same pace as an unanswered message.
-          await this.pause(this.o.timings.ackTimeoutMs);
-          continue;
-        }
-      }
-      const outcome = await this.transmit(exchange);
-      if (outcome === 'ack') {
-        this.o.driver.settled(unanswered);
-        this.metrics.ack(this.now());
-        return 'ack';
-      }
-      if (outcome === 'stopped') return 'stopped';
-      if (outcome !== 'refused') onlyRefused = false;
-      if (outcome === 'timeout') unanswered++;
-      this.o.logger.debug('no acknowledgement', { output: this.o.id, message: exchange.label, outcome, attempt });
-    }
-    return onlyRefused ? 'refused' : 'failed';
+  private onConnected(): void {
+    this.reconnectDelay = this.o.timings.reconnectDelayMs;
+    this.metrics.set({ connected: true });
+    if (!this.failed) this.report('ok', null);
   }
 
-  private transmit(exchange: Exchange<R>): Promise<Outcome> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => finish('timeout'), this.o.timings.ackTimeoutMs);
-      const finish = (outcome: Outcome): void => {
-        if (this.pending !== pending) return;
-        clearTimeout(timer);
-        this.pending = null;
-        resolve(outcome);
-      };
-      const pending: Pending<R> = { exchange, finish };
-      this.pending = pending;
-      try {
-        this.o.link.write(exchange.frame());
-      } catch (err) {
-        this.o.logger.warn('write failed', { output: this.o.id, error: describeError(err) });
-        finish('closed');
-      }
-    });
-  }
-
-  private onData(chunk: Buffer): void {
-    for (const reply of this.o.driver.read(chunk, this.o.link.framing)) {
-      const pending = this.pending;
-      if (!pending) return;
-      const verdict = pending.exchange.reply(reply);
-      if (verdict !== 'ignore') pending.finish(verdict);
-    }
-  }
-
-  private onLinkClosed(reason: string): void {
+  private onLinkLost(reason: string): void {
     this.o.logger.warn('link lost', { output: this.o.id, link: this.o.link.description, reason });
     this.metrics.set({ connected: false });
     if (!this.failed) this.report('degraded', `disconnected: ${reason}`);
     this.reconnectAt = this.tick() + this.reconnectDelay;
-    this.pending?.finish('closed');
     this.wakeup.ring();
-  }
-
-  private async connect(): Promise<boolean> {
-    try {
-      await this.o.link.connect();
-    } catch (err) {
-      this.o.logger.warn('cannot connect', { output: this.o.id, error: describeError(err) });
-      if (!this.failed) this.report('degraded', describeError(err));
-      return false;
-    }
-    this.o.driver.reset();
-    this.reconnectDelay = this.o.timings.reconnectDelayMs;
-    this.metrics.set({ connected: true });
-    if (!this.failed) this.report('ok', null);
-    this.o.logger.info('connected', { output: this.o.id, link: this.o.link.description });
-    return true;
   }
 
   /** While idle the link is kept up with a growing delay; failures here do not count toward the failed state. */
   private async connectWhileIdle(): Promise<void> {
-    if (await this.connect()) return;
+    if (await this.session.connect()) return;
     this.reconnectAt = this.tick() + this.reconnectDelay;
-    this.reconnectDelay = Math.min(this.reconnectDelay * 2, Math.max(this.o.timings.probeIntervalMs, this.o.timings.reconnectDelayMs));
+    const { probeIntervalMs, reconnectDelayMs } = this.o.timings;
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, Math.max(probeIntervalMs, reconnectDelayMs));
   }
 
   private async probe(): Promise<void> {
-    await this.pause(this.o.timings.probeIntervalMs);
+    await this.session.pause(this.o.timings.probeIntervalMs);
     if (this.stopping) return;
-    if ((await this.deliver(this.o.driver.supervision(), 0)) !== 'ack') return;
+    if ((await this.session.deliver(this.o.driver.supervision(), 0)) !== 'ack') return;
     this.failed = false;
     this.metrics.set({ failed: false });
     this.report('ok', null);
@@ -322,20 +244,6 @@ export class OutputService<R> implements Service {
     this.nextSupervisionAt = interval > 0 ? this.tick() + interval : Infinity;
   }
 
-  /** Sleeps, but stop() cuts it short. */
-  private pause(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        this.stopWaiters.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.stopWaiters.add(wake);
-    });
-  }
-
   private flushCursor(): void {
     try {
       this.o.outbox.flush();
@@ -351,16 +259,11 @@ export class OutputService<R> implements Service {
     } catch {
       // The store reports its own failure; the figure is simply unknown meanwhile.
     }
-    this.metrics.set({ backlog, cursor: this.o.outbox.cursor, connected: this.o.link.connected });
+    this.metrics.set({ backlog, cursor: this.o.outbox.cursor, connected: this.session.connected });
   }
 
   private report(state: ComponentState, detail: string | null): void {
     this.metrics.report(state, detail);
-  }
-
-  /** Wall-clock time (timestamps, last_ack_at). */
-  private now(): number {
-    return this.o.clock.now();
   }
 
   /** Monotonic time for scheduling: a wall-clock step (NTP, a NAK-taught offset) must not stall or rush the loop. */

@@ -82,7 +82,13 @@ export class Simulator {
     this.startedAt = performance.now();
     const perStep = o.connectRate === 0 ? o.devices : Math.max(1, Math.ceil((o.connectRate * START_STEP_MS) / 1000));
     this.startSome(perStep);
-    if (this.started < o.devices) this.every(START_STEP_MS, () => this.startSome(perStep));
+    if (this.started < o.devices) {
+      const starter = setInterval(() => {
+        this.startSome(perStep);
+        if (this.started >= o.devices) clearInterval(starter);
+      }, START_STEP_MS);
+      this.timers.push(starter);
+    }
     this.every(SWEEP_MS, () => this.sweep());
     this.timers.push(setTimeout(() => this.beginDrain(), o.durationMs));
     const progress = this.deps.onProgress;

@@ -1,7 +1,7 @@
 /**
  * The MLR2 sending discipline over real TCP: retries on NAK and silence, the failed state (heartbeat only), resume
  * from the first unacknowledged event, an outage of the automation computer, a restart mid-backlog, and late ACKs
- * that must not acknowledge the next line. Timings are shortened (ACK timeout 150 ms, probes every 100 ms).
+ * that must not acknowledge the next line. Timings are shortened (ACK timeout 300 ms, probes every 100 ms).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,7 +1,7 @@
 /**
  * End to end: a test device on a REAL TCP connection says VL-HELLO; POST /api/control-device and
  * /api/config-device through createApp (`app.request`) reach it over its link and its reply
- * packets come back. The command deadline is injected (400 ms) so NO_RESPONSE is quick.
+ * packets come back. The command deadline is injected (1 s) so NO_RESPONSE is quick.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,7 +14,7 @@ import { answer, apiFor, linkDevice, nextCommand, type Api } from './helpers/api
 import type { TcpDevice } from './helpers/devices.js';
 import { PASSWORD16, message, portOf, startRig, type Rig } from './helpers/rig.js';
 
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 1000;
 let rig: Rig;
 let api: Api;
 let plainPort: number;

@@ -17,7 +17,7 @@ async function device(): Promise<TcpDevice> {
 }
 
 test.before(async () => {
-  rig = await startRig({ receiver: { idleTimeoutMs: 300, maxConnections: 3, maxInFlight: 8 } });
+  rig = await startRig({ receiver: { idleTimeoutMs: 600, maxConnections: 3, maxInFlight: 8 } });
   port = portOf((await rig.tcp()).address);
 });
 
@@ -40,12 +40,12 @@ test('the documented defaults: 10 min idle timeout, 20,000 connections, 256 fram
 test('a connection silent for the idle timeout is closed; one that keeps talking is not', async () => {
   const idle = await device();
   const busy = await device();
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < 16; i++) {
     busy.send(message({ token: 'NULL', sequence: i + 1 }));
     await busy.next();
-    await sleep(100);
+    await sleep(50);
   }
-  assert.ok(await idle.closedWithin(1000), 'the idle connection was closed');
+  assert.ok(await idle.closedWithin(2000), 'the idle connection was closed');
   assert.not.ok(await busy.closedWithin(0), 'the busy connection is still open');
 });
 

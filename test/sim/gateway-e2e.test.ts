@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { INSTALLER_SUBJECT, TokenService } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Gateway } from '../../src/main.js';
 import { defaultValidationEnv } from '../../src/settings/environment.js';
@@ -82,6 +83,54 @@ test('gateway + simulator for 2 s: every ACKed event (TCP plain, TCP AES, UDP) i
     const missing = acked.map(expectedKey).filter((key) => !stored.has(key));
     assert.equal(missing, [], `${missing.length} ACKed events are not in the journal`);
   } finally {
+    await gateway.stop();
+    dir.remove();
+  }
+});
+
+test('control-device through the API reaches simulated devices: packets, and each fault as the gateway names it', async () => {
+  const dir = tempDir('vigil-sim-e2e-');
+  const tcpPort = await freePort();
+  const httpPort = await freePort();
+  await seedReceivers(dir.path, tcpPort, await freePort());
+  const gateway = new Gateway({ dataDir: dir.path, httpPort, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  await gateway.start();
+  const fleets: Simulator[] = [];
+  try {
+    const secret = gateway.settings.current().api.api_jwt_secret;
+    const tokens = new TokenService({ secret: () => secret, clock: { now: () => Date.now() } });
+    const { token } = await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: ['device_control', 'omit_mpass'], minutes: 5 });
+    const devices: [string, Omit<SimOptionsInput, 'port'>][] = [
+      ['C0DE00000001', { link: { replyPackets: 2, replyData: 'ABCD' } }],
+      ['C0DE00000002', { link: { fault: 'wrong-count' } }],
+      ['C0DE00000003', { link: { fault: 'wrong-number', replyPackets: 2 } }],
+      ['C0DE00000004', { link: { fault: 'bad' } }],
+    ];
+    for (const [i, [uid, input]] of devices.entries()) {
+      const sim = new Simulator(resolveSimOptions({ port: tcpPort, ratePerDevice: 0, durationMs: 20_000, uidBase: uid, accountBase: `00C0${i}`, ...input }));
+      fleets.push(sim);
+      sim.start();
+    }
+    const deadline = Date.now() + 5000;
+    while (fleets.some((f) => f.stats.welcomes < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const control = async (uid: string): Promise<Record<string, unknown>> => {
+      const response = await fetch(`http://127.0.0.1:${httpPort}/api/control-device`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ partial_uid: uid.slice(-6), request_id: 'r1', data: '0102', response_required: true }),
+      });
+      assert.is(response.status, 200);
+      return (await response.json()) as Record<string, unknown>;
+    };
+    const ok = await control('C0DE00000001');
+    assert.equal([ok.partial_uid, ok.request_id, ok.uid, ok.data, ok.error], ['000001', 'r1', 'C0DE00000001', ['ABCD', 'ABCD'], undefined]);
+    assert.is(ok.hw_id, 'SIM-1');
+    assert.is((await control('C0DE00000002')).error, 'INVALID_PACKET_COUNT');
+    assert.is((await control('C0DE00000003')).error, 'INVALID_PACKET_NUMBER');
+    assert.is((await control('C0DE00000004')).error, 'BAD_DATA');
+    assert.equal(fleets.map((f) => f.stats.commandsReceived), [1, 1, 1, 1]);
+  } finally {
+    for (const f of fleets) await f.stop();
     await gateway.stop();
     dir.remove();
   }

@@ -4,7 +4,8 @@
 import type { ComponentState } from '../../core/health.js';
 import type { LogFields, LogLevel } from '../../core/logger.js';
 import type { OutputSettings } from '../../settings/schema-outputs.js';
-import type { OutputState, OutputTimings } from '../output-service.js';
+import type { OutputState } from '../output-service.js';
+import type { OutputTimings } from '../output-timings.js';
 
 export interface WorkerInit {
   /** The SQLite file the main thread's Store opened (the worker opens its own connection to it). */

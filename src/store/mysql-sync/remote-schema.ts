@@ -110,7 +110,7 @@ export async function migrateRemote(db: RemoteDb, migrations: readonly RemoteMig
   const found = Number((await readSyncValue(db, 'schema_version')) ?? '0');
   if (!Number.isInteger(found) || found > migrations.length) {
     throw new VigilError(
-      'STORE_FAILURE',
+      'CONFLICT',
       `the MySQL mirror has schema version ${found}, newer than this Vigil build supports (${migrations.length}); not writing to it`,
     );
   }

@@ -5,13 +5,13 @@
  */
 import type { Service } from '../../../src/core/service.js';
 import { buildOutput, type OutputDeps } from '../../../src/outputs/index.js';
-import type { OutputTimings } from '../../../src/outputs/output-service.js';
+import type { OutputTimings } from '../../../src/outputs/output-timings.js';
 import type { OutputSettings } from '../../../src/settings/schema-outputs.js';
 import type { NewEvent } from '../../../src/store/types.js';
 import { sampleEvent, startStore, type StoreFixture } from '../../store/helpers/store-fixture.js';
 
 export const FAST: OutputTimings = {
-  ackTimeoutMs: 150,
+  ackTimeoutMs: 300,
   retries: 3,
   supervisionIntervalMs: 0,
   probeIntervalMs: 100,
