@@ -172,7 +172,7 @@ test('nobody listening: connect errors are counted, reconnects stay bounded, the
 test('paced rate: 4 devices at 20 events/s each for 1 s send about 80 events', async () => {
   await withPeer({}, async (peer) => {
     const summary = await sim(peer.port, { devices: 4, ratePerDevice: 20, durationMs: 1000, link: { hello: false } }).run();
-    assert.ok(summary.events_sent >= 70 && summary.events_sent <= 84, `sent ${summary.events_sent}`);
+    assert.ok(summary.events_sent >= 68 && summary.events_sent <= 96, `sent ${summary.events_sent}`);
     assert.is(summary.events_acked, summary.events_sent);
     assert.is(peer.events.length, summary.events_sent);
   });
@@ -182,8 +182,8 @@ test('NULL link tests go out at the interval and are ACKed, not counted as event
   await withPeer({}, async (peer) => {
     const summary = await sim(peer.port, { devices: 2, ratePerDevice: 0, linkTestIntervalMs: 200, durationMs: 1000, link: { hello: false } }).run();
     const nulls = peer.received.filter((r) => r.message?.token === 'NULL');
-    assert.ok(nulls.length >= 6 && nulls.length <= 12, `NULLs ${nulls.length}`);
-    assert.is(nulls[0]!.body.toString('latin1').slice(0, 21), '"NULL"0001#001000[]_0'.slice(0, 21));
+    assert.ok(nulls.length >= 6 && nulls.length <= 14, `NULLs ${nulls.length}`);
+    assert.is(nulls[0]!.body.toString('latin1'), `"NULL"0001#001000[]${STAMP}`);
     assert.is(summary.link_tests.acked, summary.link_tests.sent);
     assert.is(summary.events_sent, 0);
   });
