@@ -23,11 +23,18 @@ export function formatAddress(host: string, port: number): string {
 }
 
 /** Listens and resolves with the bound "host:port"; rejects on EADDRINUSE and the like. */
+/**
+ * Pending-connection queue of a TCP receiver. After a gateway restart every device reconnects
+ * within a second or two; Node's default of 511 made the kernel drop handshakes of a
+ * 1,000-device fleet (docs/simulator.md). The kernel caps it at net.core.somaxconn.
+ */
+export const TCP_LISTEN_BACKLOG = 4096;
+
 export function listenTcp(server: Server, port: number, host: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error): void => reject(err);
     server.once('error', onError);
-    server.listen({ port, host, exclusive: true }, () => {
+    server.listen({ port, host, exclusive: true, backlog: TCP_LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       const address = server.address();
       resolve(typeof address === 'object' && address ? formatAddress(address.address, address.port) : formatAddress(host, port));

@@ -16,6 +16,8 @@ import { formatAddress, type ReceiverDeps } from './receiver-deps.js';
 import { UDP_MAX_IN_FLIGHT_FACTOR } from './receiver-options.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 
+export const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+
 export class UdpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
@@ -47,7 +49,9 @@ export class UdpReceiver implements Service {
     const { health, options } = this.deps;
     const { bindAddress, port, healthName } = this.profile;
     health.report(healthName, 'receiver', 'starting', null);
-    const socket = createSocket({ type: isIPv6(bindAddress) ? 'udp6' : 'udp4' });
+    // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
+    // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
+    const socket = createSocket({ type: isIPv6(bindAddress) ? 'udp6' : 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER_BYTES });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
