@@ -36,6 +36,8 @@ export interface PhaseResult {
   /** Machine-wide kernel drops during the whole phase, connection set-up included (kernel-counters.ts). */
   readonly listenOverflows: number;
   readonly udpRcvbufErrors: number;
+  /** % of one core used by other processes during the measured window: high means noisy figures. */
+  readonly otherCpu: number;
 }
 
 export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<PhaseResult> {
@@ -59,10 +61,13 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
     const before = { acked: s.eventsAcked, sent: s.eventsSent, naks: s.naks, duhs: s.duhs, timeouts: s.ackTimeouts, failed: s.eventsFailed };
     const simCpu = cpuMeter();
     const gw0 = gateway.cpuSeconds();
+    const machine0 = readKernelCounters().busySeconds;
     const t0 = performance.now();
     await sleep(spec.measureMs);
     const seconds = (performance.now() - t0) / 1000;
     const gw1 = gateway.cpuSeconds();
+    const machine1 = readKernelCounters().busySeconds;
+    const simPct = simCpu();
     const kernel = counterDelta(kernelBefore, readKernelCounters());
     const result: PhaseResult = {
       label: spec.label,
@@ -72,7 +77,7 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
       p50: s.latency.percentile(50),
       p99: s.latency.percentile(99),
       max: s.latency.maxMs,
-      simCpu: Math.round(simCpu()),
+      simCpu: Math.round(simPct),
       gatewayCpu: Math.round(((gw1 - gw0) / seconds) * 100),
       naks: s.naks - before.naks,
       duhs: s.duhs - before.duhs,
@@ -80,6 +85,7 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
       failed: s.eventsFailed - before.failed,
       listenOverflows: kernel.listenOverflows,
       udpRcvbufErrors: kernel.udpRcvbufErrors,
+      otherCpu: Math.max(0, Math.round(((machine1 - machine0) / seconds) * 100 - simPct - ((gw1 - gw0) / seconds) * 100)),
     };
     return result;
   } finally {

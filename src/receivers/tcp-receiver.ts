@@ -97,7 +97,9 @@ export class TcpReceiver implements Service {
     await closed;
     this.listening = null;
     this.publish();
-    this.deps.health.report(this.profile.healthName, 'receiver', 'stopped', null);
+    // Removed, not 'stopped': a receiver deleted from the settings must not keep /health at 503;
+    // restart-services reports it 'starting' again straight away.
+    this.deps.health.remove(this.profile.healthName);
     this.sessionDeps.logger.info('receiver stopped');
   }
 

@@ -14,6 +14,9 @@ import type { EventQuery, NewEvent, Page, StoredEvent, StoredEventRef } from './
 /** Upper bound of one readAfter() batch (outputs read in bounded steps). */
 export const MAX_READ_BATCH = 10_000;
 
+/** Rows one query() examines at most (docs/store.md §Indexes): bounds the time of any filter. */
+export const QUERY_SCAN_BUDGET = 50_000;
+
 export class EventJournal {
   private readonly db: Database;
   private readonly sql: StatementCache;
@@ -51,28 +54,97 @@ export class EventJournal {
     });
   }
 
-  /** Newest first (highest id), filtered, paged by id cursor (`before`). */
-  query(filter: EventQuery): Page<StoredEvent> {
+  /**
+   * Newest first (highest id), filtered, paged by id cursor (`before`); BOUNDED whatever the
+   * filter (docs/store.md §Indexes). Rows are walked newest-first along one index (receiver,
+   * else code, else the primary key) and at most `scanBudget` of them are examined per call;
+   * the other predicates filter those. When the budget runs out before `limit` matches, the page
+   * holds what was found and `nextCursor` is the last id examined, so a page may hold fewer items
+   * than `limit` (even none) and still have a next cursor. `from`/`to` become id bounds first.
+   */
+  query(filter: EventQuery, scanBudget = QUERY_SCAN_BUDGET): Page<StoredEvent> {
     checkLimit(filter.limit);
     if (filter.receiverIds !== null && filter.receiverIds.length === 0) return { items: [], nextCursor: null };
-    const where: string[] = [];
-    const params: Params = { limit: filter.limit + 1 };
-    visibilityClause('receiver_id', filter.receiverIds, where, params);
-    const add = (clause: string, name: string, value: unknown): void => {
-      where.push(clause);
-      params[name] = value;
-    };
-    if (filter.receiverId !== undefined) add('receiver_id = @receiverId', 'receiverId', filter.receiverId);
-    if (filter.account !== undefined) add('account = @account', 'account', filter.account);
-    if (filter.code !== undefined) add('code = @code', 'code', filter.code.toUpperCase());
-    if (filter.from !== undefined) add('received_at >= @from', 'from', filter.from);
-    if (filter.to !== undefined) add('received_at < @to', 'to', filter.to);
-    if (filter.before !== undefined) add('id < @before', 'before', filter.before);
-    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     return guard('query events', () => {
-      const rows = this.sql.get(`SELECT * FROM events ${clause} ORDER BY id DESC LIMIT @limit`).all(params) as EventRow[];
-      return toPage(rows.map(toStoredEvent), filter.limit);
+      const bounds = this.idBounds(filter);
+      if (!bounds) return { items: [], nextCursor: null };
+      // The driving clause picks the index the scan walks; it is repeated in no outer predicate.
+      const inner: string[] = [];
+      const outer: string[] = [];
+      const params: Params = { limit: filter.limit + 1, budget: scanBudget };
+      if (filter.receiverId !== undefined) {
+        inner.push('receiver_id = @receiverId');
+        params.receiverId = filter.receiverId;
+      }
+      if (filter.code !== undefined) {
+        (inner.length === 0 ? inner : outer).push('code = @code');
+        params.code = filter.code.toUpperCase();
+      }
+      if (bounds.low !== null) {
+        inner.push('id >= @low');
+        params.low = bounds.low;
+      }
+      if (bounds.high !== null) {
+        inner.push('id < @high');
+        params.high = bounds.high;
+      }
+      visibilityClause('receiver_id', filter.receiverIds, outer, params);
+      if (filter.account !== undefined) {
+        outer.push('account = @account');
+        params.account = filter.account;
+      }
+      // The exact predicates stay: the id bounds assume received_at never decreases along ids.
+      if (filter.from !== undefined) {
+        outer.push('received_at >= @from');
+        params.from = filter.from;
+      }
+      if (filter.to !== undefined) {
+        outer.push('received_at < @to');
+        params.to = filter.to;
+      }
+      const innerWhere = inner.length ? `WHERE ${inner.join(' AND ')}` : '';
+      const scan = `SELECT * FROM events ${innerWhere} ORDER BY id DESC LIMIT @budget`;
+      const outerWhere = outer.length ? `WHERE ${outer.join(' AND ')}` : '';
+      const rows = this.sql.get(`SELECT * FROM (${scan}) ${outerWhere} ORDER BY id DESC LIMIT @limit`).all(params) as EventRow[];
+      const page = toPage(rows.map(toStoredEvent), filter.limit);
+      if (page.nextCursor !== null) return page;
+      // A short page: either the index range is exhausted, or the budget ran out first.
+      const walked = this.sql
+        .get(`SELECT count(*) AS n, min(id) AS low FROM (SELECT id FROM events ${innerWhere} ORDER BY id DESC LIMIT @budget)`)
+        .get(pick(params, inner, scanBudget)) as { n: number; low: number | null };
+      return { items: page.items, nextCursor: walked.n >= scanBudget && walked.low !== null ? walked.low : null };
     });
+  }
+
+  /**
+   * The id range [low, high) a query may look at: `before`, and `from`/`to` turned into ids
+   * through the received_at index (one index seek each). Null when nothing can match.
+   */
+  private idBounds(filter: EventQuery): { low: number | null; high: number | null } | null {
+    let high = filter.before ?? null;
+    let low: number | null = null;
+    if (filter.from !== undefined) {
+      low = this.firstIdAtOrAfter(filter.from);
+      if (low === null) return null;
+    }
+    if (filter.to !== undefined) {
+      const end = this.firstIdAtOrAfter(filter.to);
+      if (end !== null && (high === null || end < high)) high = end;
+    }
+    if (low !== null && high !== null && low >= high) return null;
+    return { low, high };
+  }
+
+  /**
+   * The first id received at or after `at`. The single writer stamps received_at in commit
+   * order, so received_at does not decrease along ids; rows a clock step put out of order can
+   * fall outside the bound (docs/store.md §Indexes).
+   */
+  private firstIdAtOrAfter(at: number): number | null {
+    const row = this.sql.get('SELECT id FROM events WHERE received_at >= ? ORDER BY received_at, id LIMIT 1').get(at) as
+      | { id: number }
+      | undefined;
+    return row?.id ?? null;
   }
 
   /**
@@ -121,13 +193,26 @@ export class EventJournal {
     checkLimit(batchLimit, MAX_READ_BATCH);
     const keepAfterId = options.keepAfterId ?? Number.MAX_SAFE_INTEGER;
     return guard('delete old events', () => {
+      // Bound by id first: when nothing is old the scan below is empty instead of a full pass.
+      const end = this.firstIdAtOrAfter(cutoff) ?? Number.MAX_SAFE_INTEGER;
       const result = this.sql
         .get(
           `DELETE FROM events WHERE id IN (
-             SELECT id FROM events WHERE received_at < @cutoff AND id <= @keepAfterId ORDER BY id LIMIT @batchLimit)`,
+             SELECT id FROM events WHERE id < @end AND id <= @keepAfterId AND received_at < @cutoff
+             ORDER BY id LIMIT @batchLimit)`,
         )
-        .run({ cutoff, keepAfterId, batchLimit });
+        .run({ cutoff, end, keepAfterId, batchLimit });
       return result.changes;
     });
   }
+}
+
+/** The parameters the scan (inner) clauses name, plus the budget. */
+function pick(params: Params, inner: readonly string[], budget: number): Params {
+  const out: Params = { budget };
+  for (const clause of inner) {
+    const name = clause.slice(clause.indexOf('@') + 1);
+    out[name] = params[name];
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import { VigilError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from './database.js';
 import { SCHEMA_V1, VIGIL_APPLICATION_ID } from './schema-v1.js';
+import { SCHEMA_V2 } from './schema-v2.js';
 
 export interface Migration {
   readonly version: number;
@@ -15,7 +16,10 @@ export interface Migration {
   readonly up: string | ((db: Database) => void);
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', up: SCHEMA_V1 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', up: SCHEMA_V1 },
+  { version: 2, name: 'lean journal indexes', up: SCHEMA_V2 },
+];
 
 export interface MigrationResult {
   readonly from: number;

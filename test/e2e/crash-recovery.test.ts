@@ -1,0 +1,152 @@
+/**
+ * Issue 4, "Done means": the gateway is killed with SIGKILL under load and restarted; afterwards
+ * every event that was ACKed to a device reaches the automation peer (MLR2 over real TCP), and the
+ * peer sees them in journal order (a line re-sent after the crash may repeat, none is reordered).
+ * The gateway runs as a real `vigil serve` child process.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { silentLogger } from '../../src/core/logger.js';
+import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
+import { buildMessage } from '../../src/protocols/dc09/index.js';
+import { Store } from '../../src/store/store.js';
+import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { Mlr2Peer } from '../outputs/helpers/mlr2-peer.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+const DEVICES = 40;
+const MAX_EVENTS_PER_DEVICE = 900;
+const LOAD_MS = 1500;
+
+function serve(dataDir: string, httpPort: number): ChildProcess {
+  return spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', LOOPBACK], {
+    stdio: 'ignore',
+    env: { ...process.env, VIGIL_LOG_LEVEL: 'error' },
+  });
+}
+
+async function healthy(httpPort: number): Promise<void> {
+  await waitFor(async () => {
+    try {
+      return (await fetch(`http://${LOOPBACK}:${httpPort}/health`)).status === 200;
+    } catch {
+      return false;
+    }
+  }, 20_000, 50);
+}
+
+/** A panel that keeps one ADM-CID event in flight and records which ones were ACKed. */
+class Panel {
+  readonly acked: string[] = [];
+  private readonly socket: Socket;
+  private readonly framer = new Dc09Framer();
+  private zone = 0;
+  private running = true;
+
+  constructor(readonly account: string, port: number) {
+    this.socket = connect({ host: LOOPBACK, port });
+    this.socket.on('error', () => (this.running = false));
+    this.socket.on('close', () => (this.running = false));
+    this.socket.on('data', (chunk: Buffer) => {
+      for (const item of this.framer.push(chunk)) {
+        if (item.kind !== 'frame' || !item.body.toString('latin1').startsWith('"ACK"')) continue;
+        this.acked.push(this.line(this.zone));
+        this.send();
+      }
+    });
+    this.socket.once('connect', () => this.send());
+  }
+
+  /** The MLR2 line the automation peer must receive for this event (receiver 02, line 5). */
+  line(zone: number): string {
+    return `5025 18${this.account}E13001${String(zone).padStart(3, '0')}`;
+  }
+
+  private send(): void {
+    if (!this.running || this.zone >= MAX_EVENTS_PER_DEVICE) return;
+    this.zone++;
+    const data = `#${this.account}|1130 01 ${String(this.zone).padStart(3, '0')}`;
+    this.socket.write(buildMessage({ token: 'ADM-CID', sequence: this.zone, receiver: 1, line: 1, account: this.account, data }));
+  }
+
+  stop(): void {
+    this.running = false;
+    this.socket.destroy();
+  }
+}
+
+test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 peer, in journal order', async () => {
+  const dir = tempDir();
+  const peer = new Mlr2Peer();
+  await peer.listen();
+  const httpPort = await freePort();
+  const rxPort = await freePort();
+  let child = serve(dir.path, httpPort);
+  try {
+    await healthy(httpPort);
+    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings,restart_services'], { encoding: 'utf8' }).stdout.trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const put = await fetch(`http://${LOOPBACK}:${httpPort}/api/settings`, {
+      method: 'PUT',
+      headers,
+      body: JSON.stringify({
+        receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
+        outputs: [{ id: 4, name: 'automation', type: 1, protocol: 'MLR2', identificator: `${LOOPBACK}:${peer.port}`, oid: 0xa1, receiver_number: 2, line_number: 5 }],
+      }),
+    });
+    assert.is(put.status, 200, await put.text());
+    assert.is((await fetch(`http://${LOOPBACK}:${httpPort}/api/restart-services`, { headers })).status, 200);
+    await healthy(httpPort);
+
+    const panels = Array.from({ length: DEVICES }, (_, i) => new Panel((0x1000 + i).toString(16).toUpperCase(), rxPort));
+    await sleep(LOAD_MS);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    for (const panel of panels) panel.stop();
+    const acked = panels.flatMap((p) => p.acked);
+    assert.ok(acked.length > 500, `only ${acked.length} events were ACKed under load`);
+
+    child = serve(dir.path, httpPort);
+    await healthy(httpPort);
+    const undelivered = (): string[] => {
+      const delivered = new Set(peer.events());
+      return acked.filter((line) => !delivered.has(line));
+    };
+    await waitFor(() => undelivered().length === 0, 30_000, 100).catch(() => undefined);
+    const missing = undelivered();
+    assert.is(missing.length, 0, `${missing.length} ACKed events never reached the peer, e.g. ${missing.slice(0, 3).join(', ')}`);
+
+    // Journal order: read the ids from the store (WAL lets a reader in beside the running gateway).
+    const store = new Store(join(dir.path, 'vigil.db'), silentLogger, undefined, { readonly: true });
+    await store.start();
+    const idOf = new Map<string, number>();
+    try {
+      for (let after = 0; ; ) {
+        const batch = store.events.readAfter(after, 5000);
+        if (batch.length === 0) break;
+        for (const event of batch) {
+          if (event.protocol === 'ADM-CID') idOf.set(`5025 18${event.account}E${event.code}${event.groupNo}${event.zoneNo}`, event.id);
+        }
+        after = batch[batch.length - 1]!.id;
+      }
+    } finally {
+      await store.stop();
+    }
+    const firstArrivals = peer.distinctEvents().filter((line) => idOf.has(line));
+    const ids = firstArrivals.map((line) => idOf.get(line)!);
+    for (let i = 1; i < ids.length; i++) assert.ok(ids[i]! > ids[i - 1]!, `line ${firstArrivals[i]} (id ${ids[i]}) arrived after id ${ids[i - 1]}`);
+    const duplicates = peer.events().length - peer.distinctEvents().length;
+    assert.ok(duplicates <= 1000, `${duplicates} lines were sent twice: more than one cursor flush window`);
+  } finally {
+    child.kill('SIGKILL');
+    await peer.close();
+    dir.remove();
+  }
+});
+
+test.run();
