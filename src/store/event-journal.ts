@@ -108,11 +108,12 @@ export class EventJournal {
       const rows = this.sql.get(`SELECT * FROM (${scan}) ${outerWhere} ORDER BY id DESC LIMIT @limit`).all(params) as EventRow[];
       const page = toPage(rows.map(toStoredEvent), filter.limit);
       if (page.nextCursor !== null) return page;
-      // A short page: either the index range is exhausted, or the budget ran out first.
-      const walked = this.sql
-        .get(`SELECT count(*) AS n, min(id) AS low FROM (SELECT id FROM events ${innerWhere} ORDER BY id DESC LIMIT @budget)`)
-        .get(pick(params, inner, scanBudget)) as { n: number; low: number | null };
-      return { items: page.items, nextCursor: walked.n >= scanBudget && walked.low !== null ? walked.low : null };
+      // A short page: either the index range is exhausted, or the budget ran out first. The row
+      // after the last one examined tells which (one index-only seek).
+      const edge = this.sql
+        .get(`SELECT id FROM events ${innerWhere} ORDER BY id DESC LIMIT 2 OFFSET @skip`)
+        .all(pick(params, inner, scanBudget - 1)) as Array<{ id: number }>;
+      return { items: page.items, nextCursor: edge.length === 2 ? edge[0]!.id : null };
     });
   }
 
@@ -207,9 +208,9 @@ export class EventJournal {
   }
 }
 
-/** The parameters the scan (inner) clauses name, plus the budget. */
-function pick(params: Params, inner: readonly string[], budget: number): Params {
-  const out: Params = { budget };
+/** The parameters the scan (inner) clauses name, plus the offset of the last row examined. */
+function pick(params: Params, inner: readonly string[], skip: number): Params {
+  const out: Params = { skip };
   for (const clause of inner) {
     const name = clause.slice(clause.indexOf('@') + 1);
     out[name] = params[name];

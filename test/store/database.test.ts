@@ -36,12 +36,12 @@ test('openDatabase creates the parent directory and sets WAL, synchronous FULL, 
   }
 });
 
-test('migration 1 creates the whole schema, stamps user_version and the Vigil application_id', () => {
+test('the migrations create the whole schema, stamp user_version and the Vigil application_id', () => {
   const dir = tempDir();
   try {
     const db = openDatabase(join(dir.path, 'v.db'));
-    assert.equal(migrate(db, silentLogger), { from: 0, to: 1 });
-    assert.is(schemaVersion(db), 1);
+    assert.equal(migrate(db, silentLogger), { from: 0, to: 2 });
+    assert.is(schemaVersion(db), 2);
     assert.is(db.pragma('application_id', { simple: true }), VIGIL_APPLICATION_ID);
     assert.equal(tables(db), [
       'events',
@@ -60,14 +60,32 @@ test('migration 1 creates the whole schema, stamps user_version and the Vigil ap
   }
 });
 
+test('migration 2 drops the scattered journal indexes of a version-1 file and keeps its rows', () => {
+  const dir = tempDir();
+  try {
+    const db = openDatabase(join(dir.path, 'v.db'));
+    assert.equal(migrate(db, silentLogger, MIGRATIONS.slice(0, 1)), { from: 0, to: 1 });
+    db.prepare("INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A1', 'SIA-DCS', 'alarm', x'0A')").run();
+    const indexes = () =>
+      (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    assert.equal(indexes(), ['events_by_account', 'events_by_code', 'events_by_object', 'events_by_received_at', 'events_by_receiver']);
+    assert.equal(migrate(db, silentLogger), { from: 1, to: 2 });
+    assert.equal(indexes(), ['events_by_code', 'events_by_received_at', 'events_by_receiver']);
+    assert.equal(db.prepare('SELECT id, account FROM events').all(), [{ id: 1, account: 'A1' }]);
+    db.close();
+  } finally {
+    dir.remove();
+  }
+});
+
 test('migrations are idempotent across reopen: the second start applies nothing and keeps the data', async () => {
   const fx = await startStore();
   try {
     fx.store.meta.set('instance_id', 'abc');
-    assert.is(fx.logs.filter((l) => l.includes('migration applied')).length, 1);
+    assert.is(fx.logs.filter((l) => l.includes('migration applied')).length, MIGRATIONS.length);
     await fx.store.stop();
     const again = await fx.reopen();
-    assert.is(fx.logs.filter((l) => l.includes('migration applied')).length, 1);
+    assert.is(fx.logs.filter((l) => l.includes('migration applied')).length, MIGRATIONS.length);
     assert.is(again.meta.get('instance_id'), 'abc');
   } finally {
     await fx.cleanup();
@@ -128,16 +146,16 @@ test('a failing migration rolls back entirely: version and tables stay as they w
     migrate(db, silentLogger);
     const broken: Migration[] = [
       ...MIGRATIONS,
-      { version: 2, name: 'broken', up: 'CREATE TABLE extra (x); INSERT INTO no_such_table VALUES (1);' },
+      { version: MIGRATIONS.length + 1, name: 'broken', up: 'CREATE TABLE extra (x); INSERT INTO no_such_table VALUES (1);' },
     ];
     try {
       migrate(db, silentLogger, broken);
       assert.unreachable('should fail');
     } catch (err) {
       assert.ok(isVigilError(err, 'STORE_FAILURE'));
-      assert.match((err as Error).message, 'migration 2 (broken) failed: no such table: no_such_table');
+      assert.match((err as Error).message, `migration ${MIGRATIONS.length + 1} (broken) failed: no such table: no_such_table`);
     }
-    assert.is(schemaVersion(db), 1);
+    assert.is(schemaVersion(db), MIGRATIONS.length);
     assert.not.ok(tables(db).includes('extra'));
     db.close();
   } finally {
@@ -151,11 +169,12 @@ test('a later migration is applied once, on top of the earlier ones, and logged'
     const lines: string[] = [];
     const logger = createLogger('t', (l) => lines.push(l));
     const db = openDatabase(join(dir.path, 'v.db'));
-    const two: Migration[] = [...MIGRATIONS, { version: 2, name: 'add extra', up: (d) => d.exec('CREATE TABLE extra (x)') }];
-    assert.equal(migrate(db, logger, two), { from: 0, to: 2 });
-    assert.equal(migrate(db, logger, two), { from: 2, to: 2 });
-    assert.is(lines.filter((l) => l.includes('migration applied')).length, 2);
-    assert.match(lines[1] ?? '', 'version=2 name="add extra"');
+    const n = MIGRATIONS.length + 1;
+    const more: Migration[] = [...MIGRATIONS, { version: n, name: 'add extra', up: (d) => d.exec('CREATE TABLE extra (x)') }];
+    assert.equal(migrate(db, logger, more), { from: 0, to: n });
+    assert.equal(migrate(db, logger, more), { from: n, to: n });
+    assert.is(lines.filter((l) => l.includes('migration applied')).length, n);
+    assert.match(lines[n - 1] ?? '', `version=${n} name="add extra"`);
     db.close();
   } finally {
     dir.remove();
@@ -166,7 +185,7 @@ test('a migration list with a gap in its versions is a programming error', () =>
   const dir = tempDir();
   try {
     const db = openDatabase(join(dir.path, 'v.db'));
-    const gap: Migration[] = [...MIGRATIONS, { version: 3, name: 'gap', up: '' }];
+    const gap: Migration[] = [MIGRATIONS[0]!, { version: 3, name: 'gap', up: '' }];
     assert.throws(() => migrate(db, silentLogger, gap), /migration #1 has version 3, expected 2/);
     db.close();
   } finally {

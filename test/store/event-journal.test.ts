@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
+import { openDatabase } from '../../src/store/database.js';
 import { EVENT_FLAG_IGNORABLE_STARTUP, type NewEvent } from '../../src/store/types.js';
 import { sampleEvent, startStore } from './helpers/store-fixture.js';
 
@@ -209,6 +210,82 @@ test('retention deletes old events in bounded batches, spares undelivered ones, 
     assert.is(fx.store.events.maxId(), 12);
     const [next] = fx.store.events.append([sampleEvent()]);
     assert.is(next!.id, 13);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('a filter without an index stops at the scan budget: a short page with a cursor at the last row examined', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    // account B is ids 11, 8, 5, 2; a budget of 4 rows examines 12..9 per call
+    const q = (before?: number) => fx.store.events.query({ receiverIds: null, account: 'B', limit: 3, ...(before ? { before } : {}) }, 4);
+    const pages: Array<[number[], number | null]> = [];
+    let before: number | undefined;
+    for (let i = 0; i < 10; i++) {
+      const page = q(before);
+      pages.push([page.items.map((e) => e.id), page.nextCursor]);
+      if (page.nextCursor === null) break;
+      before = page.nextCursor;
+    }
+    assert.equal(pages, [[[11], 9], [[8, 5], 5], [[2], null]]);
+    // the budget walks the receiver index when a receiver is named: receiver 1 is 11, 9, 7, 5, 3, 1
+    const byReceiver = fx.store.events.query({ receiverIds: null, receiverId: 1, account: 'C', limit: 10 }, 3);
+    assert.equal([byReceiver.items.map((e) => e.id), byReceiver.nextCursor], [[9], 7]);
+    assert.equal(fx.store.events.query({ receiverIds: null, receiverId: 1, account: 'C', limit: 10, before: 7 }, 3).items.map((e) => e.id), [3]);
+    // more matches than the limit within the budget: the cursor is the last item, as before
+    const full = fx.store.events.query({ receiverIds: null, account: 'A', limit: 1 }, 6);
+    assert.equal([full.items.map((e) => e.id), full.nextCursor], [[10], 10]);
+    // exactly `limit` matches and the budget spent: the cursor is the last row examined
+    const spent = fx.store.events.query({ receiverIds: null, account: 'A', limit: 1 }, 4);
+    assert.equal([spent.items.map((e) => e.id), spent.nextCursor], [[10], 9]);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('a time window becomes an id range: only rows inside it are examined, so the budget covers the window', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    // minutes 2..9 are ids 3..9; with a budget of 7 the whole window fits and no cursor is left
+    const page = fx.store.events.query({ receiverIds: null, account: 'A', from: T0 + 2 * 60_000, to: T0 + 9 * 60_000, limit: 10 }, 7);
+    assert.equal([page.items.map((e) => e.id), page.nextCursor], [[7, 4], null]);
+    assert.equal(fx.store.events.query({ receiverIds: null, from: T0 + 99 * 60_000, limit: 10 }), { items: [], nextCursor: null });
+    assert.equal(fx.store.events.query({ receiverIds: null, to: T0, limit: 10 }), { items: [], nextCursor: null });
+    assert.equal(fx.store.events.query({ receiverIds: null, to: T0 + 60_000, before: 5, limit: 10 }).items.map((e) => e.id), [1]);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
+test('the journal keeps only append-friendly indexes and the plans walk them', async () => {
+  const fx = await startStore();
+  const after: Array<() => void> = [];
+  try {
+    const db = openDatabase(fx.path, { readonly: true });
+    after.push(() => db.close());
+    const names = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[])
+      .map((r) => r.name);
+    assert.equal(names, ['events_by_code', 'events_by_received_at', 'events_by_receiver']);
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+    assert.match(plan('SELECT id FROM events WHERE id < 5 ORDER BY id DESC LIMIT 9'), 'SEARCH events USING INTEGER PRIMARY KEY');
+    assert.match(plan('SELECT id FROM events WHERE code = \'BA\' AND id < 5 ORDER BY id DESC LIMIT 9'), 'events_by_code');
+    assert.match(plan('SELECT id FROM events WHERE received_at >= 5 ORDER BY received_at, id LIMIT 1'), 'events_by_received_at');
+  } finally {
+    for (const f of after) f();
+    await fx.cleanup();
+  }
+});
+
+test('retention with nothing old examines no rows', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    assert.is(fx.store.events.deleteOlderThan(T0), 0);
+    assert.is(fx.store.events.deleteOlderThan(T0 + 60_000), 1);
+    assert.equal(fx.store.events.readAfter(0, 100).map((e) => e.id)[0], 2);
   } finally {
     await fx.cleanup();
   }
