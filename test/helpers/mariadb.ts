@@ -12,8 +12,13 @@ export interface MariaDb {
   host: '127.0.0.1';
   port: number;
   socket: string;
-  /** Runs SQL as root through the socket; resolves with stdout. */
+  /** Runs SQL as root through the socket; resolves with stdout (tab-separated, no headers). */
   exec(sql: string): Promise<string>;
+  /** SIGKILL: the server vanishes mid-whatever, as in a crash or a pulled cable (outage tests). */
+  kill(): Promise<void>;
+  /** Starts a killed server again on the same port and data dir. */
+  start(): Promise<void>;
+  /** Stops the server and removes its data dir. */
   stop(): Promise<void>;
 }
 
@@ -54,18 +59,7 @@ export async function startMariaDb(): Promise<MariaDb> {
   const data = join(dir.path, 'data');
   const socket = join(dir.path, 'mysql.sock');
   const port = await freePort();
-  let server: ChildProcess | undefined;
-
-  const stop = async (): Promise<void> => {
-    if (server) {
-      server.kill('SIGTERM');
-      if (!(await exited(server, 10_000))) {
-        server.kill('SIGKILL');
-        await exited(server, 5_000);
-      }
-    }
-    dir.remove();
-  };
+  let server: ChildProcess | null = null;
 
   const exec = async (sql: string): Promise<string> => {
     const r = await run('mariadb', ['--no-defaults', `--socket=${socket}`, '-uroot', '--batch', '--skip-column-names', '-e', sql]);
@@ -73,24 +67,50 @@ export async function startMariaDb(): Promise<MariaDb> {
     return r.stdout;
   };
 
+  const start = async (): Promise<void> => {
+    const child = spawn('mariadbd', [
+      '--no-defaults', `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1',
+      '--user=root', `--pid-file=${join(dir.path, 'mysqld.pid')}`, `--log-error=${join(dir.path, 'err.log')}`,
+      '--innodb-buffer-pool-size=64M', '--skip-name-resolve',
+    ], { stdio: 'ignore' });
+    server = child;
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      const ping = await run('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], 5_000);
+      if (ping.code === 0) return;
+      if (child.exitCode !== null) throw new Error('mariadbd exited during start');
+      if (Date.now() > deadline) throw new Error(`mariadbd not ready within ${READY_TIMEOUT_MS} ms`);
+      await sleep(100);
+    }
+  };
+
+  const kill = async (): Promise<void> => {
+    const child = server;
+    server = null;
+    if (!child) return;
+    child.kill('SIGKILL');
+    await exited(child, 10_000);
+  };
+
+  const stop = async (): Promise<void> => {
+    const child = server;
+    server = null;
+    if (child) {
+      child.kill('SIGTERM');
+      if (!(await exited(child, 10_000))) {
+        child.kill('SIGKILL');
+        await exited(child, 5_000);
+      }
+    }
+    dir.remove();
+  };
+
   try {
     const install = await run('mariadb-install-db', [
       '--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
     ], 60_000);
     if (install.code !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr.trim()}`);
-    server = spawn('mariadbd', [
-      '--no-defaults', `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1',
-      '--user=root', `--pid-file=${join(dir.path, 'mysqld.pid')}`, `--log-error=${join(dir.path, 'err.log')}`,
-      '--innodb-buffer-pool-size=64M', '--skip-name-resolve',
-    ], { stdio: 'ignore' });
-    const deadline = Date.now() + READY_TIMEOUT_MS;
-    for (;;) {
-      const ping = await run('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], 5_000);
-      if (ping.code === 0) break;
-      if (server.exitCode !== null) throw new Error('mariadbd exited during start');
-      if (Date.now() > deadline) throw new Error(`mariadbd not ready within ${READY_TIMEOUT_MS} ms`);
-      await sleep(100);
-    }
+    await start();
     await exec(
       "CREATE DATABASE vigil; " +
         "CREATE USER 'vigil'@'127.0.0.1' IDENTIFIED BY 'vigilpass'; " +
@@ -101,5 +121,5 @@ export async function startMariaDb(): Promise<MariaDb> {
     await stop();
     throw err;
   }
-  return { host: '127.0.0.1', port, socket, exec, stop };
+  return { host: '127.0.0.1', port, socket, exec, kill, start, stop };
 }

@@ -1,5 +1,5 @@
 /**
- * The MySQL sync against a REAL MariaDB (restartable-mariadb.ts): schema, replication of objects,
+ * The MySQL sync against a REAL MariaDB (test/helpers/mariadb.ts, killed and restarted for the outage tests): schema, replication of objects,
  * events and overrides, outages (server killed, connections killed) with catch-up exactly once,
  * and resuming after a gateway restart. Each test uses its own database on the one server.
  */
@@ -13,7 +13,7 @@ import { EVENT_COLUMNS } from '../../../src/store/mysql-sync/remote-rows.js';
 import type { Store } from '../../../src/store/store.js';
 import { sleep, waitFor } from '../../helpers/net.js';
 import { sampleEvent, startStore, type StoreFixture } from '../helpers/store-fixture.js';
-import { startRestartableMariaDb, type RestartableMariaDb } from './restartable-mariadb.js';
+import { startMariaDb, type MariaDb } from '../../helpers/mariadb.js';
 
 const FAST: MysqlSyncOptions = {
   intervalMs: 20,
@@ -25,15 +25,15 @@ const FAST: MysqlSyncOptions = {
   queryTimeoutMs: 5000,
 };
 
-let server: RestartableMariaDb;
+let server: MariaDb;
 let databases = 0;
 
 test.before(async () => {
-  server = await startRestartableMariaDb();
+  server = await startMariaDb();
 });
 
 test.after(async () => {
-  await server?.destroy();
+  await server?.stop();
 });
 
 /** Every sync a test made is stopped after it, also when the test failed half-way. */
