@@ -9,7 +9,11 @@ import type { DecodedEvent } from '../protocols/dc09/handler.js';
 import type { NewEvent } from '../store/types.js';
 import type { FrameItem } from './types.js';
 
-export function journalRow(e: DecodedEvent, item: FrameItem, objectId: number | null): NewEvent {
+/**
+ * Every field is present from the start (flags too): the ingest sets flags and objectId later, and
+ * a row that kept one hidden-class shape keeps the bus listeners that read it monomorphic.
+ */
+export function journalRow(e: DecodedEvent, item: FrameItem, objectId: number | null, flags = 0): NewEvent {
   return {
     receivedAt: item.receivedAt,
     deviceTime: e.deviceTime,
@@ -31,6 +35,7 @@ export function journalRow(e: DecodedEvent, item: FrameItem, objectId: number | 
     groupNo: e.groupNo ?? null,
     zoneNo: e.zoneNo ?? null,
     text: eventText(e),
+    flags,
     raw: item.raw,
   };
 }

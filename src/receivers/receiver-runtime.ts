@@ -13,6 +13,7 @@ import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js
 import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
 import { EventIngest, type EventIngestDeps, type IngestStore } from '../ingest/event-ingest.js';
+import { WorkerJournalWriter } from '../ingest/worker-writer.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
@@ -21,7 +22,13 @@ import { UdpReceiver } from './udp-receiver.js';
 
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
-  readonly store: IngestStore & { readonly objects: LinkObjectReader; readonly overrides?: OverrideResolver };
+  readonly store: IngestStore & {
+    readonly objects: LinkObjectReader;
+    readonly overrides?: OverrideResolver;
+    /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */
+    readonly path?: string;
+    onStop?(hook: () => Promise<void>): () => void;
+  };
   readonly health: HealthRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -44,15 +51,19 @@ export class ReceiverRuntime {
     this.deps = deps;
     this.options = receiverOptions(deps.options);
     this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
+    const store = deps.store;
+    const threaded = store.path !== undefined && store.path !== ':memory:' && store.onStop !== undefined;
     this.ingest = new EventIngest({
-      store: deps.store,
+      store,
+      ...(threaded && { writer: new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') }) }),
       logger: deps.logger.child('ingest'),
       bus: this.bus,
       health: deps.health,
       ...(deps.sessionLogCount ? { sessionLogCount: deps.sessionLogCount } : {}),
       ...(deps.eventFlags ? { eventFlags: deps.eventFlags } : {}),
     });
-    const store = deps.store;
+    // The writer thread drains and closes its connection before the store closes its own.
+    if (threaded) store.onStop!(() => this.ingest.close());
     this.links = new LinkRegistry({
       // Read through the store at each use: its repositories exist only while it is open.
       objects: { get: (id) => store.objects.get(id) },

@@ -137,15 +137,32 @@ export class EventJournal {
   }
 
   /**
-   * The first id received at or after `at`. The single writer stamps received_at in commit
-   * order, so received_at does not decrease along ids; rows a clock step put out of order can
-   * fall outside the bound (docs/store.md §Indexes).
+   * The first id received at or after `at`: a binary search over the primary key (O(log n)
+   * seeks, no index on received_at). The single writer stamps received_at in commit order, so
+   * it does not decrease along ids; rows a clock step put out of order can fall outside the
+   * bound (docs/store.md §Indexes). Ids may have gaps (retention deletes the oldest).
    */
   private firstIdAtOrAfter(at: number): number | null {
-    const row = this.sql.get('SELECT id FROM events WHERE received_at >= ? ORDER BY received_at, id LIMIT 1').get(at) as
-      | { id: number }
-      | undefined;
-    return row?.id ?? null;
+    const next = this.sql.get('SELECT id, received_at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
+    const last = this.sql.get('SELECT id FROM events ORDER BY id DESC LIMIT 1').get() as { id: number } | undefined;
+    if (!last) return null;
+    let lo = 0;
+    let hi = last.id;
+    let found: number | null = null;
+    // Each probe halves [lo, hi]; 64 probes cover any id a 64-bit rowid can hold.
+    for (let probes = 0; lo <= hi && probes < 64; probes++) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      const row = next.get(mid) as { id: number; received_at: number } | undefined;
+      if (!row || row.id > hi) {
+        hi = mid - 1;
+      } else if (row.received_at >= at) {
+        found = row.id;
+        hi = mid - 1;
+      } else {
+        lo = row.id + 1;
+      }
+    }
+    return found;
   }
 
   /**

@@ -47,7 +47,8 @@ interface Repos {
 
 export class Store implements Service {
   readonly name = 'store';
-  private readonly path: string;
+  /** The SQLite file (the journal writer thread opens its own connection to it). */
+  readonly path: string;
   private readonly logger: Logger;
   private readonly health: HealthRegistry | undefined;
   private readonly clock: Clock;
@@ -55,6 +56,7 @@ export class Store implements Service {
   private db: Database | null = null;
   private repos: Repos | null = null;
   private writeFailure: string | null = null;
+  private readonly stopHooks = new Set<() => Promise<void>>();
 
   constructor(path: string, logger: Logger, health?: HealthRegistry, options: StoreOptions = {}) {
     this.path = path;
@@ -92,7 +94,23 @@ export class Store implements Service {
     }
   }
 
+  /**
+   * Runs `hook` at the start of every stop(), while the file is still open: the journal writer
+   * thread drains its last batch and closes its own connection first. Returns the unregister.
+   */
+  onStop(hook: () => Promise<void>): () => void {
+    this.stopHooks.add(hook);
+    return () => this.stopHooks.delete(hook);
+  }
+
   async stop(): Promise<void> {
+    for (const hook of [...this.stopHooks]) {
+      try {
+        await hook();
+      } catch (err) {
+        this.logger.error('stop hook failed', { error: describeError(err) });
+      }
+    }
     const db = this.db;
     this.db = null;
     this.repos = null;

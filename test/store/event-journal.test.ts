@@ -268,13 +268,38 @@ test('the journal keeps only append-friendly indexes and the plans walk them', a
     after.push(() => db.close());
     const names = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[])
       .map((r) => r.name);
-    assert.equal(names, ['events_by_code', 'events_by_received_at', 'events_by_receiver']);
+    assert.equal(names, ['events_by_code', 'events_by_receiver']);
     const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
     assert.match(plan('SELECT id FROM events WHERE id < 5 ORDER BY id DESC LIMIT 9'), 'SEARCH events USING INTEGER PRIMARY KEY');
     assert.match(plan('SELECT id FROM events WHERE code = \'BA\' AND id < 5 ORDER BY id DESC LIMIT 9'), 'events_by_code');
-    assert.match(plan('SELECT id FROM events WHERE received_at >= 5 ORDER BY received_at, id LIMIT 1'), 'events_by_received_at');
+    assert.match(plan('SELECT id, received_at FROM events WHERE id >= 5 ORDER BY id LIMIT 1'), 'SEARCH events USING INTEGER PRIMARY KEY');
   } finally {
     for (const f of after) f();
+    await fx.cleanup();
+  }
+});
+
+test('time bounds are found by binary search over ids, across the gaps retention leaves', async () => {
+  const fx = await startStore();
+  try {
+    // 1,000 rows a second apart, then the oldest 300 and a run in the middle deleted
+    const rows = Array.from({ length: 1000 }, (_, i) => sampleEvent({ receivedAt: T0 + i * 1000, account: String(i) }));
+    fx.store.events.append(rows);
+    assert.is(fx.store.events.deleteOlderThan(T0 + 300_000, { batchLimit: 1000 }), 300);
+    const db = openDatabase(fx.path);
+    db.prepare('DELETE FROM events WHERE id BETWEEN 500 AND 700').run();
+    db.close();
+    const ids = (from: number, to: number) =>
+      fx.store.events.query({ receiverIds: null, from: T0 + from * 1000, to: T0 + to * 1000, limit: 1000 }).items.map((e) => e.id);
+    assert.equal(ids(0, 303), [303, 302, 301]);
+    assert.equal(ids(497, 703), [703, 702, 701, 499, 498]);
+    assert.equal(ids(550, 650), []);
+    assert.equal(ids(998, 5000), [1000, 999]);
+    assert.equal(ids(1000, 5000), []);
+    // the exact predicate still holds where a clock step broke the order
+    fx.store.events.append([sampleEvent({ receivedAt: T0, account: 'stepped back' })]);
+    assert.equal(ids(998, 5000), [1000, 999]);
+  } finally {
     await fx.cleanup();
   }
 });

@@ -1,0 +1,168 @@
+/**
+ * One queued batch -> its wire form (src/ingest/wire.ts) plus what the main thread keeps to apply,
+ * publish or undo when the writer answers (docs/receivers.md §Group commit). Runs on the main
+ * thread when the batch leaves: journal rows are built and flagged here (eventFlags), raw frames
+ * are packed into one transferable buffer, session event counts are added (undone if it fails).
+ */
+import type { NewEvent } from '../store/types.js';
+import type { FlagObjects } from './flag-objects.js';
+import { journalRow } from './journal-row.js';
+import type { FrameItem, HelloItem, IngestItem, IngestResult, LinkedDevice, SessionLog } from './types.js';
+import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';
+
+const DEFAULT_SESSION_LOG_COUNT = 10;
+
+export type Op =
+  | { kind: 'items'; items: readonly IngestItem[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void }
+  | { kind: 'close'; session: SessionLog; at: number };
+
+export type MutableRow = { -readonly [K in keyof NewEvent]: NewEvent[K] };
+
+/** A batch that left: the wire form plus what this thread must apply, publish or undo. */
+export interface Sent {
+  readonly ops: readonly Op[];
+  batch: WireBatch;
+  /** Per wire op: the journal rows of a frame as the bus announces them (objectId set after COMMIT). */
+  readonly rows: Array<MutableRow[] | null>;
+  readonly raws: Uint8Array[];
+  rawLength: number;
+  readonly sessions: Map<number, SessionLog>;
+  readonly devices: Map<number, LinkedDevice>;
+  readonly counted: Array<[SessionLog, number]>;
+  items: number;
+  linkTests: number;
+  rowCount: number;
+}
+
+export interface BatchEncoderOptions {
+  readonly flagObjects: FlagObjects;
+  readonly eventFlags?: ((row: NewEvent, item: FrameItem) => number) | undefined;
+  readonly sessionLogCount?: (() => number) | undefined;
+}
+
+export class BatchEncoder {
+  private readonly options: BatchEncoderOptions;
+  private readonly flagObjects: FlagObjects;
+  private readonly sessionKeys = new WeakMap<SessionLog, number>();
+  private nextSessionKey = 1;
+
+  constructor(options: BatchEncoderOptions) {
+    this.options = options;
+    this.flagObjects = options.flagObjects;
+  }
+
+  /** The wire form of the queued ops; counts session events now (undone if the batch fails). */
+  encode(ops: readonly Op[]): Sent {
+    const sent = emptySent(ops);
+    try {
+      return this.fill(sent);
+    } catch (err) {
+      // A throwing eventFlags hook: nothing of the batch leaves, so nothing of it stays counted.
+      for (const [session, n] of sent.counted) session.events -= n;
+      throw err;
+    }
+  }
+
+  private fill(sent: Sent): Sent {
+    const wire: WireOp[] = [];
+    for (const op of sent.ops) {
+      if (op.kind === 'close') {
+        const s = op.session;
+        wire.push({ kind: 'close', session: this.wireSession(s, sent), at: op.at, events: s.events, bytesIn: s.bytesIn, bytesOut: s.bytesOut });
+        sent.rows.push(null);
+        continue;
+      }
+      sent.items += op.items.length;
+      for (const item of op.items) {
+        if (item.kind === 'frame') {
+          wire.push(this.frame(item, sent));
+        } else {
+          wire.push(this.hello(item, sent));
+          sent.rows.push(null);
+        }
+      }
+    }
+    // One buffer for every raw frame: transferred to the writer thread instead of cloned (a
+    // frame is usually a view into a much larger socket chunk, which a clone would copy whole).
+    const raw = new Uint8Array(sent.rawLength);
+    let at = 0;
+    for (const r of sent.raws) {
+      raw.set(r, at);
+      at += r.byteLength;
+    }
+    sent.batch = { ops: wire, raw, sessionLogCount: this.options.sessionLogCount?.() ?? DEFAULT_SESSION_LOG_COUNT };
+    return sent;
+  }
+
+  private frame(item: FrameItem, sent: Sent): WireFrame {
+    const events = item.events;
+    const rows: MutableRow[] = new Array(events.length);
+    const wired: WireRow[] = new Array(events.length);
+    const flagsOf = this.options.eventFlags;
+    let flagItem: FrameItem = item;
+    let objectId: number | null = null;
+    if (flagsOf && item.session === null && events.length > 0) {
+      const known = this.flagObjects.lookup(item.receiver.id, events[0]!.account, item.receivedAt);
+      objectId = known.id;
+      if (known.id === null) flagItem = { ...item, session: datagramSession(known.firstAt, item.remoteAddress) };
+    }
+    for (let i = 0; i < events.length; i++) {
+      const row = journalRow(events[i]!, item, objectId) as MutableRow;
+      if (flagsOf) row.flags = flagsOf(row, flagItem);
+      row.objectId = null;
+      rows[i] = row;
+      wired[i] = wireRow(row);
+    }
+    sent.rows.push(rows);
+    let raw: [number, number] = [0, 0];
+    if (rows.length > 0) {
+      raw = [sent.rawLength, item.raw.byteLength];
+      sent.raws.push(item.raw);
+      sent.rawLength += item.raw.byteLength;
+    }
+    if (item.linkTest) sent.linkTests++;
+    sent.rowCount += rows.length;
+    if (item.session && rows.length > 0) {
+      item.session.events += rows.length;
+      sent.counted.push([item.session, rows.length]);
+    }
+    const device = item.device;
+    if (device) sent.devices.set(device.objectId, device);
+    return {
+      kind: 'frame', receiverId: item.receiver.id, receiverKind: item.receiver.kind, transport: item.transport,
+      remoteAddress: item.remoteAddress, receivedAt: item.receivedAt, session: item.session ? this.wireSession(item.session, sent) : null,
+      account: events.length > 0 ? events[0]!.account : item.account, linkTest: item.linkTest,
+      device: device ? { objectId: device.objectId, uid: device.uid, account: device.account } : null, raw, rows: wired,
+    };
+  }
+
+  private hello(item: HelloItem, sent: Sent): WireOp {
+    return {
+      kind: 'hello', receiverId: item.receiver.id, receiverKind: item.receiver.kind, transport: item.transport,
+      remoteAddress: item.remoteAddress, receivedAt: item.receivedAt, session: item.session ? this.wireSession(item.session, sent) : null,
+      uid: item.uid, account: item.account ?? null, hwId: item.hwId ?? null, firmware: item.firmware ?? null,
+    };
+  }
+
+  private wireSession(session: SessionLog, sent: Sent): WireSession {
+    let key = this.sessionKeys.get(session);
+    if (key === undefined) {
+      key = this.nextSessionKey++;
+      this.sessionKeys.set(session, key);
+    }
+    sent.sessions.set(key, session);
+    return { key, id: session.id, connectedAt: session.connectedAt, remoteAddress: session.remoteAddress };
+  }
+}
+
+export function emptySent(ops: readonly Op[]): Sent {
+  return {
+    ops, batch: { ops: [], raw: new Uint8Array(0), sessionLogCount: 0 }, rows: [], raws: [], rawLength: 0,
+    sessions: new Map(), devices: new Map(), counted: [], items: 0, linkTests: 0, rowCount: 0,
+  };
+}
+
+/** The datagram session of an account first heard at `at` (see eventFlags). */
+function datagramSession(at: number, remoteAddress: string): SessionLog {
+  return { id: null, objectId: null, connectedAt: at, remoteAddress, events: 0, bytesIn: 0, bytesOut: 0, closed: false };
+}

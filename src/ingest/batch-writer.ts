@@ -1,0 +1,205 @@
+/**
+ * The database half of the group commit (docs/receivers.md §Group commit): applies one batch in
+ * ONE transaction — journal rows, objects registered or adopted on first sight, related objects,
+ * last_seen / last_ping (throttled, src/ingest/seen-log.ts), session rows — and returns what it
+ * did. Runs wherever its store connection is: in the journal writer thread (writer-worker.ts) or,
+ * for tests and tools, in the caller's thread (InlineJournalWriter).
+ *
+ * It keeps what it needs to answer without a SELECT on the hot path: the ObjectDirectory, the
+ * session rows it opened (by session key) and the accounts devices adopted. Everything a batch
+ * added there is undone when its transaction rolls back.
+ */
+import type { NewEvent, ObjectRecord, StoredEventRef } from '../store/types.js';
+import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
+import { SeenLog, type Sight } from './seen-log.js';
+import { rowOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession } from './wire.js';
+
+/** The slice of the store (src/store/store.ts) a batch is written through. */
+export interface IngestStore {
+  readonly events: { append(events: readonly NewEvent[]): StoredEventRef[] };
+  readonly objects: ObjectsPort;
+  readonly sessions: {
+    open(objectId: number, at: number, remoteAddress: string | null): number;
+    close(id: number, at: number, counters: { events: number; bytesIn: number; bytesOut: number }): void;
+    trim(objectId: number, keep: number): number;
+  };
+  transaction<T>(fn: () => T): T;
+}
+
+/** What one batch changed in the writer's memory, to publish or to undo. */
+class Work {
+  readonly rows: NewEvent[] = [];
+  readonly objectIds: Array<number | null> = [];
+  readonly helloObjects: ObjectRecord[] = [];
+  readonly registered: ObjectRecord[] = [];
+  readonly seen = new Map<number, Sight>();
+  readonly opened: Array<[number, number, number]> = [];
+  readonly adopted: Array<[number, string]> = [];
+  refs: StoredEventRef[] = [];
+  now = 0;
+}
+
+export class BatchWriter {
+  private readonly store: IngestStore;
+  private readonly directory: ObjectDirectory;
+  private readonly seenLog: SeenLog;
+  /** Session key -> [row id, object id] of rows open in the store. */
+  private readonly sessions = new Map<number, [number, number]>();
+  /** Device object id -> the account its first message told (until the main thread knows it). */
+  private readonly adopted = new Map<number, string>();
+
+  constructor(store: IngestStore, seenLog: SeenLog = new SeenLog()) {
+    this.store = store;
+    this.directory = new ObjectDirectory(() => store.objects);
+    this.seenLog = seenLog;
+  }
+
+  /** Commits the batch or throws (then nothing of it is stored and nothing of it is remembered). */
+  write(batch: WireBatch): WireResult {
+    const work = new Work();
+    try {
+      this.store.transaction(() => this.apply(batch, work));
+    } catch (err) {
+      this.undo(work);
+      throw err;
+    }
+    const refs = work.refs;
+    const eventIds: number[] = new Array(refs.length);
+    for (let i = 0; i < refs.length; i++) eventIds[i] = refs[i]!.id;
+    return {
+      objectIds: work.objectIds, eventIds, helloObjects: work.helloObjects, registered: work.registered,
+      seen: [...work.seen].map(([id, s]) => [id, s.at, s.ping, s.remote]), opened: work.opened, adopted: work.adopted,
+    } satisfies WireResult;
+  }
+
+  /** Writes the throttled sightings still pending (the writer is stopping). */
+  flushSeen(): void {
+    if (this.seenLog.pendingCount > 0) this.store.transaction(() => this.seenLog.flush(this.store.objects));
+  }
+
+  private apply(batch: WireBatch, work: Work): void {
+    for (const op of batch.ops) this.op(op, batch, work);
+    if (work.rows.length > 0) work.refs = this.store.events.append(work.rows);
+    this.seenLog.apply(this.store.objects, work.seen, work.now);
+  }
+
+  private op(op: WireOp, batch: WireBatch, work: Work): void {
+    if (op.kind === 'close') {
+      const id = this.sessions.get(op.session.key)?.[0] ?? op.session.id;
+      this.sessions.delete(op.session.key);
+      if (id !== null) this.store.sessions.close(id, op.at, { events: op.events, bytesIn: op.bytesIn, bytesOut: op.bytesOut });
+      return;
+    }
+    if (op.receivedAt > work.now) work.now = op.receivedAt;
+    work.objectIds.push(op.kind === 'frame' ? this.frame(op, batch, work) : this.hello(op, batch, work));
+  }
+
+  private frame(op: WireFrame, batch: WireBatch, work: Work): number | null {
+    const account = op.account;
+    const device = op.device;
+    const s = sighting(op);
+    let objectId: number | null = null;
+    if (device) {
+      objectId = device.objectId;
+      const known = device.account !== '' ? device.account : (this.adopted.get(device.objectId) ?? '');
+      if (account !== null && !sameAccount(known, account)) {
+        if (known === '') {
+          // The device's HELLO had no account: its first message tells it (docs/receivers.md §Objects).
+          this.store.objects.upsertMain({ uid: device.uid, account, receiverId: op.receiverId, receiverKind: op.receiverKind, at: op.receivedAt });
+          this.adopted.set(device.objectId, account);
+          work.adopted.push([device.objectId, account]);
+        } else {
+          // Another account on a device's own connection: a related object it carries (docs/store.md §Identity).
+          see(work, device.objectId, op, false);
+          objectId = this.directory.relatedOf(device.objectId, account, s, work.registered);
+        }
+      }
+    } else if (account !== null) {
+      objectId = this.directory.main(account, s, work.registered);
+    }
+    if (objectId !== null) {
+      see(work, objectId, op, op.linkTest);
+      if (op.session) this.openSession(op.session, device ? device.objectId : objectId, batch, work);
+    }
+    if (op.rows.length > 0) {
+      const raw = batch.raw.subarray(op.raw[0], op.raw[0] + op.raw[1]);
+      for (const row of op.rows) work.rows.push(rowOf(op, row, raw, objectId));
+    }
+    return objectId;
+  }
+
+  private hello(op: WireHello, batch: WireBatch, work: Work): number {
+    const objects = this.store.objects;
+    const uid = op.uid.toUpperCase();
+    const prior = objects.findByUid(uid);
+    const account = op.account ?? prior?.account ?? '';
+    const adopts = !prior && account !== '' && objects.findByAccount(account, op.receiverId).some((o) => o.uid === null);
+    const object = objects.upsertMain({
+      uid, account, receiverId: op.receiverId, receiverKind: op.receiverKind, transport: op.transport,
+      remoteAddress: op.remoteAddress, hwId: op.hwId, firmware: op.firmware, at: op.receivedAt,
+    });
+    if (!prior && !adopts) work.registered.push(object);
+    this.directory.noteMain(object, op.receivedAt);
+    see(work, object.id, op, false);
+    if (op.session) this.openSession(op.session, object.id, batch, work);
+    work.helloObjects.push(object);
+    return object.id;
+  }
+
+  private openSession(session: WireSession, objectId: number, batch: WireBatch, work: Work): void {
+    if (session.id !== null || this.sessions.has(session.key)) return;
+    const sessions = this.store.sessions;
+    const id = sessions.open(objectId, session.connectedAt, session.remoteAddress);
+    sessions.trim(objectId, batch.sessionLogCount);
+    this.sessions.set(session.key, [id, objectId]);
+    work.opened.push([session.key, id, objectId]);
+  }
+
+  private undo(work: Work): void {
+    // The cache may name objects created inside the rolled-back transaction.
+    this.directory.clear();
+    this.seenLog.forget();
+    for (const [key] of work.opened) this.sessions.delete(key);
+    for (const [objectId] of work.adopted) this.adopted.delete(objectId);
+  }
+}
+
+function sighting(op: WireFrame | WireHello): Sighting {
+  return { receiver: { id: op.receiverId, kind: op.receiverKind }, transport: op.transport, remoteAddress: op.remoteAddress, receivedAt: op.receivedAt };
+}
+
+function see(work: Work, objectId: number, op: WireFrame | WireHello, ping: boolean): void {
+  const seen = work.seen.get(objectId);
+  if (!seen) {
+    work.seen.set(objectId, { at: op.receivedAt, ping, remote: op.remoteAddress });
+    return;
+  }
+  if (op.receivedAt > seen.at) seen.at = op.receivedAt;
+  if (ping) seen.ping = true;
+  seen.remote = op.remoteAddress;
+}
+
+function sameAccount(a: string, b: string): boolean {
+  return a === b || a.toUpperCase() === b.toUpperCase();
+}
+
+/** The writer in the caller's thread: each write commits synchronously, then resolves. */
+export class InlineJournalWriter implements JournalWriter {
+  private readonly writer: BatchWriter;
+
+  constructor(store: IngestStore, seenLog?: SeenLog) {
+    this.writer = new BatchWriter(store, seenLog);
+  }
+
+  write(batch: WireBatch): Promise<WireResult> {
+    try {
+      return Promise.resolve(this.writer.write(batch));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.writer.flushSeen();
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * What the main thread hands the journal writer for one group commit, and what comes back
+ * (docs/receivers.md §Group commit). Plain data only: a batch crosses to the writer thread by
+ * structured clone, so no class instances, no functions, no references to the receivers'
+ * mutable records (SessionLog, LinkedDevice). Those are named by a key or carried as a snapshot,
+ * and the main thread applies what the writer did to them after COMMIT.
+ */
+import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
+
+/** A connection's session row as the main thread knows it when the batch leaves. */
+export interface WireSession {
+  /** Stable per connection for the gateway's life (the writer's session map is keyed by it). */
+  readonly key: number;
+  /** The row id when a committed batch already opened it, else null. */
+  readonly id: number | null;
+  readonly connectedAt: number;
+  readonly remoteAddress: string;
+}
+
+interface WireItemBase {
+  readonly receiverId: number;
+  readonly receiverKind: ReceiverKind;
+  readonly transport: string;
+  readonly remoteAddress: string;
+  readonly receivedAt: number;
+  readonly session: WireSession | null;
+}
+
+export interface WireFrame extends WireItemBase {
+  readonly kind: 'frame';
+  /** The account the frame is attributed by: its first event's, else the header's; null when none. */
+  readonly account: string | null;
+  readonly linkTest: boolean;
+  /** Snapshot of the connection's device link: object id, UID, account ('' until known). */
+  readonly device: { readonly objectId: number; readonly uid: string; readonly account: string } | null;
+  /** The frame as received: [offset, length] in WireBatch.raw (all rows of a frame share it). */
+  readonly raw: readonly [number, number];
+  /** Journal rows with flags decided; the writer adds the frame's fields and the object id. */
+  readonly rows: WireRow[];
+}
+
+/**
+ * One journal row as a tuple: a flat array is several times cheaper to clone than an object with
+ * named fields, and cloning was most of this thread's cost per event (docs/benchmarks.md).
+ */
+export type WireRow = [
+  deviceTime: number | null,
+  deviceTimeText: string | null,
+  account: string,
+  dc09Receiver: string | null,
+  dc09Line: string | null,
+  sequence: string | null,
+  protocol: string,
+  encrypted: boolean,
+  eventClass: NewEvent['eventClass'],
+  qualifier: NewEvent['qualifier'] | null,
+  code: string | null,
+  groupNo: string | null,
+  zoneNo: string | null,
+  text: string | null,
+  flags: number,
+];
+
+/** The journal row a wire row of `frame` stands for (the writer's side). */
+export function rowOf(frame: WireFrame, row: WireRow, raw: Uint8Array, objectId: number | null): NewEvent {
+  return {
+    receivedAt: frame.receivedAt, deviceTime: row[0], deviceTimeText: row[1], receiverId: frame.receiverId,
+    receiverKind: frame.receiverKind, transport: frame.transport, remoteAddress: frame.remoteAddress, objectId,
+    account: row[2], dc09Receiver: row[3], dc09Line: row[4], sequence: row[5], protocol: row[6], encrypted: row[7],
+    eventClass: row[8], qualifier: row[9], code: row[10], groupNo: row[11], zoneNo: row[12], text: row[13], flags: row[14], raw,
+  };
+}
+
+/** The wire row of a journal row (the main thread's side). */
+export function wireRow(e: NewEvent): WireRow {
+  return [
+    e.deviceTime ?? null, e.deviceTimeText ?? null, e.account, e.dc09Receiver ?? null, e.dc09Line ?? null, e.sequence ?? null,
+    e.protocol, e.encrypted, e.eventClass, e.qualifier ?? null, e.code ?? null, e.groupNo ?? null, e.zoneNo ?? null,
+    e.text ?? null, e.flags ?? 0,
+  ];
+}
+
+export interface WireHello extends WireItemBase {
+  readonly kind: 'hello';
+  readonly uid: string;
+  readonly account: string | null;
+  readonly hwId: string | null;
+  readonly firmware: string | null;
+}
+
+export interface WireClose {
+  readonly kind: 'close';
+  readonly session: WireSession;
+  readonly at: number;
+  readonly events: number;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+export type WireOp = WireFrame | WireHello | WireClose;
+
+export interface WireBatch {
+  readonly ops: WireOp[];
+  /** Every frame's raw bytes, back to back: one buffer, transferred to the writer, not cloned. */
+  readonly raw: Uint8Array;
+  /** database.device_session_log_count when the batch left. */
+  readonly sessionLogCount: number;
+}
+
+/** What one committed batch did. Arrays of tuples keep the reply small to clone. */
+export interface WireResult {
+  /** Per frame/hello op, in order (close ops have none): the object the item was attributed to. */
+  readonly objectIds: Array<number | null>;
+  /** Journal ids of every row of the batch, in row order. */
+  readonly eventIds: number[];
+  /** Per hello op, in order: the device's object after the commit. */
+  readonly helloObjects: ObjectRecord[];
+  readonly registered: ObjectRecord[];
+  /** [objectId, at, ping, remoteAddress]: once per object, its latest sighting in the batch. */
+  readonly seen: Array<[number, number, boolean, string]>;
+  /** [session key, row id, object id] of session rows opened by the batch. */
+  readonly opened: Array<[number, number, number]>;
+  /** [device object id, account] of devices whose first message told their account. */
+  readonly adopted: Array<[number, string]>;
+}
+
+/** The writer's port as the ingest sees it: in this thread or in a worker. */
+export interface JournalWriter {
+  /** Commits the batch in ONE transaction; resolves after COMMIT, rejects when nothing was committed. */
+  write(batch: WireBatch): Promise<WireResult>;
+  /** Waits for the batch in flight, then releases the writer (its thread and connection). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,162 @@
+/**
+ * The journal writer in a worker thread, seen from the main thread (docs/receivers.md §Group
+ * commit). The thread is started on the first write (the store has migrated the file by then)
+ * and kept unreferenced while idle, so it never holds a process open by itself.
+ *
+ * If the thread dies, the batch in flight rejects (no ACK: the devices retransmit) and the next
+ * write starts a new thread, not before a backoff delay that doubles per consecutive death
+ * (RESTART_DELAYS_MS) and resets after a committed batch. close() waits for the batch in flight,
+ * lets the thread write its throttled sightings and close its connection, and terminates it if
+ * it does not finish in time.
+ */
+import { Worker } from 'node:worker_threads';
+import { VigilError, describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import type { JournalWriter, WireBatch, WireResult } from './wire.js';
+import type { WriterInit, WriterReply } from './writer-messages.js';
+
+export const RESTART_DELAYS_MS: readonly number[] = [0, 250, 500, 1000, 2000, 5000];
+const CLOSE_TIMEOUT_MS = 10_000;
+
+export interface WorkerWriterOptions {
+  readonly path: string;
+  readonly logger: Logger;
+  readonly seenPersistMs?: number;
+  /** Worker script; tests point it at a writer that misbehaves. */
+  readonly script?: URL;
+}
+
+interface Pending {
+  resolve(result: WireResult): void;
+  reject(err: unknown): void;
+}
+
+export class WorkerJournalWriter implements JournalWriter {
+  private readonly options: WorkerWriterOptions;
+  private worker: Worker | null = null;
+  private ready: Promise<Worker> | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private seq = 0;
+  private deaths = 0;
+  private notBefore = 0;
+  private closing: Promise<void> | null = null;
+  private onClosed: (() => void) | null = null;
+  /** Threads started so far (1 unless one died or the writer was closed and used again). */
+  starts = 0;
+
+  constructor(options: WorkerWriterOptions) {
+    this.options = options;
+  }
+
+  async write(batch: WireBatch): Promise<WireResult> {
+    if (this.closing) throw new VigilError('STORE_UNAVAILABLE', 'journal writer is stopping');
+    const worker = await this.start();
+    const seq = ++this.seq;
+    return new Promise<WireResult>((resolve, reject) => {
+      this.pending.set(seq, { resolve, reject });
+      if (this.pending.size === 1) worker.ref();
+      // The raw-bytes buffer moves to the writer thread (zero copy); nothing here reads it again.
+      worker.postMessage({ type: 'write', seq, batch }, [batch.raw.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.closing) this.closing = this.shutdown().finally(() => (this.closing = null));
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const ready = this.ready;
+    if (!ready) return;
+    const worker = await ready.catch(() => null);
+    if (!worker) return;
+    worker.ref();
+    const closed = new Promise<void>((resolve) => (this.onClosed = resolve));
+    // Messages are handled in order: the batch in flight is answered before the close.
+    worker.postMessage({ type: 'close' });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS)));
+    const clean = await Promise.race([closed.then(() => true), timeout]);
+    clearTimeout(timer);
+    if (!clean) this.options.logger.error('journal writer did not stop in time; terminated', { timeout_ms: CLOSE_TIMEOUT_MS });
+    await worker.terminate();
+  }
+
+  private start(): Promise<Worker> {
+    if (this.ready) return this.ready;
+    const ready = this.spawn();
+    this.ready = ready;
+    // A thread that failed to start is started again by the next write (after the backoff).
+    ready.catch(() => {
+      if (this.ready === ready) this.ready = null;
+    });
+    return ready;
+  }
+
+  private async spawn(): Promise<Worker> {
+    const wait = this.notBefore - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const init: WriterInit = { path: this.options.path, ...(this.options.seenPersistMs !== undefined && { seenPersistMs: this.options.seenPersistMs }) };
+    const worker = new Worker(this.options.script ?? new URL('./writer-worker.js', import.meta.url), { workerData: init });
+    this.starts++;
+    return new Promise<Worker>((resolve, reject) => {
+      let started = false;
+      worker.on('message', (reply: WriterReply) => {
+        if (reply.type === 'ready') {
+          started = true;
+          this.worker = worker;
+          if (this.pending.size === 0) worker.unref();
+          resolve(worker);
+        } else if (reply.type === 'fatal') {
+          reject(new VigilError('STORE_FAILURE', `journal writer cannot start: ${reply.error}`));
+        } else {
+          this.onReply(worker, reply);
+        }
+      });
+      worker.on('error', (err) => {
+        this.options.logger.error('journal writer thread error', { error: describeError(err) });
+        if (!started) reject(new VigilError('STORE_FAILURE', `journal writer cannot start: ${describeError(err)}`, [], { cause: err }));
+      });
+      worker.on('exit', (code) => {
+        if (!started) reject(new VigilError('STORE_FAILURE', `journal writer exited while starting (code ${code})`));
+        this.onExit(worker, code);
+      });
+    });
+  }
+
+  private onReply(worker: Worker, reply: WriterReply): void {
+    if (reply.type === 'closed') {
+      if (reply.error) this.options.logger.error('journal writer could not write the last sightings', { error: reply.error });
+      this.onClosed?.();
+      this.onClosed = null;
+      return;
+    }
+    if (reply.type !== 'done' && reply.type !== 'failed') return;
+    const pending = this.pending.get(reply.seq);
+    if (!pending) return;
+    this.pending.delete(reply.seq);
+    if (this.pending.size === 0) worker.unref();
+    if (reply.type === 'done') {
+      this.deaths = 0;
+      pending.resolve(reply.result);
+    } else {
+      pending.reject(new VigilError(reply.code, reply.error));
+    }
+  }
+
+  private onExit(worker: Worker, code: number): void {
+    if (this.worker === worker) this.worker = null;
+    this.ready = null;
+    this.onClosed?.();
+    this.onClosed = null;
+    const failed = [...this.pending.values()];
+    this.pending.clear();
+    if (this.closing && failed.length === 0) return;
+    this.deaths++;
+    const delay = RESTART_DELAYS_MS[Math.min(this.deaths, RESTART_DELAYS_MS.length - 1)]!;
+    this.notBefore = Date.now() + delay;
+    this.options.logger.error('journal writer thread exited; started again on the next batch', { code, in_flight: failed.length, restart_delay_ms: delay });
+    const err = new VigilError('STORE_FAILURE', `journal writer thread exited (code ${code}) before its commit was confirmed`);
+    for (const p of failed) p.reject(err);
+  }
+}

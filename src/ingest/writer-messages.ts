@@ -1,0 +1,18 @@
+/** Messages between the main thread (WorkerJournalWriter) and the journal writer thread. */
+import type { ErrorCode } from '../core/errors.js';
+import type { WireBatch, WireResult } from './wire.js';
+
+export interface WriterInit {
+  /** The store's SQLite file. */
+  readonly path: string;
+  readonly seenPersistMs?: number;
+}
+
+export type WriterRequest = { readonly type: 'write'; readonly seq: number; readonly batch: WireBatch } | { readonly type: 'close' };
+
+export type WriterReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'fatal'; readonly error: string }
+  | { readonly type: 'done'; readonly seq: number; readonly result: WireResult }
+  | { readonly type: 'failed'; readonly seq: number; readonly error: string; readonly code: ErrorCode }
+  | { readonly type: 'closed'; readonly error: string | null };
