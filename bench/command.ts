@@ -13,7 +13,7 @@ import { LatencyHistogram } from '../src/sim/latency-histogram.js';
 import { deviceUid } from '../src/sim/identity.js';
 import { resolveSimOptions } from '../src/sim/sim-options.js';
 import { Simulator } from '../src/sim/simulator.js';
-import { freePort, pinSelf, sleep, startGatewayChild, type GatewayChild } from './lib/gateway-child.js';
+import { PINNING, freePort, pinSelf, sleep, startGatewayChild, type GatewayChild } from './lib/gateway-child.js';
 import { formatTable, verdict } from './lib/table.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -74,7 +74,7 @@ async function measure(gateway: GatewayChild, uids: readonly string[], delay: nu
 }
 
 async function main(): Promise<void> {
-  print(`command bench: ${pinSelf(0)}, gateway on CPU 1; ${REQUESTS} requests per mode, ${DEVICES} devices`);
+  print(`command bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${REQUESTS} requests per mode, ${DEVICES} devices`);
   const port = await freePort();
   const gateway = await startGatewayChild({ receivers: { tcp: [{ id: 1, port }], udp: [] } });
   const results: Result[] = [];

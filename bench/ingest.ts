@@ -13,7 +13,7 @@
  * BENCH_MEASURE_S=6 BENCH_WARMUP_S=1.5; BENCH_CPU_PROF=<dir> writes a .cpuprofile of the gateway.
  */
 import { loadavg } from 'node:os';
-import { freePort, pinSelf, startGatewayChild, sleep } from './lib/gateway-child.js';
+import { PINNING, freePort, pinSelf, startGatewayChild, sleep } from './lib/gateway-child.js';
 import { runPhase, type PhaseResult } from './lib/run-phase.js';
 import { formatTable, verdict } from './lib/table.js';
 
@@ -52,7 +52,7 @@ const HEADER = [
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 1000);
 
 async function main(): Promise<void> {
-  print(`ingest bench: ${pinSelf(0)}, gateway on CPU 1; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase`);
+  print(`ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase`);
   print(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews every figure)`);
   const tcpPort = await freePort();
   const udpPort = await freePort();

@@ -11,7 +11,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { buildMessage } from '../src/protocols/dc09/index.js';
-import { freePort, pinSelf, sleep, startGatewayChild, type GatewayChild } from './lib/gateway-child.js';
+import { PINNING, freePort, pinSelf, sleep, startGatewayChild, type GatewayChild } from './lib/gateway-child.js';
 import { formatTable, verdict } from './lib/table.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
@@ -242,7 +242,7 @@ async function fillBacklog(rxPort: number, first: number): Promise<{ seconds: nu
 }
 
 async function main(): Promise<void> {
-  print(`pipeline bench: ${pinSelf(0)}, gateway on CPU 1; ${DEVICES} devices, ${RATE} events/s for ${LATENCY_MS / 1000} s, backlog ${BACKLOG}`);
+  print(`pipeline bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, ${RATE} events/s for ${LATENCY_MS / 1000} s, backlog ${BACKLOG}`);
   const peer = new AutomationPeer();
   const peerPort = await peer.listen();
   const rxPort = await freePort();

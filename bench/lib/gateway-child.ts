@@ -41,12 +41,23 @@ function hasTaskset(): boolean {
   }
 }
 
+/**
+ * BENCH_PIN: `split` (default) bench on CPU 0, every gateway thread on CPU 1; `sim` bench on CPU 0,
+ * the gateway's threads anywhere (its journal writer may use what the bench leaves of CPU 0);
+ * `none` nothing pinned.
+ */
+export const PIN_MODE: 'split' | 'sim' | 'none' =
+  process.env.BENCH_PIN === 'sim' ? 'sim' : process.env.BENCH_PIN === 'none' || process.env.BENCH_PIN === '0' ? 'none' : 'split';
+/** True when the gateway is confined to CPU 1. */
+export const PINNING = PIN_MODE === 'split';
+
 /** Pins this process to one CPU (best effort); returns a note for the report. */
 export function pinSelf(cpu: number): string {
+  if (PIN_MODE === 'none') return 'not pinned (BENCH_PIN=none)';
   if (!hasTaskset()) return 'taskset not found: not pinned';
   try {
     execFileSync('taskset', ['-cp', String(cpu), String(process.pid)], { stdio: 'ignore', timeout: 2000 });
-    return `bench pinned to CPU ${cpu}`;
+    return `bench pinned to CPU ${cpu}${PIN_MODE === 'sim' ? ', gateway threads on any CPU (BENCH_PIN=sim)' : ''}`;
   } catch (err) {
     return `pinning failed: ${err instanceof Error ? err.message : String(err)}`;
   }
@@ -107,7 +118,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
   const profDir = process.env.BENCH_CPU_PROF;
   if (profDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
   const serveArgs = [...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];
-  const cpu = options.cpu === undefined ? 1 : options.cpu;
+  const cpu = options.cpu === undefined ? (PINNING ? 1 : null) : options.cpu;
   const pinned = cpu !== null && hasTaskset();
   const child: ChildProcess = pinned
     ? spawn('taskset', ['-c', String(cpu), process.execPath, ...serveArgs], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } })
