@@ -56,8 +56,8 @@ export class EventJournal {
 
   /**
    * Newest first (highest id), filtered, paged by id cursor (`before`); BOUNDED whatever the
-   * filter (docs/store.md §Indexes). Rows are walked newest-first along one index (receiver,
-   * else code, else the primary key) and at most `scanBudget` of them are examined per call;
+   * filter (docs/store.md §Indexes). Rows are walked newest-first along the primary key and at
+   * most `scanBudget` of them are examined per call;
    * the other predicates filter those. When the budget runs out before `limit` matches, the page
    * holds what was found and `nextCursor` is the last id examined, so a page may hold fewer items
    * than `limit` (even none) and still have a next cursor. `from`/`to` become id bounds first.
@@ -68,16 +68,17 @@ export class EventJournal {
     return guard('query events', () => {
       const bounds = this.idBounds(filter);
       if (!bounds) return { items: [], nextCursor: null };
-      // The driving clause picks the index the scan walks; it is repeated in no outer predicate.
+      // The scan walks the primary key only (the journal has no other index: docs/store.md
+      // §Indexes); every other predicate filters the rows it examined.
       const inner: string[] = [];
       const outer: string[] = [];
       const params: Params = { limit: filter.limit + 1, budget: scanBudget };
       if (filter.receiverId !== undefined) {
-        inner.push('receiver_id = @receiverId');
+        outer.push('receiver_id = @receiverId');
         params.receiverId = filter.receiverId;
       }
       if (filter.code !== undefined) {
-        (inner.length === 0 ? inner : outer).push('code = @code');
+        outer.push('code = @code');
         params.code = filter.code.toUpperCase();
       }
       if (bounds.low !== null) {
@@ -119,7 +120,7 @@ export class EventJournal {
 
   /**
    * The id range [low, high) a query may look at: `before`, and `from`/`to` turned into ids
-   * through the received_at index (one index seek each). Null when nothing can match.
+   * by binary search over the primary key (firstIdAtOrAfter). Null when nothing can match.
    */
   private idBounds(filter: EventQuery): { low: number | null; high: number | null } | null {
     let high = filter.before ?? null;
