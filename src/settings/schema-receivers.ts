@@ -43,8 +43,10 @@ export const modemReceiverSchema = obj({
 });
 
 export const receiversEntries = {
-  tcp_receivers: v.optional(list(ipReceiverSchema), [{ id: 1, name: 'DC-09 TCP', port: 10001 }]),
-  udp_receivers: v.optional(list(ipReceiverSchema), [{ id: 2, name: 'DC-09 UDP', port: 10001 }]),
+  // None by default: nothing listens for devices until the installer configures the ports its
+  // panels are programmed for (docs/settings.md), and two fresh gateways never collide.
+  tcp_receivers: v.optional(list(ipReceiverSchema), []),
+  udp_receivers: v.optional(list(ipReceiverSchema), []),
   com_receivers: v.optional(list(comReceiverSchema), []),
   modem_receivers: v.optional(list(modemReceiverSchema), []),
 };

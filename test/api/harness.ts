@@ -74,6 +74,12 @@ export async function createHarness(): Promise<Harness> {
     ...base,
     api: { ...base.api, api_jwt_secret: SECRET },
     general: { ...base.general, instance_name: 'site-7' },
+    // Receiver 1 (TCP) and 2 (UDP): the ids visible_receivers and the fixtures refer to.
+    receivers: {
+      ...base.receivers,
+      tcp_receivers: [{ id: 1, name: 'DC-09 TCP', port: 10001 }],
+      udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001 }],
+    },
     users: [
       await user(ADMIN, ['settings', 'users', 'events', 'objects'], null),
       await user(OPERATOR, ['events', 'objects'], [1]),

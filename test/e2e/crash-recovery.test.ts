@@ -31,13 +31,19 @@ function serve(dataDir: string, httpPort: number): ChildProcess {
 }
 
 async function healthy(httpPort: number): Promise<void> {
+  let last = '';
   await waitFor(async () => {
     try {
-      return (await fetch(`http://${LOOPBACK}:${httpPort}/health`)).status === 200;
-    } catch {
+      const res = await fetch(`http://${LOOPBACK}:${httpPort}/health`);
+      last = `${res.status} ${await res.text()}`;
+      return res.status === 200;
+    } catch (err) {
+      last = String(err);
       return false;
     }
-  }, 20_000, 50);
+  }, 20_000, 50).catch(() => {
+    throw new Error(`/health never 200; last answer: ${last}`);
+  });
 }
 
 /** A panel that keeps one ADM-CID event in flight and records which ones were ACKed. */

@@ -35,13 +35,30 @@ export function testEnv(options: { devices?: string[]; databaseAnswer?: string |
   return env;
 }
 
-/** The error lines for a patch against the defaults (or `current`); [] when it is accepted. */
-export async function errorsOf(patch: unknown, current: Settings = defaultSettings(), env: ValidationEnv = testEnv()): Promise<string[]> {
+/**
+ * The defaults plus the receivers a configured site has (TCP id 1 and UDP id 2, both port 10001):
+ * the base the rules are tested against, since the defaults themselves have no receiver.
+ */
+export function siteSettings(): Settings {
+  const d = defaultSettings();
+  const ip = { bind_address: '0.0.0.0', require_encryption: false, time_window_past_s: 40, time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false };
+  return {
+    ...d,
+    receivers: {
+      ...d.receivers,
+      tcp_receivers: [{ id: 1, name: 'DC-09 TCP', port: 10001, ...ip }],
+      udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001, ...ip }],
+    },
+  } as Settings;
+}
+
+/** The error lines for a patch against a configured site (or `current`); [] when it is accepted. */
+export async function errorsOf(patch: unknown, current: Settings = siteSettings(), env: ValidationEnv = testEnv()): Promise<string[]> {
   const result = await validateSettingsUpdate(current, patch, env);
   return result.ok ? [] : result.errors;
 }
 
-export async function accepted(patch: unknown, current: Settings = defaultSettings(), env: ValidationEnv = testEnv()): Promise<Settings> {
+export async function accepted(patch: unknown, current: Settings = siteSettings(), env: ValidationEnv = testEnv()): Promise<Settings> {
   const result: ValidationResult = await validateSettingsUpdate(current, patch, env);
   if (!result.ok) throw new Error(`expected the patch to be accepted, got:\n${result.errors.join('\n')}`);
   return result.next;
