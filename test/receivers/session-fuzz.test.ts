@@ -10,21 +10,11 @@ import * as assert from 'uvu/assert';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { LOOPBACK, waitFor } from '../helpers/net.js';
 import { message, portOf, startRig } from './helpers/rig.js';
+import { prng } from '../helpers/prng.js';
 
 const ITEMS = 100_000;
 const SEED = 0x5eed;
 
-/** mulberry32: a small seeded PRNG, so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function frameFor(account: string, sequence: number): Buffer {
   return message({ token: 'SIA-DCS', sequence: (sequence % 9999) + 1, account, data: `#${account}|Nri1/BA01`, timestamp: null });

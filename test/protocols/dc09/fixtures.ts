@@ -1,6 +1,7 @@
 /** Shared fixtures for the DC-09 codec tests. */
 import { createCipheriv } from 'node:crypto';
 import type { HandlerContext } from '../../../src/protocols/dc09/handler.js';
+export { prng } from '../../helpers/prng.js';
 
 /** 2026-01-01 12:00:00 UTC. */
 export const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
@@ -46,14 +47,3 @@ export function bitwiseCrc(data: Buffer): number {
   return crc;
 }
 
-/** Deterministic PRNG (mulberry32) for fuzzing. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -4,18 +4,8 @@ import { Dc09Framer } from '../../../src/protocols/dc09/frame.js';
 import { decodeLinkBody, encodeLinkMessage } from '../../../src/protocols/device-link/codec.js';
 import type { LinkMessage } from '../../../src/protocols/device-link/messages.js';
 import { EXAMPLES, EXAMPLE_KEY, bodyOf } from './examples.js';
+import { prng } from '../../helpers/prng.js';
 
-/** mulberry32: a seeded PRNG so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ALPHABET = Buffer.from('"*[]|_:,-#0123456789ABCDEFabcdefVLNCSDQAUHFMOZER\x00\xff ', 'latin1');
 
