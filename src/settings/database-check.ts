@@ -100,7 +100,7 @@ export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 30
 }
 
 /** A polite COM_QUIT, bounded to one second; then the socket is simply destroyed. */
-async function closeQuietly(connection: Connection): Promise<void> {
+export async function closeQuietly(connection: Connection): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const ended = await Promise.race([
     connection.end().then(() => true, () => false),

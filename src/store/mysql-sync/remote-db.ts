@@ -3,7 +3,7 @@
  * query has a timeout, a broken connection reports itself once, and closing never hangs.
  */
 import { createConnection, type Connection } from 'mysql2/promise';
-import { resolveSqlPort, type DatabaseTarget } from '../../settings/database-check.js';
+import { closeQuietly, resolveSqlPort, type DatabaseTarget } from '../../settings/database-check.js';
 
 export interface RemoteDb {
   query(sql: string, values?: unknown[]): Promise<unknown>;
@@ -63,14 +63,6 @@ export async function openRemoteDb(target: DatabaseTarget, options: RemoteDbOpti
       const [rows] = await connection.query({ sql, timeout: options.queryTimeoutMs }, values);
       return rows;
     },
-    async close() {
-      let timer: NodeJS.Timeout | undefined;
-      const ended = await Promise.race([
-        connection.end().then(() => true, () => false),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
-      ]);
-      clearTimeout(timer);
-      if (!ended) connection.destroy();
-    },
+    close: () => closeQuietly(connection),
   };
 }
