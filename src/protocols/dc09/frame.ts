@@ -7,7 +7,7 @@
  * most one incomplete frame (bounded by maxBodyBytes) in memory.
  */
 import { VigilError } from '../../core/errors.js';
-import { crc16Arc, crcHex } from './crc.js';
+import { crc16Arc } from './crc.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -16,6 +16,8 @@ const QUOTE = 0x22;
 const HEADER_BYTES = 9;
 /** The length field has three hex digits (§5.5.1.3). */
 export const MAX_BODY_BYTES = 0xfff;
+/** '0'-'9', 'A'-'F' as bytes: CRC and length are upper-case hex (§5.5.1.2, §5.5.1.3). */
+const HEX_UPPER = Buffer.from('0123456789ABCDEF', 'latin1');
 
 export type RejectReason = 'crc' | 'length' | 'format' | 'oversize';
 
@@ -23,14 +25,43 @@ export type FramerItem =
   | { kind: 'frame'; body: Buffer; raw: Buffer }
   | { kind: 'rejected'; reason: RejectReason; raw: Buffer };
 
-/** Builds a complete frame around a body that starts with the ID token's '"'. */
+/**
+ * Builds a complete frame around a body that starts with the ID token's '"'. The frame is written into one buffer
+ * (body at its place, then CRC and length in front): every reply goes through here.
+ */
 export function encodeFrame(body: Buffer | string): Buffer {
-  const bytes = typeof body === 'string' ? Buffer.from(body, isLatin1(body) ? 'latin1' : 'utf8') : body;
-  if (bytes.length > MAX_BODY_BYTES) {
-    throw new VigilError('FRAME_INVALID', `DC-09 body of ${bytes.length} bytes exceeds the 0LLL limit of ${MAX_BODY_BYTES}`);
+  let out: Buffer;
+  let length: number;
+  if (typeof body === 'string' && isLatin1(body)) {
+    length = body.length;
+    checkBodyLength(length);
+    out = Buffer.allocUnsafe(HEADER_BYTES + length + 1);
+    out.write(body, HEADER_BYTES, length, 'latin1');
+  } else {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    length = bytes.length;
+    checkBodyLength(length);
+    out = Buffer.allocUnsafe(HEADER_BYTES + length + 1);
+    out.set(bytes, HEADER_BYTES);
   }
-  const head = `\n${crcHex(bytes)}0${bytes.length.toString(16).toUpperCase().padStart(3, '0')}`;
-  return Buffer.concat([Buffer.from(head, 'latin1'), bytes, Buffer.from([CR])]);
+  const crc = crc16Arc(out.subarray(HEADER_BYTES, HEADER_BYTES + length));
+  out[0] = LF;
+  out[1] = HEX_UPPER[(crc >>> 12) & 0xf]!;
+  out[2] = HEX_UPPER[(crc >>> 8) & 0xf]!;
+  out[3] = HEX_UPPER[(crc >>> 4) & 0xf]!;
+  out[4] = HEX_UPPER[crc & 0xf]!;
+  out[5] = 0x30; // '0' then three hex digits of the length (§5.5.1.3)
+  out[6] = HEX_UPPER[(length >>> 8) & 0xf]!;
+  out[7] = HEX_UPPER[(length >>> 4) & 0xf]!;
+  out[8] = HEX_UPPER[length & 0xf]!;
+  out[HEADER_BYTES + length] = CR;
+  return out;
+}
+
+function checkBodyLength(length: number): void {
+  if (length > MAX_BODY_BYTES) {
+    throw new VigilError('FRAME_INVALID', `DC-09 body of ${length} bytes exceeds the 0LLL limit of ${MAX_BODY_BYTES}`);
+  }
 }
 
 function isLatin1(text: string): boolean {
@@ -96,9 +127,12 @@ function step(buf: Buffer, start: number, maxBody: number): Step {
 function finish(buf: Buffer, start: number, bodyStart: number, end: number): Step {
   const next = end + 1;
   if (end === bodyStart || buf[bodyStart] !== QUOTE) return { kind: 'item', item: rejected('format', buf, start, next), next };
-  const body = Buffer.from(buf.subarray(bodyStart, end));
-  if (crc16Arc(body) !== readHex(buf, start + 1, 4)) return { kind: 'item', item: rejected('crc', buf, start, next), next };
-  return { kind: 'item', item: { kind: 'frame', body, raw: Buffer.from(buf.subarray(start, next)) }, next };
+  if (crc16Arc(buf.subarray(bodyStart, end)) !== readHex(buf, start + 1, 4)) {
+    return { kind: 'item', item: rejected('crc', buf, start, next), next };
+  }
+  // One copy per frame: the body is a view into the frame's own copy (the socket chunk is not kept alive).
+  const raw = Buffer.from(buf.subarray(start, next));
+  return { kind: 'item', item: { kind: 'frame', body: raw.subarray(bodyStart - start, end - start), raw }, next };
 }
 
 function rejected(reason: RejectReason, buf: Buffer, from: number, to: number): FramerItem {

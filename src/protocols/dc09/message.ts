@@ -6,7 +6,7 @@
  * received (case, leading zeros) because replies must echo them verbatim (§5.5.3).
  */
 import { decryptBlocks, decryptPayload } from './crypto.js';
-import { parseTimestamp } from './timestamp.js';
+import { hasTimestampShape, parseTimestamp } from './timestamp.js';
 
 export type Dc09Token = 'SIA-DCS' | 'ADM-CID' | 'NULL';
 const KNOWN_TOKENS: ReadonlySet<string> = new Set<Dc09Token>(['SIA-DCS', 'ADM-CID', 'NULL']);
@@ -15,9 +15,9 @@ const REPLY_TOKENS: ReadonlySet<string> = new Set(['ACK', 'NAK', 'DUH', 'RSP']);
 /** Vigil's device link shares the envelope (docs/device-link.md). */
 const FOREIGN_PREFIX = 'VL-';
 const MAX_TOKEN_CHARS = 32;
-const HEX_FIELD_RE = /^[0-9A-Fa-f]{1,6}$/;
+/** Receiver number and line prefix: 1-6 hex digits (§5.5.1.6). */
+const MAX_HEX_FIELD = 6;
 const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
-const TIMESTAMP_SHAPE_RE = /^\d{2}:\d{2}:\d{2},\d{2}-\d{2}-\d{4}$/;
 
 export interface ExtendedField {
   /** The identifier letter (§5.5.1.7 sub-clauses; 2021 table), e.g. X longitude, V verification, H time of occurrence). */
@@ -80,25 +80,36 @@ function fail(reason: ParseFailureReason, detail: string, header: Partial<Messag
   return { kind: 'invalid', reason, detail, header };
 }
 
+function isHexCode(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+}
+
+function isDigitCode(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** Index after the run of hex digits starting at `start` (char codes, no regex: this runs for every frame). */
+function hexRunEnd(text: string, start: number): number {
+  let end = start;
+  while (end < text.length && isHexCode(text.charCodeAt(end))) end++;
+  return end;
+}
+
 /** Reads "[R..][L..][#..]" from `from` into header; returns the index of the data block's "[" or a failure. */
 export function readRouting(text: string, from: number, header: Partial<MessageHeader>): number | ParseFailure {
   let pos = from;
-  const hexRun = (start: number): string => {
-    let end = start;
-    while (end < text.length && /[0-9A-Fa-f]/.test(text[end]!)) end++;
-    return text.slice(start, end);
-  };
-  if (text[pos] === 'R') {
-    const value = hexRun(pos + 1);
-    if (!HEX_FIELD_RE.test(value)) return fail('format', 'receiver number must be 1-6 hex digits', header);
-    header.receiver = value;
-    pos += 1 + value.length;
+  if (text.charCodeAt(pos) === 0x52 /* R */) {
+    const end = hexRunEnd(text, pos + 1);
+    // 1-6 hex digits (§5.5.1.6); the run holds hex digits only, so its length decides.
+    if (end === pos + 1 || end - pos - 1 > MAX_HEX_FIELD) return fail('format', 'receiver number must be 1-6 hex digits', header);
+    header.receiver = text.slice(pos + 1, end);
+    pos = end;
   }
-  if (text[pos] === 'L') {
-    const value = hexRun(pos + 1);
-    if (!HEX_FIELD_RE.test(value)) return fail('format', 'line prefix must be 1-6 hex digits', header);
-    header.line = value;
-    pos += 1 + value.length;
+  if (text.charCodeAt(pos) === 0x4c /* L */) {
+    const end = hexRunEnd(text, pos + 1);
+    if (end === pos + 1 || end - pos - 1 > MAX_HEX_FIELD) return fail('format', 'line prefix must be 1-6 hex digits', header);
+    header.line = text.slice(pos + 1, end);
+    pos = end;
   }
   if (text[pos] === '#') {
     const end = text.indexOf('[', pos);
@@ -126,20 +137,40 @@ export function parseMessage(body: Buffer): ParseResult {
   if (token.startsWith(FOREIGN_PREFIX)) return { kind: 'foreign', token: rawToken, body };
   const header: Partial<MessageHeader> = { token, encrypted };
   if (REPLY_TOKENS.has(token)) return fail('reply-token', `"${rawToken}" is a reply`, header);
+  if (!isSequence(text, close + 1)) return fail('format', 'sequence must be 4 digits', header);
   const sequence = text.slice(close + 1, close + 5);
-  if (!/^\d{4}$/.test(sequence)) return fail('format', 'sequence must be 4 digits', header);
   header.sequence = sequence;
   const bracket = readRouting(text, close + 5, header);
   if (typeof bracket !== 'number') return bracket;
   if (!KNOWN_TOKENS.has(token)) return fail('unknown-token', `unsupported ID token "${rawToken}"`, header);
-  const base = { kind: 'message' as const, ...(header as MessageHeader), token: token as Dc09Token };
   const rest = text.slice(bracket + 1);
+  // One literal per message, optional header fields assigned after (no spreads: this runs for every frame).
+  let msg: ParsedMessage;
   if (encrypted) {
-    return { ...base, data: null, cipherHex: rest, extended: [], timestampText: null, timestamp: null };
+    msg = {
+      kind: 'message', token: token as Dc09Token, encrypted, sequence, data: null, cipherHex: rest, extended: [],
+      timestampText: null, timestamp: null,
+    };
+  } else {
+    const tail = parseTail(rest);
+    if (typeof tail === 'string') return fail('format', tail, header);
+    msg = {
+      kind: 'message', token: token as Dc09Token, encrypted, sequence, data: tail.data, cipherHex: null,
+      extended: tail.extended, timestampText: tail.timestampText, timestamp: tail.timestamp,
+    };
   }
-  const tail = parseTail(rest);
-  if (typeof tail === 'string') return fail('format', tail, header);
-  return { ...base, cipherHex: null, ...tail };
+  if (header.receiver !== undefined) msg.receiver = header.receiver;
+  if (header.line !== undefined) msg.line = header.line;
+  if (header.account !== undefined) msg.account = header.account;
+  return msg;
+}
+
+/** Four decimal digits at `at` (§5.5.1.5). */
+function isSequence(text: string, at: number): boolean {
+  return (
+    at + 4 <= text.length && isDigitCode(text.charCodeAt(at)) && isDigitCode(text.charCodeAt(at + 1)) &&
+    isDigitCode(text.charCodeAt(at + 2)) && isDigitCode(text.charCodeAt(at + 3))
+  );
 }
 
 /**
@@ -189,6 +220,6 @@ export function parseTail(rest: string): Tail | string {
   if (trailer === '') return { data, extended, timestampText: null, timestamp: null };
   // Tolerated: a timestamp without its leading '_' (seen from some panels).
   const stamp = trailer.startsWith('_') ? trailer.slice(1) : trailer;
-  if (!TIMESTAMP_SHAPE_RE.test(stamp)) return 'unexpected characters after the data';
+  if (!hasTimestampShape(stamp)) return 'unexpected characters after the data';
   return { data, extended, timestampText: stamp, timestamp: parseTimestamp(stamp) };
 }

@@ -2,18 +2,53 @@
  * DC-09 timestamps (SIA DC-09-2013 §5.5.1.8): "_HH:MM:SS,MM-DD-YYYY", always UTC (GMT). The receiver's time test
  * (§5.5.1.8, §5.5.3.2) accepts a message whose timestamp lies within [now - 40 s, now + 20 s].
  */
-const TEXT_RE = /^(\d{2}):(\d{2}):(\d{2}),(\d{2})-(\d{2})-(\d{4})$/;
+/** "HH:MM:SS,MM-DD-YYYY": the separators' positions; every other of the 19 characters is a decimal digit. */
+const SHAPE_LENGTH = 19;
+const SEPARATORS: ReadonlyArray<readonly [number, number]> = [[2, 0x3a], [5, 0x3a], [8, 0x2c], [11, 0x2d], [14, 0x2d]];
+
+/**
+ * True when `text` has the shape "HH:MM:SS,MM-DD-YYYY" (digits, not values). Char codes, no regex:
+ * it runs for every message that carries a timestamp.
+ */
+export function hasTimestampShape(text: string): boolean {
+  if (text.length !== SHAPE_LENGTH) return false;
+  let sep = 0;
+  for (let i = 0; i < SHAPE_LENGTH; i++) {
+    const c = text.charCodeAt(i);
+    if (sep < SEPARATORS.length && SEPARATORS[sep]![0] === i) {
+      if (c !== SEPARATORS[sep]![1]) return false;
+      sep++;
+    } else if (c < 0x30 || c > 0x39) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function digits(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) value = value * 10 + (text.charCodeAt(i) - 0x30);
+  return value;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
 
 /** Milliseconds since the epoch for "HH:MM:SS,MM-DD-YYYY" read as UTC, or null when not a real date/time. */
 export function parseTimestamp(text: string): number | null {
-  const m = TEXT_RE.exec(text);
-  if (!m) return null;
-  const [hh, mi, ss, mo, dd, yyyy] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  if (!hasTimestampShape(text)) return null;
+  const hh = digits(text, 0, 2);
+  const mi = digits(text, 3, 2);
+  const ss = digits(text, 6, 2);
+  const mo = digits(text, 9, 2);
+  const dd = digits(text, 12, 2);
+  const yyyy = digits(text, 15, 4);
   if (hh > 23 || mi > 59 || ss > 59 || mo < 1 || mo > 12 || dd < 1 || yyyy < 1970) return null;
-  const ms = Date.UTC(yyyy, mo - 1, dd, hh, mi, ss);
-  // Reject 02-31 and the like instead of letting Date roll over into the next month.
-  if (new Date(ms).getUTCDate() !== dd) return null;
-  return ms;
+  // Reject 02-31 and the like instead of letting Date roll over into the next month (proleptic Gregorian, as Date).
+  if (dd > daysInMonth(yyyy, mo)) return null;
+  return Date.UTC(yyyy, mo - 1, dd, hh, mi, ss);
 }
 
 /** "HH:MM:SS,MM-DD-YYYY" in UTC for a millisecond time (fraction of a second dropped). */
@@ -46,9 +81,10 @@ const MAX_OFFSET_S = 14 * 3600;
  */
 export function checkWindow(deviceStamp: number, now: number, w: TimeWindow): WindowResult {
   const diff = Math.floor(deviceStamp / 1000) - Math.floor(now / 1000);
-  const inside = (d: number): boolean => d >= -w.windowPastS && d <= w.windowFutureS;
-  if (inside(diff)) return { ok: true, deviceTime: deviceStamp, offsetMinutes: 0 };
+  // The common case first, without allocating the closure below.
+  if (diff >= -w.windowPastS && diff <= w.windowFutureS) return { ok: true, deviceTime: deviceStamp, offsetMinutes: 0 };
   if (!w.acceptLocalTime) return { ok: false };
+  const inside = (d: number): boolean => d >= -w.windowPastS && d <= w.windowFutureS;
   if (w.localOffsetMinutes !== undefined) {
     const offsetS = w.localOffsetMinutes * 60;
     return inside(diff - offsetS)
