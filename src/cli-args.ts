@@ -3,8 +3,10 @@
  * starting anything. Every flag is checked here; a bad one is a usage error (exit 2).
  */
 import { parseArgs } from 'node:util';
+import { ALL_SCOPES } from './auth/scopes.js';
 
-export const KNOWN_SCOPES = ['settings', 'users', 'events', 'objects', 'device_control', 'omit_mpass', 'restart_services'] as const;
+/** Every scope a token may carry: `vigil token` may mint any of them. */
+export const KNOWN_SCOPES = ALL_SCOPES;
 
 export type CliCommand =
   | { command: 'serve'; dataDir: string; httpPort?: number; httpsPort?: number; host?: string }

@@ -11,9 +11,7 @@ import { describeError, isVigilError } from '../../core/errors.js';
 import type { ApiDeps, ApiEnv, ApiUser } from '../deps.js';
 import { SERVER_FAILURE, errorResponse, isPlainObject, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
-
-/** The scopes that can only be granted, never written into a user record; canonical order. */
-export const GRANTABLE_SCOPES = ['device_control', 'omit_mpass', 'restart_services'] as const;
+import { GRANTABLE_SCOPES } from '../../auth/scopes.js';
 
 export const USER_NOT_FOUND = 'User not found';
 export const INVALID_SCOPES = `scopes: must be an array of ${GRANTABLE_SCOPES.join(', ')}`;

@@ -1,0 +1,10 @@
+/**
+ * Every scope a token may carry, declared once. A user record holds only USER_SCOPES (management
+ * API §Resources, users); the rest are grants (docs/security.md) or minted by `vigil token`.
+ */
+import { USER_SCOPES } from '../settings/schema.js';
+
+/** The scopes that can only be granted, never written into a user record; canonical order. */
+export const GRANTABLE_SCOPES = ['device_control', 'omit_mpass', 'restart_services'] as const;
+
+export const ALL_SCOPES = [...USER_SCOPES, ...GRANTABLE_SCOPES] as const;
