@@ -105,6 +105,7 @@ export class Gateway {
 
   async start(): Promise<void> {
     const { logger, dataDir } = this.options;
+    const version = readVersion();
     try {
       const store = new Store(join(dataDir, 'vigil.db'), logger.child('store'), this.health, { clock: this.clock });
       await this.startService(store);
@@ -139,7 +140,7 @@ export class Gateway {
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
         store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
-        version: readVersion(), ingest: receivers, startup,
+        version, ingest: receivers, startup,
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
@@ -149,7 +150,7 @@ export class Gateway {
       this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);
       const app = createApp({
-        version: readVersion(),
+        version,
         startedAt: this.startedAt,
         clock: this.clock,
         logger: logger.child('api'),
@@ -179,7 +180,7 @@ export class Gateway {
       await this.startService(
         new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => store.isWritable(), logger: logger.child('sd-notify') }),
       );
-      logger.info('gateway started', { version: readVersion(), data_dir: dataDir, ...this.apiPorts() });
+      logger.info('gateway started', { version, data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
       await this.stop();
       throw err;
