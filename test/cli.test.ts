@@ -1,14 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freePort, waitFor } from './helpers/net.js';
+import { CLI, serveChild, waitHealthy } from './helpers/gateway-process.js';
+import { freePort } from './helpers/net.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 function httpsGet(port: number, path: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -35,20 +34,12 @@ test('vigil serve answers /health over HTTP and HTTPS, vigil token prints one JW
   const dir = tempDir();
   const httpPort = await freePort();
   const httpsPort = await freePort();
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir.path, '--http-port', String(httpPort), '--https-port', String(httpsPort), '--host', '127.0.0.1'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = serveChild(dir.path, httpPort, httpsPort, ['ignore', 'pipe', 'pipe']);
   let stdout = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.resume();
   try {
-    await waitFor(async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${httpPort}/health`)).status === 200;
-      } catch {
-        return false;
-      }
-    }, 15_000, 50);
+    await waitHealthy(httpPort, 15_000);
     assert.ok(stdout.includes('password:'), 'first-start banner on stdout');
 
     const result = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'restart_services,device_control', '--minutes', '5'], { encoding: 'utf8' });

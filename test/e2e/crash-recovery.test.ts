@@ -4,47 +4,23 @@
  * peer sees them in journal order (a line re-sent after the crash may repeat, none is reordered).
  * The gateway runs as a real `vigil serve` child process.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { buildMessage } from '../../src/protocols/dc09/index.js';
 import { Store } from '../../src/store/store.js';
+import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { Mlr2Peer } from '../outputs/helpers/mlr2-peer.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const DEVICES = 40;
 const MAX_EVENTS_PER_DEVICE = 900;
 const LOAD_MS = 1500;
-
-function serve(dataDir: string, httpPort: number): ChildProcess {
-  return spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', LOOPBACK], {
-    stdio: 'ignore',
-    env: { ...process.env, VIGIL_LOG_LEVEL: 'error' },
-  });
-}
-
-async function healthy(httpPort: number): Promise<void> {
-  let last = '';
-  await waitFor(async () => {
-    try {
-      const res = await fetch(`http://${LOOPBACK}:${httpPort}/health`);
-      last = `${res.status} ${await res.text()}`;
-      return res.status === 200;
-    } catch (err) {
-      last = String(err);
-      return false;
-    }
-  }, 20_000, 50).catch(() => {
-    throw new Error(`/health never 200; last answer: ${last}`);
-  });
-}
 
 /** A panel that keeps one ADM-CID event in flight and records which ones were ACKed. */
 class Panel {
@@ -92,9 +68,9 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
   await peer.listen();
   const httpPort = await freePort();
   const rxPort = await freePort();
-  let child = serve(dir.path, httpPort);
+  let child = serveChild(dir.path, httpPort);
   try {
-    await healthy(httpPort);
+    await waitHealthy(httpPort);
     const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings,restart_services'], { encoding: 'utf8' }).stdout.trim();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const put = await fetch(`http://${LOOPBACK}:${httpPort}/api/settings`, {
@@ -107,7 +83,7 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
     });
     assert.is(put.status, 200, await put.text());
     assert.is((await fetch(`http://${LOOPBACK}:${httpPort}/api/restart-services`, { headers })).status, 200);
-    await healthy(httpPort);
+    await waitHealthy(httpPort);
 
     const panels = Array.from({ length: DEVICES }, (_, i) => new Panel((0x1000 + i).toString(16).toUpperCase(), rxPort));
     await sleep(LOAD_MS);
@@ -117,8 +93,8 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
     const acked = panels.flatMap((p) => p.acked);
     assert.ok(acked.length > 500, `only ${acked.length} events were ACKed under load`);
 
-    child = serve(dir.path, httpPort);
-    await healthy(httpPort);
+    child = serveChild(dir.path, httpPort);
+    await waitHealthy(httpPort);
     const undelivered = (): string[] => {
       const delivered = new Set(peer.events());
       return acked.filter((line) => !delivered.has(line));
