@@ -33,7 +33,6 @@ function findTests(dir: string): string[] {
 }
 
 function stripAnsi(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;]*m/g, '');
 }
 
