@@ -2,7 +2,7 @@
  * What first boot leaves in the gateway's data dir: the status file the `first-boot` health component
  * reports from, and the provisioned first account that initialiseDataDir consumes (docs/first-boot.md).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../init/atomic-write.js';
 import type { SetupLineError } from './setup-file.js';
@@ -27,7 +27,17 @@ export interface ProvisionedAdmin {
 }
 
 export function writeStatus(dataDir: string, status: FirstBootStatus): void {
-  writeFileAtomic(join(dataDir, STATUS_FILE), JSON.stringify(status, null, 2) + '\n', 0o644);
+  writeOwned(dataDir, STATUS_FILE, JSON.stringify(status, null, 2) + '\n', 0o644);
+}
+
+/** Written by root at first boot, read (and the provision file removed) by the gateway's own user later. */
+function writeOwned(dataDir: string, name: string, content: string, mode: number): void {
+  const path = join(dataDir, name);
+  writeFileAtomic(path, content, mode);
+  if (process.getuid?.() === 0) {
+    const owner = statSync(dataDir);
+    chownSync(path, owner.uid, owner.gid);
+  }
 }
 
 export type StatusRead = { readonly kind: 'none' } | { readonly kind: 'ok'; readonly status: FirstBootStatus } | { readonly kind: 'unreadable'; readonly reason: string };
@@ -57,7 +67,7 @@ function isStatus(value: unknown): value is FirstBootStatus {
 }
 
 export function writeProvisionedAdmin(dataDir: string, admin: ProvisionedAdmin): void {
-  writeFileAtomic(join(dataDir, PROVISION_FILE), JSON.stringify(admin) + '\n', 0o600);
+  writeOwned(dataDir, PROVISION_FILE, JSON.stringify(admin) + '\n', 0o600);
 }
 
 /** The provisioned first account, or null when there is none (or it is unusable: then the gateway generates one). */
