@@ -15,6 +15,8 @@ export type WriterRequest =
   | { readonly type: 'write'; readonly seq: number; readonly batch: WireBatch }
   /** Another thread's write-command channel (an output worker). */
   | { readonly type: 'endpoint'; readonly endpoint: WriterEndpoint }
+  /** Liveness round trip (JournalWriter.ping): answered with a pong of the same seq, in order. */
+  | { readonly type: 'ping'; readonly seq: number }
   | { readonly type: 'close' };
 
 export type WriterReply =
@@ -22,4 +24,5 @@ export type WriterReply =
   | { readonly type: 'fatal'; readonly error: string }
   | { readonly type: 'done'; readonly seq: number; readonly result: WireResult }
   | { readonly type: 'failed'; readonly seq: number; readonly error: string; readonly code: ErrorCode }
+  | { readonly type: 'pong'; readonly seq: number }
   | { readonly type: 'closed'; readonly error: string | null };

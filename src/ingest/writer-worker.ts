@@ -59,6 +59,10 @@ port.on('message', (request: WriterRequest) => {
     serve(request.endpoint);
     return;
   }
+  if (request.type === 'ping') {
+    post({ type: 'pong', seq: request.seq });
+    return;
+  }
   // close: the last throttled sightings, planner statistics, then the connection (a clean close
   // checkpoints the WAL).
   let error: string | null = null;

@@ -62,7 +62,7 @@ export class ReceiverRuntime {
     const shared = deps.writer;
     const writer: JournalWriter | undefined = shared
       // The store closes its writer after this drain (Store.stop).
-      ? { write: (batch) => shared.write(batch), close: async () => undefined }
+      ? { write: (batch) => shared.write(batch), ping: () => shared.ping(), liveness: () => shared.liveness(), close: async () => undefined }
       : threaded ? new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') }) : undefined;
     this.ingest = new EventIngest({
       store,
