@@ -145,7 +145,7 @@ unmount_chroot
 stage "manifest"
 MANIFEST=$WORK/manifest.txt
 node "$REPO/dist/image/tools/manifest.js" --root "$ROOT" --app "$ROOT/opt/vigil" --name "$NAME" \
-  --sources "$(printf '%s;' "${SOURCES[@]}")" --commit "$(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)" > "$MANIFEST"
+  --sources "$(printf '%s;' "${SOURCES[@]}")" --commit "$(git -C "$REPO" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)" > "$MANIFEST"
 mkdir -p "$ROOT/usr/share/vigil"
 cp "$MANIFEST" "$ROOT/usr/share/vigil/manifest.txt"
 cp "$MANIFEST" "$OUT/$NAME.manifest.txt"
