@@ -2,10 +2,13 @@
  * One serial device kept open with serialport 13 (the SerialLine of src/core/serial.ts). It opens
  * in start(); when the device fails or disappears (USB adapter pulled: serialport closes it with
  * `disconnected`; a pty whose other end closed: EIO) it is reopened with backoff, 1 s doubling to
- * 30 s (reset once it opens), so a re-plugged adapter comes back by itself. Health component
+ * 30 s (reset once it opens), so a re-plugged adapter comes back by itself. serialport does not always notice
+ * a vanished device (a pty whose master closed can stay silent), so every metrics tick also checks that the path
+ * still names the device that was opened (same st_rdev): gone or replaced is lost. Health component
  * `serial:<path>`: starting -> ok while open, failed while not (the detail says why and when the
  * next attempt is). docs/serial.md.
  */
+import { stat } from 'node:fs/promises';
 import { SerialPort } from 'serialport';
 import { TypedBus } from '../../src/core/bus.js';
 import { VigilError, describeError } from '../../src/core/errors.js';
@@ -42,6 +45,8 @@ export class PortLine implements SerialLine {
   private everOpened = false;
   private delayMs: number;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** st_rdev of the device node the open port is, to notice it vanished or was replaced. */
+  private openedDevice: number | null = null;
   private metricsTimer: NodeJS.Timeout | null = null;
 
   constructor(options: SerialLineOptions, deps: PortLineDeps) {
@@ -66,7 +71,7 @@ export class PortLine implements SerialLine {
     if (this.running) return;
     this.running = true;
     this.deps.health.report(this.healthName, 'serial-port', 'starting', null, this.metrics());
-    this.metricsTimer = setInterval(() => this.publish(), this.deps.metricsIntervalMs ?? 1000);
+    this.metricsTimer = setInterval(() => this.tick(), this.deps.metricsIntervalMs ?? 1000);
     this.metricsTimer.unref();
     await this.attempt();
   }
@@ -137,6 +142,7 @@ export class PortLine implements SerialLine {
       port.close(() => undefined);
       return;
     }
+    this.openedDevice = await deviceOf(o.path);
     this.attach(port);
   }
 
@@ -204,5 +210,24 @@ export class PortLine implements SerialLine {
 
   private publish(): void {
     this.deps.health.setMetrics(this.healthName, this.metrics());
+  }
+
+  private tick(): void {
+    this.publish();
+    const port = this.port;
+    if (!port || this.openedDevice === null) return;
+    void deviceOf(this.path).then((device) => {
+      if (this.port !== port || device === this.openedDevice) return;
+      void this.closePort().then(() => this.lost(device === null ? 'device disappeared' : 'device replaced'));
+    });
+  }
+}
+
+/** st_rdev of the device a path names now (following links); null when it does not exist. */
+async function deviceOf(path: string): Promise<number | null> {
+  try {
+    return (await stat(path)).rdev;
+  } catch {
+    return null;
   }
 }
