@@ -41,6 +41,8 @@ export interface ApiStorePort {
     get(userId: number): string[];
     set(userId: number, scopes: string[], grantedBy: string): void;
   };
+  /** Per-user token epochs, kept in memory (docs/security.md "Token invalidation"). */
+  readonly tokenEpochs: { get(userId: number): number };
   readonly overrides: {
     set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
     /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */

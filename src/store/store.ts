@@ -10,6 +10,7 @@ import type { Service } from '../core/service.js';
 import { openDatabase, type Database } from './database.js';
 import { EventJournal } from './event-journal.js';
 import { GrantsRepo } from './grants-repo.js';
+import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { MetaRepo } from './meta-repo.js';
 import { checkCompatible, latestVersion, migrate } from './migrations.js';
 import { ObjectsRepo } from './objects-repo.js';
@@ -57,6 +58,8 @@ export class Store implements Service {
   private repos: Repos | null = null;
   private writeFailure: string | null = null;
   private readonly stopHooks = new Set<() => Promise<void>>();
+  /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
+  readonly tokenEpochs = new TokenEpochs();
 
   constructor(path: string, logger: Logger, health?: HealthRegistry, options: StoreOptions = {}) {
     this.path = path;
@@ -73,7 +76,8 @@ export class Store implements Service {
     try {
       db = openDatabase(this.path, { readonly: this.readonly });
       const version = this.readonly ? this.checkReadonlyVersion(db) : migrate(db, this.logger).to;
-      const repos = createRepos(db, this.clock);
+      const repos = createRepos(db, this.clock, this.tokenEpochs);
+      this.tokenEpochs.replace(readEpochRows(db));
       if (!this.readonly) {
         // Nothing is connected yet: every session still open was cut by the previous run's end.
         const closed = repos.sessions.closeDangling(this.clock.now());
@@ -239,9 +243,9 @@ export class Store implements Service {
   }
 }
 
-function createRepos(db: Database, clock: Clock): Repos {
+function createRepos(db: Database, clock: Clock, epochs: TokenEpochs): Repos {
   return {
-    settings: new SettingsRepo(db, clock),
+    settings: new SettingsRepo(db, clock, epochs),
     grants: new GrantsRepo(db, clock),
     objects: new ObjectsRepo(db),
     overrides: new OidOverridesRepo(db, clock),

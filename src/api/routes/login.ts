@@ -50,6 +50,7 @@ export function registerLogin(app: Hono<ApiEnv>, deps: ApiDeps): void {
       const issued = await deps.tokens.issueToken({
         sub: userSubject(user.id),
         scopes,
+        epoch: deps.store.tokenEpochs.get(user.id),
         minutes: user.token_time,
         now: deps.clock.now(),
       });
