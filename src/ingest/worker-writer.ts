@@ -8,11 +8,16 @@
  * (RESTART_DELAYS_MS) and resets after a committed batch. close() waits for the batch in flight,
  * lets the thread write its throttled sightings and close its connection, and terminates it if
  * it does not finish in time.
+ *
+ * Liveness (docs/watchdog.md): ping() posts a no-op that the thread answers after the batch in
+ * flight; liveness().stalledMs is the age of the oldest unanswered batch or ping, so a thread
+ * that hangs in a commit, or stops reading its messages, is seen even while no batch waits.
  */
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { JournalWriter, WireBatch, WireResult } from './wire.js';
+import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
 import type { WriterInit, WriterReply } from './writer-messages.js';
 
 export const RESTART_DELAYS_MS: readonly number[] = [0, 250, 500, 1000, 2000, 5000];
@@ -29,6 +34,8 @@ export interface WorkerWriterOptions {
 interface Pending {
   resolve(result: WireResult): void;
   reject(err: unknown): void;
+  /** performance.now() when the batch was posted (liveness). */
+  readonly since: number;
 }
 
 export class WorkerJournalWriter implements JournalWriter {
@@ -41,6 +48,9 @@ export class WorkerJournalWriter implements JournalWriter {
   private notBefore = 0;
   private closing: Promise<void> | null = null;
   private onClosed: (() => void) | null = null;
+  /** The outstanding liveness ping: its seq and performance.now() when posted. */
+  private outstandingPing: { readonly seq: number; readonly since: number } | null = null;
+  private lastCommitAt: number | null = null;
   /** Threads started so far (1 unless one died or the writer was closed and used again). */
   starts = 0;
 
@@ -53,11 +63,25 @@ export class WorkerJournalWriter implements JournalWriter {
     const worker = await this.start();
     const seq = ++this.seq;
     return new Promise<WireResult>((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject });
+      this.pending.set(seq, { resolve, reject, since: performance.now() });
       if (this.pending.size === 1) worker.ref();
       // The raw-bytes buffer moves to the writer thread (zero copy); nothing here reads it again.
       worker.postMessage({ type: 'write', seq, batch }, [batch.raw.buffer as ArrayBuffer]);
     });
+  }
+
+  ping(): void {
+    const worker = this.worker;
+    if (!worker || this.outstandingPing || this.closing) return;
+    const seq = ++this.seq;
+    this.outstandingPing = { seq, since: performance.now() };
+    worker.postMessage({ type: 'ping', seq });
+  }
+
+  liveness(): WriterLiveness {
+    let oldest = this.outstandingPing?.since ?? Infinity;
+    for (const pending of this.pending.values()) oldest = Math.min(oldest, pending.since);
+    return { stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest), lastCommitAt: this.lastCommitAt };
   }
 
   async close(): Promise<void> {
@@ -131,6 +155,10 @@ export class WorkerJournalWriter implements JournalWriter {
       this.onClosed = null;
       return;
     }
+    if (reply.type === 'pong') {
+      if (this.outstandingPing?.seq === reply.seq) this.outstandingPing = null;
+      return;
+    }
     if (reply.type !== 'done' && reply.type !== 'failed') return;
     const pending = this.pending.get(reply.seq);
     if (!pending) return;
@@ -138,6 +166,7 @@ export class WorkerJournalWriter implements JournalWriter {
     if (this.pending.size === 0) worker.unref();
     if (reply.type === 'done') {
       this.deaths = 0;
+      this.lastCommitAt = Date.now();
       pending.resolve(reply.result);
     } else {
       pending.reject(new VigilError(reply.code, reply.error));
@@ -147,6 +176,7 @@ export class WorkerJournalWriter implements JournalWriter {
   private onExit(worker: Worker, code: number): void {
     if (this.worker === worker) this.worker = null;
     this.ready = null;
+    this.outstandingPing = null;
     this.onClosed?.();
     this.onClosed = null;
     const failed = [...this.pending.values()];

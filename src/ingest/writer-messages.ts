@@ -8,11 +8,16 @@ export interface WriterInit {
   readonly seenPersistMs?: number;
 }
 
-export type WriterRequest = { readonly type: 'write'; readonly seq: number; readonly batch: WireBatch } | { readonly type: 'close' };
+export type WriterRequest =
+  | { readonly type: 'write'; readonly seq: number; readonly batch: WireBatch }
+  /** Liveness round trip (JournalWriter.ping): answered with a pong of the same seq, in order. */
+  | { readonly type: 'ping'; readonly seq: number }
+  | { readonly type: 'close' };
 
 export type WriterReply =
   | { readonly type: 'ready' }
   | { readonly type: 'fatal'; readonly error: string }
   | { readonly type: 'done'; readonly seq: number; readonly result: WireResult }
   | { readonly type: 'failed'; readonly seq: number; readonly error: string; readonly code: ErrorCode }
+  | { readonly type: 'pong'; readonly seq: number }
   | { readonly type: 'closed'; readonly error: string | null };

@@ -45,6 +45,10 @@ port.on('message', (request: WriterRequest) => {
     }
     return;
   }
+  if (request.type === 'ping') {
+    post({ type: 'pong', seq: request.seq });
+    return;
+  }
   // close: the last throttled sightings, then the connection (a clean close checkpoints the WAL).
   let error: string | null = null;
   try {
