@@ -50,6 +50,9 @@ export interface ApiStorePort {
   };
   readonly objects: {
     get(id: number): ApiObjectRow | null;
+    findByUid(uid: string): ApiObjectRow | null;
+    /** Main devices an OID override keyed by this account applies to, on any receiver. */
+    findByOverrideAccount(account: string): ApiObjectRow[];
     /** Newest first; `before` is the cursor (an id); limit 1..1000. */
     list(filter: ApiListFilter & { account?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
   };
