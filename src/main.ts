@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
+import { registerWeb } from './web/web-app.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -149,7 +150,7 @@ export class Gateway {
       await this.startService(services);
       this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);
-      const app = createApp({
+      const apiDeps = {
         version,
         startedAt: this.startedAt,
         clock: this.clock,
@@ -161,6 +162,14 @@ export class Gateway {
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
         services,
         throttle: supervision.loginThrottle,
+      };
+      const app = createApp(apiDeps);
+      // The technician's page on the same listeners (docs/web.md); its actions are journaled.
+      registerWeb(app, {
+        ...apiDeps,
+        settingsView: settings,
+        onEventStored: (listener) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
+        journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();
       const listeners = new HttpListeners(

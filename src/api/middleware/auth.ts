@@ -40,13 +40,18 @@ export function readGrants(store: ApiStorePort, userId: number, logger: Logger):
   }
 }
 
-export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
+/**
+ * The caller a token stands for, or null when the token is not acceptable. Shared by the bearer
+ * middleware below and the technician's page (src/web), so both apply exactly the same rules.
+ */
+export function principalResolver(options: AuthOptions): (token: string | null) => Promise<Principal | null> {
   if (!options || !options.tokens || !options.settings || !options.store || !options.logger) {
-    throw new Error('authenticate() requires tokens, settings, store and logger');
+    throw new Error('principalResolver() requires tokens, settings, store and logger');
   }
   const { tokens, settings, store, logger } = options;
 
-  async function resolvePrincipal(token: string): Promise<Principal | null> {
+  return async function resolvePrincipal(token: string | null): Promise<Principal | null> {
+    if (!token) return null;
     let claims;
     try {
       claims = await tokens.verifyToken(token);
@@ -70,11 +75,14 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
       scopes: new Set(claims.scopes.filter((s) => allowed.has(s))),
       visibleReceivers: user.visible_receivers.all ? null : [...user.visible_receivers.custom],
     };
-  }
+  };
+}
 
+export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
+  const resolvePrincipal = principalResolver(options);
   return async function authenticate(c, next) {
     const token = bearerToken(c.req.header('Authorization'));
-    const principal = token === null ? null : await resolvePrincipal(token);
+    const principal = await resolvePrincipal(token);
     if (!principal) {
       // RFC 6750 §3: the challenge; §3.1: invalid_token only when a Bearer token was presented and
       // refused (no header, or another scheme, gets the bare challenge).
