@@ -5,7 +5,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import { StatementCache, guard } from './sql.js';
-import { RAISE_EPOCH_OF_DELETED_USERS, RAISE_EPOCH_ON_PASSWORD_CHANGE, readEpochRows, type EpochRow, type TokenEpochs } from './token-epochs.js';
+import { RAISE_EPOCH_OF_DELETED_USERS, RAISE_EPOCH_ON_PASSWORD_CHANGE, readEpochRows, type EpochRow } from './token-epochs.js';
 import type { StoredSettings, StoredUser } from './types.js';
 
 /** meta key written by every save: "nothing stored yet" means this key is absent. */
@@ -32,13 +32,11 @@ export class SettingsRepo {
   private readonly db: Database;
   private readonly clock: Clock;
   private readonly sql: StatementCache;
-  private readonly epochs: TokenEpochs;
 
-  constructor(db: Database, clock: Clock, epochs: TokenEpochs) {
+  constructor(db: Database, clock: Clock) {
     this.db = db;
     this.clock = clock;
     this.sql = new StatementCache(db);
-    this.epochs = epochs;
   }
 
   /**
@@ -58,8 +56,11 @@ export class SettingsRepo {
     });
   }
 
-  /** Replaces the whole document in ONE transaction: either all of it is stored or none. */
-  save(settings: StoredSettings): void {
+  /**
+   * Replaces the whole document in ONE transaction: either all of it is stored or none. Returns
+   * the token epochs as committed (token-epochs.ts), for the Store's in-memory mirror.
+   */
+  save(settings: StoredSettings): EpochRow[] {
     const now = this.clock.now();
     const apply = this.db.transaction((): EpochRow[] => {
       this.saveSections(settings, now);
@@ -69,8 +70,7 @@ export class SettingsRepo {
         .run(SAVED_AT_KEY, String(now));
       return readEpochRows(this.db);
     });
-    // The in-memory epochs change only once the transaction that raised them has committed.
-    this.epochs.replace(guard('save settings', () => apply.immediate()));
+    return guard('save settings', () => apply.immediate());
   }
 
   private saveSections(settings: StoredSettings, now: number): void {
