@@ -13,6 +13,7 @@ export type CliCommand =
   | { command: 'token'; dataDir: string; scopes: string[]; minutes: number }
   | { command: 'sim'; argv: string[] }
   | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
+  | { command: 'ports'; dataDir: string; json: boolean }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -23,6 +24,7 @@ export const USAGE = `usage:
   vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
   vigil sim --help
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
+  vigil ports [--data-dir DIR] [--json]
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
@@ -89,6 +91,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     }
     case 'sim':
       return { command: 'sim', argv: rest };
+    case 'ports': {
+      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+      return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };
+    }
     case 'version':
     case '--version':
       return { command: 'version' };
