@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   const [sshPort, apiPort, rxPort] = [await freePort(), await freePort(), await freePort()];
 
   const boot = await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
-    execFileSync('sh', ['-c', `xz -dc -T2 "$1" > "$2"`, 'sh', imageXz, disk]);
+    if (imageXz.endsWith('.xz')) execFileSync('sh', ['-c', `xz -dc -T2 "$1" > "$2"`, 'sh', imageXz, disk]);
+    else execFileSync('cp', ['--sparse=always', imageXz, disk]); // a raw .img straight from genimage
     const fd = openSync(disk, 'r+');
     ftruncateSync(fd, DISK_BYTES);
     closeSync(fd);
@@ -100,6 +101,13 @@ async function main(): Promise<void> {
     forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8080 }, { host: rxPort, guest: RX_PORT }],
   });
   const guest = new Guest({ sshPort, apiPort, keyFile });
+  // Interrupted (Ctrl-C, timeout): the VM goes with us.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      process.stdout.write(`${stamp()} ${signal}: stopping the VM\n`);
+      void vm.kill().finally(() => process.exit(130));
+    });
+  }
   try {
     await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8080, :${rxPort}->${RX_PORT})`, async () => {
       vm.start();
