@@ -127,6 +127,8 @@ mount -t proc proc "$ROOT/proc" && mount -t sysfs sys "$ROOT/sys" && mount --bin
 cp -a "$IMAGE_DIR/overlay/." "$ROOT/"
 chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil"
 bash "$IMAGE_DIR/install-repo-files.sh" "$REPO" "$ROOT"
+# Mount point of the data partition (the root is read-only at run time: it must exist in the image).
+install -d -m 0700 "$ROOT/var/lib/vigil"
 mkdir -p "$ROOT/opt/vigil"
 cp -a "$APP/." "$ROOT/opt/vigil/"
 chown -R root:root "$ROOT/opt/vigil"
