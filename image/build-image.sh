@@ -187,7 +187,7 @@ fi
 
 stage "compress"
 rm -f "$OUT/$NAME.img.xz"
-xz -T2 -6 -c "$GEN/out/$NAME.img" > "$OUT/$NAME.img.xz"
+xz -T2 "-${VIGIL_XZ_LEVEL:-6}" -c "$GEN/out/$NAME.img" > "$OUT/$NAME.img.xz"
 (cd "$OUT" && sha256sum "$NAME.img.xz" > "$NAME.img.xz.sha256")
 stage ""
 printf 'image:     %s (%s MiB compressed, %s MiB raw)\n' "$OUT/$NAME.img.xz" \
