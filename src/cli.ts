@@ -90,6 +90,11 @@ async function main(argv: string[]): Promise<void> {
         await runSimulatorCli(command.argv);
         return;
       }
+      case 'sim-modem': {
+        const { runSimModemCli } = await import('./sim/modem/sim-modem-cli.js');
+        await runSimModemCli(command.argv);
+        return;
+      }
       case 'version':
         process.stdout.write(readVersion() + '\n');
         return;
