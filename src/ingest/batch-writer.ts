@@ -12,7 +12,7 @@
 import type { NewEvent, ObjectRecord, StoredEventRef } from '../store/types.js';
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog, type Sight } from './seen-log.js';
-import { rowOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession } from './wire.js';
+import { rowOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession, type WriterLiveness } from './wire.js';
 
 /** The slice of the store (src/store/store.ts) a batch is written through. */
 export interface IngestStore {
@@ -186,6 +186,7 @@ function sameAccount(a: string, b: string): boolean {
 /** The writer in the caller's thread: each write commits synchronously, then resolves. */
 export class InlineJournalWriter implements JournalWriter {
   private readonly writer: BatchWriter;
+  private lastCommitAt: number | null = null;
 
   constructor(store: IngestStore, seenLog?: SeenLog) {
     this.writer = new BatchWriter(store, seenLog);
@@ -193,7 +194,9 @@ export class InlineJournalWriter implements JournalWriter {
 
   write(batch: WireBatch): Promise<WireResult> {
     try {
-      return Promise.resolve(this.writer.write(batch));
+      const result = this.writer.write(batch);
+      this.lastCommitAt = Date.now();
+      return Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -201,5 +204,12 @@ export class InlineJournalWriter implements JournalWriter {
 
   async close(): Promise<void> {
     this.writer.flushSeen();
+  }
+
+  /** Nothing to ping: a write here runs to its end before anything else in this thread. */
+  ping(): void {}
+
+  liveness(): WriterLiveness {
+    return { stalledMs: 0, lastCommitAt: this.lastCommitAt };
   }
 }

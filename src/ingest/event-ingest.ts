@@ -112,6 +112,11 @@ export class EventIngest {
     await this.writer.close();
   }
 
+  /** The journal writer's liveness probe: the watchdog's "writer alive and committing" check (docs/watchdog.md). */
+  get writerProbe(): Pick<JournalWriter, 'ping' | 'liveness'> {
+    return this.writer;
+  }
+
   /** Items waiting for the next batch. */
   get queued(): number {
     return this.queuedItems;

@@ -124,10 +124,28 @@ export interface WireResult {
   readonly adopted: Array<[number, string]>;
 }
 
+/**
+ * Whether the writer is alive and committing, as the watchdog reads it (docs/watchdog.md): a
+ * writer that stops answering shows as a growing stalledMs, whether a batch or a ping waits.
+ */
+export interface WriterLiveness {
+  /** Milliseconds the oldest unanswered request (a batch or a ping) has waited; 0 when none waits. */
+  readonly stalledMs: number;
+  /** Wall time (ms epoch) of the last committed batch; null before the first. */
+  readonly lastCommitAt: number | null;
+}
+
 /** The writer's port as the ingest sees it: in this thread or in a worker. */
 export interface JournalWriter {
   /** Commits the batch in ONE transaction; resolves after COMMIT, rejects when nothing was committed. */
   write(batch: WireBatch): Promise<WireResult>;
   /** Waits for the batch in flight, then releases the writer (its thread and connection). */
   close(): Promise<void>;
+  /**
+   * Sends a no-op round trip through the writer (a thread answers it in order, after the batch in
+   * flight), so a hung writer shows in liveness() even while no batch is pending. At most one ping
+   * is outstanding; without a running writer there is nothing to ping.
+   */
+  ping(): void;
+  liveness(): WriterLiveness;
 }

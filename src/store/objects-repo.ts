@@ -214,6 +214,16 @@ export class ObjectsRepo {
       where.push('receiver_id = @receiverId');
       params.receiverId = filter.receiverId;
     }
+    if (filter.connectionState !== undefined) {
+      where.push('connection_state = @connectionState');
+      params.connectionState = filter.connectionState;
+    }
+    if (filter.search !== undefined) {
+      // substr() rather than LIKE: the search text may hold % or _ and must match literally.
+      where.push('(account = @search OR substr(uid, -length(@searchUid)) = @searchUid)');
+      params.search = filter.search;
+      params.searchUid = filter.search.toUpperCase();
+    }
     if (filter.before !== undefined) {
       where.push('id < @before');
       params.before = filter.before;

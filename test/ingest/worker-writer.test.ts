@@ -111,6 +111,8 @@ test('while one batch commits the next accumulates: at most one in flight, every
         }
       },
       close: () => real.close(),
+      ping: () => real.ping(),
+      liveness: () => real.liveness(),
     };
     const ingest = new EventIngest({ store: r.store, writer: gated, logger: createLogger('t', () => undefined) });
     const first = ingest.submit([frame('P000')]);

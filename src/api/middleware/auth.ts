@@ -38,14 +38,17 @@ export function readGrants(store: ApiStorePort, userId: number, logger: Logger):
   }
 }
 
-export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
+/**
+ * The caller a token stands for, or null when the token is not acceptable. Shared by the bearer
+ * middleware below and the technician's page (src/web), so both apply exactly the same rules.
+ */
+export function principalResolver(options: AuthOptions): (token: string | null) => Promise<Principal | null> {
   if (!options || !options.tokens || !options.settings || !options.store || !options.logger) {
-    throw new Error('authenticate() requires tokens, settings, store and logger');
+    throw new Error('principalResolver() requires tokens, settings, store and logger');
   }
   const { tokens, settings, store, logger } = options;
 
-  async function resolvePrincipal(header: string | undefined): Promise<Principal | null> {
-    const token = bearerToken(header);
+  return async function resolvePrincipal(token: string | null): Promise<Principal | null> {
     if (!token) return null;
     let claims;
     try {
@@ -69,10 +72,13 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
       scopes: new Set(claims.scopes.filter((s) => allowed.has(s))),
       visibleReceivers: user.visible_receivers.all ? null : [...user.visible_receivers.custom],
     };
-  }
+  };
+}
 
+export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
+  const resolvePrincipal = principalResolver(options);
   return async function authenticate(c, next) {
-    const principal = await resolvePrincipal(c.req.header('Authorization'));
+    const principal = await resolvePrincipal(bearerToken(c.req.header('Authorization')));
     if (!principal) return errorResponse(c, 401, NOT_LOGGED_IN);
     c.set('principal', principal);
     await next();
