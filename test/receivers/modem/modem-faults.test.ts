@@ -66,6 +66,22 @@ test('a modem that stops answering: ATZ, then the port reopened; back to ok when
   }
 });
 
+test('a slow modem (250 ms per answer) and garbage on the line: start-up and SMS still go through', async () => {
+  const rig = await startModemRig({ sim: { answerDelayMs: 250 } });
+  try {
+    await rig.waitState('ok', undefined, 10_000);
+    rig.sim.urc(`junk\u0000\u00ff${'x'.repeat(1500)}`);
+    rig.sim.urc('^RSSI:25');
+    rig.sim.deliver({ sender: '+37060000008', text: 'slow but sure' });
+    await waitFor(() => rig.events().length === 1 && rig.sim.stored === 0, 10_000);
+    assert.is(rig.events()[0]!.text, 'slow but sure');
+    await waitFor(() => rig.component()!.metrics.overlong_lines === 1);
+    assert.is(rig.component()!.metrics.at_timeouts, 0);
+  } finally {
+    await rig.close();
+  }
+});
+
 test('unplug and replug: port lost, then the start-up again and SMS flow', async () => {
   const rig = await startModemRig();
   try {
