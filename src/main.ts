@@ -20,6 +20,8 @@ import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-
 import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-services.js';
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
+import type { RaiseInternalEvent } from './internal-events/recorder.js';
+import { PortLine } from '../hw/serial/port-line.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
@@ -135,6 +137,7 @@ export class Gateway {
         gatewayStartedAt: this.startedAt,
         triplets: () => settings.current().ignorable_startup_events,
       });
+      let supervisionRaise: RaiseInternalEvent | null = null;
       const receivers = new ReceiverRuntime({
         store,
         writer,
@@ -143,6 +146,9 @@ export class Gateway {
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
         eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
+        serialLines: (options) => new PortLine(options, { health: this.health, logger: logger.child('serial') }),
+        // Supervision (and its recorder) is built next; receivers raise only once started.
+        raise: (type, options) => supervisionRaise?.(type, options) ?? Promise.resolve(null),
       });
       this.receiversRef = receivers;
       const links: LiveLinks = receivers.links;
@@ -152,6 +158,7 @@ export class Gateway {
         version, ingest: receivers, startup,
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
+      supervisionRaise = supervision.raise;
       for (const service of supervision.before) await this.startService(service);
 
       const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));

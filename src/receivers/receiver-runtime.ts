@@ -17,14 +17,20 @@ import { WorkerJournalWriter } from '../ingest/worker-writer.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
+import type { SerialLineFactory } from '../core/serial.js';
+import type { RaiseInternalEvent } from '../internal-events/recorder.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
+import { buildModemReceivers } from './modem/build-modem-receivers.js';
+import type { CallerObject } from './modem/known-callers.js';
+import { PinLedger } from './modem/pin-ledger.js';
 import { TcpReceiver } from './tcp-receiver.js';
 import { UdpReceiver } from './udp-receiver.js';
 
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
   readonly store: IngestStore & {
-    readonly objects: LinkObjectReader;
+    /** `all()`: what modem receivers read at start to know the callers learned before (docs/modem.md §Test calls). */
+    readonly objects: LinkObjectReader & { all?(): Iterable<CallerObject> };
     readonly overrides?: OverrideResolver;
     /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */
     readonly path?: string;
@@ -44,6 +50,10 @@ export interface ReceiverRuntimeDeps {
   readonly timers?: TimerApi;
   /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
   readonly eventFlags?: EventIngestDeps['eventFlags'];
+  /** The port layer (hw/serial, passed in by main.ts); without it no serial receiver is built. */
+  readonly serialLines?: SerialLineFactory;
+  /** Internal events of the receivers themselves (modem_trouble); read at each use. */
+  readonly raise?: RaiseInternalEvent;
 }
 
 export class ReceiverRuntime {
@@ -51,6 +61,8 @@ export class ReceiverRuntime {
   readonly ingest: EventIngest;
   readonly links: LinkRegistry;
   readonly options: ReceiverOptions;
+  /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
+  readonly pins = new PinLedger();
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
@@ -86,7 +98,7 @@ export class ReceiverRuntime {
     });
   }
 
-  /** TCP receivers, then UDP receivers, in settings order. */
+  /** TCP receivers, then UDP receivers, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
       ingest: this.ingest,
@@ -99,6 +111,16 @@ export class ReceiverRuntime {
     return [
       ...settings.tcp_receivers.map((r) => new TcpReceiver(r, deps)),
       ...settings.udp_receivers.map((r) => new UdpReceiver(r, deps)),
+      ...(this.deps.serialLines ? this.modems(settings, this.deps.serialLines) : []),
     ];
+  }
+
+  private modems(settings: ReceiversSettings, serialLines: SerialLineFactory): Service[] {
+    const store = this.deps.store;
+    return buildModemReceivers(settings.modem_receivers, {
+      serialLines, ingest: this.ingest, health: this.deps.health, logger: this.deps.logger.child('rx'), pins: this.pins,
+      objects: () => store.objects.all?.() ?? [],
+      ...(this.deps.raise ? { raise: this.deps.raise } : {}),
+    });
   }
 }
