@@ -26,6 +26,7 @@ import type { Settings } from './settings/schema.js';
 import { SettingsService } from './settings/settings-service.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
+import { SelfCheck } from './system/self-check.js';
 import { StartupEventClassifier } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
@@ -176,9 +177,12 @@ export class Gateway {
       );
       await this.startService(listeners);
       this.listenersRef = listeners;
+      // The watchdog is fed only while the internal checks pass (docs/watchdog.md).
+      const selfCheck = new SelfCheck({ health: this.health, store, writer: receivers.ingest.writerProbe, logger: logger.child('self-check') });
+      await this.startService(selfCheck);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
-        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => store.isWritable(), logger: logger.child('sd-notify') }),
+        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => selfCheck.passing(), logger: logger.child('sd-notify') }),
       );
       logger.info('gateway started', { version, data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
