@@ -30,6 +30,10 @@ import { SelfCheck } from './system/self-check.js';
 import { StartupEventClassifier } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
+import { openStatusLeds } from '../hw/leds/status-leds.js';
+import type { LampsOpened } from './leds/lamp.js';
+import { LedService } from './leds/led-service.js';
+import type { HwLedsSettings } from './settings/schema.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -43,6 +47,8 @@ export interface GatewayOptions {
   readonly validation?: Partial<ValidationEnv>;
   /** Environment read for NOTIFY_SOCKET / WATCHDOG_USEC (defaults to process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The sysfs tree the status LEDs are found in (default /sys; tests pass a temporary tree). */
+  readonly sysfsRoot?: string;
   /** Where the first-start banner goes (stdout for the CLI). */
   readonly announce?: (text: string) => void;
 }
@@ -217,13 +223,34 @@ export class Gateway {
       settings: this.settings, store: this.store, statusSlot: this.statusSlot, health: this.health, clock: this.clock,
       logger: this.options.logger, ...(receivers ? { bus: receivers.bus } : {}),
     });
-    return [outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
+    // The status LEDs first: their lamp test lights as the services start (docs/leds.md).
+    const leds = new LedService({
+      health: this.health,
+      open: () => openLamps(current.hw.leds, this.options.sysfsRoot),
+      logger: this.options.logger.child('leds'),
+    });
+    return [leds, outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
   }
 
   private async startService(service: Service): Promise<void> {
     await service.start();
     this.started.push(service);
   }
+}
+
+/** The hardware layer's GPIO LEDs (hw/), as the LED service sees them. */
+async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined): Promise<LampsOpened> {
+  if (!settings.enabled) return { lamps: null, reason: 'turned off in the settings (hw.leds.enabled)' };
+  const opened = await openStatusLeds({
+    ...(sysfsRoot !== undefined && { sysfsRoot }),
+    lines: { power: settings.power_pin, link: settings.link_pin, trouble: settings.trouble_pin },
+    activeLow: settings.active_low,
+  });
+  if (!opened.lamps) return opened;
+  const { board, chip, lines, numbers } = opened;
+  const description = `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
+    `link GPIO ${lines.link} (${numbers.link}), trouble GPIO ${lines.trouble} (${numbers.trouble})`;
+  return { lamps: opened.lamps, description };
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
