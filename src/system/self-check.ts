@@ -5,7 +5,9 @@
  *     (perf_hooks event-loop delay; a loop blocked for good never runs a check at all);
  *   - the journal writer answered within writerStallMs (its ping round trip and any batch in
  *     flight: JournalWriter.liveness());
- *   - the store takes a real write (Store.isWritable()).
+ *   - the store takes writes: the writer committed a batch since the last check, or else a real
+ *     probe write succeeds (Store.isWritable()). Under load the commits prove it, and the probe,
+ *     which takes the write lock on the main thread, never contends with the writer.
  * Every intervalMs the result goes to the health registry as component `self-check` (kind
  * `self-check`); passing() is true only while the latest result passed and is fresh, so a check
  * timer that stopped turning cannot keep the watchdog fed.
@@ -76,6 +78,8 @@ export class SelfCheck implements Service {
   private readonly loopDelay: LoopDelayMeter;
   private timer: NodeJS.Timeout | null = null;
   private latest: SelfCheckResult | null = null;
+  /** The writer's commit count at the previous check. */
+  private commitsSeen: number | null = null;
 
   constructor(deps: SelfCheckDeps) {
     this.deps = deps;
@@ -119,7 +123,9 @@ export class SelfCheck implements Service {
     if (stalledMs > this.bounds.writerStallMs) failures.push(`journal writer has not answered for ${stalledMs} ms (limit ${this.bounds.writerStallMs} ms)`);
     // The next check sees whether the writer answered this one.
     writer.ping();
-    if (!store.isWritable()) failures.push('store is not writable');
+    const committedLately = this.commitsSeen !== null && liveness.commits > this.commitsSeen;
+    this.commitsSeen = liveness.commits;
+    if (!committedLately && !store.isWritable()) failures.push('store is not writable');
     const previous = this.latest;
     const latest: SelfCheckResult = { failures, at: performance.now() };
     this.latest = latest;

@@ -116,6 +116,27 @@ test('a store that takes no writes fails the check', async () => {
   }
 });
 
+test('while the writer commits, its commits prove the store writable: no probe write contends with it', async () => {
+  const r = await rig({ intervalMs: 60_000 });
+  try {
+    let probes = 0;
+    const check = new SelfCheck({
+      health: r.health, writer: r.ingest.writerProbe, logger: silentLogger, bounds: { intervalMs: 60_000 },
+      store: { isWritable: () => (probes++, r.store.isWritable()) },
+    });
+    check.run();
+    assert.is(probes, 1, 'the first check always probes');
+    await r.ingest.submit([frame('W003')]);
+    await r.ingest.submit([frame('W004')]);
+    assert.equal(check.run().failures, []);
+    assert.is(probes, 1, 'commits since the last check: no probe');
+    assert.equal(check.run().failures, []);
+    assert.is(probes, 2, 'idle again: probed');
+  } finally {
+    await r.close();
+  }
+});
+
 test('a passing result that is not renewed goes stale: a stopped check timer cannot keep the watchdog fed', async () => {
   const r = await rig({ intervalMs: 40 });
   try {
