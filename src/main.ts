@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
+import { registerWeb } from './web/web-app.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -24,6 +25,7 @@ import { OutputWorkerHost } from './outputs/output-host.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
 import { SettingsService } from './settings/settings-service.js';
+import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { SelfCheck } from './system/self-check.js';
@@ -71,6 +73,7 @@ export class Gateway {
   private readonly clock: Clock;
   private readonly started: Service[] = [];
   private storeRef: Store | null = null;
+  private writerRef: WorkerJournalWriter | null = null;
   private settingsRef: SettingsService | null = null;
   private listenersRef: HttpListeners | null = null;
   private servicesRef: ServiceGroup | null = null;
@@ -114,7 +117,12 @@ export class Gateway {
     const { logger, dataDir } = this.options;
     const version = readVersion();
     try {
-      const store = new Store(join(dataDir, 'vigil.db'), logger.child('store'), this.health, { clock: this.clock });
+      // The writer thread is the only writer of the file: group commits and every other thread's
+      // writes as typed commands (docs/store.md §One writer).
+      const dbPath = join(dataDir, 'vigil.db');
+      const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
+      this.writerRef = writer;
+      const store = new Store(dbPath, logger.child('store'), this.health, { clock: this.clock, writer });
       await this.startService(store);
       this.storeRef = store;
 
@@ -136,6 +144,7 @@ export class Gateway {
       });
       const receivers = new ReceiverRuntime({
         store,
+        writer,
         health: this.health,
         clock: this.clock,
         logger: logger.child('receivers'),
@@ -156,7 +165,7 @@ export class Gateway {
       await this.startService(services);
       this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);
-      const app = createApp({
+      const apiDeps = {
         version,
         startedAt: this.startedAt,
         clock: this.clock,
@@ -168,6 +177,14 @@ export class Gateway {
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
         services,
         throttle: supervision.loginThrottle,
+      };
+      const app = createApp(apiDeps);
+      // The technician's page on the same listeners (docs/web.md); its actions are journaled.
+      registerWeb(app, {
+        ...apiDeps,
+        settingsView: settings,
+        onEventStored: (listener) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
+        journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();
       const listeners = new HttpListeners(
@@ -213,6 +230,7 @@ export class Gateway {
     // once (docs/outputs.md §Threads, §Outbox).
     const outputs = new OutputWorkerHost({
       dbPath: join(this.options.dataDir, 'vigil.db'),
+      ...(this.writerRef ? { writer: this.writerRef } : {}),
       outputs: current.outputs,
       health: this.health,
       logger: this.options.logger,

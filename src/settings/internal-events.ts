@@ -20,6 +20,7 @@ export const INTERNAL_EVENT_TYPES = [
   'settings_changed',
   'login_failed',
   'device_link_failed',
+  'technician_action',
 ] as const;
 
 export type InternalEventType = (typeof INTERNAL_EVENT_TYPES)[number];
@@ -40,7 +41,7 @@ function entry(type: InternalEventType, classificator: 'E' | 'R', code: string, 
 /** Contact ID codes: 305 system reset, 308 system shutdown, 350 communication trouble,
  * 354 failure to communicate event, 330 system peripheral trouble, 300 system trouble,
  * 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
- * 356 loss of central polling. Restores reuse the trouble code with classificator R. */
+ * 356 loss of central polling, 412 successful download/access (a technician's action on the page). Restores reuse the trouble code with classificator R. */
 export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('gateway_started', 'E', '305', 'Gateway started'),
   entry('gateway_stopping', 'E', '308', 'Gateway stopping'),
@@ -57,4 +58,5 @@ export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('settings_changed', 'E', '306', 'Settings changed'),
   entry('login_failed', 'E', '461', 'Login failed'),
   entry('device_link_failed', 'E', '356', 'Device link failed'),
+  entry('technician_action', 'E', '412', 'Technician action'),
 ];

@@ -98,6 +98,10 @@ export interface ObjectListFilter {
   readonly receiverIds: readonly number[] | null;
   readonly account?: string;
   readonly receiverId?: number;
+  /** `online`, `offline` or `lost` (the technician's page lists lost objects first). */
+  readonly connectionState?: string;
+  /** The account, or the end of the UID (a partial UID as the device commands take it), upper-cased for the UID. */
+  readonly search?: string;
   /** Cursor: only objects with an id below this one. */
   readonly before?: number;
   readonly limit: number;

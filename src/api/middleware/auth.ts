@@ -4,8 +4,10 @@
  * returned, and the typed context variable `principal` carries the caller to the scope check.
  *
  * A user token is checked against the CURRENT user record on every request (docs/api.md
- * "Tokens"): a deleted user is 401, and the effective scopes are the token's scopes ∩ (the user's
- * current scopes ∪ the user's current grants), so a scope removed since issue is a 403 at once.
+ * "Tokens"): a deleted user, or a token issued before the user's last password change or before
+ * the id was deleted and re-created (token epoch), is 401, and the effective scopes are the
+ * token's scopes ∩ (the user's current scopes ∪ the user's current grants), so a scope removed
+ * since issue is a 403 at once.
  */
 import type { MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
@@ -38,14 +40,17 @@ export function readGrants(store: ApiStorePort, userId: number, logger: Logger):
   }
 }
 
-export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
+/**
+ * The caller a token stands for, or null when the token is not acceptable. Shared by the bearer
+ * middleware below and the technician's page (src/web), so both apply exactly the same rules.
+ */
+export function principalResolver(options: AuthOptions): (token: string | null) => Promise<Principal | null> {
   if (!options || !options.tokens || !options.settings || !options.store || !options.logger) {
-    throw new Error('authenticate() requires tokens, settings, store and logger');
+    throw new Error('principalResolver() requires tokens, settings, store and logger');
   }
   const { tokens, settings, store, logger } = options;
 
-  async function resolvePrincipal(header: string | undefined): Promise<Principal | null> {
-    const token = bearerToken(header);
+  return async function resolvePrincipal(token: string | null): Promise<Principal | null> {
     if (!token) return null;
     let claims;
     try {
@@ -62,6 +67,7 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
     }
     const user = settings.current().users.find((u) => u.id === subject.userId);
     if (!user) return null;
+    if (claims.epoch !== store.tokenEpochs.get(user.id)) return null;
     const allowed = new Set([...user.scopes, ...readGrants(store, user.id, logger)]);
     return {
       subject: claims.sub,
@@ -69,11 +75,20 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
       scopes: new Set(claims.scopes.filter((s) => allowed.has(s))),
       visibleReceivers: user.visible_receivers.all ? null : [...user.visible_receivers.custom],
     };
-  }
+  };
+}
 
+export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
+  const resolvePrincipal = principalResolver(options);
   return async function authenticate(c, next) {
-    const principal = await resolvePrincipal(c.req.header('Authorization'));
-    if (!principal) return errorResponse(c, 401, NOT_LOGGED_IN);
+    const token = bearerToken(c.req.header('Authorization'));
+    const principal = await resolvePrincipal(token);
+    if (!principal) {
+      // RFC 6750 §3: the challenge; §3.1: invalid_token only when a Bearer token was presented and
+      // refused (no header, or another scheme, gets the bare challenge).
+      c.header('WWW-Authenticate', token === null ? 'Bearer' : 'Bearer error="invalid_token"');
+      return errorResponse(c, 401, NOT_LOGGED_IN);
+    }
     c.set('principal', principal);
     await next();
     return undefined;

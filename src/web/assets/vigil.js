@@ -1,0 +1,157 @@
+// Vigil technician's page: live updates only. Every view is complete without this script.
+// No inline code anywhere (the Content-Security-Policy forbids it); the CSRF token comes from <body data-csrf>.
+'use strict';
+(function () {
+  var csrf = document.body.getAttribute('data-csrf') || '';
+
+  function text(tag, value, cls) {
+    var el = document.createElement(tag);
+    el.textContent = value === null || value === undefined || value === '' ? '—' : String(value);
+    if (cls) el.className = cls;
+    return el;
+  }
+
+  function utc(iso) {
+    return iso ? iso.slice(0, 19).replace('T', ' ') : '—';
+  }
+
+  // Status: refresh the view in place every few seconds.
+  var refresh = document.querySelector('[data-refresh]');
+  if (refresh) {
+    var every = Number(refresh.getAttribute('data-refresh')) * 1000;
+    setInterval(function () {
+      if (document.hidden) return;
+      fetch(location.href, { credentials: 'same-origin' }).then(function (r) {
+        if (!r.ok) return null;
+        return r.text();
+      }).then(function (html) {
+        if (!html) return;
+        var doc = new DOMParser().parseFromString(html, 'text/html');
+        var next = doc.querySelector('[data-refresh]');
+        var current = document.querySelector('[data-refresh]');
+        if (next && current) current.replaceWith(next);
+      }).catch(function () {});
+    }, every);
+  }
+
+  // Events: live tail over Server-Sent Events, with the page's own filters.
+  var tail = document.querySelector('[data-live]');
+  if (tail && window.EventSource) {
+    var body = tail.querySelector('tbody');
+    var badge = document.getElementById('live-state');
+    var source = new EventSource(tail.getAttribute('data-live'));
+    source.addEventListener('open', function () {
+      if (badge) { badge.textContent = 'live'; badge.className = 'pill state-live live-state'; }
+    });
+    source.addEventListener('error', function () {
+      if (badge) { badge.textContent = 'reconnecting'; badge.className = 'pill state-degraded live-state'; }
+    });
+    source.addEventListener('event', function (message) {
+      var e = JSON.parse(message.data);
+      if (body.querySelector('tr[data-id="' + e.id + '"]')) return;
+      var empty = body.querySelector('tr.empty-row');
+      if (empty) empty.remove();
+      var row = document.createElement('tr');
+      row.setAttribute('data-id', e.id);
+      row.className = 'fresh';
+      row.appendChild(text('td', utc(e.received_at), 'mono'));
+      row.appendChild(text('td', e.receiver_id === null ? 'gateway' : e.receiver_id));
+      row.appendChild(text('td', e.account, 'mono'));
+      row.appendChild(text('td', e.qualifier, e.qualifier ? 'qual-' + e.qualifier : ''));
+      row.appendChild(text('td', e.code, 'mono'));
+      row.appendChild(text('td', e.zone_no, 'mono'));
+      row.appendChild(text('td', e.text));
+      row.appendChild(text('td', e.protocol));
+      body.insertBefore(row, body.firstChild);
+      while (body.rows.length > 200) body.deleteRow(body.rows.length - 1);
+    });
+  }
+
+  // Device: send over fetch and show each reply packet as it arrives (the server streams them).
+  var deviceForm = document.querySelector('form[data-stream]');
+  if (deviceForm && window.fetch && window.TextDecoder) {
+    deviceForm.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var out = document.getElementById('device-result');
+      out.textContent = '';
+      var card = document.createElement('section');
+      card.className = 'card';
+      card.appendChild(text('h2', 'Reply'));
+      var waiting = text('p', 'Sent. Waiting for the device (at most 10 s)…', 'alert info');
+      card.appendChild(waiting);
+      var list = document.createElement('ol');
+      list.className = 'packets';
+      list.id = 'packets';
+      card.appendChild(list);
+      out.appendChild(card);
+      var button = deviceForm.querySelector('button[type=submit]');
+      button.disabled = true;
+      var data = new URLSearchParams(new FormData(deviceForm));
+      fetch(deviceForm.getAttribute('data-stream'), {
+        method: 'POST', credentials: 'same-origin', body: data,
+        headers: { 'X-CSRF-Token': csrf, 'Accept': 'text/event-stream' }
+      }).then(function (response) {
+        if (!response.ok || !response.body) {
+          waiting.textContent = 'Refused (' + response.status + '). Reload the page and log in again.';
+          waiting.className = 'alert error';
+          button.disabled = false;
+          return;
+        }
+        var reader = response.body.getReader();
+        var decoder = new TextDecoder();
+        var buffer = '';
+        function handle(block) {
+          var type = 'message', payload = '';
+          block.split('\n').forEach(function (line) {
+            if (line.indexOf('event:') === 0) type = line.slice(6).trim();
+            else if (line.indexOf('data:') === 0) payload += line.slice(5).trim();
+          });
+          if (!payload) return;
+          var msg = JSON.parse(payload);
+          if (type === 'packet') {
+            var item = document.createElement('li');
+            item.appendChild(text('span', '#' + msg.number));
+            item.appendChild(document.createTextNode(msg.hex || '(empty)'));
+            list.appendChild(item);
+            waiting.textContent = 'Receiving reply packets…';
+          } else if (type === 'result') {
+            waiting.textContent = msg.summary;
+            waiting.className = msg.ok ? 'alert ok' : 'alert error';
+            var fields = document.createElement('dl');
+            fields.className = 'reply-fields';
+            Object.keys(msg.reply).forEach(function (key) {
+              if (key === 'data') return;
+              fields.appendChild(text('dt', key));
+              fields.appendChild(text('dd', msg.reply[key]));
+            });
+            card.appendChild(fields);
+          }
+        }
+        function pump() {
+          return reader.read().then(function (step) {
+            if (step.done) { button.disabled = false; return; }
+            buffer += decoder.decode(step.value, { stream: true });
+            var cut;
+            while ((cut = buffer.indexOf('\n\n')) >= 0) {
+              handle(buffer.slice(0, cut));
+              buffer = buffer.slice(cut + 2);
+            }
+            return pump();
+          });
+        }
+        return pump();
+      }).catch(function () {
+        waiting.textContent = 'The connection to the gateway was lost.';
+        waiting.className = 'alert error';
+        button.disabled = false;
+      });
+    });
+  }
+
+  // Forms that need a confirmation (restart): the server checks it too.
+  document.querySelectorAll('form[data-confirm]').forEach(function (form) {
+    form.addEventListener('submit', function (ev) {
+      if (!window.confirm(form.getAttribute('data-confirm'))) ev.preventDefault();
+    });
+  });
+})();

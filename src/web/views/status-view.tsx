@@ -1,0 +1,178 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * Status: every component of the health registry with its state, since when and its figures.
+ * Receivers and outputs get their own tables (connected devices, backlog, last ACK); every other
+ * kind (store, api, jobs, serial ports, modems, ...) is listed generically with all its figures,
+ * so components added by other parts of Vigil show up without a change here.
+ */
+import type { StatusBody, StatusComponent } from '../../api/status-body.js';
+import { ago, duration, figure, label, utc } from './format.js';
+
+export function StatePill(props: { state: string }) {
+  return <span class={`pill state-${props.state}`}>{props.state}</span>;
+}
+
+function Since(props: { since: string; now: number }) {
+  return <span title={utc(props.since)}>{ago(props.since, props.now)}</span>;
+}
+
+function Figures(props: { metrics: StatusComponent['metrics']; skip?: readonly string[] }) {
+  const entries = Object.entries(props.metrics).filter(([k]) => !(props.skip ?? []).includes(k));
+  if (entries.length === 0) return <span class="muted">—</span>;
+  return (
+    <dl class="figures">
+      {entries.map(([k, v]) => (
+        <div>
+          <dt>{label(k)}</dt>
+          <dd>{figure(v)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' ? value : null;
+}
+
+function ReceiversTable(props: { rows: StatusComponent[]; now: number }) {
+  if (props.rows.length === 0) return <p class="empty">No receivers are running. Configure them under Settings → receivers.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="grid">
+        <thead>
+          <tr>
+            <th>Receiver</th>
+            <th>State</th>
+            <th>Since</th>
+            <th class="num">Connected</th>
+            <th class="num">Device links</th>
+            <th class="num">Events</th>
+            <th class="num">Rejected</th>
+            <th>Listening</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr data-component={r.name}>
+              <td>
+                <strong>{r.name}</strong>
+                {r.detail && <div class="detail">{r.detail}</div>}
+              </td>
+              <td><StatePill state={r.state} /></td>
+              <td><Since since={r.since} now={props.now} /></td>
+              <td class="num">{figure(r.metrics.connections)}</td>
+              <td class="num">{figure(r.metrics.links)}</td>
+              <td class="num">{figure(r.metrics.events)}</td>
+              <td class="num">{figure(num(r.metrics.rejected) === null ? null : (num(r.metrics.rejected) ?? 0) + (num(r.metrics.naks) ?? 0))}</td>
+              <td class="mono">{figure(r.metrics.listening)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function OutputsTable(props: { rows: StatusComponent[]; now: number }) {
+  if (props.rows.length === 0) return <p class="empty">No outputs configured.</p>;
+  return (
+    <div class="table-wrap">
+      <table class="grid">
+        <thead>
+          <tr>
+            <th>Output</th>
+            <th>State</th>
+            <th>Since</th>
+            <th>Link</th>
+            <th class="num">Backlog</th>
+            <th>Last ACK</th>
+            <th class="num">Delivered</th>
+            <th class="num">Retries</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((o) => (
+            <tr data-component={o.name}>
+              <td>
+                <strong>{o.name}</strong>
+                {o.detail && <div class="detail">{o.detail}</div>}
+              </td>
+              <td><StatePill state={o.state} /></td>
+              <td><Since since={o.since} now={props.now} /></td>
+              <td>{o.metrics.connected === undefined ? '—' : o.metrics.connected ? 'up' : 'down'}</td>
+              <td class={num(o.metrics.backlog) ? 'num warn' : 'num'}>{figure(o.metrics.backlog)}</td>
+              <td>{typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, props.now) : 'never'}</td>
+              <td class="num">{figure(o.metrics.delivered)}</td>
+              <td class="num">{figure(o.metrics.retries)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ComponentsList(props: { rows: StatusComponent[]; now: number }) {
+  return (
+    <div class="components">
+      {props.rows.map((c) => (
+        <article class={`component kind-${c.kind}`} data-component={c.name}>
+          <header>
+            <strong>{c.name}</strong>
+            <span class="kind">{c.kind}</span>
+            <StatePill state={c.state} />
+          </header>
+          <p class="since">
+            since <Since since={c.since} now={props.now} />
+          </p>
+          {c.detail && <p class="detail">{c.detail}</p>}
+          <Figures metrics={c.metrics} />
+        </article>
+      ))}
+    </div>
+  );
+}
+
+function overall(status: StatusBody): string {
+  const all = [...status.receivers, ...status.outputs, ...status.components];
+  if (all.some((c) => c.state === 'failed' || c.state === 'stopped')) return 'failed';
+  if (all.some((c) => c.state === 'degraded' || c.state === 'starting')) return 'degraded';
+  return 'ok';
+}
+
+export function StatusView(props: { status: StatusBody; now: number }) {
+  const { status, now } = props;
+  const state = overall(status);
+  const devices = status.receivers.reduce((n, r) => n + (num(r.metrics.connections) ?? 0), 0);
+  const backlog = status.outputs.reduce((n, o) => n + (num(o.metrics.backlog) ?? 0), 0);
+  return (
+    <div data-refresh="5">
+      <section class={`summary summary-${state}`}>
+        <div class="summary-main">
+          <h1>{state === 'ok' ? 'All systems normal' : state === 'degraded' ? 'Attention needed' : 'Fault'}</h1>
+          <p>
+            {status.instance_name} · Vigil {status.version} · up {duration(status.uptime_s)}
+          </p>
+        </div>
+        <dl class="kpis">
+          <div><dt>Connected devices</dt><dd>{devices}</dd></div>
+          <div><dt>Output backlog</dt><dd>{backlog}</dd></div>
+          <div><dt>Store</dt><dd><StatePill state={status.store.state} /></dd></div>
+        </dl>
+      </section>
+      <section class="card">
+        <h2>Receivers</h2>
+        <ReceiversTable rows={status.receivers} now={now} />
+      </section>
+      <section class="card">
+        <h2>Outputs</h2>
+        <OutputsTable rows={status.outputs} now={now} />
+      </section>
+      <section class="card">
+        <h2>Components</h2>
+        <ComponentsList rows={status.components} now={now} />
+      </section>
+    </div>
+  );
+}
