@@ -41,6 +41,8 @@ export interface ApiStorePort {
     get(userId: number): string[];
     set(userId: number, scopes: string[], grantedBy: string): void;
   };
+  /** Per-user token epochs, kept in memory (docs/security.md "Token invalidation"). */
+  readonly tokenEpochs: { get(userId: number): number };
   readonly overrides: {
     set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
     /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */
@@ -48,6 +50,9 @@ export interface ApiStorePort {
   };
   readonly objects: {
     get(id: number): ApiObjectRow | null;
+    findByUid(uid: string): ApiObjectRow | null;
+    /** Main devices an OID override keyed by this account applies to, on any receiver. */
+    findByOverrideAccount(account: string): ApiObjectRow[];
     /** Newest first; `before` is the cursor (an id); limit 1..1000. */
     list(filter: ApiListFilter & { account?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
   };

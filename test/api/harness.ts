@@ -125,7 +125,7 @@ export async function createHarness(): Promise<Harness> {
     async token(userId, scopes, minutes = 60) {
       const user = settings.current().users.find((u) => u.id === userId);
       const own = scopes ?? [...(user?.scopes ?? []), ...store.grants.get(userId)];
-      return (await tokens.issueToken({ sub: userSubject(userId), scopes: own, minutes })).token;
+      return (await tokens.issueToken({ sub: userSubject(userId), scopes: own, minutes, epoch: store.tokenEpochs.get(userId) })).token;
     },
     async close() {
       await store.stop();
