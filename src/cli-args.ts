@@ -12,6 +12,7 @@ export type CliCommand =
   | { command: 'serve'; dataDir: string; httpPort?: number; httpsPort?: number; host?: string }
   | { command: 'token'; dataDir: string; scopes: string[]; minutes: number }
   | { command: 'sim'; argv: string[] }
+  | { command: 'ports'; dataDir: string; json: boolean }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -21,6 +22,7 @@ export const USAGE = `usage:
   vigil serve [--data-dir DIR] [--http-port N] [--https-port N] [--host ADDR]
   vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
   vigil sim --help
+  vigil ports [--data-dir DIR] [--json]
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
@@ -73,6 +75,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     }
     case 'sim':
       return { command: 'sim', argv: rest };
+    case 'ports': {
+      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+      return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };
+    }
     case 'version':
     case '--version':
       return { command: 'version' };

@@ -90,6 +90,11 @@ async function main(argv: string[]): Promise<void> {
         await runSimulatorCli(command.argv);
         return;
       }
+      case 'ports': {
+        const { runPorts } = await import('./cli-ports.js');
+        await runPorts(command);
+        return;
+      }
       case 'version':
         process.stdout.write(readVersion() + '\n');
         return;

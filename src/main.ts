@@ -31,6 +31,9 @@ import { SystemdNotifier } from './system/sd-notify.js';
 import { StartupEventClassifier } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
+import type { SerialPortInfo } from './core/serial.js';
+import { configuredSerialPorts } from './settings/serial-usage.js';
+import { listSerialPorts } from '../hw/serial/index.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -170,6 +173,7 @@ export class Gateway {
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
         services,
         throttle: supervision.loginThrottle,
+        serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
       };
       const app = createApp(apiDeps);
       // The technician's page on the same listeners (docs/web.md); its actions are journaled.
@@ -238,6 +242,11 @@ export class Gateway {
     await service.start();
     this.started.push(service);
   }
+}
+
+/** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
+export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
+  return listSerialPorts(configured);
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
