@@ -21,6 +21,7 @@ import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-serv
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
@@ -131,6 +132,8 @@ export class Gateway {
       this.settingsRef = settings;
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+      // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
+      await this.startService(new FirstBootReporter(dataDir, this.health));
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
       // Ignorable startup events are flagged inside the ingest's transaction (docs/supervision.md).
@@ -250,6 +253,9 @@ export function discoverSerialPorts(configured: ReadonlyMap<string, readonly str
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
+  if (result.password === null) {
+    return ['Vigil: data dir initialised.', `  first account:  ${result.login}`, '  password:       as set in vigil-setup.txt', ''].join('\n');
+  }
   return [
     'Vigil: data dir initialised.',
     `  first account:  ${result.login}`,
