@@ -21,6 +21,7 @@ import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-serv
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
@@ -36,6 +37,9 @@ import { openStatusLeds } from '../hw/leds/status-leds.js';
 import type { LampsOpened } from './leds/lamp.js';
 import { LedService } from './leds/led-service.js';
 import type { HwLedsSettings } from './settings/schema.js';
+import type { SerialPortInfo } from './core/serial.js';
+import { configuredSerialPorts } from './settings/serial-usage.js';
+import { listSerialPorts } from '../hw/serial/index.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -135,6 +139,8 @@ export class Gateway {
       this.settingsRef = settings;
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+      // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
+      await this.startService(new FirstBootReporter(dataDir, this.health));
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
       // Ignorable startup events are flagged inside the ingest's transaction (docs/supervision.md).
@@ -177,6 +183,7 @@ export class Gateway {
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
         services,
         throttle: supervision.loginThrottle,
+        serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
       };
       const app = createApp(apiDeps);
       // The technician's page on the same listeners (docs/web.md); its actions are journaled.
@@ -271,7 +278,15 @@ async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined
   return { lamps: opened.lamps, description };
 }
 
+/** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
+export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
+  return listSerialPorts(configured);
+}
+
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
+  if (result.password === null) {
+    return ['Vigil: data dir initialised.', `  first account:  ${result.login}`, '  password:       as set in vigil-setup.txt', ''].join('\n');
+  }
   return [
     'Vigil: data dir initialised.',
     `  first account:  ${result.login}`,
