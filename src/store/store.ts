@@ -19,6 +19,7 @@ import { createRepos, type Repos } from './repos.js';
 import { routeWrites } from './routed-repos.js';
 import type { SessionsRepo } from './sessions-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
+import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { storeError } from './sql.js';
 import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from './write-commands.js';
 
@@ -68,6 +69,8 @@ export class Store implements Service {
   private repos: Repos | null = null;
   private writeFailure: string | null = null;
   private readonly stopHooks = new Set<() => Promise<void>>();
+  /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
+  readonly tokenEpochs = new TokenEpochs();
 
   constructor(path: string, logger: Logger, health?: HealthRegistry, options: StoreOptions = {}) {
     this.path = path;
@@ -97,8 +100,9 @@ export class Store implements Service {
         db.pragma('query_only = ON');
         repos = routeWrites(repos, this.writer.call, this.clock);
       }
+      this.tokenEpochs.replace(readEpochRows(db));
       this.db = db;
-      this.repos = repos;
+      this.repos = { ...repos, settings: this.mirrorEpochs(repos.settings) };
       this.writeFailure = null;
       this.health?.setMetrics(HEALTH_NAME, { schema_version: version });
       this.report(this.readonly ? 'degraded' : 'ok', this.readonly ? 'opened read-only' : null);
@@ -110,6 +114,17 @@ export class Store implements Service {
       this.logger.error('store failed to start', { path: this.path, error: error.message });
       throw error;
     }
+  }
+
+  /** The settings repository, whose save also refreshes the in-memory token epochs once committed. */
+  private mirrorEpochs(settings: SettingsRepo): SettingsRepo {
+    const view = Object.create(settings) as SettingsRepo;
+    view.save = (document) => {
+      const rows = settings.save(document);
+      this.tokenEpochs.replace(rows);
+      return rows;
+    };
+    return view;
   }
 
   /**

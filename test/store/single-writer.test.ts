@@ -131,4 +131,24 @@ test("the output worker's cursor writes go to the writer, also after the writer 
   }
 });
 
+test('token epochs: raised by the writer in the settings save, mirrored on the main thread, reloaded on open', async () => {
+  const { fx } = await rig();
+  try {
+    const user = (id: number, hash: string) => ({
+      id, login: `u${id}`, password_hash: hash, token_time: 60, scopes: ['events'], visible_receivers: { all: true, custom: [] },
+    });
+    fx.store.settings.save({ users: [user(1, 'h1'), user(2, 'h2')] });
+    assert.equal([fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)], [0, 0], 'new ids start at 0');
+    fx.store.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
+    assert.equal([fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)], [1, 0], 'a password change raises only that user');
+    fx.store.settings.save({ users: [user(1, 'h1-new')] });
+    fx.store.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
+    assert.is(fx.store.tokenEpochs.get(2), 1, 'deleted and re-created: higher than before');
+    const again = await fx.reopen({ readonly: true });
+    assert.equal([again.tokenEpochs.get(1), again.tokenEpochs.get(2)], [1, 1]);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
 test.run();
