@@ -21,7 +21,6 @@ import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-serv
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import type { RaiseInternalEvent } from './internal-events/recorder.js';
-import { PortLine } from '../hw/serial/port-line.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
@@ -41,7 +40,7 @@ import { LedService } from './leds/led-service.js';
 import type { HwLedsSettings } from './settings/schema.js';
 import type { SerialPortInfo } from './core/serial.js';
 import { configuredSerialPorts } from './settings/serial-usage.js';
-import { listSerialPorts } from '../hw/serial/index.js';
+import { listSerialPorts, serialLineFactory } from '../hw/serial/index.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -159,7 +158,7 @@ export class Gateway {
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
         eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
-        serialLines: (options) => new PortLine(options, { health: this.health, logger: logger.child('serial') }),
+        serialLines: serialLineFactory({ health: this.health, logger: logger.child('serial') }),
         // Supervision (and its recorder) is built next; receivers raise only once started.
         raise: (type, options) => supervisionRaise?.(type, options) ?? Promise.resolve(null),
       });
