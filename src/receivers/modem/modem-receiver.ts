@@ -8,6 +8,7 @@
 import { describeError, isVigilError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
 import type { Logger } from '../../core/logger.js';
+import type { SerialLine } from '../../core/serial.js';
 import type { Service } from '../../core/service.js';
 import type { EventIngest } from '../../ingest/event-ingest.js';
 import type { FrameItem, ReceiverRef } from '../../ingest/types.js';
@@ -23,15 +24,7 @@ import type { PinLedger } from './pin-ledger.js';
 import { SmsInbox } from './sms-inbox.js';
 
 /** The slice of the port layer's SerialLine (src/core/serial.ts) a modem uses. */
-export interface ModemLine {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  write(data: Buffer): boolean;
-  reopen(reason: string): void;
-  on(event: 'open', listener: () => void): () => void;
-  on(event: 'data', listener: (chunk: Buffer) => void): () => void;
-  on(event: 'lost', listener: (reason: string) => void): () => void;
-}
+export type ModemLine = Pick<SerialLine, 'start' | 'stop' | 'write' | 'reopen' | 'on'>;
 
 export interface ModemReceiverDeps {
   readonly line: ModemLine;
