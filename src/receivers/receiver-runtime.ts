@@ -8,6 +8,7 @@ import { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
 import type { OverrideResolver } from '../devices/registry-command-port.js';
@@ -17,8 +18,7 @@ import { WorkerJournalWriter } from '../ingest/worker-writer.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
-import type { SerialLineFactory } from '../core/serial.js';
-import type { RaiseInternalEvent } from '../internal-events/recorder.js';
+import { ComReceiver } from './com-receiver.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { buildModemReceivers } from './modem/build-modem-receivers.js';
 import type { CallerObject } from './modem/known-callers.js';
@@ -50,10 +50,8 @@ export interface ReceiverRuntimeDeps {
   readonly timers?: TimerApi;
   /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
   readonly eventFlags?: EventIngestDeps['eventFlags'];
-  /** The port layer (hw/serial, passed in by main.ts); without it no serial receiver is built. */
-  readonly serialLines?: SerialLineFactory;
-  /** Internal events of the receivers themselves (modem_trouble); read at each use. */
-  readonly raise?: RaiseInternalEvent;
+  /** The serial port layer (hw/serial), for COM and modem receivers; src/main.ts passes it in. */
+  readonly serial?: SerialLineFactory;
 }
 
 export class ReceiverRuntime {
@@ -98,7 +96,7 @@ export class ReceiverRuntime {
     });
   }
 
-  /** TCP receivers, then UDP receivers, then modem receivers, in settings order. */
+  /** TCP, UDP, COM, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
       ingest: this.ingest,
@@ -108,10 +106,15 @@ export class ReceiverRuntime {
       logger: this.deps.logger.child('rx'),
       options: this.options,
     };
+    const serial = this.deps.serial;
+    if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {
+      throw new Error('COM or modem receivers configured but no serial port layer was given');
+    }
     return [
       ...settings.tcp_receivers.map((r) => new TcpReceiver(r, deps)),
       ...settings.udp_receivers.map((r) => new UdpReceiver(r, deps)),
-      ...(this.deps.serialLines ? this.modems(settings, this.deps.serialLines) : []),
+      ...(serial ? settings.com_receivers.map((r) => new ComReceiver(r, { ...deps, serial })) : []),
+      ...(serial ? this.modems(settings, serial) : []),
     ];
   }
 
@@ -120,7 +123,6 @@ export class ReceiverRuntime {
     return buildModemReceivers(settings.modem_receivers, {
       serialLines, ingest: this.ingest, health: this.deps.health, logger: this.deps.logger.child('rx'), pins: this.pins,
       objects: () => store.objects.all?.() ?? [],
-      ...(this.deps.raise ? { raise: this.deps.raise } : {}),
     });
   }
 }

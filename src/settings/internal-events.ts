@@ -13,6 +13,7 @@ export const INTERNAL_EVENT_TYPES = [
   'output_restored',
   'receiver_failed',
   'receiver_restored',
+  'receiver_trouble',
   'store_trouble',
   'store_restored',
   'clock_trouble',
@@ -21,8 +22,6 @@ export const INTERNAL_EVENT_TYPES = [
   'login_failed',
   'device_link_failed',
   'technician_action',
-  'modem_trouble',
-  'modem_restored',
 ] as const;
 
 export type InternalEventType = (typeof INTERNAL_EVENT_TYPES)[number];
@@ -43,8 +42,7 @@ function entry(type: InternalEventType, classificator: 'E' | 'R', code: string, 
 /** Contact ID codes: 305 system reset, 308 system shutdown, 350 communication trouble,
  * 354 failure to communicate event, 330 system peripheral trouble, 300 system trouble,
  * 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
- * 356 loss of central polling, 412 successful download/access (a technician's action on the page),
- * 355 loss of radio supervision (GSM modem signal / registration). Restores reuse the trouble code with classificator R. */
+ * 356 loss of central polling, 412 successful download/access (a technician's action on the page). Restores reuse the trouble code with classificator R. */
 export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('gateway_started', 'E', '305', 'Gateway started'),
   entry('gateway_stopping', 'E', '308', 'Gateway stopping'),
@@ -54,6 +52,7 @@ export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('output_restored', 'R', '354', 'Output restored'),
   entry('receiver_failed', 'E', '330', 'Receiver failed'),
   entry('receiver_restored', 'R', '330', 'Receiver restored'),
+  entry('receiver_trouble', 'E', '330', 'Receiver trouble'),
   entry('store_trouble', 'E', '300', 'Event store trouble'),
   entry('store_restored', 'R', '300', 'Event store restored'),
   entry('clock_trouble', 'E', '626', 'Clock trouble'),
@@ -62,6 +61,4 @@ export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('login_failed', 'E', '461', 'Login failed'),
   entry('device_link_failed', 'E', '356', 'Device link failed'),
   entry('technician_action', 'E', '412', 'Technician action'),
-  entry('modem_trouble', 'E', '355', 'GSM modem trouble'),
-  entry('modem_restored', 'R', '355', 'GSM modem restored'),
 ];

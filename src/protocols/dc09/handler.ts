@@ -33,8 +33,11 @@ export interface HandlerContext {
 }
 
 export interface DecodedEvent {
-  /** CONTACT-ID, SMS-CORRUPT and SMS-TEXT come from SMS (src/protocols/sms/payload.ts). */
-  protocol: 'SIA-DCS' | 'ADM-CID' | 'CONTACT-ID' | 'SMS-CORRUPT' | 'SMS-TEXT';
+  /**
+   * MLR2: a computer-port line in no known layout, kept as received (src/protocols/mlr2/handler.ts).
+   * CONTACT-ID, SMS-CORRUPT and SMS-TEXT come from SMS (src/protocols/sms/payload.ts).
+   */
+  protocol: 'SIA-DCS' | 'ADM-CID' | 'MLR2' | 'CONTACT-ID' | 'SMS-CORRUPT' | 'SMS-TEXT';
   /** As received (header account, else the one in the data): text, leading zeros and case kept. */
   account: string;
   receiver?: string;

@@ -1,7 +1,7 @@
 /**
  * What a modem receiver shows in /api/status (docs/modem.md §Status): signal (`csq` 0..31 or 99,
  * `rssi_dbm`), `registered`, the modem's make, model and IMEI, and counters; and the trouble rule
- * (signal below `min_csq` or unknown, or not registered) with its transitions.
+ * (signal below `min_csq` or unknown, or not registered).
  */
 import type { ModemIdentity } from './modem-startup.js';
 
@@ -25,7 +25,6 @@ export class ModemMetrics {
   /** Port reopens asked for after ATZ went unanswered. */
   reopens = 0;
   private readonly minCsq: number;
-  private troubled = false;
 
   constructor(minCsq: number) {
     this.minCsq = minCsq;
@@ -45,15 +44,6 @@ export class ModemMetrics {
     if (this.registered === false) return 'not registered to the network';
     if (this.csq !== null && (this.csq === 99 || this.csq < this.minCsq)) return `signal ${this.csq === 99 ? 'unknown' : `low (csq ${this.csq})`}`;
     return null;
-  }
-
-  /** The trouble state changed since the last call: which way and why. */
-  troubleChange(): { trouble: boolean; detail: string } | null {
-    const detail = this.troubleDetail();
-    const now = detail !== null;
-    if (now === this.troubled) return null;
-    this.troubled = now;
-    return { trouble: now, detail: detail ?? `signal csq ${this.csq ?? '?'}, registered` };
   }
 
   figures(s: Sources): Record<string, string | number | boolean | null> {

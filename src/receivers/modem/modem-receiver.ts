@@ -12,7 +12,6 @@ import type { SerialLine } from '../../core/serial.js';
 import type { Service } from '../../core/service.js';
 import type { EventIngest } from '../../ingest/event-ingest.js';
 import type { FrameItem, ReceiverRef } from '../../ingest/types.js';
-import type { RaiseInternalEvent } from '../../internal-events/recorder.js';
 import { receiverPasswordKey } from '../../protocols/dc09/crypto.js';
 import { parseClip, parseCmti, parseCreg, parseCsq } from '../../protocols/at/results.js';
 import type { ModemReceiverSettings } from '../../settings/schema-receivers.js';
@@ -34,7 +33,6 @@ export interface ModemReceiverDeps {
   readonly pins: PinLedger;
   /** Objects as stored, read at start to know the callers learned before (KnownCallers). */
   readonly objects: () => Iterable<CallerObject>;
-  readonly raise?: RaiseInternalEvent;
   readonly now?: () => number;
   /** AT command timeout, ms (tests shorten it). */
   readonly commandTimeoutMs?: number;
@@ -164,7 +162,6 @@ export class ModemReceiver implements Service {
       if (reg) this.metrics.registration(reg.registered);
       if (scan) await this.inbox.scan();
       await this.inbox.poll();
-      this.troubleCheck();
       this.publishState();
     } catch (err) {
       if (isVigilError(err, 'DEVICE_TIMEOUT')) void this.recover(describeError(err));
@@ -222,7 +219,6 @@ export class ModemReceiver implements Service {
       const reg = parseCreg(line, false);
       if (reg) {
         this.metrics.registration(reg.registered);
-        this.troubleCheck();
         this.publishState();
       }
     }
@@ -247,12 +243,7 @@ export class ModemReceiver implements Service {
     );
   }
 
-  private troubleCheck(): void {
-    const change = this.metrics.troubleChange();
-    if (!change || !this.deps.raise) return;
-    void this.deps.raise(change.trouble ? 'modem_trouble' : 'modem_restored', { detail: `${this.healthName}: ${change.detail}` });
-  }
-
+  /** Radio trouble is `degraded`: the health bridge raises receiver_trouble / receiver_restored (docs/internal-events.md). */
   private publishState(): void {
     if (this.phase !== 'up') return;
     const trouble = this.metrics.troubleDetail();

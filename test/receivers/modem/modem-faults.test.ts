@@ -98,20 +98,20 @@ test('unplug and replug: port lost, then the start-up again and SMS flow', async
   }
 });
 
-test('weak signal and lost registration are trouble: internal events and degraded; recovery restores', async () => {
+test('weak signal and lost registration are trouble: degraded and receiver_trouble; recovery restores', async () => {
   const rig = await startModemRig({ settings: { poll_interval_s: 1, min_csq: 10 } });
   try {
     await rig.waitState('ok');
     rig.sim.csq = 5;
     await rig.waitState('degraded', /signal low \(csq 5\)/, 4000);
-    assert.equal(rig.raised, [{ type: 'modem_trouble', detail: 'rx:modem:7: signal low (csq 5)' }]);
+    assert.equal(rig.raised, [{ type: 'receiver_trouble', detail: 'rx:modem:7: signal low (csq 5)' }]);
     assert.is(rig.component()!.metrics.rssi_dbm, -103);
     rig.sim.csq = 18;
     rig.sim.urc('+CREG: 0');
     await rig.waitState('degraded', /not registered/, 4000);
     rig.sim.urc('+CREG: 1');
     await rig.waitState('ok', undefined, 4000);
-    assert.equal(rig.raised.map((r) => r.type), ['modem_trouble', 'modem_restored']);
+    assert.equal(rig.raised.map((r) => r.type), ['receiver_trouble', 'receiver_restored']);
   } finally {
     await rig.close();
   }

@@ -8,6 +8,7 @@ import { SerialPort } from 'serialport';
 import { PortLine } from '../../../hw/serial/port-line.js';
 import { HealthRegistry, type ComponentHealth } from '../../../src/core/health.js';
 import { createLogger, type Logger } from '../../../src/core/logger.js';
+import { HealthEventBridge } from '../../../src/internal-events/health-events.js';
 import type { RaiseInternalEvent } from '../../../src/internal-events/recorder.js';
 import { ModemReceiver } from '../../../src/receivers/modem/modem-receiver.js';
 import { PinLedger } from '../../../src/receivers/modem/pin-ledger.js';
@@ -69,10 +70,13 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
   await pty.start();
   const pins = new PinLedger();
   const raised: Array<{ type: string; detail: string | null }> = [];
+  // The real bridge from health to internal events (docs/internal-events.md §Health).
   const raise: RaiseInternalEvent = async (type, o = {}) => {
     raised.push({ type, detail: o.detail ?? null });
     return null;
   };
+  const bridge = new HealthEventBridge({ health, raise, logger });
+  await bridge.start();
   let modemPort: SerialPort | null = null;
   let settings = modemSettings({ port_id: pty.a, ...options.settings });
   const build = (): ModemReceiver =>
@@ -81,7 +85,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
         { path: pty.a, baudRate: settings.baud_rate, dataBits: 8, parity: 'none', stopBits: 1, flowControl: 'none', owner: 'rx:modem:7' },
         { health, logger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 100 },
       ),
-      ingest: runtime.ingest, health, logger, pins, raise,
+      ingest: runtime.ingest, health, logger, pins,
       objects: () => store.objects.all(),
       commandTimeoutMs: options.commandTimeoutMs ?? 1000, metricsIntervalMs: 50,
     });
@@ -126,6 +130,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
     },
     async close() {
       await rig.receiver.stop().catch(() => undefined);
+      await bridge.stop();
       rig.sim.stop();
       if (modemPort?.isOpen) await new Promise<void>((r) => modemPort!.close(() => r()));
       await runtime.ingest.close();
