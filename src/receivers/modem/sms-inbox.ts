@@ -44,6 +44,11 @@ export class SmsInbox {
   private readonly parts = new SmsReassembler<Part>();
   /** Indexes being read, journaled or deleted now. */
   private readonly busy = new Set<number>();
+  /**
+   * Indexes announced again while busy: the modem reuses an index as soon as AT+CMGD freed it, and
+   * the new +CMTI can arrive in the same chunk as the OK of that AT+CMGD, before the index is released.
+   */
+  private readonly announcedAgain = new Set<number>();
   private rescanNeeded = false;
 
   constructor(deps: SmsInboxDeps) {
@@ -52,7 +57,11 @@ export class SmsInbox {
 
   /** +CMTI: a new SMS at `index`. */
   async announced(index: number): Promise<void> {
-    if (this.busy.has(index) || this.held(index)) return;
+    if (this.busy.has(index)) {
+      this.announcedAgain.add(index);
+      return;
+    }
+    if (this.held(index)) return;
     this.busy.add(index);
     let answer: AtAnswer;
     try {
@@ -112,6 +121,7 @@ export class SmsInbox {
   /** The modem was reset or the port reopened: parts held stay (they are still on the SIM); reads in flight are forgotten. */
   reset(): void {
     this.busy.clear();
+    this.announcedAgain.clear();
   }
 
   get pendingParts(): number {
@@ -190,8 +200,18 @@ export class SmsInbox {
         // Not deleted: the next listing reads it again (journaled twice rather than lost).
         this.deps.logger.warn('cannot delete SMS', { index, error: describeError(err) });
       } finally {
-        this.busy.delete(index);
+        this.release(index);
       }
     }
+  }
+
+  /** The index is free to be read again; a +CMTI that came meanwhile is served now. */
+  private release(index: number): void {
+    this.busy.delete(index);
+    if (!this.announcedAgain.delete(index)) return;
+    this.announced(index).catch((err: unknown) => {
+      this.rescanNeeded = true;
+      this.deps.logger.warn('cannot read SMS', { index, error: describeError(err) });
+    });
   }
 }

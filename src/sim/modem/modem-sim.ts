@@ -44,6 +44,8 @@ export class ModemSimulator {
   answerDelayMs: number;
   /** The next answer gets this URC between its information lines (once). */
   urcInsideNextAnswer: string | null = null;
+  /** Called right after an answer was written (tests put a URC right behind an answer with it). */
+  afterAnswer: ((command: string) => void) | null = null;
   private readonly options: ModemSimOptions;
   private readonly write: (text: string) => void;
   private readonly splitter = new AtLineSplitter();
@@ -135,6 +137,7 @@ export class ModemSimulator {
         lines = [lines[0]!, urc, ...lines.slice(1)];
       }
       this.write(lines.map((l) => `${CRLF}${l}${CRLF}`).join(''));
+      this.afterAnswer?.(line);
     };
     if (this.answerDelayMs <= 0) return send();
     const timer = setTimeout(() => {

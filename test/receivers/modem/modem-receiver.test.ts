@@ -92,6 +92,24 @@ test('a concatenated SMS out of order: every part stays on the SIM until the who
   }
 });
 
+test('an index freed by AT+CMGD and reused at once: the new +CMTI right behind the OK is read', async () => {
+  const rig = await startModemRig();
+  try {
+    await rig.waitState('ok');
+    rig.sim.afterAnswer = (command) => {
+      if (command !== 'AT+CMGD=1') return;
+      rig.sim.afterAnswer = null;
+      rig.sim.deliver({ sender: SENDER, text: 'second into index 1', sentAt: SENT });
+    };
+    rig.sim.deliver({ sender: SENDER, text: 'first into index 1', sentAt: SENT });
+    await waitFor(() => rig.events().length === 2 && rig.sim.stored === 0, 3000);
+    assert.equal(rig.events().map((e) => e.text), ['first into index 1', 'second into index 1']);
+    assert.equal(rig.sim.received.filter((c) => c.startsWith('AT+CMG')).slice(-4), ['AT+CMGR=1', 'AT+CMGD=1', 'AT+CMGR=1', 'AT+CMGD=1']);
+  } finally {
+    await rig.close();
+  }
+});
+
 test('1,000 SMS in a burst: every one journaled once, every one deleted', async () => {
   const rig = await startModemRig({ sim: { capacity: 1100 } });
   try {
