@@ -82,7 +82,7 @@ function Scalar(props: { path: string; name: string; shape: Shape; value: unknow
         value={text(value)}
         inputmode={shape.k === 'number' ? 'numeric' : undefined}
         autocomplete={secret ? 'new-password' : 'off'}
-        placeholder={secret ? 'unchanged' : shape.k === 'array' ? 'comma separated' : undefined}
+        placeholder={secret ? (props.name === 'password' ? 'unchanged' : 'not set') : shape.k === 'array' ? 'comma separated' : undefined}
       />
     );
   }
