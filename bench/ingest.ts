@@ -1,58 +1,76 @@
 /**
- * Ingest throughput and ACK latency (issue 3 targets), gateway in a child process on CPU 1,
- * simulator here on CPU 0, loopback only:
- *   - saturating fleets of 1, 100 and 1,000 devices over TCP and over UDP, plain and AES:
- *     sustained ACKed events/s and ACK latency p50/p99 (each device keeps one message in flight,
- *     as real panels do);
- *   - then 100 devices paced at half the rate measured for 100 saturating devices: p99.
- * Targets: >= 25,000 events/s with 100 plain devices, >= 15,000 with AES, ACK p99 < 20 ms at
- * half that rate.
+ * Ingest throughput, ACK latency, CPU and bytes written per stored event (issue 9), gateway in a
+ * child process on CPU 1, simulator here on CPU 0, loopback only. Each device keeps one message in
+ * flight, as real panels do. After every case the same run measures the durable floor: a bare
+ * better-sqlite3 INSERT + COMMIT loop (WAL, synchronous=FULL, same file system, same CPU) with one
+ * commit per `devices` rows, the most a perfect group commit could batch (bench/lib/durable-floor.ts);
+ * "vs floor" is Vigil's rate over it, the figure to compare across noisy runs.
  *
  *   node dist/bench/ingest.js
- * Narrow it with BENCH_TRANSPORTS=tcp BENCH_FLEETS=100 BENCH_CRYPTO=plain BENCH_HALF=0; phase length
- * BENCH_MEASURE_S=6 BENCH_WARMUP_S=1.5; BENCH_CPU_PROF=<dir> writes a .cpuprofile of the gateway.
+ * BENCH_CASES=tcp:1:plain,tcp:10:plain,... (transport:devices:plain|aes[:paced]); BENCH_REPEAT=3 takes
+ * the median run of each case; phase length BENCH_MEASURE_S=6 BENCH_WARMUP_S=1.5; BENCH_FLOOR_S=3;
+ * BENCH_GATEWAY_CLI=<other build>/dist/src/cli.js measures another build (before/after runs);
+ * BENCH_CPU_PROF=<dir> writes a .cpuprofile per gateway thread.
  */
-import { loadavg } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
+import { durableFloor, type FloorResult } from './lib/durable-floor.js';
 import { PINNING, freePort, pinSelf, startGatewayChild, sleep } from './lib/gateway-child.js';
 import { runPhase, type PhaseResult } from './lib/run-phase.js';
 import { formatTable, verdict } from './lib/table.js';
 
 const MEASURE_MS = Number(process.env.BENCH_MEASURE_S ?? 6) * 1000;
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_S ?? 1.5) * 1000;
-const FLEETS = (process.env.BENCH_FLEETS ?? '1,100,1000').split(',').map(Number);
-const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'tcp,udp').split(',') as ('tcp' | 'udp')[];
-const CRYPTO = (process.env.BENCH_CRYPTO ?? 'plain,aes').split(',').map((c) => c === 'aes');
-const HALF_RATE = process.env.BENCH_HALF !== '0';
+const FLOOR_S = Number(process.env.BENCH_FLOOR_S ?? 3);
+const REPEAT = Math.max(1, Math.min(5, Number(process.env.BENCH_REPEAT ?? 1)));
+const DEFAULT_CASES = 'tcp:1:plain,tcp:10:plain,tcp:100:plain,tcp:100:aes,udp:10:plain,tcp:100:plain:paced';
 /** The receivers' encryption_password (16 characters: the AES-128 key itself). */
 const KEY = 'VigilBench16key!';
 
-interface Row extends PhaseResult {
-  readonly transport: string;
+interface Case {
+  readonly transport: 'tcp' | 'udp';
   readonly devices: number;
   readonly aes: boolean;
+  /** Paced at half the rate the same saturating case reached (ACK latency under load, not at the limit). */
+  readonly paced: boolean;
+}
+
+interface Row extends PhaseResult, Case {
   readonly mode: string;
+  readonly floor: FloorResult | null;
+}
+
+function parseCases(text: string): Case[] {
+  return text.split(',').map((spec) => {
+    const [transport, devices, crypto, paced] = spec.trim().split(':');
+    if ((transport !== 'tcp' && transport !== 'udp') || !Number(devices)) throw new Error(`bad case ${spec}`);
+    return { transport, devices: Number(devices), aes: crypto === 'aes', paced: paced === 'paced' };
+  });
 }
 
 function print(text: string): void {
   process.stdout.write(text + '\n');
 }
 
+const HEADER = [
+  'transport', 'devices', 'crypto', 'mode', 'acked/s', 'p50 ms', 'p99 ms', 'max ms', 'cpu µs/ev', 'bytes/ev', 'floor/s', 'vs floor',
+  'floor B/ev', 'sim cpu', 'gw cpu', 'other cpu', 'nak+duh', 'timeouts',
+];
+
 function row(r: Row): (string | number)[] {
   return [
-    r.transport, r.devices, r.aes ? 'AES' : 'plain', r.mode, r.connected, r.ackedPerS, r.p50.toFixed(2), r.p99.toFixed(2),
-    r.max.toFixed(1), `${r.simCpu}%`, `${r.gatewayCpu}%`, `${r.otherCpu}%`, r.naks + r.duhs, r.timeouts, r.listenOverflows, r.udpRcvbufErrors,
+    r.transport, r.devices, r.aes ? 'AES' : 'plain', r.mode, r.ackedPerS, r.p50.toFixed(2), r.p99.toFixed(2), r.max.toFixed(1),
+    r.cpuUsPerEvent, r.bytesPerEvent, r.floor?.eventsPerS ?? '-', r.floor ? (r.ackedPerS / r.floor.eventsPerS).toFixed(2) : '-',
+    r.floor?.bytesPerEvent ?? '-', `${r.simCpu}%`, `${r.gatewayCpu}%`, `${r.otherCpu}%`, r.naks + r.duhs, r.timeouts,
   ];
 }
 
-const HEADER = [
-  'transport', 'devices', 'crypto', 'mode', 'conn', 'acked/s', 'p50 ms', 'p99 ms', 'max ms', 'sim cpu', 'gw cpu', 'other cpu', 'nak+duh',
-  'timeouts', 'listen ovf', 'udp drops',
-];
 /** Devices started per second: a steady-state measurement, not a reconnection storm. */
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 1000);
 
 async function main(): Promise<void> {
-  print(`ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase`);
+  const cases = parseCases(process.env.BENCH_CASES ?? DEFAULT_CASES);
+  print(`ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase, median of ${REPEAT}`);
+  print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}`);
   print(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews every figure)`);
   const tcpPort = await freePort();
   const udpPort = await freePort();
@@ -61,63 +79,57 @@ async function main(): Promise<void> {
   });
   const rows: Row[] = [];
   try {
-    for (const transport of TRANSPORTS) {
-      for (const devices of FLEETS) {
-        for (const aes of CRYPTO) {
-          const label = `${transport} ${devices} ${aes ? 'AES' : 'plain'} saturating`;
-          const result = await runPhase(gateway, {
-            label,
-            warmupMs: WARMUP_MS,
-            measureMs: MEASURE_MS,
-            sim: {
-              port: transport === 'tcp' ? tcpPort : udpPort, transport, devices, saturate: true, connectRate: CONNECT_RATE,
-              accountBase: transport === 'tcp' ? '100000' : '200000', key: aes ? KEY : null, ackTimeoutMs: 5000,
-            },
-          });
-          const r: Row = { ...result, transport, devices, aes, mode: 'saturate' };
-          rows.push(r);
-          print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
-          await sleep(500);
-        }
-      }
-    }
-    for (const transport of HALF_RATE ? TRANSPORTS : []) {
-      for (const aes of CRYPTO) {
-        const full = rows.find((r) => r.transport === transport && r.devices === 100 && r.aes === aes && r.mode === 'saturate');
-        if (!full || full.ackedPerS === 0) continue;
-        const rate = Math.round(full.ackedPerS / 2);
-        const result = await runPhase(gateway, {
-          label: `${transport} 100 ${aes ? 'AES' : 'plain'} half rate`,
+    for (const c of cases) {
+      const saturated = rows.find((r) => r.transport === c.transport && r.devices === c.devices && r.aes === c.aes && !r.paced);
+      if (c.paced && !saturated) continue;
+      const rate = c.paced ? Math.max(1, Math.round(saturated!.ackedPerS / 2)) : 0;
+      const runs: PhaseResult[] = [];
+      for (let i = 0; i < REPEAT; i++) {
+        runs.push(await runPhase(gateway, {
+          label: `${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
           warmupMs: WARMUP_MS,
           measureMs: MEASURE_MS,
           sim: {
-            port: transport === 'tcp' ? tcpPort : udpPort, transport, devices: 100, totalRate: rate, connectRate: CONNECT_RATE,
-            accountBase: transport === 'tcp' ? '100000' : '200000', key: aes ? KEY : null, ackTimeoutMs: 5000,
+            port: c.transport === 'tcp' ? tcpPort : udpPort, transport: c.transport, devices: c.devices, connectRate: CONNECT_RATE,
+            ...(c.paced ? { totalRate: rate } : { saturate: true }),
+            accountBase: c.transport === 'tcp' ? '100000' : '200000', key: c.aes ? KEY : null, ackTimeoutMs: 5000,
           },
-        });
-        const r: Row = { ...result, transport, devices: 100, aes, mode: `paced ${rate}/s` };
-        rows.push(r);
-        print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
-        await sleep(500);
+        }));
+        await sleep(300);
       }
+      runs.sort((a, b) => a.ackedPerS - b.ackedPerS);
+      const median = runs[Math.floor(runs.length / 2)]!;
+      const floor = c.paced
+        ? null
+        : await durableFloor(c.devices, FLOOR_S, tmpdir(), PINNING ? 1 : null).catch((err: unknown) => {
+          process.stderr.write(`durable floor failed: ${err instanceof Error ? err.message : String(err)}\n`);
+          return null;
+        });
+      const r: Row = { ...median, ...c, mode: c.paced ? `paced ${rate}/s` : 'saturate', floor };
+      rows.push(r);
+      print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
+      await sleep(300);
     }
   } finally {
     await gateway.stop();
   }
   print('\n' + formatTable(HEADER, rows.map(row)));
-  const find = (aes: boolean, mode: (m: string) => boolean): Row | undefined =>
-    rows.find((r) => r.transport === 'tcp' && r.devices === 100 && r.aes === aes && mode(r.mode));
-  const plain = find(false, (m) => m === 'saturate');
-  const aes = find(true, (m) => m === 'saturate');
-  const half = find(false, (m) => m.startsWith('paced'));
-  const halfAes = find(true, (m) => m.startsWith('paced'));
-  print('\ntargets (TCP, 100 devices):');
-  if (plain) print(`  plain  >= 25000 events/s: ${plain.ackedPerS} ${verdict(plain.ackedPerS >= 25_000)}`);
-  if (aes) print(`  AES    >= 15000 events/s: ${aes.ackedPerS} ${verdict(aes.ackedPerS >= 15_000)}`);
-  if (half) print(`  plain  ACK p99 < 20 ms at half rate: ${half.p99.toFixed(2)} ms ${verdict(half.p99 < 20)}`);
-  if (halfAes) print(`  AES    ACK p99 < 20 ms at half rate: ${halfAes.p99.toFixed(2)} ms ${verdict(halfAes.p99 < 20)}`);
+  const find = (t: string, devices: number, aes: boolean, paced = false): Row | undefined =>
+    rows.find((r) => r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced);
+  const goal = (label: string, r: Row | undefined, value: (r: Row) => number, ok: (v: number) => boolean, unit = 'events/s'): void => {
+    if (r) print(`  ${label.padEnd(40)} ${value(r)} ${unit} ${verdict(ok(value(r)))}${r.floor ? ` (floor ${r.floor.eventsPerS}/s, ratio ${(r.ackedPerS / r.floor.eventsPerS).toFixed(2)})` : ''}`);
+  };
+  print('\ngoals (issue 9):');
+  goal('TCP 1 connection >= 2,500', find('tcp', 1, false), (r) => r.ackedPerS, (v) => v >= 2500);
+  goal('TCP 10 connections >= 20,000', find('tcp', 10, false), (r) => r.ackedPerS, (v) => v >= 20_000);
+  goal('TCP 100 connections plain >= 40,000', find('tcp', 100, false), (r) => r.ackedPerS, (v) => v >= 40_000);
+  goal('TCP 100 connections AES-128 >= 17,000', find('tcp', 100, true), (r) => r.ackedPerS, (v) => v >= 17_000);
+  goal('UDP 10 senders >= 20,000', find('udp', 10, false), (r) => r.ackedPerS, (v) => v >= 20_000);
+  goal('CPU per event, TCP 100 plain <= 15 µs', find('tcp', 100, false), (r) => r.cpuUsPerEvent, (v) => v <= 15, 'µs');
+  goal('ACK p99, TCP 100 plain saturating < 5 ms', find('tcp', 100, false), (r) => Number(r.p99.toFixed(2)), (v) => v < 5, 'ms');
+  goal('ACK p99, TCP 100 plain paced at half < 5 ms', find('tcp', 100, false, true), (r) => Number(r.p99.toFixed(2)), (v) => v < 5, 'ms');
+  print('  (bytes/ev: /proc/<gateway>/io write_bytes per ACKed event, all threads; floor B/ev the same for the bare loop)');
   print('  (sim cpu near 100% means the simulator, not the gateway, set the pace; other cpu = the rest of the machine, noise)');
-  print('  (listen ovf / udp drops: kernel drops during the phase, see bench/lib/kernel-counters.ts; they explain timeouts)');
   print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
 

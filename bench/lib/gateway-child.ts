@@ -12,9 +12,11 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeBytes } from './proc-io.js';
 import { seedReceivers, type SeedSpec } from './seed-settings.js';
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli.js');
+/** BENCH_GATEWAY_CLI=<path to dist/src/cli.js of another build>: measure that build with this bench (before/after runs). */
+const CLI = process.env.BENCH_GATEWAY_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli.js');
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -95,6 +97,8 @@ export interface GatewayChild {
   rssKiB(): number;
   /** User + system CPU seconds the gateway used so far (/proc/<pid>/stat). */
   cpuSeconds(): number;
+  /** Bytes the gateway (all threads) caused to be written to storage so far (/proc/<pid>/io write_bytes). */
+  writeBytes(): number;
   api(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
   stop(): Promise<void>;
 }
@@ -172,6 +176,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
         const fields = readProc(pid, 'stat').split(') ')[1]!.split(' ');
         return (Number(fields[11]) + Number(fields[12])) / 100;
       },
+      writeBytes: () => writeBytes(pid),
       api: async (method, path, body) => {
         const response = await fetch(`http://127.0.0.1:${httpPort}${path}`, {
           method,

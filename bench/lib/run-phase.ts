@@ -38,6 +38,10 @@ export interface PhaseResult {
   readonly udpRcvbufErrors: number;
   /** % of one core used by other processes during the measured window: high means noisy figures. */
   readonly otherCpu: number;
+  /** Gateway CPU (all threads) per ACKed event, µs. */
+  readonly cpuUsPerEvent: number;
+  /** Bytes the gateway wrote to storage per ACKed event (/proc/<pid>/io write_bytes). */
+  readonly bytesPerEvent: number;
 }
 
 export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<PhaseResult> {
@@ -61,14 +65,17 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
     const before = { acked: s.eventsAcked, sent: s.eventsSent, naks: s.naks, duhs: s.duhs, timeouts: s.ackTimeouts, failed: s.eventsFailed };
     const simCpu = cpuMeter();
     const gw0 = gateway.cpuSeconds();
+    const io0 = gateway.writeBytes();
     const machine0 = readKernelCounters().busySeconds;
     const t0 = performance.now();
     await sleep(spec.measureMs);
     const seconds = (performance.now() - t0) / 1000;
     const gw1 = gateway.cpuSeconds();
+    const io1 = gateway.writeBytes();
     const machine1 = readKernelCounters().busySeconds;
     const simPct = simCpu();
     const kernel = counterDelta(kernelBefore, readKernelCounters());
+    const acked = s.eventsAcked - before.acked;
     const result: PhaseResult = {
       label: spec.label,
       connected: s.connected,
@@ -85,6 +92,8 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
       failed: s.eventsFailed - before.failed,
       listenOverflows: kernel.listenOverflows,
       udpRcvbufErrors: kernel.udpRcvbufErrors,
+      cpuUsPerEvent: acked > 0 ? Math.round((((gw1 - gw0) * 1e6) / acked) * 10) / 10 : 0,
+      bytesPerEvent: acked > 0 ? Math.round((io1 - io0) / acked) : 0,
       otherCpu: Math.max(0, Math.round(((machine1 - machine0) / seconds) * 100 - simPct - ((gw1 - gw0) / seconds) * 100)),
     };
     return result;

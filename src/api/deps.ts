@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { DeviceCommandPort } from '../core/device-commands.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { SerialPortInfo } from '../core/serial.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 
@@ -41,6 +42,8 @@ export interface ApiStorePort {
     get(userId: number): string[];
     set(userId: number, scopes: string[], grantedBy: string): void;
   };
+  /** Per-user token epochs, kept in memory (docs/security.md "Token invalidation"). */
+  readonly tokenEpochs: { get(userId: number): number };
   readonly overrides: {
     set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
     /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */
@@ -48,6 +51,9 @@ export interface ApiStorePort {
   };
   readonly objects: {
     get(id: number): ApiObjectRow | null;
+    findByUid(uid: string): ApiObjectRow | null;
+    /** Main devices an OID override keyed by this account applies to, on any receiver. */
+    findByOverrideAccount(account: string): ApiObjectRow[];
     /** Newest first; `before` is the cursor (an id); limit 1..1000. */
     list(filter: ApiListFilter & { account?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
   };
@@ -120,6 +126,8 @@ export interface ApiDeps {
   readonly devices: DeviceCommandPort;
   readonly services: { restart(): Promise<void> };
   readonly throttle: LoginThrottle;
+  /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
+  readonly serialPorts?: () => Promise<SerialPortInfo[]>;
 }
 
 /** The authenticated caller, carried in the Hono context as `principal`. */

@@ -51,7 +51,13 @@ export async function checkLogin(
     }
     outcome = 'success';
     const scopes = [...new Set([...user.scopes, ...readGrants(deps.store, user.id, logger)])];
-    const issued = await deps.tokens.issueToken({ sub: userSubject(user.id), scopes, minutes: user.token_time, now: deps.clock.now() });
+    const issued = await deps.tokens.issueToken({
+      sub: userSubject(user.id),
+      scopes,
+      epoch: deps.store.tokenEpochs.get(user.id),
+      minutes: user.token_time,
+      now: deps.clock.now(),
+    });
     logger.info('login', { address, user_id: user.id });
     return { kind: 'ok', user, token: issued.token, expiresAt: issued.expiresAt };
   } catch (err) {

@@ -3,7 +3,9 @@
  * `api.api_jwt_secret` (management API §Authentication 8). The secret is read through a getter on
  * every issue and every verification, so changing it through PUT /api/settings invalidates every
  * token issued before at once. The contract leaves algorithm and claims open (§Authentication 9):
- * Vigil uses `sub`, `scopes` (string[]), `iat`, `exp` and nothing else.
+ * Vigil uses `sub`, `scopes` (string[]), `iat`, `exp` and, on user tokens, `epoch`: the user's token
+ * epoch at issue (docs/security.md "Token invalidation"); a password change or the deletion of the
+ * user raises the stored epoch, so every token issued before no longer matches.
  */
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Clock } from '../core/clock.js';
@@ -16,12 +18,20 @@ export const INSTALLER_SUBJECT = 'installer';
 const MIN_SECRET_LENGTH = 32;
 /** A bearer token longer than this is refused before any parsing. */
 export const MAX_TOKEN_LENGTH = 8192;
+/**
+ * How far in the future `iat` may lie (clock skew between `vigil token` and the gateway, an NTP
+ * step backwards). Every token is minted on this box, so a larger gap means a forged or replayed
+ * token from another clock (docs/api.md "Authentication and tokens").
+ */
+export const MAX_IAT_SKEW_S = 60;
 
 export interface TokenClaims {
   readonly sub: string;
   readonly scopes: readonly string[];
   readonly iat: number;
   readonly exp: number;
+  /** The user's token epoch at issue; 0 when the token carries none. */
+  readonly epoch: number;
 }
 
 export interface IssueTokenInput {
@@ -29,6 +39,8 @@ export interface IssueTokenInput {
   readonly scopes: readonly string[];
   /** Lifetime in minutes (a user's token_time). */
   readonly minutes: number;
+  /** The user's current token epoch (user tokens); omitted for installer tokens. */
+  readonly epoch?: number;
   /** Milliseconds since the epoch; the service's clock when omitted. */
   readonly now?: number;
 }
@@ -83,7 +95,9 @@ export class TokenService {
     const now = input.now ?? this.clock.now();
     const iat = Math.floor(now / 1000);
     const exp = iat + input.minutes * 60;
-    const token = await new SignJWT({ scopes: [...input.scopes] })
+    const epoch = input.epoch ?? 0;
+    if (!Number.isSafeInteger(epoch) || epoch < 0) throw authFailed('token epoch must be a non-negative integer');
+    const token = await new SignJWT(epoch > 0 ? { scopes: [...input.scopes], epoch } : { scopes: [...input.scopes] })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(input.sub)
       .setIssuedAt(iat)
@@ -109,12 +123,14 @@ export class TokenService {
       const reason = err instanceof joseErrors.JWTExpired ? 'token expired' : 'token rejected';
       throw authFailed(reason, err);
     }
-    const { sub, scopes, iat, exp } = payload;
+    const { sub, scopes, iat, exp, epoch = 0 } = payload;
     if (typeof sub !== 'string' || !parseSubject(sub)) throw authFailed('token subject not recognised');
     if (!Array.isArray(scopes) || !scopes.every((s): s is string => typeof s === 'string')) {
       throw authFailed('token scopes must be an array of strings');
     }
     if (typeof iat !== 'number' || typeof exp !== 'number') throw authFailed('token times missing');
-    return { sub, scopes, iat, exp };
+    if (iat > this.clock.now() / 1000 + MAX_IAT_SKEW_S) throw authFailed('token issued in the future');
+    if (!Number.isSafeInteger(epoch) || (epoch as number) < 0) throw authFailed('token epoch malformed');
+    return { sub, scopes, iat, exp, epoch: epoch as number };
   }
 }

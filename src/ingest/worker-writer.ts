@@ -1,11 +1,15 @@
 /**
- * The journal writer in a worker thread, seen from the main thread (docs/receivers.md §Group
- * commit). The thread is started on the first write (the store has migrated the file by then)
- * and kept unreferenced while idle, so it never holds a process open by itself.
+ * The writer thread seen from the main thread: the journal writer of the group commit
+ * (docs/receivers.md §Group commit) and the store's single writer (docs/store.md §One writer,
+ * StoreWriter: typed write commands over a synchronous channel). The gateway's Store starts it once
+ * the file is migrated; used on its own (tests) it starts on the first write. It is kept
+ * unreferenced while no batch is in flight, so it never holds a process open by itself.
  *
- * If the thread dies, the batch in flight rejects (no ACK: the devices retransmit) and the next
- * write starts a new thread, not before a backoff delay that doubles per consecutive death
- * (RESTART_DELAYS_MS) and resets after a committed batch. close() waits for the batch in flight,
+ * If the thread dies, the batch in flight rejects (no ACK: the devices retransmit), write
+ * commands fail with STORE_UNAVAILABLE, and the next write or command starts a new thread, not
+ * before a backoff delay that doubles per consecutive death (RESTART_DELAYS_MS) and resets after a
+ * committed batch. Other threads' channels (connect()) are renewed with each new thread.
+ * close() waits for the batch in flight,
  * lets the thread write its throttled sightings and close its connection, and terminates it if
  * it does not finish in time.
  *
@@ -17,6 +21,9 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import type { StoreWriter } from '../store/store.js';
+import type { WriteCall, WriteCommand, WriteResult } from '../store/write-commands.js';
+import { WriteClient, writerChannel, type WriterEndpoint } from '../store/writer-channel.js';
 import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
 import type { WriterInit, WriterReply } from './writer-messages.js';
 
@@ -38,8 +45,13 @@ interface Pending {
   readonly since: number;
 }
 
-export class WorkerJournalWriter implements JournalWriter {
+/** Receives another thread's channel to the writer: a new one per writer thread, null while there is none. */
+export type EndpointListener = (endpoint: WriterEndpoint | null) => void;
+
+export class WorkerJournalWriter implements JournalWriter, StoreWriter {
   private readonly options: WorkerWriterOptions;
+  private readonly client = new WriteClient(null);
+  private readonly listeners = new Set<EndpointListener>();
   private worker: Worker | null = null;
   private ready: Promise<Worker> | null = null;
   private readonly pending = new Map<number, Pending>();
@@ -51,6 +63,7 @@ export class WorkerJournalWriter implements JournalWriter {
   /** The outstanding liveness ping: its seq and performance.now() when posted. */
   private outstandingPing: { readonly seq: number; readonly since: number } | null = null;
   private lastCommitAt: number | null = null;
+  private commits = 0;
   /** Threads started so far (1 unless one died or the writer was closed and used again). */
   starts = 0;
 
@@ -58,9 +71,34 @@ export class WorkerJournalWriter implements JournalWriter {
     this.options = options;
   }
 
+  /** Starts the thread (if it is not running) and waits until it answers. */
+  async start(): Promise<void> {
+    await this.startThread();
+  }
+
+  readonly call: WriteCall = <C extends WriteCommand>(command: C): WriteResult<C> => this.send(command, undefined) as WriteResult<C>;
+
+  send(command: WriteCommand, timeoutMs: number | undefined): unknown {
+    if (!this.worker && !this.closing) {
+      // Dead (or never started): a new thread for the next caller; this one cannot wait for it.
+      this.startThread().catch(() => undefined);
+    }
+    return timeoutMs === undefined ? this.client.call(command) : this.client.send(command, timeoutMs);
+  }
+
+  /**
+   * A channel for another thread (the output worker): `listener` gets its endpoint now if the thread
+   * runs, and a new one each time a new thread starts (null when the thread died). Returns the unregister.
+   */
+  connect(listener: EndpointListener): () => void {
+    this.listeners.add(listener);
+    if (this.worker) this.attach(this.worker, listener);
+    return () => this.listeners.delete(listener);
+  }
+
   async write(batch: WireBatch): Promise<WireResult> {
     if (this.closing) throw new VigilError('STORE_UNAVAILABLE', 'journal writer is stopping');
-    const worker = await this.start();
+    const worker = await this.startThread();
     const seq = ++this.seq;
     return new Promise<WireResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, since: performance.now() });
@@ -81,7 +119,7 @@ export class WorkerJournalWriter implements JournalWriter {
   liveness(): WriterLiveness {
     let oldest = this.outstandingPing?.since ?? Infinity;
     for (const pending of this.pending.values()) oldest = Math.min(oldest, pending.since);
-    return { stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest), lastCommitAt: this.lastCommitAt };
+    return { stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest), lastCommitAt: this.lastCommitAt, commits: this.commits };
   }
 
   async close(): Promise<void> {
@@ -103,10 +141,17 @@ export class WorkerJournalWriter implements JournalWriter {
     const clean = await Promise.race([closed.then(() => true), timeout]);
     clearTimeout(timer);
     if (!clean) this.options.logger.error('journal writer did not stop in time; terminated', { timeout_ms: CLOSE_TIMEOUT_MS });
+    this.client.replace(null);
     await worker.terminate();
   }
 
-  private start(): Promise<Worker> {
+  private attach(worker: Worker, listener: EndpointListener): void {
+    const { writer, caller } = writerChannel();
+    worker.postMessage({ type: 'endpoint', endpoint: writer }, [writer.port]);
+    listener(caller);
+  }
+
+  private startThread(): Promise<Worker> {
     if (this.ready) return this.ready;
     const ready = this.spawn();
     this.ready = ready;
@@ -120,8 +165,12 @@ export class WorkerJournalWriter implements JournalWriter {
   private async spawn(): Promise<Worker> {
     const wait = this.notBefore - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const init: WriterInit = { path: this.options.path, ...(this.options.seenPersistMs !== undefined && { seenPersistMs: this.options.seenPersistMs }) };
-    const worker = new Worker(this.options.script ?? new URL('./writer-worker.js', import.meta.url), { workerData: init });
+    const channel = writerChannel();
+    const init: WriterInit = {
+      path: this.options.path, endpoint: channel.writer,
+      ...(this.options.seenPersistMs !== undefined && { seenPersistMs: this.options.seenPersistMs }),
+    };
+    const worker = new Worker(this.options.script ?? new URL('./writer-worker.js', import.meta.url), { workerData: init, transferList: [channel.writer.port] });
     this.starts++;
     return new Promise<Worker>((resolve, reject) => {
       let started = false;
@@ -130,6 +179,8 @@ export class WorkerJournalWriter implements JournalWriter {
           started = true;
           this.worker = worker;
           if (this.pending.size === 0) worker.unref();
+          this.client.replace(channel.caller);
+          for (const listener of this.listeners) this.attach(worker, listener);
           resolve(worker);
         } else if (reply.type === 'fatal') {
           reject(new VigilError('STORE_FAILURE', `journal writer cannot start: ${reply.error}`));
@@ -167,6 +218,7 @@ export class WorkerJournalWriter implements JournalWriter {
     if (reply.type === 'done') {
       this.deaths = 0;
       this.lastCommitAt = Date.now();
+      this.commits++;
       pending.resolve(reply.result);
     } else {
       pending.reject(new VigilError(reply.code, reply.error));
@@ -174,7 +226,11 @@ export class WorkerJournalWriter implements JournalWriter {
   }
 
   private onExit(worker: Worker, code: number): void {
-    if (this.worker === worker) this.worker = null;
+    if (this.worker === worker) {
+      this.worker = null;
+      this.client.replace(null);
+      for (const listener of this.listeners) listener(null);
+    }
     this.ready = null;
     this.outstandingPing = null;
     this.onClosed?.();

@@ -1,15 +1,20 @@
-/** Messages between the main thread (WorkerJournalWriter) and the journal writer thread. */
+/** Messages between the main thread (WorkerJournalWriter) and the writer thread. */
 import type { ErrorCode } from '../core/errors.js';
+import type { WriterEndpoint } from '../store/writer-channel.js';
 import type { WireBatch, WireResult } from './wire.js';
 
 export interface WriterInit {
   /** The store's SQLite file. */
   readonly path: string;
   readonly seenPersistMs?: number;
+  /** The main thread's write-command channel (docs/store.md §One writer). */
+  readonly endpoint: WriterEndpoint;
 }
 
 export type WriterRequest =
   | { readonly type: 'write'; readonly seq: number; readonly batch: WireBatch }
+  /** Another thread's write-command channel (an output worker). */
+  | { readonly type: 'endpoint'; readonly endpoint: WriterEndpoint }
   /** Liveness round trip (JournalWriter.ping): answered with a pong of the same seq, in order. */
   | { readonly type: 'ping'; readonly seq: number }
   | { readonly type: 'close' };

@@ -1,15 +1,19 @@
 /**
- * The journal writer thread (docs/receivers.md §Group commit): its own better-sqlite3 connection
- * to the store's file (WAL, synchronous=FULL, busy_timeout: openDatabase), one BatchWriter, one
- * batch at a time. The main thread parses and queues the next batch while this one commits.
- * The store has migrated the file before the first batch is sent here.
+ * The writer thread: the ONLY writer of the store's file (docs/store.md §One writer). Its own
+ * better-sqlite3 connection (WAL, synchronous=FULL: openDatabase) serves
+ *   - the receivers' group-commit batches (BatchWriter, one batch at a time; the main thread
+ *     parses and queues the next batch while this one commits), and
+ *   - the typed write commands of the other threads (settings, tracker, internal events,
+ *     retention, output cursors…), each on its own channel (src/store/writer-channel.ts).
+ * One thread, one event loop: commands and batches never interleave inside a transaction.
+ * The store has migrated the file before this thread starts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { describeError, isVigilError } from '../core/errors.js';
 import { openDatabase, type Database } from '../store/database.js';
-import { EventJournal } from '../store/event-journal.js';
-import { ObjectsRepo } from '../store/objects-repo.js';
-import { SessionsRepo } from '../store/sessions-repo.js';
+import { createRepos } from '../store/repos.js';
+import { CommandClock, executeWrite } from '../store/write-commands.js';
+import { serveWrites } from '../store/writer-channel.js';
 import { BatchWriter, type IngestStore } from './batch-writer.js';
 import { SeenLog } from './seen-log.js';
 import type { WriterInit, WriterReply, WriterRequest } from './writer-messages.js';
@@ -27,14 +31,19 @@ try {
   process.exit(1);
 }
 const open = db as Database;
+const clock = new CommandClock();
+const repos = createRepos(open, clock);
 const tx = open.transaction((fn: () => unknown) => fn());
 const store: IngestStore = {
-  events: new EventJournal(open),
-  objects: new ObjectsRepo(open),
-  sessions: new SessionsRepo(open),
+  events: repos.events,
+  objects: repos.objects,
+  sessions: repos.sessions,
   transaction: <T>(fn: () => T): T => tx.immediate(fn) as T,
 };
 const writer = new BatchWriter(store, new SeenLog(init.seenPersistMs));
+const endpoints = [init.endpoint];
+const serve = (endpoint: WriterInit['endpoint']): void => serveWrites(endpoint, (command) => executeWrite(open, repos, clock, command));
+serve(init.endpoint);
 
 port.on('message', (request: WriterRequest) => {
   if (request.type === 'write') {
@@ -45,17 +54,25 @@ port.on('message', (request: WriterRequest) => {
     }
     return;
   }
+  if (request.type === 'endpoint') {
+    endpoints.push(request.endpoint);
+    serve(request.endpoint);
+    return;
+  }
   if (request.type === 'ping') {
     post({ type: 'pong', seq: request.seq });
     return;
   }
-  // close: the last throttled sightings, then the connection (a clean close checkpoints the WAL).
+  // close: the last throttled sightings, planner statistics, then the connection (a clean close
+  // checkpoints the WAL).
   let error: string | null = null;
   try {
     writer.flushSeen();
+    open.pragma('optimize');
   } catch (err) {
     error = describeError(err);
   }
+  for (const endpoint of endpoints) endpoint.port.close();
   open.close();
   post({ type: 'closed', error });
   port.close();

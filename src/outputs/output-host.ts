@@ -17,10 +17,22 @@ import type { Service } from '../core/service.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
 import type { OutputStateListener } from './output-service.js';
 import type { OutputTimings } from './output-timings.js';
+import type { WriterEndpoint } from '../store/writer-channel.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
+
+/** The store's single writer as the host sees it (src/ingest/worker-writer.ts WorkerJournalWriter). */
+export interface WriterConnector {
+  /** `listener` gets a channel now if the writer runs, a new one per writer thread, null while there is none. */
+  connect(listener: (endpoint: WriterEndpoint | null) => void): () => void;
+}
 
 export interface OutputHostOptions {
   readonly dbPath: string;
+  /**
+   * The single writer: the worker's cursor writes go to it (docs/store.md §One writer) and its own
+   * connection only reads. Without it (tests) the worker writes its cursors on its own connection.
+   */
+  readonly writer?: WriterConnector;
   readonly outputs: readonly OutputSettings[];
   readonly health: HealthRegistry;
   readonly logger: Logger;
@@ -49,6 +61,7 @@ export class OutputWorkerHost implements Service {
   private respawnDelay = RESPAWN_MIN_MS;
   private respawnTimer: NodeJS.Timeout | null = null;
   private stoppedWaiter: (() => void) | null = null;
+  private disconnectWriter: (() => void) | null = null;
 
   constructor(options: OutputHostOptions) {
     this.o = options;
@@ -69,6 +82,8 @@ export class OutputWorkerHost implements Service {
     this.unsubscribe?.();
     this.unsubscribe = null;
     const worker = this.worker;
+    this.disconnectWriter?.();
+    this.disconnectWriter = null;
     if (worker) {
       const stopped = new Promise<void>((resolve) => (this.stoppedWaiter = resolve));
       this.send({ type: 'stop' });
@@ -82,13 +97,26 @@ export class OutputWorkerHost implements Service {
   }
 
   private spawn(): Promise<void> {
+    // The writer's channel for this worker: the first in its init, later ones (a new writer thread) by message.
+    let first: WriterEndpoint | null = null;
+    let spawned: Worker | null = null;
+    this.disconnectWriter?.();
+    this.disconnectWriter =
+      this.o.writer?.connect((endpoint) => {
+        if (!spawned) first = endpoint;
+        else spawned.postMessage({ type: 'writer', endpoint } satisfies HostMessage, endpoint ? [endpoint.port] : []);
+      }) ?? null;
+    const endpoint = first as WriterEndpoint | null;
     const init: WorkerInit = {
       dbPath: this.o.dbPath,
+      writer: this.o.writer !== undefined,
+      ...(endpoint ? { endpoint } : {}),
       outputs: this.enabled,
       logLevel: this.o.logLevel ?? 'info',
       ...(this.o.timings ? { timings: this.o.timings } : {}),
     };
-    const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), { workerData: init });
+    const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), { workerData: init, transferList: endpoint ? [endpoint.port] : [] });
+    spawned = worker;
     this.worker = worker;
     return new Promise((resolve, reject) => {
       let settled = false;

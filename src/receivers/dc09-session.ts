@@ -1,137 +1,155 @@
 /**
- * The DC-09 protocol session of one stream connection, over any duplex-like pair: feed(chunk)
- * in, io.write(bytes) out, no socket inside (aedes lib/client.js style), so tests drive it
- * without sockets. Rules (docs/receivers.md §Sessions):
- *   - one Dc09Framer per connection; one read is never assumed to be one frame;
- *   - frames are decided in order; an ACKable frame's reply is written only after its events
- *     are committed (SIA DC-09 §5.5.3: the ACK tells the transmitter the receiver took over);
- *   - replies keep the order of the frames although commits are batched (ReplyQueue);
+ * The one DC-09 protocol session every receiver feeds (docs/receivers.md §Sessions), over a
+ * FrameChannel (frame-channel.ts): a stream (feed(chunk), TCP and serial lines) or datagrams
+ * (feedDatagram, UDP and SMS). No socket inside (aedes lib/client.js style), so tests drive it
+ * without sockets. Rules:
+ *   - a stream has one Dc09Framer; one read is never assumed to be one frame;
+ *   - every frame goes through the same decision (`decide`), whatever carried it;
+ *   - an ACKable frame's reply is written only after its events are committed (SIA DC-09
+ *     §5.5.3: the ACK tells the transmitter the receiver took over);
+ *   - on a stream, replies keep the order of the frames although commits are batched
+ *     (ReplyQueue); datagrams are independent (§5.3) and each is answered on its own;
  *   - a frame rejected by the framer (CRC, length, format) gets NO reply (§5.5.1.2: the
  *     transmitter times out and repeats);
- *   - "VL-" bodies belong to the device link (docs/device-link.md): they never get a DC-09 reply;
- *   - backpressure: reading pauses while too many frames await their commit or while the peer
- *     does not read its replies, so a flooding device cannot grow memory without bound.
+ *   - "VL-" bodies belong to the device link (docs/device-link.md) where the channel serves it;
+ *     they never get a DC-09 reply;
+ *   - backpressure: a stream pauses reading while too many frames await their commit or while the
+ *     peer does not read its replies; datagrams beyond that many are dropped unanswered (the
+ *     transmitter repeats them). Memory stays bounded either way.
  */
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import { Dc09Framer } from '../protocols/dc09/frame.js';
-import type { LinkRegistry } from '../devices/link-registry.js';
-import type { EventIngest } from '../ingest/event-ingest.js';
+import { decodeDatagram, type FramerItem } from '../protocols/dc09/frame.js';
 import type { IngestItem, IngestResult, LinkedDevice, SessionLog } from '../ingest/types.js';
+import type { DatagramOutcome, FrameChannel } from './frame-channel.js';
 import { LinkEndpoint } from './link-endpoint.js';
-import type { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
+import type { SessionDeps, StreamFramer } from './session-deps.js';
 
-/** The transport side; a net.Socket fits as is. */
-export interface SessionIo {
-  /** false: the transport's buffer is above its high-water mark; `drained()` follows. */
-  write(data: Buffer): boolean;
-  pause(): unknown;
-  resume(): unknown;
-}
-
-export interface SessionDeps {
-  readonly profile: ReceiverProfile;
-  readonly counters: ReceiverCounters;
-  readonly ingest: Pick<EventIngest, 'submit' | 'closeSession'>;
-  readonly links: LinkRegistry;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** Frames awaiting their commit before reading pauses. */
-  readonly maxInFlight: number;
-}
-
-/** A batch being built from one chunk: the items for the ingest and their reply slots. */
-interface Batch {
+/** A batch being built from one chunk or datagram: the items for the ingest, their reply slots and (datagrams) peers. */
+interface Batch<Peer> {
   readonly items: IngestItem[];
   readonly slots: ReplySlot[];
+  readonly peers: Peer[];
 }
 
-export class Dc09Session {
+export class Dc09Session<Peer = void> {
   readonly log: SessionLog;
-  private readonly io: SessionIo;
+  private readonly channel: FrameChannel<Peer>;
   private readonly deps: SessionDeps;
-  private readonly framer = new Dc09Framer();
+  private readonly framer: StreamFramer;
   private readonly replies = new ReplyQueue();
-  private readonly link: LinkEndpoint;
-  private batch: Batch | null = null;
+  private readonly link: LinkEndpoint | null;
+  private readonly sessionRows: boolean;
+  private batch: Batch<Peer> | null = null;
   private inFlight = 0;
   private writeBlocked = false;
   private paused = false;
   private closed = false;
   private readonly writeOut = (data: Buffer): void => this.write(data);
 
-  constructor(io: SessionIo, remoteAddress: string, deps: SessionDeps) {
-    this.io = io;
+  /** `remoteAddress` names the stream's peer; for datagrams each one carries its own. */
+  constructor(channel: FrameChannel<Peer>, deps: SessionDeps) {
+    this.channel = channel;
     this.deps = deps;
+    this.framer = deps.rules.createFramer();
+    const stream = channel.framing === 'stream';
+    const remoteAddress = stream ? channel.remoteAddress : '';
+    this.sessionRows = stream && channel.sessionRows;
     this.log = { id: null, objectId: null, connectedAt: deps.clock.now(), remoteAddress, events: 0, bytesIn: 0, bytesOut: 0, closed: false };
-    this.link = new LinkEndpoint(deps, remoteAddress, (frame) => this.sendUnordered(frame));
+    this.link = stream && deps.deviceLink
+      ? new LinkEndpoint(deps, deps.deviceLink, remoteAddress, channel.transport, (frame) => this.sendUnordered(frame))
+      : null;
   }
 
   /** The device this connection identified itself as (VL-HELLO), if any. */
   get device(): LinkedDevice | null {
-    return this.link.device;
+    return this.link?.device ?? null;
   }
 
   get isPaused(): boolean {
     return this.paused;
   }
 
-  /** Frames read but not answered yet (awaiting commit, or behind one that is). */
-  get pendingReplies(): number {
-    return this.replies.length;
+  /** Bytes the framer skipped outside any frame (garbage on a serial line). */
+  get discardedBytes(): number {
+    return this.framer.discardedBytes;
   }
 
+  /** Frames read but not answered yet (awaiting commit, or behind one that is). */
+  get pendingReplies(): number {
+    return this.channel.framing === 'stream' ? this.replies.length : this.inFlight;
+  }
+
+  /** Stream channels: the next bytes, cut into frames here. */
   feed(chunk: Buffer): void {
     if (this.closed) return;
     this.log.bytesIn += chunk.length;
     const frames = this.framer.push(chunk);
     if (frames.length === 0) return;
-    const { counters, profile } = this.deps;
     const now = this.deps.clock.now();
-    for (const frame of frames) {
-      if (frame.kind === 'rejected') {
-        counters.rejected++;
-        continue;
-      }
-      counters.frames++;
-      const decision = profile.decide(frame.body, now);
-      switch (decision.action) {
-        case 'ack':
-          if (decision.linkTest) counters.linkTests++;
-          this.enqueue({
-            kind: 'frame', receiver: profile.ref, transport: 'tcp', remoteAddress: this.log.remoteAddress, receivedAt: now,
-            session: this.log, raw: frame.raw, events: decision.events, linkTest: decision.linkTest === true,
-            account: decision.message?.account ?? null, device: this.link.device,
-          }, decision.reply);
-          break;
-        case 'nak':
-          counters.naks++;
-          this.replies.push(decision.reply, true);
-          break;
-        case 'duh':
-          counters.duhs++;
-          this.replies.push(decision.reply, true);
-          break;
-        case 'ignore':
-          if (decision.foreign) this.link.receive(frame.body, now, this);
-          break;
-      }
-    }
-    const batch = this.batch;
-    if (batch) {
-      this.batch = null;
-      this.commit(batch);
-    }
+    const remoteAddress = this.log.remoteAddress;
+    for (const frame of frames) this.take(frame, now, remoteAddress, undefined as Peer);
+    this.commitBatch();
     this.flushReplies();
   }
 
+  /** Datagram channels: exactly one frame (SIA DC-09 §5.3), from `remoteAddress`, answered through `peer`. */
+  feedDatagram(datagram: Buffer, remoteAddress: string, peer: Peer): void {
+    if (this.closed) return;
+    this.log.bytesIn += datagram.length;
+    this.take(decodeDatagram(datagram), this.deps.clock.now(), remoteAddress, peer);
+    this.commitBatch();
+  }
+
+  /** The one decision path: what to do with a frame, whatever carried it. */
+  private take(frame: FramerItem, now: number, remoteAddress: string, peer: Peer): void {
+    const { counters, rules } = this.deps;
+    if (frame.kind === 'rejected') {
+      counters.rejected++;
+      if (rules.rejectReply) this.answerNow(rules.rejectReply, peer);
+      else this.settleDatagram(peer, 'rejected');
+      return;
+    }
+    counters.frames++;
+    const decision = rules.decide(frame.body, now);
+    switch (decision.action) {
+      case 'ack':
+        if (this.channel.framing === 'datagram' && this.inFlight >= this.deps.maxInFlight) {
+          counters.dropped++;
+          this.settleDatagram(peer, 'dropped');
+          return;
+        }
+        if (decision.linkTest) counters.linkTests++;
+        this.enqueue({
+          kind: 'frame', receiver: rules.ref, transport: this.channel.transport, remoteAddress, receivedAt: now,
+          session: this.sessionRows ? this.log : null, raw: frame.raw, events: decision.events, linkTest: decision.linkTest === true,
+          account: decision.message?.account ?? null, device: this.link?.device ?? null,
+        }, decision.reply, peer);
+        return;
+      case 'nak':
+        counters.naks++;
+        this.answerNow(decision.reply, peer);
+        return;
+      case 'duh':
+        counters.duhs++;
+        this.answerNow(decision.reply, peer);
+        return;
+      case 'ignore':
+        if (decision.foreign) {
+          if (this.link) this.link.receive(frame.body, now, this);
+          else counters.linkIgnored++;
+        }
+        this.settleDatagram(peer, 'ignored');
+        return;
+    }
+  }
+
   /** Queues an item for the ingest with the reply to write after its commit (LinkEndpoint uses it for HELLO). */
-  enqueue(item: IngestItem, reply: Buffer | null): ReplySlot {
-    const slot = this.replies.push(reply, false);
-    const batch = (this.batch ??= { items: [], slots: [] });
+  enqueue(item: IngestItem, reply: Buffer | null, peer?: Peer): ReplySlot {
+    const slot = this.channel.framing === 'stream' ? this.replies.push(reply, false) : { reply, ready: false, after: null };
+    const batch = (this.batch ??= { items: [], slots: [], peers: [] });
     batch.items.push(item);
     batch.slots.push(slot);
+    if (this.channel.framing === 'datagram') batch.peers.push(peer as Peer);
     this.inFlight++;
     return slot;
   }
@@ -147,20 +165,36 @@ export class Dc09Session {
     this.updatePause();
   }
 
-  /** The connection ended: pending replies are dropped, the device link detached, the session row closed. */
+  /** The channel ended: pending replies are dropped, the device link detached, the session row closed. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.replies.clear();
     this.framer.reset();
-    this.link.close();
+    this.link?.close();
     const log = this.log;
     // A connection that never identified a device and has nothing queued has no row to close.
-    if (log.objectId !== null || this.inFlight > 0) this.deps.ingest.closeSession(log, this.deps.clock.now());
+    if (this.sessionRows && (log.objectId !== null || this.inFlight > 0)) this.deps.ingest.closeSession(log, this.deps.clock.now());
     else log.closed = true;
   }
 
-  private commit(batch: Batch): void {
+  private answerNow(reply: Buffer | null, peer: Peer): void {
+    if (this.channel.framing === 'stream') {
+      this.replies.push(reply, true);
+      return;
+    }
+    if (reply) this.channel.reply(reply, peer);
+    this.settleDatagram(peer, 'answered');
+  }
+
+  private settleDatagram(peer: Peer, outcome: DatagramOutcome): void {
+    if (this.channel.framing === 'datagram') this.channel.settled?.(peer, outcome);
+  }
+
+  private commitBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = null;
     this.deps.ingest.submit(batch.items).then(
       (results) => this.committed(batch, results),
       () => this.failed(batch),
@@ -168,8 +202,9 @@ export class Dc09Session {
     this.updatePause();
   }
 
-  private committed(batch: Batch, results: IngestResult[]): void {
+  private committed(batch: Batch<Peer>, results: IngestResult[]): void {
     const counters = this.deps.counters;
+    const channel = this.channel;
     for (let i = 0; i < batch.items.length; i++) {
       const item = batch.items[i]!;
       const slot = batch.slots[i]!;
@@ -177,20 +212,26 @@ export class Dc09Session {
         counters.acks++;
         counters.events += results[i]!.eventIds.length;
       } else {
-        this.link.welcomed(results[i]!, slot);
+        this.link?.welcomed(results[i]!, slot);
       }
       slot.ready = true;
+      if (channel.framing === 'datagram') {
+        const peer = batch.peers[i]!;
+        if (slot.reply) channel.reply(slot.reply, peer);
+        channel.settled?.(peer, 'committed');
+      }
     }
     this.settle(batch.items.length);
   }
 
   /** The transaction failed: no ACK for these frames (the device retransmits), order kept for the rest. */
-  private failed(batch: Batch): void {
+  private failed(batch: Batch<Peer>): void {
     for (let i = 0; i < batch.items.length; i++) {
       const slot = batch.slots[i]!;
       slot.reply = null;
       slot.ready = true;
-      if (batch.items[i]!.kind === 'hello') this.link.helloFailed();
+      if (batch.items[i]!.kind === 'hello') this.link?.helloFailed();
+      this.settleDatagram(batch.peers[i]!, 'failed');
     }
     this.settle(batch.items.length);
   }
@@ -203,14 +244,14 @@ export class Dc09Session {
   }
 
   private flushReplies(): void {
-    if (this.closed) return;
+    if (this.closed || this.channel.framing === 'datagram') return;
     this.replies.flush(this.writeOut);
     this.updatePause();
   }
 
   private write(data: Buffer): void {
     this.log.bytesOut += data.length;
-    if (!this.io.write(data)) this.writeBlocked = true;
+    if (this.channel.framing === 'stream' && !this.channel.write(data)) this.writeBlocked = true;
   }
 
   /** Device-link frames to the device go out at once, outside the reply order. */
@@ -221,16 +262,17 @@ export class Dc09Session {
   }
 
   private updatePause(): void {
-    if (this.closed) return;
+    const channel = this.channel;
+    if (this.closed || channel.framing === 'datagram') return;
     const limit = this.deps.maxInFlight;
     // Hysteresis: resume only well below the limit so a busy device does not flap.
     const full = this.writeBlocked || this.inFlight >= limit || (this.paused && this.inFlight > limit >> 1);
     if (full && !this.paused) {
       this.paused = true;
-      this.io.pause();
+      channel.pause();
     } else if (!full && this.paused) {
       this.paused = false;
-      this.io.resume();
+      channel.resume();
     }
   }
 }

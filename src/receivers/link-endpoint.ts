@@ -1,5 +1,5 @@
 /**
- * The device-link side of one TCP session (docs/device-link.md §4): a VL-HELLO is answered by
+ * The device-link side of one stream session that serves it (TCP) (docs/device-link.md §4): a VL-HELLO is answered by
  * answerHello; a welcome registers the device's object (in the ingest's transaction, so the
  * WELCOME goes out only once the UID is stored) and, right after the WELCOME is written, makes
  * this connection the device's live link. VL-RSP / VL-ACK go to the link's LinkCommander.
@@ -9,7 +9,8 @@ import { decodeLinkBody } from '../protocols/device-link/codec.js';
 import { answerHello } from '../protocols/device-link/hello-handler.js';
 import type { LinkCommander } from '../protocols/device-link/link-commander.js';
 import type { IngestItem, IngestResult, LinkedDevice, SessionLog } from '../ingest/types.js';
-import type { SessionDeps } from './dc09-session.js';
+import type { Transport } from './frame-channel.js';
+import type { LinkRules, SessionDeps } from './session-deps.js';
 import type { ReplySlot } from './reply-queue.js';
 
 /** What the endpoint needs from its session: ordered replies and a place in the next commit. */
@@ -24,7 +25,9 @@ type HelloState = 'none' | 'pending' | 'linked';
 export class LinkEndpoint {
   device: LinkedDevice | null = null;
   private readonly deps: SessionDeps;
+  private readonly rules: LinkRules;
   private readonly remoteAddress: string;
+  private readonly transport: Transport;
   private readonly send: (frame: Buffer) => boolean;
   private state: HelloState = 'none';
   private pendingKey: Buffer | null = null;
@@ -32,15 +35,18 @@ export class LinkEndpoint {
   private commander: LinkCommander | null = null;
   private closed = false;
 
-  constructor(deps: SessionDeps, remoteAddress: string, send: (frame: Buffer) => boolean) {
+  constructor(deps: SessionDeps, rules: LinkRules, remoteAddress: string, transport: Transport, send: (frame: Buffer) => boolean) {
     this.deps = deps;
+    this.rules = rules;
     this.remoteAddress = remoteAddress;
+    this.transport = transport;
     this.send = send;
   }
 
   receive(body: Buffer, now: number, session: LinkSessionPort): void {
-    const { profile, counters, logger } = this.deps;
-    const message = decodeLinkBody(body, profile.key);
+    const { counters, logger } = this.deps;
+    const rules = this.rules;
+    const message = decodeLinkBody(body, rules.key);
     const isHello = 'error' in message ? message.token === 'VL-HELLO' : message.type === 'hello';
     if (isHello) {
       // §4.1.5: a second HELLO on a welcomed (or being welcomed) connection is ignored.
@@ -48,7 +54,7 @@ export class LinkEndpoint {
         counters.linkIgnored++;
         return;
       }
-      const decision = answerHello(message, profile.helloContext(now));
+      const decision = answerHello(message, rules.helloContext(now));
       if (decision.action === 'ignore') {
         counters.linkIgnored++;
         return;
@@ -64,7 +70,7 @@ export class LinkEndpoint {
       this.pendingUid = hello.uid;
       session.enqueue(
         {
-          kind: 'hello', receiver: profile.ref, transport: 'tcp', remoteAddress: this.remoteAddress, receivedAt: now,
+          kind: 'hello', receiver: rules.ref, transport: this.transport, remoteAddress: this.remoteAddress, receivedAt: now,
           session: session.log, uid: hello.uid, account: hello.account, hwId: hello.hwId, firmware: hello.firmware,
         },
         decision.reply,

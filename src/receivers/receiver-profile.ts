@@ -1,40 +1,40 @@
 /**
  * One configured DC-09 receiver as the sessions see it: its identity, its key and the per-frame
- * decision with the receiver's rules (settings `tcp_receivers` / `udp_receivers` items), plus the
- * plain counters its health entry publishes (docs/receivers.md §Health).
+ * decision with the receiver's rules (settings `tcp_receivers` / `udp_receivers` items, and the
+ * same fields of `com_receivers`), plus the plain counters its health entry publishes
+ * (docs/receivers.md §Health).
  */
 import type { HealthRegistry } from '../core/health.js';
 import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
+import { Dc09Framer } from '../protocols/dc09/frame.js';
 import { handleFrame, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
 import type { ReceiverRef } from '../ingest/types.js';
-import type { IpReceiverSettings } from '../settings/schema-receivers.js';
+import type { Dc09RuleSettings } from '../settings/schema-receivers.js';
+import type { ReceiverKind } from '../store/types.js';
+import type { FrameRules, LinkRules, StreamFramer } from './session-deps.js';
 
-export type IpReceiverKind = 'tcp' | 'udp';
-
-export class ReceiverProfile {
+export class ReceiverProfile implements FrameRules, LinkRules {
   readonly ref: ReceiverRef;
   readonly name: string;
-  /** Health entry name: `rx:tcp:<id>` / `rx:udp:<id>`. */
+  /** Health entry name: `rx:<kind>:<id>`. */
   readonly healthName: string;
-  readonly bindAddress: string;
-  readonly port: number;
+  /** Frames the framer rejects (CRC, length, format) get no reply (SIA DC-09 §5.5.1.2). */
+  readonly rejectReply = null;
   /**
    * The receiver's AES key from `encryption_password` (docs/dc09.md: 16 characters are the
    * AES-128 key, 6 characters are SHA-256-derived); the same key serves DC-09 and the device link.
    */
   readonly key: Buffer | null;
-  private readonly settings: IpReceiverSettings;
+  private readonly settings: Dc09RuleSettings;
   /** Reused for every frame: handleFrame is synchronous and keeps no reference to it. */
   private readonly ctx: HandlerContext;
 
-  constructor(kind: IpReceiverKind, settings: IpReceiverSettings) {
+  constructor(kind: ReceiverKind, settings: Dc09RuleSettings) {
     this.settings = settings;
     this.ref = { id: settings.id, kind };
     this.name = settings.name;
     this.healthName = `rx:${kind}:${settings.id}`;
-    this.bindAddress = settings.bind_address;
-    this.port = settings.port;
     this.key = settings.encryption_password ? receiverPasswordKey(settings.encryption_password) : null;
     this.ctx = {
       now: 0,
@@ -45,6 +45,10 @@ export class ReceiverProfile {
       checkPlainTimestamps: settings.check_plain_timestamps,
       acceptLocalTime: settings.accept_local_time,
     };
+  }
+
+  createFramer(): StreamFramer {
+    return new Dc09Framer();
   }
 
   decide(body: Buffer, now: number): FrameDecision {

@@ -15,6 +15,7 @@ import type { TimerApi } from '../protocols/device-link/command-queue.js';
 import { EventIngest, type EventIngestDeps, type IngestStore } from '../ingest/event-ingest.js';
 import { WorkerJournalWriter } from '../ingest/worker-writer.js';
 import type { IngestEvents } from '../ingest/types.js';
+import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { TcpReceiver } from './tcp-receiver.js';
@@ -29,6 +30,11 @@ export interface ReceiverRuntimeDeps {
     readonly path?: string;
     onStop?(hook: () => Promise<void>): () => void;
   };
+  /**
+   * The store's single writer (docs/store.md §One writer), shared: the store closes it. Without
+   * one, a store with `path` and `onStop` gets a journal writer thread of the ingest's own.
+   */
+  readonly writer?: JournalWriter;
   readonly health: HealthRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -53,9 +59,14 @@ export class ReceiverRuntime {
     this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
     const store = deps.store;
     const threaded = store.path !== undefined && store.path !== ':memory:' && store.onStop !== undefined;
+    const shared = deps.writer;
+    const writer: JournalWriter | undefined = shared
+      // The store closes its writer after this drain (Store.stop).
+      ? { write: (batch) => shared.write(batch), ping: () => shared.ping(), liveness: () => shared.liveness(), close: async () => undefined }
+      : threaded ? new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') }) : undefined;
     this.ingest = new EventIngest({
       store,
-      ...(threaded && { writer: new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') }) }),
+      ...(writer && { writer }),
       logger: deps.logger.child('ingest'),
       bus: this.bus,
       health: deps.health,

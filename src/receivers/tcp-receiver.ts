@@ -9,14 +9,17 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Service } from '../core/service.js';
 import type { IpReceiverSettings } from '../settings/schema-receivers.js';
-import { Dc09Session, type SessionDeps } from './dc09-session.js';
+import { Dc09Session } from './dc09-session.js';
+import type { StreamChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 import { closeGracefully, formatAddress, listenTcp, type ReceiverDeps } from './receiver-deps.js';
+import type { SessionDeps } from './session-deps.js';
 
 export class TcpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
   private readonly profile: ReceiverProfile;
+  private readonly settings: IpReceiverSettings;
   private readonly deps: ReceiverDeps;
   private readonly sessionDeps: SessionDeps;
   private readonly sessions = new Map<Socket, Dc09Session>();
@@ -25,11 +28,13 @@ export class TcpReceiver implements Service {
   private metricsTimer: NodeJS.Timeout | null = null;
 
   constructor(settings: IpReceiverSettings, deps: ReceiverDeps) {
+    this.settings = settings;
     this.profile = new ReceiverProfile('tcp', settings);
     this.name = this.profile.healthName;
     this.deps = deps;
     this.sessionDeps = {
-      profile: this.profile,
+      rules: this.profile,
+      deviceLink: this.profile,
       counters: this.counters,
       ingest: deps.ingest,
       links: deps.links,
@@ -47,7 +52,8 @@ export class TcpReceiver implements Service {
   async start(): Promise<void> {
     if (this.server) return;
     const { health, options } = this.deps;
-    const { bindAddress, port, healthName } = this.profile;
+    const { bind_address: bindAddress, port } = this.settings;
+    const healthName = this.profile.healthName;
     health.report(healthName, 'receiver', 'starting', null);
     const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: options.keepAliveMs }, (socket) => this.accept(socket));
     server.maxConnections = options.maxConnections;
@@ -110,7 +116,7 @@ export class TcpReceiver implements Service {
 
   private accept(socket: Socket): void {
     const remote = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const session = new Dc09Session(socket, remote, this.sessionDeps);
+    const session = new Dc09Session(socketChannel(socket, remote), this.sessionDeps);
     this.sessions.set(socket, session);
     this.counters.accepted++;
     this.counters.connections = this.sessions.size;
@@ -125,4 +131,14 @@ export class TcpReceiver implements Service {
       if (this.sessions.delete(socket)) this.counters.connections = this.sessions.size;
     });
   }
+}
+
+/** A TCP connection as the session's stream: one device, with session rows (docs/receivers.md). */
+function socketChannel(socket: Socket, remoteAddress: string): StreamChannel {
+  return {
+    framing: 'stream', transport: 'tcp', remoteAddress, sessionRows: true,
+    write: (data) => socket.write(data),
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
+  };
 }

@@ -1,19 +1,20 @@
 /**
- * A DC-09 UDP receiver (SIA DC-09 §5.3): one frame per datagram (decodeDatagram), the reply goes
- * to the sender's address and port, an ACK only after the commit. Datagrams are independent: a
- * bad one is dropped unanswered and touches nothing else. No device link (TCP only,
- * docs/device-link.md §1) and no session rows (there is no connection). Health `rx:udp:<id>`.
+ * A DC-09 UDP receiver (SIA DC-09 §5.3): transport only. Its socket is a datagram channel into
+ * one Dc09Session, which decides each datagram as one frame; the reply goes to the sender's
+ * address and port, an ACK only after the commit. Datagrams are independent: a bad one is dropped
+ * unanswered and touches nothing else. No device link (TCP only, docs/device-link.md §1) and no
+ * session rows (there is no connection). Health `rx:udp:<id>`.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import { decodeDatagram } from '../protocols/dc09/frame.js';
-import type { FrameItem } from '../ingest/types.js';
 import type { IpReceiverSettings } from '../settings/schema-receivers.js';
 import { formatAddress, type ReceiverDeps } from './receiver-deps.js';
 import { UDP_MAX_IN_FLIGHT_FACTOR } from './receiver-options.js';
+import { Dc09Session } from './dc09-session.js';
+import type { DatagramChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 
 export const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -22,22 +23,27 @@ export class UdpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
   private readonly profile: ReceiverProfile;
+  private readonly settings: IpReceiverSettings;
   private readonly deps: ReceiverDeps;
   private readonly logger: Logger;
-  private readonly maxInFlight: number;
+  private readonly channel: DatagramChannel<RemoteInfo> = {
+    framing: 'datagram',
+    transport: 'udp',
+    reply: (data, rinfo) => this.send(data, rinfo),
+  };
+  private session: Dc09Session<RemoteInfo> | null = null;
   private socket: Socket | null = null;
   /** The socket replies still go out through while stop() lets the last commits finish. */
   private stopping: Socket | null = null;
   private listening: string | null = null;
-  private inFlight = 0;
   private metricsTimer: NodeJS.Timeout | null = null;
 
   constructor(settings: IpReceiverSettings, deps: ReceiverDeps) {
+    this.settings = settings;
     this.profile = new ReceiverProfile('udp', settings);
     this.name = this.profile.healthName;
     this.deps = deps;
     this.logger = deps.logger.child(`udp:${settings.id}`);
-    this.maxInFlight = deps.options.maxInFlight * UDP_MAX_IN_FLIGHT_FACTOR;
   }
 
   get address(): string | null {
@@ -47,7 +53,8 @@ export class UdpReceiver implements Service {
   async start(): Promise<void> {
     if (this.socket) return;
     const { health, options } = this.deps;
-    const { bindAddress, port, healthName } = this.profile;
+    const { bind_address: bindAddress, port } = this.settings;
+    const healthName = this.profile.healthName;
     health.report(healthName, 'receiver', 'starting', null);
     // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
     // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
@@ -71,6 +78,11 @@ export class UdpReceiver implements Service {
     const bound = socket.address();
     this.listening = formatAddress(bound.address, bound.port);
     this.socket = socket;
+    const { ingest, links, clock } = this.deps;
+    this.session = new Dc09Session(this.channel, {
+      rules: this.profile, counters: this.counters, ingest, links, clock, logger: this.logger,
+      maxInFlight: options.maxInFlight * UDP_MAX_IN_FLIGHT_FACTOR,
+    });
     socket.on('message', (datagram, rinfo) => this.receive(datagram, rinfo));
     socket.on('error', (err) => this.logger.warn('socket error', { error: describeError(err) }));
     this.metricsTimer = setInterval(() => this.publish(), options.metricsIntervalMs);
@@ -90,6 +102,8 @@ export class UdpReceiver implements Service {
     this.stopping = socket;
     this.deps.ingest.drain();
     await new Promise<void>((resolve) => setImmediate(resolve));
+    this.session?.close();
+    this.session = null;
     this.stopping = null;
     await new Promise<void>((resolve) => socket.close(() => resolve()));
     this.listening = null;
@@ -107,60 +121,12 @@ export class UdpReceiver implements Service {
   private receive(datagram: Buffer, rinfo: RemoteInfo): void {
     // Stopping: what arrives now could not be answered after its commit; the device repeats it.
     if (!this.socket) return;
-    const counters = this.counters;
-    const frame = decodeDatagram(datagram);
-    if (frame.kind === 'rejected') {
-      counters.rejected++;
-      return;
-    }
-    counters.frames++;
-    const now = this.deps.clock.now();
-    const decision = this.profile.decide(frame.body, now);
-    switch (decision.action) {
-      case 'nak':
-        counters.naks++;
-        this.send(decision.reply, rinfo);
-        return;
-      case 'duh':
-        counters.duhs++;
-        this.send(decision.reply, rinfo);
-        return;
-      case 'ignore':
-        // Replies echoed back and device-link bodies: the link needs TCP.
-        if (decision.foreign) counters.linkIgnored++;
-        return;
-      case 'ack':
-        break;
-    }
-    if (this.inFlight >= this.maxInFlight) {
-      // Bounded memory: unanswered, the transmitter repeats it (§5.3 retry rules).
-      counters.dropped++;
-      return;
-    }
-    if (decision.linkTest) counters.linkTests++;
-    const item: FrameItem = {
-      kind: 'frame', receiver: this.profile.ref, transport: 'udp', remoteAddress: formatAddress(rinfo.address, rinfo.port),
-      receivedAt: now, session: null, raw: frame.raw, events: decision.events, linkTest: decision.linkTest === true,
-      account: decision.message?.account ?? null, device: null,
-    };
-    this.inFlight++;
-    const reply = decision.reply;
-    this.deps.ingest.submit([item]).then(
-      (results) => {
-        this.inFlight--;
-        counters.acks++;
-        counters.events += results[0]!.eventIds.length;
-        this.send(reply, rinfo);
-      },
-      () => {
-        this.inFlight--;
-      },
-    );
+    this.session?.feedDatagram(datagram, formatAddress(rinfo.address, rinfo.port), rinfo);
   }
 
-  private send(reply: Buffer | null, rinfo: RemoteInfo): void {
+  private send(reply: Buffer, rinfo: RemoteInfo): void {
     const socket = this.socket ?? this.stopping;
-    if (!reply || !socket) return;
+    if (!socket) return;
     socket.send(reply, rinfo.port, rinfo.address, (err) => {
       if (err) this.logger.debug('reply not sent', { remote: formatAddress(rinfo.address, rinfo.port), error: describeError(err) });
     });

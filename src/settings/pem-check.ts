@@ -5,22 +5,57 @@
  * Messages name the problem, never the file contents.
  */
 import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { line } from './issues.js';
+
+/** A key or certificate chain is a few KiB; anything larger is not a PEM file Vigil should read. */
+export const MAX_PEM_BYTES = 64 * 1024;
+/** A local regular file of at most 64 KiB reads in microseconds; a slow one must not hold the settings queue. */
+export const PEM_READ_TIMEOUT_MS = 2000;
 
 type Read = { ok: true; text: string } | { ok: false; reason: string };
 
-async function readPem(path: string): Promise<Read> {
+/**
+ * Opens without blocking (O_NONBLOCK: a FIFO without a writer opens at once), refuses anything
+ * but a regular file of at most MAX_PEM_BYTES before reading a byte (/dev/zero, a FIFO, a socket),
+ * reads at most MAX_PEM_BYTES + 1 bytes, and gives up after PEM_READ_TIMEOUT_MS.
+ */
+async function readBounded(path: string): Promise<Read> {
+  let handle: FileHandle | undefined;
   try {
-    const text = await readFile(path, 'utf8');
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await handle.stat();
+    if (info.isDirectory()) return { ok: false, reason: 'is a directory, not a PEM file' };
+    if (!info.isFile()) return { ok: false, reason: 'is not a regular file' };
+    if (info.size > MAX_PEM_BYTES) return { ok: false, reason: `is larger than ${MAX_PEM_BYTES} bytes, not a PEM file` };
+    const buffer = Buffer.alloc(MAX_PEM_BYTES + 1);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    // The file may have grown since stat.
+    if (bytesRead > MAX_PEM_BYTES) return { ok: false, reason: `is larger than ${MAX_PEM_BYTES} bytes, not a PEM file` };
+    const text = buffer.subarray(0, bytesRead).toString('utf8');
     if (!text.includes('-----BEGIN ')) return { ok: false, reason: 'is not a PEM file' };
     return { ok: true, text };
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+async function readPem(path: string): Promise<Read> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Read>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, reason: `file cannot be read within ${PEM_READ_TIMEOUT_MS} ms` }), PEM_READ_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([readBounded(path), timeout]);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
     if (code === 'ENOENT') return { ok: false, reason: 'file does not exist' };
     if (code === 'EACCES' || code === 'EPERM') return { ok: false, reason: 'file cannot be read (permission denied)' };
     if (code === 'EISDIR') return { ok: false, reason: 'is a directory, not a PEM file' };
     return { ok: false, reason: `file cannot be read (${code})` };
+  } finally {
+    clearTimeout(timer);
   }
 }
 

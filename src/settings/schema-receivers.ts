@@ -10,20 +10,27 @@ export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] 
 
 const simPin = v.pipe(v.string('must be a string'), v.regex(/^\d{4,8}$/, 'must be 4 to 8 digits'));
 
-/** One SIA DC-09 listener (TCP or UDP: same fields). */
-export const ipReceiverSchema = obj({
-  id,
-  name: nonEmpty,
-  port,
-  // Absent: the receiver accepts unencrypted messages only (and encrypted ones are NAKed).
-  encryption_password: v.optional(receiverPassword),
-  bind_address: v.optional(ipAddress, '0.0.0.0'),
+// Absent: the receiver accepts unencrypted messages only (and encrypted ones are NAKed).
+const encryptionPassword = v.optional(receiverPassword);
+
+/** The DC-09 rules of a receiver besides its password (IP receivers, and COM receivers speaking SIA-DC09). */
+const dc09RuleEntries = {
   require_encryption: v.optional(bool, false),
   // DC-09 §5.5.1.7: a timestamped message outside [-past, +future] of receiver time is NAKed.
   time_window_past_s: v.optional(int(0, 3600), 40),
   time_window_future_s: v.optional(int(0, 3600), 20),
   check_plain_timestamps: v.optional(bool, false),
   accept_local_time: v.optional(bool, false),
+};
+
+/** One SIA DC-09 listener (TCP or UDP: same fields). */
+export const ipReceiverSchema = obj({
+  id,
+  name: nonEmpty,
+  port,
+  encryption_password: encryptionPassword,
+  bind_address: v.optional(ipAddress, '0.0.0.0'),
+  ...dc09RuleEntries,
 });
 
 export const comReceiverSchema = obj({
@@ -55,6 +62,8 @@ export const RECEIVER_LISTS = ['tcp_receivers', 'udp_receivers', 'com_receivers'
 export type ReceiverListName = (typeof RECEIVER_LISTS)[number];
 
 export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
+/** The fields the DC-09 decision reads, common to IP and COM receivers. */
+export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | keyof typeof dc09RuleEntries>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
 export type BaudRate = (typeof BAUD_RATES)[number];

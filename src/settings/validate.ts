@@ -16,6 +16,7 @@ import { isPlainObject } from './fields.js';
 import { fallbackMessage, issueLines, sortLines } from './issues.js';
 import { applyPasswords, mergeUpdate, unmaskSecrets } from './merge.js';
 import { SettingsSchema, SettingsUpdateSchema, type Settings } from './schema.js';
+import { nestingProblem } from './nesting.js';
 
 export type ValidationResult = { ok: true; next: Settings } | { ok: false; errors: string[] };
 
@@ -28,6 +29,8 @@ function fail(errors: readonly string[]): { ok: false; errors: string[] } {
 
 export async function validateSettingsUpdate(current: Settings, patch: unknown, env: ValidationEnv): Promise<ValidationResult> {
   if (!isPlainObject(patch)) return fail(['body: must be a JSON object']);
+  const tooDeep = nestingProblem(patch);
+  if (tooDeep !== null) return fail([tooDeep]);
   const unmasked = unmaskSecrets(patch, current);
   const parsed = v.safeParse(SettingsUpdateSchema, unmasked.body, PARSE_CONFIG);
   if (!parsed.success) return fail([...unmasked.errors, ...issueLines(parsed.issues)]);

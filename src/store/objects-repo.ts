@@ -49,6 +49,18 @@ export class ObjectsRepo {
   }
 
   /**
+   * Main devices an OID override keyed by `account` applies to: accounts compared as
+   * OidOverridesRepo.resolve compares them (trimmed, upper-case), on every receiver.
+   */
+  findByOverrideAccount(account: string): ObjectRecord[] {
+    return this.many(
+      'find objects by override account',
+      'SELECT * FROM objects WHERE main_object_id IS NULL AND upper(trim(account)) = @account ORDER BY id',
+      { account: normalizeHex(account) },
+    );
+  }
+
+  /**
    * Main devices whose UID ENDS WITH the partial UID (upper-case hex compare): the device
    * command endpoints address a device by the tail of its UID. Several rows mean the partial
    * UID is ambiguous; an empty or non-hex partial matches nothing.

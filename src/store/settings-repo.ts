@@ -5,6 +5,7 @@
 import type { Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import { StatementCache, guard } from './sql.js';
+import { RAISE_EPOCH_OF_DELETED_USERS, RAISE_EPOCH_ON_PASSWORD_CHANGE, readEpochRows, type EpochRow } from './token-epochs.js';
 import type { StoredSettings, StoredUser } from './types.js';
 
 /** meta key written by every save: "nothing stored yet" means this key is absent. */
@@ -55,17 +56,21 @@ export class SettingsRepo {
     });
   }
 
-  /** Replaces the whole document in ONE transaction: either all of it is stored or none. */
-  save(settings: StoredSettings): void {
+  /**
+   * Replaces the whole document in ONE transaction: either all of it is stored or none. Returns
+   * the token epochs as committed (token-epochs.ts), for the Store's in-memory mirror.
+   */
+  save(settings: StoredSettings): EpochRow[] {
     const now = this.clock.now();
-    const apply = this.db.transaction(() => {
+    const apply = this.db.transaction((): EpochRow[] => {
       this.saveSections(settings, now);
       this.saveUsers(settings.users);
       this.sql
         .get('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
         .run(SAVED_AT_KEY, String(now));
+      return readEpochRows(this.db);
     });
-    guard('save settings', () => apply.immediate());
+    return guard('save settings', () => apply.immediate());
   }
 
   private saveSections(settings: StoredSettings, now: number): void {
@@ -90,10 +95,13 @@ export class SettingsRepo {
 
   /**
    * Insert/update/delete by id, never delete-and-reinsert: a kept user's grants survive, a
-   * removed user's grants cascade away (user_grants ON DELETE CASCADE).
+   * removed user's grants cascade away (user_grants ON DELETE CASCADE). Deleting a user or
+   * changing a password raises the user id's token epoch in the same transaction (token-epochs.ts).
    */
   private saveUsers(users: readonly StoredUser[]): void {
     const ids = JSON.stringify(users.map((u) => u.id));
+    this.sql.get(RAISE_EPOCH_OF_DELETED_USERS).run({ ids });
+    for (const user of users) this.sql.get(RAISE_EPOCH_ON_PASSWORD_CHANGE).run({ id: user.id, password_hash: user.password_hash });
     this.sql.get('DELETE FROM users WHERE id NOT IN (SELECT value FROM json_each(?))').run(ids);
     // Logins are UNIQUE and checked per row: park the kept users' logins first so two users
     // may swap logins in one save.

@@ -8,16 +8,36 @@ import type { HealthRegistry, ComponentState } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import { openDatabase, type Database } from './database.js';
-import { EventJournal } from './event-journal.js';
-import { GrantsRepo } from './grants-repo.js';
-import { MetaRepo } from './meta-repo.js';
+import type { EventJournal } from './event-journal.js';
+import type { GrantsRepo } from './grants-repo.js';
+import type { MetaRepo } from './meta-repo.js';
 import { checkCompatible, latestVersion, migrate } from './migrations.js';
-import { ObjectsRepo } from './objects-repo.js';
-import { OidOverridesRepo } from './oid-overrides-repo.js';
-import { OutputCursors } from './output-cursors.js';
-import { SessionsRepo } from './sessions-repo.js';
-import { SettingsRepo } from './settings-repo.js';
+import type { ObjectsRepo } from './objects-repo.js';
+import type { OidOverridesRepo } from './oid-overrides-repo.js';
+import type { OutputCursors } from './output-cursors.js';
+import { createRepos, type Repos } from './repos.js';
+import { routeWrites } from './routed-repos.js';
+import type { SessionsRepo } from './sessions-repo.js';
+import type { SettingsRepo } from './settings-repo.js';
+import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { storeError } from './sql.js';
+import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from './write-commands.js';
+
+export type { CheckpointMode } from './write-commands.js';
+
+/**
+ * The single writer of the file (docs/store.md §One writer): in the gateway, the journal writer
+ * thread (src/ingest/worker-writer.ts). Started once the file is migrated; every write of this
+ * store is then a command to it, and this store's own connection is query-only.
+ */
+export interface StoreWriter {
+  start(): Promise<void>;
+  readonly call: WriteCall;
+  /** call() with its own timeout (the write probe). */
+  send(command: WriteCommand, timeoutMs: number): unknown;
+  /** Drains, writes what it still holds, runs PRAGMA optimize and closes its connection. */
+  close(): Promise<void>;
+}
 
 export interface StoreOptions {
   readonly clock?: Clock;
@@ -26,24 +46,15 @@ export interface StoreOptions {
    * real write failures, since file modes do not stop root).
    */
   readonly readonly?: boolean;
+  /** The single writer; without it (tests, tools) this store writes on its own connection. */
+  readonly writer?: StoreWriter;
 }
-
-export type CheckpointMode = 'PASSIVE' | 'FULL' | 'RESTART' | 'TRUNCATE';
 
 /** The write probe must not hold the API up for the full busy timeout. */
 const PROBE_BUSY_TIMEOUT_MS = 250;
+/** How long the probe waits for the writer thread itself (a commit in progress is milliseconds). */
+const PROBE_ANSWER_TIMEOUT_MS = 2000;
 const HEALTH_NAME = 'store';
-
-interface Repos {
-  readonly settings: SettingsRepo;
-  readonly grants: GrantsRepo;
-  readonly objects: ObjectsRepo;
-  readonly overrides: OidOverridesRepo;
-  readonly events: EventJournal;
-  readonly cursors: OutputCursors;
-  readonly meta: MetaRepo;
-  readonly sessions: SessionsRepo;
-}
 
 export class Store implements Service {
   readonly name = 'store';
@@ -53,10 +64,13 @@ export class Store implements Service {
   private readonly health: HealthRegistry | undefined;
   private readonly clock: Clock;
   private readonly readonly: boolean;
+  private readonly writer: StoreWriter | null;
   private db: Database | null = null;
   private repos: Repos | null = null;
   private writeFailure: string | null = null;
   private readonly stopHooks = new Set<() => Promise<void>>();
+  /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
+  readonly tokenEpochs = new TokenEpochs();
 
   constructor(path: string, logger: Logger, health?: HealthRegistry, options: StoreOptions = {}) {
     this.path = path;
@@ -64,6 +78,7 @@ export class Store implements Service {
     this.health = health;
     this.clock = options.clock ?? systemClock;
     this.readonly = options.readonly === true;
+    this.writer = this.readonly ? null : (options.writer ?? null);
   }
 
   async start(): Promise<void> {
@@ -73,14 +88,21 @@ export class Store implements Service {
     try {
       db = openDatabase(this.path, { readonly: this.readonly });
       const version = this.readonly ? this.checkReadonlyVersion(db) : migrate(db, this.logger).to;
-      const repos = createRepos(db, this.clock);
+      let repos = createRepos(db, this.clock);
       if (!this.readonly) {
         // Nothing is connected yet: every session still open was cut by the previous run's end.
         const closed = repos.sessions.closeDangling(this.clock.now());
         if (closed > 0) this.logger.info('closed sessions left open by the previous run', { count: closed });
       }
+      if (this.writer) {
+        // From here on the writer thread is the only writer: this connection only reads.
+        await this.writer.start();
+        db.pragma('query_only = ON');
+        repos = routeWrites(repos, this.writer.call, this.clock);
+      }
+      this.tokenEpochs.replace(readEpochRows(db));
       this.db = db;
-      this.repos = repos;
+      this.repos = { ...repos, settings: this.mirrorEpochs(repos.settings) };
       this.writeFailure = null;
       this.health?.setMetrics(HEALTH_NAME, { schema_version: version });
       this.report(this.readonly ? 'degraded' : 'ok', this.readonly ? 'opened read-only' : null);
@@ -92,6 +114,17 @@ export class Store implements Service {
       this.logger.error('store failed to start', { path: this.path, error: error.message });
       throw error;
     }
+  }
+
+  /** The settings repository, whose save also refreshes the in-memory token epochs once committed. */
+  private mirrorEpochs(settings: SettingsRepo): SettingsRepo {
+    const view = Object.create(settings) as SettingsRepo;
+    view.save = (document) => {
+      const rows = settings.save(document);
+      this.tokenEpochs.replace(rows);
+      return rows;
+    };
+    return view;
   }
 
   /**
@@ -115,9 +148,16 @@ export class Store implements Service {
     this.db = null;
     this.repos = null;
     if (!db) return;
+    if (this.writer) {
+      try {
+        await this.writer.close();
+      } catch (err) {
+        this.logger.error('the database writer did not close cleanly', { error: describeError(err) });
+      }
+    }
     try {
       // Lets SQLite refresh planner statistics where it judges them stale; cheap at close.
-      if (!this.readonly) db.pragma('optimize');
+      if (!this.readonly && !this.writer) db.pragma('optimize');
     } catch (err) {
       this.logger.warn('PRAGMA optimize failed', { error: describeError(err) });
     }
@@ -160,6 +200,16 @@ export class Store implements Service {
     const db = this.db;
     if (!db || !db.open) return false;
     if (db.inTransaction) return true; // a write is under way on this very connection
+    if (this.writer) {
+      let failure: string | null;
+      try {
+        failure = this.writer.send({ repo: 'store', method: 'probe', args: [this.clock.now(), PROBE_BUSY_TIMEOUT_MS] }, PROBE_ANSWER_TIMEOUT_MS) as string | null;
+      } catch (err) {
+        failure = describeError(err);
+      }
+      this.noteWritability(failure);
+      return failure === null;
+    }
     let failure: string | null = null;
     const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
     try {
@@ -185,6 +235,7 @@ export class Store implements Service {
    */
   transaction<T>(fn: () => T): T {
     this.open();
+    if (this.writer) throw new VigilError('INTERNAL', 'transactions run in the writer thread (docs/store.md §One writer)');
     const db = this.db as Database;
     try {
       return db.transaction(fn).immediate();
@@ -194,8 +245,9 @@ export class Store implements Service {
   }
 
   /** Copies the WAL into the main file; TRUNCATE also shrinks the WAL to zero bytes. */
-  checkpoint(mode: CheckpointMode = 'TRUNCATE'): { busy: number; log: number; checkpointed: number } {
+  checkpoint(mode: CheckpointMode = 'TRUNCATE'): CheckpointResult {
     this.open();
+    if (this.writer) return this.writer.call({ repo: 'store', method: 'checkpoint', args: [mode] });
     const db = this.db as Database;
     try {
       const [result] = db.pragma(`wal_checkpoint(${mode})`) as Array<{ busy: number; log: number; checkpointed: number }>;
@@ -237,17 +289,4 @@ export class Store implements Service {
   private report(state: ComponentState, detail: string | null): void {
     this.health?.report(HEALTH_NAME, 'store', state, detail);
   }
-}
-
-function createRepos(db: Database, clock: Clock): Repos {
-  return {
-    settings: new SettingsRepo(db, clock),
-    grants: new GrantsRepo(db, clock),
-    objects: new ObjectsRepo(db),
-    overrides: new OidOverridesRepo(db, clock),
-    events: new EventJournal(db),
-    cursors: new OutputCursors(db, clock),
-    meta: new MetaRepo(db),
-    sessions: new SessionsRepo(db),
-  };
 }

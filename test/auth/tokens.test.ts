@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/core/clock.js';
 import { isVigilError } from '../../src/core/errors.js';
-import { INSTALLER_SUBJECT, TokenService, parseSubject, userSubject } from '../../src/auth/tokens.js';
+import { INSTALLER_SUBJECT, MAX_IAT_SKEW_S, TokenService, parseSubject, userSubject } from '../../src/auth/tokens.js';
 
 const SECRET_A = 'a'.repeat(32) + 'b'.repeat(32);
 const SECRET_B = 'c'.repeat(64);
@@ -38,7 +38,7 @@ test('an issued token carries exactly sub, scopes, iat and exp and is HS256', as
   const claims = decodeJwt(issued.token);
   assert.equal(claims, { scopes: ['settings', 'objects'], sub: 'user:7', iat: START / 1000, exp: START / 1000 + 90 * 60 });
   assert.equal(issued.expiresAt.toISOString(), '2026-01-01T13:30:00.000Z');
-  assert.equal(await tokens.verifyToken(issued.token), { sub: 'user:7', scopes: ['settings', 'objects'], iat: START / 1000, exp: START / 1000 + 5400 });
+  assert.equal(await tokens.verifyToken(issued.token), { sub: 'user:7', scopes: ['settings', 'objects'], iat: START / 1000, exp: START / 1000 + 5400, epoch: 0 });
 });
 
 test('a token is valid until its exp second and rejected from then on', async () => {
@@ -166,3 +166,25 @@ test('subjects: user:<id> and installer parse, nothing else does', () => {
 });
 
 test.run();
+
+test('a token whose iat lies more than the allowed skew in the future is rejected', async () => {
+  const { tokens } = setup();
+  const sign = (iat: number) =>
+    new SignJWT({ scopes: [] }).setProtectedHeader({ alg: 'HS256' }).setSubject('user:1').setIssuedAt(iat).setExpirationTime(iat + 3600).sign(key(SECRET_A));
+  const now = START / 1000;
+  assert.is((await tokens.verifyToken(await sign(now + MAX_IAT_SKEW_S))).iat, now + MAX_IAT_SKEW_S);
+  assert.is(await rejected(tokens, await sign(now + MAX_IAT_SKEW_S + 1)), 'token issued in the future');
+  assert.is(await rejected(tokens, await sign(now + 86_400 * 365)), 'token issued in the future');
+});
+
+test('a user token carries its epoch; a malformed epoch is rejected', async () => {
+  const { tokens } = setup();
+  const issued = await tokens.issueToken({ sub: userSubject(3), scopes: [], minutes: 5, epoch: 4, now: START });
+  assert.is(decodeJwt(issued.token).epoch, 4);
+  assert.is((await tokens.verifyToken(issued.token)).epoch, 4);
+  const now = START / 1000;
+  for (const epoch of [-1, 1.5, '2', null]) {
+    const token = await new SignJWT({ scopes: [], epoch }).setProtectedHeader({ alg: 'HS256' }).setSubject('user:3').setIssuedAt(now).setExpirationTime(now + 60).sign(key(SECRET_A));
+    assert.is(await rejected(tokens, token), 'token epoch malformed');
+  }
+});

@@ -10,11 +10,20 @@ import { LinkRegistry } from '../../src/devices/link-registry.js';
 import type { IngestItem, IngestResult, SessionLog } from '../../src/ingest/types.js';
 import { encodeFrame } from '../../src/protocols/dc09/frame.js';
 import { encodeHello } from '../../src/protocols/device-link/codec.js';
-import { Dc09Session, type SessionIo } from '../../src/receivers/dc09-session.js';
+import { Dc09Session } from '../../src/receivers/dc09-session.js';
+import type { DatagramChannel, DatagramOutcome, StreamChannel, Transport } from '../../src/receivers/frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from '../../src/receivers/receiver-profile.js';
 import { corruptCrc, message, rxSettings } from './helpers/rig.js';
 
-class RecordingIo implements SessionIo {
+class RecordingIo implements StreamChannel {
+  readonly framing = 'stream';
+  readonly remoteAddress = '192.0.2.1:4000';
+  readonly sessionRows: boolean;
+  readonly transport: Transport;
+  constructor(transport: Transport = 'tcp') {
+    this.transport = transport;
+    this.sessionRows = transport === 'tcp';
+  }
   readonly writes: Buffer[] = [];
   paused = false;
   full = false;
@@ -61,13 +70,15 @@ class HeldIngest {
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function setup(maxInFlight = 64, settings = rxSettings()) {
-  const io = new RecordingIo();
+function setup(maxInFlight = 64, settings = rxSettings(), transport: Transport = 'tcp') {
+  const io = new RecordingIo(transport);
   const ingest = new HeldIngest();
   const counters = new ReceiverCounters();
   const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
-  const session = new Dc09Session(io, '192.0.2.1:4000', {
-    profile: new ReceiverProfile('tcp', settings), counters, ingest, links, clock: systemClock, logger: silentLogger, maxInFlight,
+  const profile = new ReceiverProfile(transport === 'tcp' ? 'tcp' : 'com', settings);
+  const session = new Dc09Session(io, {
+    rules: profile, ...(transport === 'tcp' ? { deviceLink: profile } : {}), counters, ingest, links, clock: systemClock, logger: silentLogger,
+    maxInFlight,
   });
   return { io, ingest, counters, links, session };
 }
@@ -197,6 +208,66 @@ test('a plain HELLO on a receiver that requires encryption is refused in clear, 
   session.feed(encodeHello({ seq: 6, timestamp: null, version: 1, uid: '00A1B2C3D4' }));
   assert.is(ingest.held.length, 0);
   assert.match(io.text()[0]!, /"VL-REFUSE"0006\[EENC\]_/);
+});
+
+test('a serial stream journals transport "serial", no session row, and counts a HELLO as an ignored link message', async () => {
+  const { io, ingest, session, counters } = setup(64, rxSettings(), 'serial');
+  session.feed(encodeHello({ seq: 7, timestamp: null, version: 1, uid: '00A1B2C3D4' }));
+  session.feed(message({ token: 'SIA-DCS', sequence: 61 }));
+  const item = ingest.held[0]!.items[0]!;
+  assert.equal([item.kind, item.transport, item.remoteAddress, item.session], ['frame', 'serial', '192.0.2.1:4000', null]);
+  assert.is(counters.linkIgnored, 1);
+  ingest.commit(0);
+  await tick();
+  assert.equal(io.text(), [ack('0061')]);
+  session.close();
+  assert.equal(ingest.closed, []);
+});
+
+/** A datagram channel that records what it is told, per peer. */
+function datagramSetup(maxInFlight = 2) {
+  const ingest = new HeldIngest();
+  const counters = new ReceiverCounters();
+  const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
+  const sent: Array<[string, string]> = [];
+  const outcomes: Array<[string, DatagramOutcome]> = [];
+  const channel: DatagramChannel<string> = {
+    framing: 'datagram', transport: 'udp',
+    reply: (data, peer) => sent.push([peer, data.toString('latin1')]),
+    settled: (peer, outcome) => outcomes.push([peer, outcome]),
+  };
+  const session = new Dc09Session(channel, {
+    rules: new ReceiverProfile('udp', rxSettings()), counters, ingest, links, clock: systemClock, logger: silentLogger, maxInFlight,
+  });
+  return { ingest, counters, session, sent, outcomes };
+}
+
+test('datagrams: each is answered to its own peer, a DUH at once, an ACK only after its commit', async () => {
+  const { ingest, session, sent, outcomes } = datagramSetup();
+  session.feedDatagram(message({ token: 'SIA-DCS', sequence: 71 }), '192.0.2.7:1', 'a');
+  session.feedDatagram(encodeFrame('"XYZ"0072R1L1#1234[]'), '192.0.2.8:2', 'b');
+  assert.equal(sent, [['b', duh('0072')]], 'the DUH does not wait behind the other peer\'s commit');
+  const item = ingest.held[0]!.items[0]!;
+  assert.equal([item.transport, item.remoteAddress, item.session], ['udp', '192.0.2.7:1', null]);
+  ingest.commit(0);
+  await tick();
+  assert.equal(sent, [['b', duh('0072')], ['a', ack('0071')]]);
+  assert.equal(outcomes, [['b', 'answered'], ['a', 'committed']]);
+});
+
+test('datagrams: a bad one and a failed commit get no reply; beyond maxInFlight they are dropped, never paused', async () => {
+  const { ingest, session, sent, outcomes, counters } = datagramSetup(2);
+  session.feedDatagram(corruptCrc(message({ token: 'SIA-DCS', sequence: 81 })), 'x:1', 'bad');
+  session.feedDatagram(message({ token: 'SIA-DCS', sequence: 82 }), 'x:1', 'one');
+  session.feedDatagram(message({ token: 'SIA-DCS', sequence: 83 }), 'x:1', 'two');
+  session.feedDatagram(message({ token: 'SIA-DCS', sequence: 84 }), 'x:1', 'three');
+  assert.is(session.isPaused, false);
+  assert.equal([counters.rejected, counters.dropped, ingest.held.length], [1, 1, 2]);
+  ingest.held[0]!.reject(new Error('disk full'));
+  ingest.commit(1);
+  await tick();
+  assert.equal(sent, [['two', ack('0083')]]);
+  assert.equal(outcomes, [['bad', 'rejected'], ['three', 'dropped'], ['one', 'failed'], ['two', 'committed']]);
 });
 
 test.run();

@@ -4,8 +4,10 @@
  * returned, and the typed context variable `principal` carries the caller to the scope check.
  *
  * A user token is checked against the CURRENT user record on every request (docs/api.md
- * "Tokens"): a deleted user is 401, and the effective scopes are the token's scopes ∩ (the user's
- * current scopes ∪ the user's current grants), so a scope removed since issue is a 403 at once.
+ * "Tokens"): a deleted user, or a token issued before the user's last password change or before
+ * the id was deleted and re-created (token epoch), is 401, and the effective scopes are the
+ * token's scopes ∩ (the user's current scopes ∪ the user's current grants), so a scope removed
+ * since issue is a 403 at once.
  */
 import type { MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
@@ -65,6 +67,7 @@ export function principalResolver(options: AuthOptions): (token: string | null) 
     }
     const user = settings.current().users.find((u) => u.id === subject.userId);
     if (!user) return null;
+    if (claims.epoch !== store.tokenEpochs.get(user.id)) return null;
     const allowed = new Set([...user.scopes, ...readGrants(store, user.id, logger)]);
     return {
       subject: claims.sub,
@@ -78,8 +81,14 @@ export function principalResolver(options: AuthOptions): (token: string | null) 
 export function authenticate(options: AuthOptions): MiddlewareHandler<ApiEnv> {
   const resolvePrincipal = principalResolver(options);
   return async function authenticate(c, next) {
-    const principal = await resolvePrincipal(bearerToken(c.req.header('Authorization')));
-    if (!principal) return errorResponse(c, 401, NOT_LOGGED_IN);
+    const token = bearerToken(c.req.header('Authorization'));
+    const principal = await resolvePrincipal(token);
+    if (!principal) {
+      // RFC 6750 §3: the challenge; §3.1: invalid_token only when a Bearer token was presented and
+      // refused (no header, or another scheme, gets the bare challenge).
+      c.header('WWW-Authenticate', token === null ? 'Bearer' : 'Bearer error="invalid_token"');
+      return errorResponse(c, 401, NOT_LOGGED_IN);
+    }
     c.set('principal', principal);
     await next();
     return undefined;

@@ -4,19 +4,28 @@
 import type { ComponentState } from '../../core/health.js';
 import type { LogFields, LogLevel } from '../../core/logger.js';
 import type { OutputSettings } from '../../settings/schema-outputs.js';
+import type { WriterEndpoint } from '../../store/writer-channel.js';
 import type { OutputState } from '../output-service.js';
 import type { OutputTimings } from '../output-timings.js';
 
 export interface WorkerInit {
   /** The SQLite file the main thread's Store opened (the worker opens its own connection to it). */
   readonly dbPath: string;
+  /** True: writes go to the single writer (docs/store.md §One writer), this worker's connection only reads. */
+  readonly writer: boolean;
+  /** The channel to the writer, when it ran as the worker was started. */
+  readonly endpoint?: WriterEndpoint;
   readonly outputs: readonly OutputSettings[];
   readonly logLevel: LogLevel;
   /** Tests: shorter timings. */
   readonly timings?: Partial<OutputTimings>;
 }
 
-export type HostMessage = { readonly type: 'wake' } | { readonly type: 'stop' };
+export type HostMessage =
+  | { readonly type: 'wake' }
+  | { readonly type: 'stop' }
+  /** A new writer thread: the worker's new channel to it (null: the writer died, none until the next). */
+  | { readonly type: 'writer'; readonly endpoint: WriterEndpoint | null };
 
 export type MetricValues = Record<string, string | number | boolean | null>;
 

@@ -12,6 +12,8 @@ import { EventJournal } from '../../store/event-journal.js';
 import { ObjectsRepo } from '../../store/objects-repo.js';
 import { OidOverridesRepo } from '../../store/oid-overrides-repo.js';
 import { OutputCursors } from '../../store/output-cursors.js';
+import { routeWrites } from '../../store/routed-repos.js';
+import { WriteClient } from '../../store/writer-channel.js';
 import { buildOutputs } from '../build-outputs.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './messages.js';
 import { RelayHealthRegistry, relayLogger } from './relay.js';
@@ -23,6 +25,8 @@ const post = (message: WorkerMessage): void => port.postMessage(message);
 const logger = relayLogger(post, init.logLevel);
 const wakeListeners = new Set<() => void>();
 let db: Database | null = null;
+/** The cursor writes' way to the single writer (null endpoint until the writer runs). */
+const writer = init.writer ? new WriteClient(init.endpoint ?? null) : null;
 let services: Service[] = [];
 let stopping: Promise<void> | null = null;
 
@@ -30,7 +34,13 @@ async function start(): Promise<void> {
   try {
     db = openDatabase(init.dbPath);
     const clock = systemClock;
-    const store = { events: new EventJournal(db), cursors: new OutputCursors(db, clock), objects: new ObjectsRepo(db), overrides: new OidOverridesRepo(db, clock) };
+    let cursors = new OutputCursors(db, clock);
+    if (writer) {
+      // Only the writer thread writes the file: this connection reads, cursor moves are commands.
+      db.pragma('query_only = ON');
+      cursors = routeWrites({ cursors }, writer.call, clock).cursors;
+    }
+    const store = { events: new EventJournal(db), cursors, objects: new ObjectsRepo(db), overrides: new OidOverridesRepo(db, clock) };
     services = buildOutputs(init.outputs, {
       store,
       health: new RelayHealthRegistry(post),
@@ -74,6 +84,8 @@ port.on('message', (message: HostMessage) => {
     for (const listener of wakeListeners) listener();
   } else if (message.type === 'stop') {
     stopping ??= stop();
+  } else if (message.type === 'writer') {
+    writer?.replace(message.endpoint);
   }
 });
 

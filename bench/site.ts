@@ -1,0 +1,70 @@
+/**
+ * A site (issue 9): 1,000 TCP devices, each with a NULL link test every 60 s, 1 event/s over the
+ * whole site, for 10 minutes. Prints what the gateway wrote to storage (all threads,
+ * /proc/<pid>/io write_bytes) per hour and per day, its CPU % of one core and its RSS.
+ * Goal: under 50 MB written per day. Gateway on CPU 1, simulator on CPU 0, loopback only; every
+ * loop bounded by the run time.
+ *
+ *   node dist/bench/site.js
+ * BENCH_SITE_S=600 (measured seconds), BENCH_SITE_DEVICES=1000, BENCH_GATEWAY_CLI=<other build>.
+ */
+import { loadavg } from 'node:os';
+import { resolveSimOptions } from '../src/sim/sim-options.js';
+import { Simulator } from '../src/sim/simulator.js';
+import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
+import { verdict } from './lib/table.js';
+
+const SECONDS = Math.min(3600, Number(process.env.BENCH_SITE_S ?? 600));
+const DEVICES = Math.min(5000, Number(process.env.BENCH_SITE_DEVICES ?? 1000));
+const LINK_TEST_MS = 60_000;
+const EVENTS_PER_S = 1;
+/** The first link tests and registrations are a start-up burst, not the steady state. */
+const SETTLE_MS = 20_000;
+
+function print(text: string): void {
+  process.stdout.write(text + '\n');
+}
+
+async function main(): Promise<void> {
+  print(`site bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} event/s, ${SECONDS} s measured`);
+  print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const port = await freePort();
+  const gateway = await startGatewayChild({ receivers: { tcp: [{ id: 1, port }], udp: [] } });
+  const sim = new Simulator(resolveSimOptions({
+    port, transport: 'tcp', devices: DEVICES, totalRate: EVENTS_PER_S, linkTestIntervalMs: LINK_TEST_MS, connectRate: 500,
+    accountBase: '300000', durationMs: (SECONDS + 120) * 1000, drainMs: 0, ackTimeoutMs: 10_000,
+  }));
+  try {
+    sim.start();
+    await sim.waitConnected(DEVICES, 60_000);
+    await sleep(SETTLE_MS);
+    const s = sim.stats;
+    const acked0 = s.eventsAcked;
+    const io0 = gateway.writeBytes();
+    const cpu0 = gateway.cpuSeconds();
+    const t0 = performance.now();
+    let peakRss = gateway.rssKiB();
+    const deadline = t0 + SECONDS * 1000;
+    while (performance.now() < deadline) {
+      await sleep(Math.min(5000, deadline - performance.now()));
+      peakRss = Math.max(peakRss, gateway.rssKiB());
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const bytes = gateway.writeBytes() - io0;
+    const cpuPct = ((gateway.cpuSeconds() - cpu0) / seconds) * 100;
+    const perHour = (bytes / seconds) * 3600;
+    const perDayMb = (perHour * 24) / 1e6;
+    print(`events ACKed: ${s.eventsAcked - acked0} in ${seconds.toFixed(0)} s; connected ${s.connected}; timeouts ${s.ackTimeouts}`);
+    print(`written: ${bytes} bytes = ${(perHour / 1e6).toFixed(2)} MB/hour = ${perDayMb.toFixed(1)} MB/day ${verdict(perDayMb < 50)} (goal < 50 MB/day)`);
+    print(`gateway CPU: ${cpuPct.toFixed(2)} % of one core; RSS ${(gateway.rssKiB() / 1024).toFixed(1)} MiB (peak ${(peakRss / 1024).toFixed(1)} MiB)`);
+    print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  } finally {
+    await sim.stop();
+    await gateway.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`site bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exitCode = 1;
+});

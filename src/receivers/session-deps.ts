@@ -1,0 +1,50 @@
+/** What one receiver session is given by its receiver (shared by the session and its device-link endpoint). */
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { LinkRegistry } from '../devices/link-registry.js';
+import type { EventIngest } from '../ingest/event-ingest.js';
+import type { ReceiverRef } from '../ingest/types.js';
+import type { FramerItem } from '../protocols/dc09/frame.js';
+import type { FrameDecision } from '../protocols/dc09/handler.js';
+import type { HelloContext } from '../protocols/device-link/hello-handler.js';
+import type { ReceiverCounters } from './receiver-profile.js';
+
+/** Cuts a byte stream into frames (Dc09Framer, Mlr2Framer): resyncs on garbage, never throws. */
+export interface StreamFramer {
+  push(chunk: Buffer): FramerItem[];
+  reset(): void;
+  /** Bytes skipped outside any frame so far. */
+  readonly discardedBytes: number;
+}
+
+/**
+ * The protocol a session speaks on a receiver: DC-09 with the receiver's rules (ReceiverProfile), or the MLR2
+ * computer-port feed (Mlr2Rules). Every frame of every transport is decided by one of these.
+ */
+export interface FrameRules {
+  readonly ref: ReceiverRef;
+  createFramer(): StreamFramer;
+  decide(body: Buffer, now: number): FrameDecision;
+  /** The answer to a frame the framer rejected: none for DC-09 (§5.5.1.2: the transmitter repeats), NAK for MLR2. */
+  readonly rejectReply: Buffer | null;
+}
+
+/** The device link's rules on a receiver (its key and HELLO checks, docs/device-link.md). */
+export interface LinkRules {
+  readonly ref: ReceiverRef;
+  readonly key: Buffer | null;
+  helloContext(now: number): HelloContext;
+}
+
+export interface SessionDeps {
+  readonly rules: FrameRules;
+  /** Given where a stream is one device that can be commanded (TCP): `VL-` bodies are served; elsewhere counted `link_ignored`. */
+  readonly deviceLink?: LinkRules;
+  readonly counters: ReceiverCounters;
+  readonly ingest: Pick<EventIngest, 'submit' | 'closeSession'>;
+  readonly links: LinkRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Frames awaiting their commit: a stream pauses reading there, datagrams beyond it are dropped unanswered. */
+  readonly maxInFlight: number;
+}

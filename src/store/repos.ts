@@ -1,0 +1,35 @@
+/** The repositories of one connection (docs/store.md §Files): the main thread's, the writer thread's. */
+import { type Clock } from '../core/clock.js';
+import type { Database } from './database.js';
+import { EventJournal } from './event-journal.js';
+import { GrantsRepo } from './grants-repo.js';
+import { MetaRepo } from './meta-repo.js';
+import { ObjectsRepo } from './objects-repo.js';
+import { OidOverridesRepo } from './oid-overrides-repo.js';
+import { OutputCursors } from './output-cursors.js';
+import { SessionsRepo } from './sessions-repo.js';
+import { SettingsRepo } from './settings-repo.js';
+
+export interface Repos {
+  readonly settings: SettingsRepo;
+  readonly grants: GrantsRepo;
+  readonly objects: ObjectsRepo;
+  readonly overrides: OidOverridesRepo;
+  readonly events: EventJournal;
+  readonly cursors: OutputCursors;
+  readonly meta: MetaRepo;
+  readonly sessions: SessionsRepo;
+}
+
+export function createRepos(db: Database, clock: Clock): Repos {
+  return {
+    settings: new SettingsRepo(db, clock),
+    grants: new GrantsRepo(db, clock),
+    objects: new ObjectsRepo(db),
+    overrides: new OidOverridesRepo(db, clock),
+    events: new EventJournal(db),
+    cursors: new OutputCursors(db, clock),
+    meta: new MetaRepo(db),
+    sessions: new SessionsRepo(db),
+  };
+}
