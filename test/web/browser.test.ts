@@ -209,20 +209,21 @@ test('posts without the session cookie are 401; without or with a wrong CSRF tok
   assert.is(after, restarts, 'no refused post restarted anything');
 });
 
-test('every view is under 100 KB and its first byte comes in under 50 ms (median of 5)', async () => {
+test('every view is under 100 KB and its first byte comes in under 50 ms (median of 7, after one warm-up)', async () => {
   const session = (await admin.context().cookies()).find((c) => c.name === 'vigil_session')!.value;
   const lines: string[] = [];
   for (const path of ['/', '/events', '/objects', '/device', '/overrides', '/settings/general', '/settings/internal_events', '/settings/receivers', '/users', '/restart', '/login']) {
     const times: number[] = [];
     let bytes = 0;
-    for (let i = 0; i < 5; i++) {
+    await (await fetch(`${rig.base}${path}`, { headers: { cookie: `vigil_session=${session}` } })).arrayBuffer();
+    for (let i = 0; i < 7; i++) {
       const started = performance.now();
       const res = await fetch(`${rig.base}${path}`, { headers: { cookie: `vigil_session=${session}` } });
       times.push(performance.now() - started);
       bytes = (await res.arrayBuffer()).byteLength;
       assert.is(res.status, 200, path);
     }
-    const median = times.sort((a, b) => a - b)[2]!;
+    const median = times.sort((a, b) => a - b)[3]!;
     lines.push(`${path.padEnd(28)} ${String(bytes).padStart(6)} B  first byte ${median.toFixed(1)} ms`);
     assert.ok(bytes < 100 * 1024, `${path}: ${bytes} bytes`);
     assert.ok(median < 50, `${path}: first byte after ${median.toFixed(1)} ms`);
