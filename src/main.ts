@@ -42,7 +42,7 @@ import { LedService } from './leds/led-service.js';
 import type { HwLedsSettings } from './settings/schema.js';
 import type { SerialPortInfo } from './core/serial.js';
 import { configuredSerialPorts } from './settings/serial-usage.js';
-import { listSerialPorts } from '../hw/serial/index.js';
+import { listSerialPorts, serialLineFactory } from '../hw/serial/index.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -163,6 +163,8 @@ export class Gateway {
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
         eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
+        // The serial port layer (docs/serial.md): every serial line is a `serial:<path>` component.
+        serial: serialLineFactory({ health: this.health, logger: logger.child('serial') }),
       });
       this.receiversRef = receivers;
       const links: LiveLinks = receivers.links;
