@@ -68,6 +68,8 @@ export interface FrameDecision {
   linkTest?: boolean;
   /** A device-link body ("VL-..."): for the receiver to route. */
   foreign?: ForeignMessage;
+  /** Set by the receiver (not by handleFrame): a replay of a journaled message, ACKed without events. */
+  replayed?: boolean;
 }
 
 const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
