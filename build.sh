@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Compiles the TypeScript sources to dist/ (production runs compiled JS; nothing is transpiled on the Pi).
+# ./build.sh              compiles the TypeScript sources to dist/ (production runs compiled JS; nothing is
+#                         transpiled on the Pi).
+# ./build.sh image        builds the arm64 SD image into build/ (as root; docs/image.md).
+# ./build.sh image-check  boots that image in qemu and proves it works (as root; docs/image.md).
 set -euo pipefail
 cd "$(dirname "$0")"
+case "${1:-}" in
+  image) shift; exec bash image/build-image.sh "$@" ;;
+  image-check) shift; exec bash image/image-check.sh "$@" ;;
+  '') ;;
+  *) echo "usage: ./build.sh [image [--fresh] | image-check [IMAGE.img.xz]]" >&2; exit 2 ;;
+esac
 rm -rf dist
 npx --no-install tsc -p tsconfig.json
 chmod +x dist/src/cli.js

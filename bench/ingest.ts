@@ -99,7 +99,12 @@ async function main(): Promise<void> {
       }
       runs.sort((a, b) => a.ackedPerS - b.ackedPerS);
       const median = runs[Math.floor(runs.length / 2)]!;
-      const floor = c.paced ? null : await durableFloor(c.devices, FLOOR_S, tmpdir(), PINNING ? 1 : null).catch(() => null);
+      const floor = c.paced
+        ? null
+        : await durableFloor(c.devices, FLOOR_S, tmpdir(), PINNING ? 1 : null).catch((err: unknown) => {
+          process.stderr.write(`durable floor failed: ${err instanceof Error ? err.message : String(err)}\n`);
+          return null;
+        });
       const r: Row = { ...median, ...c, mode: c.paced ? `paced ${rate}/s` : 'saturate', floor };
       rows.push(r);
       print(formatTable(HEADER, [row(r)]).split('\n')[2]!);

@@ -12,6 +12,8 @@ export type CliCommand =
   | { command: 'serve'; dataDir: string; httpPort?: number; httpsPort?: number; host?: string }
   | { command: 'token'; dataDir: string; scopes: string[]; minutes: number }
   | { command: 'sim'; argv: string[] }
+  | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
+  | { command: 'ports'; dataDir: string; json: boolean }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -21,10 +23,13 @@ export const USAGE = `usage:
   vigil serve [--data-dir DIR] [--http-port N] [--https-port N] [--host ADDR]
   vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
   vigil sim --help
+  vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
+  vigil ports [--data-dir DIR] [--json]
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
   --http-port / --https-port override api.api_http_port / api.api_port for this run (0 = listener off)
+  first-boot applies vigil-setup.txt once (docs/first-boot.md); defaults: /boot/firmware, /, --data-dir
   token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..5256000, default 60`;
 
 function port(value: string | undefined, flag: string): number | undefined {
@@ -71,8 +76,25 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > 5_256_000) throw new UsageError('--minutes: must be an integer 1..5256000');
       return { command: 'token', dataDir: values['data-dir'] ?? defaultDataDir, scopes: [...new Set(scopes)], minutes };
     }
+    case 'first-boot': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { 'boot-dir': { type: 'string' }, root: { type: 'string' }, 'data-dir': { type: 'string' } },
+        strict: true,
+      });
+      return {
+        command: 'first-boot',
+        bootDir: values['boot-dir'] ?? '/boot/firmware',
+        root: values.root ?? '/',
+        dataDir: values['data-dir'] ?? defaultDataDir,
+      };
+    }
     case 'sim':
       return { command: 'sim', argv: rest };
+    case 'ports': {
+      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+      return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };
+    }
     case 'version':
     case '--version':
       return { command: 'version' };

@@ -85,9 +85,19 @@ async function main(argv: string[]): Promise<void> {
         return await serve(command);
       case 'token':
         return await token(command);
+      case 'first-boot': {
+        const { runFirstBootCli } = await import('./first-boot/first-boot-cli.js');
+        process.exitCode = await runFirstBootCli(command);
+        return;
+      }
       case 'sim': {
         const { runSimulatorCli } = await import('./sim/sim-cli.js');
         await runSimulatorCli(command.argv);
+        return;
+      }
+      case 'ports': {
+        const { runPorts } = await import('./cli-ports.js');
+        await runPorts(command);
         return;
       }
       case 'version':

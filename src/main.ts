@@ -21,6 +21,7 @@ import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-serv
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
@@ -28,9 +29,17 @@ import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
+import { SelfCheck } from './system/self-check.js';
 import { StartupEventClassifier } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
+import { openStatusLeds } from '../hw/leds/status-leds.js';
+import type { LampsOpened } from './leds/lamp.js';
+import { LedService } from './leds/led-service.js';
+import type { HwLedsSettings } from './settings/schema.js';
+import type { SerialPortInfo } from './core/serial.js';
+import { configuredSerialPorts } from './settings/serial-usage.js';
+import { listSerialPorts } from '../hw/serial/index.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -44,6 +53,8 @@ export interface GatewayOptions {
   readonly validation?: Partial<ValidationEnv>;
   /** Environment read for NOTIFY_SOCKET / WATCHDOG_USEC (defaults to process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The sysfs tree the status LEDs are found in (default /sys; tests pass a temporary tree). */
+  readonly sysfsRoot?: string;
   /** Where the first-start banner goes (stdout for the CLI). */
   readonly announce?: (text: string) => void;
 }
@@ -128,6 +139,8 @@ export class Gateway {
       this.settingsRef = settings;
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+      // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
+      await this.startService(new FirstBootReporter(dataDir, this.health));
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
       // Ignorable startup events are flagged inside the ingest's transaction (docs/supervision.md).
@@ -170,6 +183,7 @@ export class Gateway {
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
         services,
         throttle: supervision.loginThrottle,
+        serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
       };
       const app = createApp(apiDeps);
       // The technician's page on the same listeners (docs/web.md); its actions are journaled.
@@ -193,9 +207,12 @@ export class Gateway {
       );
       await this.startService(listeners);
       this.listenersRef = listeners;
+      // The watchdog is fed only while the internal checks pass (docs/watchdog.md).
+      const selfCheck = new SelfCheck({ health: this.health, store, writer: receivers.ingest.writerProbe, logger: logger.child('self-check') });
+      await this.startService(selfCheck);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
-        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => store.isWritable(), logger: logger.child('sd-notify') }),
+        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => selfCheck.passing(), logger: logger.child('sd-notify') }),
       );
       logger.info('gateway started', { version, data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
@@ -231,7 +248,13 @@ export class Gateway {
       settings: this.settings, store: this.store, statusSlot: this.statusSlot, health: this.health, clock: this.clock,
       logger: this.options.logger, ...(receivers ? { bus: receivers.bus } : {}),
     });
-    return [outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
+    // The status LEDs first: their lamp test lights as the services start (docs/leds.md).
+    const leds = new LedService({
+      health: this.health,
+      open: () => openLamps(current.hw.leds, this.options.sysfsRoot),
+      logger: this.options.logger.child('leds'),
+    });
+    return [leds, outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
   }
 
   private async startService(service: Service): Promise<void> {
@@ -240,7 +263,30 @@ export class Gateway {
   }
 }
 
+/** The hardware layer's GPIO LEDs (hw/), as the LED service sees them. */
+async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined): Promise<LampsOpened> {
+  if (!settings.enabled) return { lamps: null, reason: 'turned off in the settings (hw.leds.enabled)' };
+  const opened = await openStatusLeds({
+    ...(sysfsRoot !== undefined && { sysfsRoot }),
+    lines: { power: settings.power_pin, link: settings.link_pin, trouble: settings.trouble_pin },
+    activeLow: settings.active_low,
+  });
+  if (!opened.lamps) return opened;
+  const { board, chip, lines, numbers } = opened;
+  const description = `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
+    `link GPIO ${lines.link} (${numbers.link}), trouble GPIO ${lines.trouble} (${numbers.trouble})`;
+  return { lamps: opened.lamps, description };
+}
+
+/** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
+export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
+  return listSerialPorts(configured);
+}
+
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
+  if (result.password === null) {
+    return ['Vigil: data dir initialised.', `  first account:  ${result.login}`, '  password:       as set in vigil-setup.txt', ''].join('\n');
+  }
   return [
     'Vigil: data dir initialised.',
     `  first account:  ${result.login}`,

@@ -17,6 +17,7 @@ import { registerLogin } from './routes/login.js';
 import { registerObjects } from './routes/objects.js';
 import { registerOidOverride } from './routes/oid-override.js';
 import { registerRestart } from './routes/restart.js';
+import { registerSerialPorts } from './routes/serial-ports.js';
 import { registerSettings } from './routes/settings.js';
 import { registerUserGrants } from './routes/users-grants.js';
 
@@ -34,6 +35,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   registerUserGrants(app, deps, auth);
   registerEvents(app, deps, auth);
   registerObjects(app, deps, auth);
+  registerSerialPorts(app, deps, auth);
 
   app.notFound((c) => c.text('Not Found', 404));
   app.onError((err, c) => {

@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { DeviceCommandPort } from '../core/device-commands.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { SerialPortInfo } from '../core/serial.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 
@@ -125,6 +126,8 @@ export interface ApiDeps {
   readonly devices: DeviceCommandPort;
   readonly services: { restart(): Promise<void> };
   readonly throttle: LoginThrottle;
+  /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
+  readonly serialPorts?: () => Promise<SerialPortInfo[]>;
 }
 
 /** The authenticated caller, carried in the Hono context as `principal`. */

@@ -187,6 +187,7 @@ function sameAccount(a: string, b: string): boolean {
 export class InlineJournalWriter implements JournalWriter {
   private readonly writer: BatchWriter;
   private lastCommitAt: number | null = null;
+  private commits = 0;
 
   constructor(store: IngestStore, seenLog?: SeenLog) {
     this.writer = new BatchWriter(store, seenLog);
@@ -196,6 +197,7 @@ export class InlineJournalWriter implements JournalWriter {
     try {
       const result = this.writer.write(batch);
       this.lastCommitAt = Date.now();
+      this.commits++;
       return Promise.resolve(result);
     } catch (err) {
       return Promise.reject(err);
@@ -210,6 +212,6 @@ export class InlineJournalWriter implements JournalWriter {
   ping(): void {}
 
   liveness(): WriterLiveness {
-    return { stalledMs: 0, lastCommitAt: this.lastCommitAt };
+    return { stalledMs: 0, lastCommitAt: this.lastCommitAt, commits: this.commits };
   }
 }

@@ -133,6 +133,8 @@ export interface WriterLiveness {
   readonly stalledMs: number;
   /** Wall time (ms epoch) of the last committed batch; null before the first. */
   readonly lastCommitAt: number | null;
+  /** Batches committed since the writer was made (a count, so two commits in one millisecond differ). */
+  readonly commits: number;
 }
 
 /** The writer's port as the ingest sees it: in this thread or in a worker. */

@@ -1,15 +1,17 @@
 /**
  * First start of an empty data dir: a random 64-character JWT secret, a self-signed TLS pair,
- * and a first administrator whose random password goes to a 0600 file and is shown once.
+ * and a first administrator whose random password goes to a 0600 file and is shown once, unless first
+ * boot provisioned the account from vigil-setup.txt (src/first-boot, docs/first-boot.md).
  * An initialised dir (its settings carry a JWT secret) is never touched again.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { hashPassword, randomPassword } from '../auth/passwords.js';
 import type { Logger } from '../core/logger.js';
 import type { Settings } from '../settings/schema.js';
+import { PROVISION_FILE, readProvisionedAdmin } from '../first-boot/status.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { createSelfSignedCertificate } from './self-signed.js';
 
@@ -28,7 +30,9 @@ export interface InitDeps {
 
 export type InitResult =
   | { readonly initialised: false }
-  | { readonly initialised: true; readonly login: string; readonly password: string; readonly passwordFile: string };
+  | { readonly initialised: true; readonly login: string; readonly password: string; readonly passwordFile: string }
+  /** The first account's password came from vigil-setup.txt (docs/first-boot.md): nothing to show. */
+  | { readonly initialised: true; readonly login: string; readonly password: null; readonly passwordFile: null };
 
 export function isInitialised(settings: Settings): boolean {
   return settings.api.api_jwt_secret.length === 64;
@@ -57,21 +61,24 @@ export async function initialiseDataDir(deps: InitDeps): Promise<InitResult> {
   writeFileAtomic(keyPath, pair.keyPem, 0o600);
   writeFileAtomic(certPath, pair.certPem, 0o644);
 
-  const password = randomPassword(20);
-  const passwordFile = join(dataDir, PASSWORD_FILE);
+  // First boot may have provisioned the first account (its password hash) and the instance name.
+  const provisioned = readProvisionedAdmin(dataDir);
+  const password = provisioned ? null : randomPassword(20);
+  const passwordFile = provisioned ? null : join(dataDir, PASSWORD_FILE);
   // The password file is written before the settings: a crash in between leaves an
   // uninitialised dir whose next start simply makes a new password.
-  writeFileAtomic(passwordFile, `${FIRST_LOGIN}\n${password}\n`, 0o600);
+  if (password !== null && passwordFile !== null) writeFileAtomic(passwordFile, `${FIRST_LOGIN}\n${password}\n`, 0o600);
 
   const hash = deps.hash ?? ((p: string) => hashPassword(p));
   await deps.settings.replaceForInit({
     ...current,
     api: { ...current.api, api_jwt_secret: newJwtSecret(), private_key: keyPath, public_key: certPath },
+    general: { ...current.general, instance_name: provisioned?.instance_name ?? current.general.instance_name },
     users: [
       {
         id: 1,
         login: FIRST_LOGIN,
-        password_hash: await hash(password),
+        password_hash: provisioned?.password_hash ?? (await hash(password!)),
         token_time: 720,
         scopes: ['settings', 'users', 'events', 'objects'],
         visible_receivers: { all: true, custom: [] },
@@ -79,6 +86,10 @@ export async function initialiseDataDir(deps: InitDeps): Promise<InitResult> {
     ],
   });
   deps.grants.set(1, [...FIRST_ACCOUNT_GRANTS], 'first-start');
-  deps.logger.info('data dir initialised', { data_dir: dataDir, login: FIRST_LOGIN });
-  return { initialised: true, login: FIRST_LOGIN, password, passwordFile };
+  deps.logger.info('data dir initialised', { data_dir: dataDir, login: FIRST_LOGIN, password_from: provisioned ? 'vigil-setup.txt' : 'generated' });
+  if (provisioned) {
+    rmSync(join(dataDir, PROVISION_FILE), { force: true });
+    return { initialised: true, login: FIRST_LOGIN, password: null, passwordFile: null };
+  }
+  return { initialised: true, login: FIRST_LOGIN, password: password!, passwordFile: passwordFile! };
 }

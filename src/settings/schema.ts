@@ -11,6 +11,7 @@ import {
   bool, fixedSecret, hex, id, int, ipAddress, list, nonEmpty, obj, oneOf, optionalEntries, password, port, str,
 } from './fields.js';
 import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events.js';
+import { hwSchema, hwUpdateSchema } from './schema-hw.js';
 import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
 
@@ -97,6 +98,7 @@ export const SettingsSchema = obj({
   database: v.optional(obj(databaseEntries), {}),
   device_status_output: v.optional(obj(deviceStatusOutputEntries), {}),
   general: v.optional(obj(generalEntries), {}),
+  hw: v.optional(hwSchema, {}),
   ignorable_startup_events: v.optional(list(ignorableStartupEventSchema), []),
   internal_events: v.optional(list(internalEventSchema), () => DEFAULT_INTERNAL_EVENTS.map((e) => ({ ...e }))),
   outputs: v.optional(list(outputSchema), []),
@@ -118,6 +120,7 @@ export const SettingsUpdateSchema = obj({
   database: v.optional(obj(optionalEntries(databaseEntries))),
   device_status_output: v.optional(obj(optionalEntries(deviceStatusOutputEntries))),
   general: v.optional(obj(optionalEntries(generalEntries))),
+  hw: v.optional(hwUpdateSchema),
   ignorable_startup_events: v.optional(list(ignorableStartupEventSchema)),
   internal_events: v.optional(list(internalEventSchema)),
   outputs: v.optional(list(outputSchema)),
@@ -132,6 +135,7 @@ export type ApiSettings = Settings['api'];
 export type DatabaseSettings = Settings['database'];
 export type DeviceStatusOutputSettings = Settings['device_status_output'];
 export type GeneralSettings = Settings['general'];
+export type HwLedsSettings = Settings['hw']['leds'];
 export type TrackerSettings = Settings['tracker'];
 export type ReceiversSettings = Settings['receivers'];
 export type IgnorableStartupEvent = v.InferOutput<typeof ignorableStartupEventSchema>;

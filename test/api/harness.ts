@@ -3,11 +3,14 @@
  * SettingsService, real tokens and throttle. The only stand-ins are the live device links (the
  * device-link work) and the restart callback (the services group), both recorded.
  */
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/api/app.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import { LoginThrottle } from '../../src/auth/login-throttle.js';
+import { listSerialPorts } from '../../hw/serial/index.js';
+import { configuredSerialPorts } from '../../src/settings/serial-usage.js';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { TokenService, userSubject } from '../../src/auth/tokens.js';
 import { ManualClock } from '../../src/core/clock.js';
@@ -92,6 +95,7 @@ export async function createHarness(): Promise<Harness> {
   const links = new Map<number, DeviceLinkHandle>();
   const restarts = { count: 0, fail: null as Error | null };
   const tokens = new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock });
+  const roots = serialRoots(dir.path);
   const deps: ApiDeps = {
     version: '9.9.9-test',
     startedAt: START - 3_600_500,
@@ -109,6 +113,7 @@ export async function createHarness(): Promise<Harness> {
       },
     },
     throttle: new LoginThrottle({ clock }),
+    serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current()), roots),
   };
   const app = createApp(deps);
   return {
@@ -132,6 +137,17 @@ export async function createHarness(): Promise<Harness> {
       dir.remove();
     },
   };
+}
+
+/** A directory laid out like /dev with one USB adapter (ttyUSB0) and its by-id link, for GET /api/serial-ports. */
+export const USB_BY_ID = 'usb-FTDI_FT232R_USB_UART_A10K1234-if00-port0';
+
+function serialRoots(base: string): { dev: string; sysTty: string } {
+  const dev = join(base, 'dev');
+  mkdirSync(join(dev, 'serial', 'by-id'), { recursive: true });
+  writeFileSync(join(dev, 'ttyUSB0'), '');
+  symlinkSync('../../ttyUSB0', join(dev, 'serial', 'by-id', USB_BY_ID));
+  return { dev, sysTty: join(base, 'sys') };
 }
 
 export interface CallOptions {

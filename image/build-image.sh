@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# ./build.sh image — the flashable arm64 SD image, from Debian's archive alone (docs/image.md).
+# Stages: checks, app (compile + production deps cross-built for arm64), base root (mmdebstrap, cached
+# by recipe hash), assemble (overlay, systemd units, app, smoke test under qemu-user), manifest,
+# genimage, compress. Output: build/vigil-<version>-arm64.img.xz, .sha256 and .manifest.txt.
+set -euo pipefail
+IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$IMAGE_DIR")
+# shellcheck source=lib.sh
+. "$IMAGE_DIR/lib.sh"
+
+SUITE=trixie
+MIRROR=${VIGIL_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SECURITY_MIRROR=${VIGIL_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
+WORK=$OUT/image-work
+CACHE=$OUT/image-cache
+BOOT_MIB=256
+DATA_MIB=64
+FRESH=0
+BASE_ONLY=0
+for arg in "$@"; do
+  case "$arg" in
+    --fresh) FRESH=1 ;;
+    --base-only) BASE_ONLY=1 ;;
+    *) die "unknown option '$arg' (options: --fresh rebuilds the cached base root; --base-only stops after it)" ;;
+  esac
+done
+
+stage "checks"
+require_root image
+require_tools mmdebstrap:mmdebstrap genimage:genimage mkdosfs:dosfstools mke2fs:e2fsprogs mcopy:mtools \
+  xz:xz-utils qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support \
+  aarch64-linux-gnu-g++:g++-aarch64-linux-gnu aarch64-linux-gnu-readelf:binutils-aarch64-linux-gnu \
+  node:nodejs npm:npm sha256sum:coreutils
+require_binfmt_aarch64
+VERSION=$(node -p "require('$REPO/package.json').version")
+NAME=vigil-$VERSION-arm64
+mkdir -p "$OUT" "$WORK" "$CACHE"
+echo "image $NAME; work dir $WORK"
+
+# ---------------------------------------------------------------- base root (cached)
+mapfile -t PACKAGES < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$IMAGE_DIR/packages.txt")
+MMDEBSTRAP_ARGS=(
+  --mode=root --format=tar --variant=apt --architectures=arm64 --components=main,non-free-firmware
+  --include="$(IFS=,; echo "${PACKAGES[*]}")"
+  --aptopt='Acquire::Retries "3"'
+  # Documentation and translations are dead weight on an appliance (copyright files stay).
+  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*'
+  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
+  --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias'
+  --customize-hook="$IMAGE_DIR/hooks/customize-base.sh"
+)
+SOURCES=(
+  "deb $MIRROR $SUITE main non-free-firmware"
+  "deb $MIRROR $SUITE-updates main non-free-firmware"
+  "deb $SECURITY_MIRROR $SUITE-security main non-free-firmware"
+)
+BASE_KEY=$( (printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" "${SOURCES[@]}"; cat "$IMAGE_DIR/packages.txt" "$IMAGE_DIR/hooks/customize-base.sh") | sha256sum | cut -c1-16)
+BASE_TAR=$CACHE/base-$SUITE-arm64-$BASE_KEY.tar
+stage "base root (mmdebstrap $SUITE arm64)"
+if [ "$FRESH" = 1 ] || [ ! -s "$BASE_TAR" ]; then
+  rm -f "$BASE_TAR.partial"
+  mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$SUITE" "$BASE_TAR.partial" "${SOURCES[@]}"
+  mv "$BASE_TAR.partial" "$BASE_TAR"
+else
+  echo "reusing cached base root $BASE_TAR (--fresh rebuilds it)"
+fi
+if [ "$BASE_ONLY" = 1 ]; then stage ""; exit 0; fi
+
+# ---------------------------------------------------------------- app
+stage "app (compile, production deps for arm64)"
+(cd "$REPO" && bash build.sh)
+APP=$WORK/app
+rm -rf "$APP" && mkdir -p "$APP/dist"
+cp -a "$REPO/dist/src" "$APP/dist/"
+[ -d "$REPO/dist/hw" ] && cp -a "$REPO/dist/hw" "$APP/dist/"
+cp "$REPO/package.json" "$REPO/package-lock.json" "$APP/"
+find "$APP/dist" -name '*.map' -delete
+(cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
+NODE_GYP=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
+NODE_HEADERS=$(node -p "require('path').resolve(process.execPath, '../..')")
+for module in better-sqlite3 epoll; do
+  [ -d "$APP/node_modules/$module" ] || continue
+  echo "cross-compiling $module for arm64"
+  (cd "$APP/node_modules/$module" &&
+    CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ LINK=aarch64-linux-gnu-g++ AR=aarch64-linux-gnu-ar \
+      node "$NODE_GYP" rebuild --arch=arm64 --nodedir="$NODE_HEADERS" --jobs=2 --loglevel=error >"$WORK/gyp-$module.log" 2>&1) ||
+    { tail -30 "$WORK/gyp-$module.log"; die "cross-compiling $module failed (log: $WORK/gyp-$module.log)"; }
+done
+# Keep only what runs: compiled addons, not their sources, objects or other platforms' prebuilds.
+rm -rf "$APP/node_modules/better-sqlite3/deps" "$APP/node_modules/better-sqlite3/src" \
+  "$APP"/node_modules/*/build/Release/obj* "$APP"/node_modules/*/build/Release/.deps \
+  "$APP/node_modules/better-sqlite3/build/Release/test_extension.node"
+find "$APP/node_modules" -type d -path '*/prebuilds/*' ! -name 'linux-arm64' -prune -exec rm -rf {} +
+while IFS= read -r addon; do
+  aarch64-linux-gnu-readelf -h "$addon" | grep -q 'AArch64' || die "$addon is not an arm64 binary"
+done < <(find "$APP/node_modules" -name '*.node')
+echo "native addons: $(find "$APP/node_modules" -name '*.node' | sed "s|$APP/node_modules/||" | tr '\n' ' ')"
+
+# ---------------------------------------------------------------- assemble
+stage "assemble root"
+ROOT=$WORK/rootfs
+# A run that died mid-way may have left kernel file systems mounted inside: never delete through them.
+for m in dev/pts dev sys proc; do mountpoint -q "$ROOT/$m" 2>/dev/null && umount -l "$ROOT/$m"; done
+rm -rf --one-file-system "$ROOT" && mkdir -p "$ROOT"
+tar -C "$ROOT" --numeric-owner --xattrs --xattrs-include='*' -xpf "$BASE_TAR"
+# Kernel file systems for the chroot steps below (maintainer hooks look at /proc), gone again on exit.
+unmount_chroot() { for m in dev/pts dev sys proc; do mountpoint -q "$ROOT/$m" && umount -l "$ROOT/$m"; done; return 0; }
+trap unmount_chroot EXIT
+mount -t proc proc "$ROOT/proc" && mount -t sysfs sys "$ROOT/sys" && mount --bind /dev "$ROOT/dev" && mount --bind /dev/pts "$ROOT/dev/pts"
+cp -a "$IMAGE_DIR/overlay/." "$ROOT/"
+chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil"
+bash "$IMAGE_DIR/install-repo-files.sh" "$REPO" "$ROOT"
+mkdir -p "$ROOT/opt/vigil"
+cp -a "$APP/." "$ROOT/opt/vigil/"
+chown -R root:root "$ROOT/opt/vigil"
+# An example setup file on the boot partition: what an installer copies to vigil-setup.txt.
+cp "$IMAGE_DIR/vigil-setup.example.txt" "$ROOT/boot/firmware/vigil-setup.example.txt"
+chroot "$ROOT" systemd-sysusers >/dev/null
+chroot "$ROOT" systemctl enable systemd-networkd.service systemd-resolved.service systemd-timesyncd.service \
+  vigil-first-boot.service vigil.service >/dev/null 2>&1 ||
+  die "enabling units failed: $(chroot "$ROOT" systemctl enable vigil-first-boot.service vigil.service 2>&1 | tail -3)"
+# systemd-firstboot would wait for answers on the console of a box nobody is looking at.
+chroot "$ROOT" systemctl mask systemd-firstboot.service >/dev/null 2>&1
+# Without a real-time clock the Pi starts at this time, not at systemd's build date, until NTP answers.
+touch "$ROOT/usr/lib/clock-epoch"
+# config.txt and cmdline.txt again, now with hw/boot's lines (/etc/default/raspi-firmware-custom).
+KERNEL_VERSION=$(ls "$ROOT"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
+DEB_MAINT_PARAMS=configure chroot "$ROOT" /etc/kernel/postinst.d/z50-raspi-firmware "$KERNEL_VERSION" "/boot/vmlinuz-$KERNEL_VERSION"
+echo "cmdline.txt: $(cat "$ROOT/boot/firmware/cmdline.txt")"
+
+stage "smoke test under qemu-user"
+chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version
+chroot "$ROOT" /usr/bin/node -e "
+  const Database = require('/opt/vigil/node_modules/better-sqlite3');
+  const db = new Database(':memory:');
+  if (db.prepare('select sqlite_version() as v').get().v.length === 0) process.exit(1);
+  require('/opt/vigil/node_modules/epoll');
+  console.log('better-sqlite3 and epoll load on arm64 node', process.version);
+"
+
+unmount_chroot
+
+stage "manifest"
+MANIFEST=$WORK/manifest.txt
+node "$REPO/dist/image/tools/manifest.js" --root "$ROOT" --app "$ROOT/opt/vigil" --name "$NAME" \
+  --sources "$(printf '%s;' "${SOURCES[@]}")" --commit "$(git -C "$REPO" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)" > "$MANIFEST"
+mkdir -p "$ROOT/usr/share/vigil"
+cp "$MANIFEST" "$ROOT/usr/share/vigil/manifest.txt"
+cp "$MANIFEST" "$OUT/$NAME.manifest.txt"
+
+stage "genimage"
+ROOT_KIB=$(du -sk --exclude=./boot/firmware "$ROOT" | cut -f1)
+GEN=$WORK/genimage
+rm -rf "$GEN" && mkdir -p "$GEN/out" "$GEN/in"
+node "$REPO/dist/image/tools/render-genimage.js" --image "$NAME.img" --boot-mib "$BOOT_MIB" \
+  --root-used-kib "$ROOT_KIB" --data-mib "$DATA_MIB" > "$GEN/genimage.cfg"
+rm -rf "$GEN/tmp"
+genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --inputpath "$GEN/in" --outputpath "$GEN/out" >"$GEN/genimage.log" 2>&1 ||
+  { tail -30 "$GEN/genimage.log"; die "genimage failed (log: $GEN/genimage.log)"; }
+rm -rf "$GEN/tmp"
+
+stage "compress"
+rm -f "$OUT/$NAME.img.xz"
+xz -T2 -6 -c "$GEN/out/$NAME.img" > "$OUT/$NAME.img.xz"
+(cd "$OUT" && sha256sum "$NAME.img.xz" > "$NAME.img.xz.sha256")
+stage ""
+printf 'image:     %s (%s MiB compressed, %s MiB raw)\n' "$OUT/$NAME.img.xz" \
+  "$(( $(stat -c %s "$OUT/$NAME.img.xz") / 1048576 ))" "$(( $(stat -c %s "$GEN/out/$NAME.img") / 1048576 ))"
+printf 'installed: root %s MiB used, boot %s MiB used\n' "$((ROOT_KIB / 1024))" "$(( $(du -sk "$ROOT/boot/firmware" | cut -f1) / 1024 ))"
+echo "checksum:  $OUT/$NAME.img.xz.sha256"
+echo "manifest:  $OUT/$NAME.manifest.txt"
+echo "total:     $(elapsed $(( $(date +%s) - IMAGE_T0 )))"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# ./build.sh image-check [IMAGE.img.xz] — boots the built image in qemu-system-aarch64 and proves it works
+# (docs/image.md). Default image: the newest build/vigil-*-arm64.img.xz.
+set -euo pipefail
+IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$IMAGE_DIR")
+# shellcheck source=lib.sh
+. "$IMAGE_DIR/lib.sh"
+OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
+
+require_root image-check
+require_tools qemu-system-aarch64:qemu-system-arm mcopy:mtools mdir:mtools mtype:mtools xz:xz-utils \
+  ssh:openssh-client ssh-keygen:openssh-client node:nodejs
+image=${1:-$(ls -t "$OUT"/vigil-*-arm64.img.xz 2>/dev/null | head -1)}
+[ -n "$image" ] && [ -f "$image" ] || die "no image to check: run ./build.sh image first (looked in $OUT)"
+if [ -f "$image.sha256" ]; then
+  (cd "$(dirname "$image")" && sha256sum --quiet -c "$(basename "$image").sha256") || die "$image does not match its .sha256"
+fi
+[ -f "$REPO/dist/image/tools/image-check.js" ] || (cd "$REPO" && bash build.sh)
+echo "image-check: $image"
+exec node "$REPO/dist/image/tools/image-check.js" --image "$image" --work "$OUT/image-check"

@@ -1,0 +1,96 @@
+/**
+ * Talking to the booted image from the host, only through loopback port forwards: SSH (with the key that
+ * first boot installed), the HTTP API, and one DC-09 TCP session.
+ */
+import { execFile } from 'node:child_process';
+import { connect } from 'node:net';
+
+export class Guest {
+  private readonly sshPort: number;
+  private readonly apiPort: number;
+  private readonly keyFile: string;
+
+  constructor(options: { sshPort: number; apiPort: number; keyFile: string }) {
+    this.sshPort = options.sshPort;
+    this.apiPort = options.apiPort;
+    this.keyFile = options.keyFile;
+  }
+
+  /** Runs a shell command on the box as root; rejects with its stderr on a non-zero exit. */
+  ssh(command: string, timeoutMs = 60_000): Promise<string> {
+    const args = [
+      '-i', this.keyFile, '-p', String(this.sshPort),
+      '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR',
+      '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=5', '-o', 'ServerAliveCountMax=3',
+      'root@127.0.0.1', command,
+    ];
+    return new Promise((resolve, reject) => {
+      execFile('ssh', args, { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`ssh '${command}': ${stderr.trim() || err.message}`));
+        else resolve(stdout.trim());
+      });
+    });
+  }
+
+  async http(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = {};
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`http://127.0.0.1:${this.apiPort}${path}`, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+      signal: AbortSignal.timeout(20_000),
+    });
+    return { status: res.status, text: await res.text() };
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      return (await this.http('GET', '/health')).status === 200;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Sends one frame on a fresh TCP connection and returns the first reply frame (up to its CR). */
+export function sendFrame(port: number, frame: Buffer, timeoutMs = 20_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no reply within ${timeoutMs} ms (got '${reply}')`));
+    }, timeoutMs);
+    socket.on('connect', () => socket.write(frame));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString('latin1');
+      // SIA DC-09 §5.5.1: a frame ends with CR.
+      if (reply.includes('\r')) {
+        clearTimeout(timer);
+        socket.end();
+        resolve(reply.slice(0, reply.indexOf('\r') + 1));
+      }
+    });
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+export async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | false>, intervalMs = 2000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== null && value !== false) return value;
+    } catch (err) {
+      lastError = (err as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (last error: ${lastError})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

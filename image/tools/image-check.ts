@@ -1,0 +1,231 @@
+/**
+ * node dist/image/tools/image-check.js --image build/vigil-<v>-arm64.img.xz --work DIR
+ * Boots the built image in qemu-system-aarch64 and proves it, step by step with times (docs/image.md):
+ * first boot applied and removed, service healthy, login with the first-boot password, a DC-09 frame
+ * ACKed and in /api/events, a SIGSTOPped gateway restarted by the watchdog, data surviving a reboot.
+ * Stops the VM itself; exits 1 on the first failed step.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, openSync, closeSync, ftruncateSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildMessage } from '../../src/protocols/dc09/encoder.js';
+import { Guest, poll, sendFrame } from './guest.js';
+import { FatPartition, readMbr, Vm } from './vm.js';
+
+const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
+const RX_PORT = 9000;
+const BOOT_TIMEOUT_MS = 15 * 60_000; // TCG emulation on a shared 2-core host
+
+const { values } = parseArgs({ options: { image: { type: 'string' }, work: { type: 'string' } }, strict: true });
+if (!values.image || !values.work) {
+  process.stderr.write('image-check: --image and --work are required\n');
+  process.exit(2);
+}
+const imageXz = values.image;
+const work = values.work;
+const t0 = Date.now();
+const figures: Record<string, string> = {};
+
+function stamp(): string {
+  return `[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s]`;
+}
+
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  process.stdout.write(`${stamp()} ... ${name}\n`);
+  const value = await run();
+  process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${typeof value === 'string' && value ? `: ${value}` : ''}\n`);
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const disk = join(work, 'disk.img');
+  const password = `check-${randomBytes(9).toString('base64url')}`;
+  const keyFile = join(work, 'id_ed25519');
+  const [sshPort, apiPort, rxPort] = [await freePort(), await freePort(), await freePort()];
+
+  const boot = await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
+    execFileSync('sh', ['-c', `xz -dc -T2 "$1" > "$2"`, 'sh', imageXz, disk]);
+    const fd = openSync(disk, 'r+');
+    ftruncateSync(fd, DISK_BYTES);
+    closeSync(fd);
+    const partitions = readMbr(disk);
+    if (partitions.length !== 3 || partitions[0]!.type !== 0x0c) throw new Error(`expected FAT boot + root + data partitions, found ${JSON.stringify(partitions)}`);
+    figures.data_partition_mib_in_image = String((partitions[2]!.sectors * 512) / 1024 ** 2);
+    const fat = new FatPartition(disk, partitions[0]!.startSector);
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'image-check', '-f', keyFile]);
+    const setup = [
+      '# written by ./build.sh image-check',
+      'instance_name = image-check',
+      `admin_password = ${password}`,
+      'hostname = vigil-check',
+      'timezone = Europe/Berlin',
+      // qemu's user network: the guest is 10.0.2.15, the gateway 10.0.2.2, DNS 10.0.2.3.
+      'network = static', 'address = 10.0.2.15/24', 'gateway = 10.0.2.2', 'dns = 10.0.2.3',
+      'ntp = 10.0.2.2',
+      `ssh_authorized_key = ${readFileSync(`${keyFile}.pub`, 'utf8').trim()}`,
+      '',
+    ].join('\n');
+    writeFileSync(join(work, 'vigil-setup.txt'), setup, { mode: 0o600 });
+    fat.copyIn(join(work, 'vigil-setup.txt'), 'vigil-setup.txt');
+    const names = fat.list();
+    const kernel = names.find((n) => n.startsWith('vmlinuz-'));
+    const initrd = names.find((n) => n.startsWith('initrd.img-'));
+    if (!kernel || !initrd) throw new Error(`no kernel/initrd on the boot partition: ${names.join(' ')}`);
+    fat.copyOut(kernel, join(work, 'vmlinuz'));
+    fat.copyOut(initrd, join(work, 'initrd.img'));
+    // The card's own kernel command line, with qemu's PL011 as the console instead of the Pi's UARTs.
+    const cmdline = fat.read('cmdline.txt').trim().split(/\s+/).filter((a) => !a.startsWith('console=') && !a.startsWith('cma='));
+    return { fat, append: [...cmdline, 'console=ttyAMA0'].join(' '), kernel };
+  });
+
+  const vm = new Vm({
+    disk, kernel: join(work, 'vmlinuz'), initrd: join(work, 'initrd.img'), append: boot.append,
+    consoleLog: join(work, 'console.log'),
+    forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8080 }, { host: rxPort, guest: RX_PORT }],
+  });
+  const guest = new Guest({ sshPort, apiPort, keyFile });
+  try {
+    await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8080, :${rxPort}->${RX_PORT})`, async () => {
+      vm.start();
+      return `cmdline: ${boot.append}`;
+    });
+    const bootStarted = Date.now();
+    await step('the service reaches healthy (GET /health 200)', async () => {
+      await poll('GET /health 200', BOOT_TIMEOUT_MS, async () => {
+        if (!vm.running) throw new Error('qemu exited');
+        return guest.healthy();
+      }, 3000);
+      figures.boot_to_healthy_s = ((Date.now() - bootStarted) / 1000).toFixed(0);
+      return `${figures.boot_to_healthy_s} s after power-on`;
+    });
+
+    await step('first boot applied vigil-setup.txt and removed it', async () => {
+      const out = await poll('ssh', 120_000, () => guest.ssh('test ! -e /boot/firmware/vigil-setup.txt && echo removed; cat /boot/firmware/vigil-setup.result.txt; hostname; readlink /etc/localtime; ip -4 -o addr show eth0'));
+      for (const expected of ['removed', 'vigil-setup.txt was applied, then destroyed', 'vigil-check', 'Europe/Berlin', '10.0.2.15/24', 'SSH: on']) {
+        if (!out.includes(expected)) throw new Error(`expected '${expected}' in:\n${out}`);
+      }
+      return 'result file says applied; hostname, time zone and static address in force';
+    });
+
+    await step('root read-only, journal in RAM, data partition grown to fill the card', async () => {
+      const out = await guest.ssh("findmnt -no OPTIONS /; findmnt -no SOURCE,OPTIONS /var/lib/vigil; lsblk -bno SIZE /dev/disk/by-label/vigil-data; journalctl --header | grep -c '/run/log/journal' || true; test -d /var/log/journal && echo persistent || echo volatile; df -m --output=used / | tail -1");
+      const [rootOptions, dataMount, dataBytes, , journal, rootUsed] = out.split('\n');
+      if (!rootOptions?.split(',').includes('ro')) throw new Error(`root is not read-only: ${rootOptions}`);
+      if (Number(dataBytes) < 3 * 1024 ** 3) throw new Error(`data partition not grown: ${dataBytes} bytes`);
+      if (journal !== 'volatile') throw new Error(`journal: ${journal}`);
+      figures.data_partition_mib_after_first_boot = String(Math.round(Number(dataBytes) / 1024 ** 2));
+      figures.root_used_mib = rootUsed?.trim() ?? '?';
+      return `/ ${rootOptions}; ${dataMount}; data ${figures.data_partition_mib_after_first_boot} MiB`;
+    });
+
+    const token = await step('login as admin with the first-boot password', async () => {
+      const res = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
+      if (res.status !== 200) throw new Error(`POST /api/login: ${res.status} ${res.text}`);
+      const wrong = await guest.http('POST', '/api/login', { body: { login: 'admin', password: `${password}x` } });
+      if (wrong.status !== 401) throw new Error(`a wrong password got ${wrong.status}`);
+      return (JSON.parse(res.text) as { token: string }).token;
+    });
+
+    await step(`configure a TCP receiver on port ${RX_PORT}`, async () => {
+      const put = await guest.http('PUT', '/api/settings', { token, body: { receivers: { tcp_receivers: [{ id: 1, name: 'image-check', port: RX_PORT }], udp_receivers: [] } } });
+      if (put.status !== 200) throw new Error(`PUT /api/settings: ${put.status} ${put.text}`);
+      const restart = await guest.http('GET', '/api/restart-services', { token });
+      if (restart.status !== 200) throw new Error(`GET /api/restart-services: ${restart.status} ${restart.text}`);
+      await poll('receiver listening', 60_000, async () => (await guest.ssh(`ss -Htln 'sport = :${RX_PORT}'`)).length > 0);
+      return '';
+    });
+
+    const account = '4E21';
+    await step('a DC-09 frame is ACKed and appears in /api/events', async () => {
+      const frame = buildMessage({ token: 'SIA-DCS', sequence: 1, receiver: 1, line: 1, account, data: `#${account}|Nri1/BA01`, timestamp: Date.now() });
+      const reply = await sendFrame(rxPort, frame);
+      if (!reply.includes('"ACK"')) throw new Error(`reply is not an ACK: ${JSON.stringify(reply)}`);
+      await poll('event in /api/events', 30_000, async () => (await eventsFor(guest, token, account)) > 0);
+      return `reply ${JSON.stringify(reply.trim())}`;
+    });
+
+    await step('idle figures: RSS of the gateway, memory', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      const out = await guest.ssh("pid=$(systemctl show -p MainPID --value vigil); ps -o rss= -p $pid; free -m | awk '/Mem:/ {print $3}'");
+      const [rss, used] = out.split('\n');
+      figures.idle_rss_mib = (Number(rss) / 1024).toFixed(1);
+      figures.system_used_mib = used?.trim() ?? '?';
+      return `gateway RSS ${figures.idle_rss_mib} MiB, system ${figures.system_used_mib} MiB used`;
+    });
+
+    await step('a SIGSTOPped gateway is killed by the watchdog and restarted', async () => {
+      const before = await guest.ssh('systemctl show -p MainPID --value vigil');
+      const stoppedAt = Date.now();
+      await guest.ssh(`kill -STOP ${before}`);
+      const after = await poll('new gateway process', 180_000, async () => {
+        const pid = await guest.ssh('systemctl show -p MainPID --value vigil');
+        return pid !== before && pid !== '0' ? pid : null;
+      });
+      await poll('healthy again', 180_000, () => guest.healthy());
+      const log = await guest.ssh("journalctl -u vigil -o cat --no-pager | grep -iE 'watchdog timeout|killing process' | tail -2");
+      if (!/watchdog timeout/i.test(log)) throw new Error(`no watchdog timeout in the journal:\n${log}`);
+      figures.watchdog_restart_s = ((Date.now() - stoppedAt) / 1000).toFixed(0);
+      return `pid ${before} -> ${after}, healthy ${figures.watchdog_restart_s} s after SIGSTOP (${log.split('\n')[0]})`;
+    });
+
+    await step('data survives a reboot; first boot does not run again', async () => {
+      const bootIdBefore = await guest.ssh('cat /proc/sys/kernel/random/boot_id');
+      await guest.ssh('systemctl reboot').catch(() => undefined); // the session may be cut by the reboot
+      await poll('the box went down', 120_000, async () => {
+        const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
+        return id !== bootIdBefore;
+      });
+      const rebootStarted = Date.now();
+      await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => vm.running && guest.healthy(), 3000);
+      figures.reboot_to_healthy_s = ((Date.now() - rebootStarted) / 1000).toFixed(0);
+      const login = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
+      if (login.status !== 200) throw new Error(`login after reboot: ${login.status}`);
+      const fresh = (JSON.parse(login.text) as { token: string }).token;
+      if ((await eventsFor(guest, fresh, account)) < 1) throw new Error('the event is gone after the reboot');
+      const firstBoot = await guest.ssh('systemctl show -p ActiveState --value vigil-first-boot; test -e /var/lib/vigil/initial-admin-password && echo generated || echo none');
+      if (!firstBoot.startsWith('inactive')) throw new Error(`vigil-first-boot ran again: ${firstBoot}`);
+      return `event, account and receiver kept; healthy ${figures.reboot_to_healthy_s} s after the reboot`;
+    });
+
+    await step('power off', async () => {
+      await guest.ssh('systemctl poweroff').catch(() => undefined);
+      if (!(await vm.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
+      return '';
+    });
+  } finally {
+    await vm.kill();
+  }
+  process.stdout.write(`${stamp()} image-check passed\n`);
+  for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+}
+
+async function eventsFor(guest: Guest, token: string, account: string): Promise<number> {
+  const res = await guest.http('GET', '/api/events?limit=100', { token });
+  if (res.status !== 200) throw new Error(`GET /api/events: ${res.status} ${res.text}`);
+  const { items } = JSON.parse(res.text) as { items: { account: string }[] };
+  return items.filter((e) => e.account === account).length;
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stdout.write(`${stamp()} FAILED: ${(err as Error).message}\n  console log: ${join(work, 'console.log')}\n`);
+    process.exit(1);
+  },
+);

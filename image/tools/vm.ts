@@ -1,0 +1,130 @@
+/**
+ * The disk and the VM of `./build.sh image-check`: reads the image's MBR, copies files in and out of its
+ * FAT boot partition with mtools (no loop devices, no mounts), and runs qemu-system-aarch64 -M virt with
+ * the image's own kernel and initrd and loopback-only port forwards.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { openSync, readSync, closeSync } from 'node:fs';
+
+export interface MbrPartition {
+  readonly index: number;
+  readonly type: number;
+  readonly startSector: number;
+  readonly sectors: number;
+}
+
+/** The four primary entries of a DOS partition table (offset 446, 16 bytes each; LBA start at +8, size at +12). */
+export function readMbr(imagePath: string): MbrPartition[] {
+  const sector = Buffer.alloc(512);
+  const fd = openSync(imagePath, 'r');
+  try {
+    readSync(fd, sector, 0, 512, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (sector.readUInt16LE(510) !== 0xaa55) throw new Error(`${imagePath}: no MBR signature`);
+  const parts: MbrPartition[] = [];
+  for (let i = 0; i < 4; i += 1) {
+    const entry = sector.subarray(446 + i * 16, 462 + i * 16);
+    const sectors = entry.readUInt32LE(12);
+    if (sectors > 0) parts.push({ index: i + 1, type: entry[4]!, startSector: entry.readUInt32LE(8), sectors });
+  }
+  return parts;
+}
+
+/** mtools addresses a partition inside an image as `image@@byteoffset`. */
+export class FatPartition {
+  private readonly target: string;
+
+  constructor(imagePath: string, startSector: number) {
+    this.target = `${imagePath}@@${startSector * 512}`;
+  }
+
+  list(): string[] {
+    return execFileSync('mdir', ['-b', '-i', this.target, '::/'], { encoding: 'utf8' })
+      .split('\n')
+      .map((line) => line.trim().replace(/^::\//, ''))
+      .filter((name) => name.length > 0);
+  }
+
+  copyOut(name: string, destination: string): void {
+    execFileSync('mcopy', ['-o', '-i', this.target, `::/${name}`, destination]);
+  }
+
+  copyIn(source: string, name: string): void {
+    execFileSync('mcopy', ['-o', '-i', this.target, source, `::/${name}`]);
+  }
+
+  read(name: string): string {
+    return execFileSync('mtype', ['-i', this.target, `::/${name}`], { encoding: 'utf8' });
+  }
+}
+
+export interface VmOptions {
+  readonly disk: string;
+  readonly kernel: string;
+  readonly initrd: string;
+  readonly append: string;
+  readonly consoleLog: string;
+  /** guest port -> host port on 127.0.0.1 */
+  readonly forwards: ReadonlyArray<{ readonly host: number; readonly guest: number }>;
+  readonly memoryMib?: number;
+}
+
+export function qemuArgs(o: VmOptions): string[] {
+  const forwards = o.forwards.map((f) => `hostfwd=tcp:127.0.0.1:${f.host}-:${f.guest}`).join(',');
+  return [
+    '-M', 'virt', '-cpu', 'cortex-a72', '-smp', '2', '-m', String(o.memoryMib ?? 1024),
+    '-kernel', o.kernel, '-initrd', o.initrd, '-append', o.append,
+    '-drive', `if=none,file=${o.disk},format=raw,id=disk0`, '-device', 'virtio-blk-pci,drive=disk0',
+    '-netdev', `user,id=net0,${forwards}`, '-device', 'virtio-net-pci,netdev=net0',
+    '-device', 'virtio-rng-pci',
+    '-display', 'none', '-monitor', 'none', '-serial', `file:${o.consoleLog}`,
+  ];
+}
+
+export class Vm {
+  private process: ChildProcess | null = null;
+  private exited: Promise<number | null> = Promise.resolve(null);
+  private readonly options: VmOptions;
+
+  constructor(options: VmOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    const child = spawn('qemu-system-aarch64', qemuArgs(this.options), { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code) => {
+        if (code !== 0 && stderr) process.stderr.write(`qemu: ${stderr}\n`);
+        this.process = null;
+        resolve(code);
+      }),
+    );
+    this.process = child;
+  }
+
+  get running(): boolean {
+    return this.process !== null;
+  }
+
+  get pid(): number | undefined {
+    return this.process?.pid;
+  }
+
+  /** Waits up to `ms` for qemu to exit by itself; false when it is still running. */
+  async waitExit(ms: number): Promise<boolean> {
+    if (!this.process) return true;
+    const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+    return (await Promise.race([this.exited, timeout])) !== 'timeout';
+  }
+
+  async kill(): Promise<void> {
+    if (!this.process) return;
+    this.process.kill('SIGTERM');
+    if (!(await this.waitExit(5000))) this.process?.kill('SIGKILL');
+    await this.waitExit(5000);
+  }
+}

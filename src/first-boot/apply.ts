@@ -1,0 +1,138 @@
+/**
+ * `vigil first-boot`: reads vigil-setup.txt from the boot partition, validates it as a whole, applies it to
+ * the target root once (all or nothing), destroys the file (overwritten, then removed: it holds secrets),
+ * and leaves a result file beside it and a status file in the data dir (docs/first-boot.md).
+ * Works on any root directory, so tests run it on a temporary tree.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashPassword, randomPassword } from '../auth/passwords.js';
+import { destroyFile, generateSshHostKeys, SystemFiles } from './system-files.js';
+import { parseSetupFile, RESULT_FILE, SETUP_FILE, MAX_SETUP_BYTES, type SetupConfig, type SetupLineError } from './setup-file.js';
+import {
+  DEFAULT_HOSTNAME, DEFAULT_TIMEZONE, PATHS, renderAuthorizedKeys, renderHostname, renderHosts, renderNtp,
+  renderWifiNetwork, renderWiredNetwork, renderWpaSupplicant,
+} from './render.js';
+import { renderResult } from './result-file.js';
+import { readStatus, writeProvisionedAdmin, writeStatus, type FirstBootStatus } from './status.js';
+
+export interface FirstBootOptions {
+  readonly bootDir: string;
+  /** The root the system files go to: `/` on the box, a temporary tree in tests. */
+  readonly root: string;
+  readonly dataDir: string;
+  readonly now?: () => Date;
+  readonly hash?: (password: string) => Promise<string>;
+  readonly generatePassword?: () => string;
+  /** Creates missing SSH host keys under root (default: `ssh-keygen -A -f root`). */
+  readonly sshHostKeys?: (root: string) => void;
+}
+
+export type FirstBootOutcome =
+  | { readonly kind: 'nothing' }
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'applied'; readonly applied: readonly string[]; readonly generatedPassword: string | null }
+  | { readonly kind: 'rejected'; readonly errors: readonly SetupLineError[] };
+
+export async function runFirstBoot(options: FirstBootOptions): Promise<FirstBootOutcome> {
+  const now = (options.now ?? (() => new Date()))();
+  const setupPath = join(options.bootDir, SETUP_FILE);
+  if (!existsSync(setupPath)) {
+    // No file: defaults stay (DHCP; the gateway makes the first password and shows it on the console).
+    if (readStatus(options.dataDir).kind !== 'none') return { kind: 'nothing' };
+    writeStatus(options.dataDir, { outcome: 'absent', at: now.toISOString(), applied: [], errors: [] });
+    return { kind: 'absent' };
+  }
+
+  let outcome: FirstBootOutcome;
+  try {
+    outcome = await readAndApply(setupPath, options);
+  } catch (err) {
+    outcome = { kind: 'rejected', errors: [{ line: 0, message: `applying failed: ${(err as Error).message}` }] };
+  }
+  const status: FirstBootStatus =
+    outcome.kind === 'applied'
+      ? { outcome: 'applied', at: now.toISOString(), applied: outcome.applied, errors: [] }
+      : { outcome: 'rejected', at: now.toISOString(), applied: [], errors: outcome.kind === 'rejected' ? outcome.errors : [] };
+  // Result and status first, destruction last: a power cut in between re-applies the same file next boot.
+  new SystemFiles(options.bootDir).write(RESULT_FILE, renderResult(status, outcome.kind === 'applied' ? outcome.generatedPassword : null), 0o600);
+  writeStatus(options.dataDir, status);
+  destroyFile(setupPath);
+  return outcome;
+}
+
+async function readAndApply(setupPath: string, options: FirstBootOptions): Promise<FirstBootOutcome> {
+  const bytes = readFileSync(setupPath);
+  if (bytes.length > MAX_SETUP_BYTES) return { kind: 'rejected', errors: [{ line: 0, message: `${SETUP_FILE} is larger than ${MAX_SETUP_BYTES} bytes` }] };
+  const root = options.root;
+  const parsed = parseSetupFile(bytes.toString('utf8'), {
+    zoneExists: (name) => existsSync(join(root, 'usr/share/zoneinfo', name)),
+    gatewayInitialised: existsSync(join(options.dataDir, 'vigil.db')),
+  });
+  if (!parsed.ok) return { kind: 'rejected', errors: parsed.errors };
+  const applied = applySystem(parsed.config, options);
+  const generatedPassword = parsed.config.adminPassword === null && !existsSync(join(options.dataDir, 'vigil.db'))
+    ? (options.generatePassword ?? (() => randomPassword(20)))()
+    : null;
+  const password = parsed.config.adminPassword ?? generatedPassword;
+  if (password !== null) {
+    const hash = await (options.hash ?? ((p: string) => hashPassword(p)))(password);
+    writeProvisionedAdmin(options.dataDir, { password_hash: hash, instance_name: parsed.config.instanceName });
+    applied.push(parsed.config.adminPassword !== null ? 'admin password: from vigil-setup.txt' : 'admin password: generated (below)');
+  }
+  if (parsed.config.instanceName !== null) applied.push(`instance name: ${parsed.config.instanceName}`);
+  return { kind: 'applied', applied, generatedPassword };
+}
+
+/**
+ * The whole system state a setup file describes: a key left out gets its default (docs/first-boot.md),
+ * so a second setup file never leaves half of an earlier one behind.
+ */
+function applySystem(config: SetupConfig, options: FirstBootOptions): string[] {
+  const files = new SystemFiles(options.root);
+  const applied: string[] = [];
+
+  const hostname = config.hostname ?? DEFAULT_HOSTNAME;
+  files.write(PATHS.hostname, renderHostname(hostname));
+  files.write(PATHS.hosts, renderHosts(hostname));
+  applied.push(`hostname: ${hostname}`);
+
+  const timezone = config.timezone ?? DEFAULT_TIMEZONE;
+  files.symlink(PATHS.localtime, `/usr/share/zoneinfo/${timezone}`);
+  files.write(PATHS.timezone, `${timezone}\n`);
+  applied.push(`time zone: ${timezone}`);
+
+  files.write(PATHS.wired, renderWiredNetwork(config.network));
+  const dns = config.network.dns.length > 0 ? `, DNS ${config.network.dns.join(' ')}` : '';
+  applied.push(config.network.mode === 'dhcp' ? `wired network: DHCP${dns}` : `wired network: static ${config.network.address} via ${config.network.gateway}${dns}`);
+
+  if (config.wifi) {
+    files.write(PATHS.wifi, renderWifiNetwork());
+    files.write(PATHS.wpa, renderWpaSupplicant(config.wifi), 0o600);
+    files.symlink(PATHS.wpaWants, PATHS.wpaUnit);
+    applied.push(`Wi-Fi: '${config.wifi.ssid}' (DHCP${config.wifi.passphrase === null ? ', open network' : ', passphrase kept only as its PSK'}${config.wifi.country ? `, country ${config.wifi.country}` : ''})`);
+  } else {
+    files.remove(PATHS.wifi, PATHS.wpa, PATHS.wpaWants);
+    applied.push('Wi-Fi: off');
+  }
+
+  if (config.ntp.length > 0) {
+    files.write(PATHS.ntp, renderNtp(config.ntp));
+    applied.push(`NTP: ${config.ntp.join(' ')}`);
+  } else {
+    files.remove(PATHS.ntp);
+    applied.push('NTP: Debian defaults (and servers offered by DHCP)');
+  }
+
+  if (config.sshAuthorizedKeys.length > 0) {
+    files.mkdir('root/.ssh', 0o700);
+    files.write(PATHS.authorizedKeys, renderAuthorizedKeys(config.sshAuthorizedKeys), 0o600);
+    (options.sshHostKeys ?? generateSshHostKeys)(options.root);
+    files.symlink(PATHS.sshWants, PATHS.sshUnit);
+    applied.push(`SSH: on, ${config.sshAuthorizedKeys.length} authorized key(s) for root, host keys made on this box`);
+  } else {
+    files.remove(PATHS.authorizedKeys, PATHS.sshWants);
+    applied.push('SSH: off (no ssh_authorized_key)');
+  }
+  return applied;
+}

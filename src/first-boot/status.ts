@@ -1,0 +1,88 @@
+/**
+ * What first boot leaves in the gateway's data dir: the status file the `first-boot` health component
+ * reports from, and the provisioned first account that initialiseDataDir consumes (docs/first-boot.md).
+ */
+import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../init/atomic-write.js';
+import type { SetupLineError } from './setup-file.js';
+
+export const STATUS_FILE = 'first-boot-status.json';
+export const PROVISION_FILE = 'first-boot-admin.json';
+
+export type FirstBootOutcomeKind = 'applied' | 'rejected' | 'absent';
+
+export interface FirstBootStatus {
+  readonly outcome: FirstBootOutcomeKind;
+  /** ISO 8601 time of the run. */
+  readonly at: string;
+  readonly applied: readonly string[];
+  /** line 0: not tied to one line (e.g. the file could not be read or a write failed). */
+  readonly errors: readonly SetupLineError[];
+}
+
+export interface ProvisionedAdmin {
+  readonly password_hash: string;
+  readonly instance_name: string | null;
+}
+
+export function writeStatus(dataDir: string, status: FirstBootStatus): void {
+  writeOwned(dataDir, STATUS_FILE, JSON.stringify(status, null, 2) + '\n', 0o644);
+}
+
+/** Written by root at first boot, read (and the provision file removed) by the gateway's own user later. */
+function writeOwned(dataDir: string, name: string, content: string, mode: number): void {
+  const path = join(dataDir, name);
+  writeFileAtomic(path, content, mode);
+  if (process.getuid?.() === 0) {
+    const owner = statSync(dataDir);
+    chownSync(path, owner.uid, owner.gid);
+  }
+}
+
+export type StatusRead = { readonly kind: 'none' } | { readonly kind: 'ok'; readonly status: FirstBootStatus } | { readonly kind: 'unreadable'; readonly reason: string };
+
+export function readStatus(dataDir: string): StatusRead {
+  const path = join(dataDir, STATUS_FILE);
+  if (!existsSync(path)) return { kind: 'none' };
+  try {
+    const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (!isStatus(value)) return { kind: 'unreadable', reason: `${STATUS_FILE} has an unexpected shape` };
+    return { kind: 'ok', status: value };
+  } catch (err) {
+    return { kind: 'unreadable', reason: `${STATUS_FILE}: ${(err as Error).message}` };
+  }
+}
+
+function isStatus(value: unknown): value is FirstBootStatus {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    (v.outcome === 'applied' || v.outcome === 'rejected' || v.outcome === 'absent') &&
+    typeof v.at === 'string' &&
+    Array.isArray(v.applied) &&
+    Array.isArray(v.errors) &&
+    v.errors.every((e) => typeof e === 'object' && e !== null && typeof (e as SetupLineError).line === 'number' && typeof (e as SetupLineError).message === 'string')
+  );
+}
+
+export function writeProvisionedAdmin(dataDir: string, admin: ProvisionedAdmin): void {
+  writeOwned(dataDir, PROVISION_FILE, JSON.stringify(admin) + '\n', 0o600);
+}
+
+/** The provisioned first account, or null when there is none (or it is unusable: then the gateway generates one). */
+export function readProvisionedAdmin(dataDir: string): ProvisionedAdmin | null {
+  const path = join(dataDir, PROVISION_FILE);
+  if (!existsSync(path)) return null;
+  try {
+    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<ProvisionedAdmin>;
+    if (typeof value.password_hash !== 'string' || value.password_hash.length === 0) return null;
+    return { password_hash: value.password_hash, instance_name: typeof value.instance_name === 'string' ? value.instance_name : null };
+  } catch {
+    return null;
+  }
+}
+
+export function describeErrors(errors: readonly SetupLineError[]): string[] {
+  return errors.map((e) => (e.line > 0 ? `line ${e.line}: ${e.message}` : e.message));
+}
