@@ -8,6 +8,7 @@ import { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
 import type { OverrideResolver } from '../devices/registry-command-port.js';
@@ -17,6 +18,7 @@ import { WorkerJournalWriter } from '../ingest/worker-writer.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
+import { ComReceiver } from './com-receiver.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { TcpReceiver } from './tcp-receiver.js';
 import { UdpReceiver } from './udp-receiver.js';
@@ -44,6 +46,8 @@ export interface ReceiverRuntimeDeps {
   readonly timers?: TimerApi;
   /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
   readonly eventFlags?: EventIngestDeps['eventFlags'];
+  /** The serial port layer (hw/serial), for COM receivers; src/main.ts passes it in. */
+  readonly serial?: SerialLineFactory;
 }
 
 export class ReceiverRuntime {
@@ -86,7 +90,7 @@ export class ReceiverRuntime {
     });
   }
 
-  /** TCP receivers, then UDP receivers, in settings order. */
+  /** TCP, UDP, then COM receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
       ingest: this.ingest,
@@ -96,9 +100,12 @@ export class ReceiverRuntime {
       logger: this.deps.logger.child('rx'),
       options: this.options,
     };
+    const serial = this.deps.serial;
+    if (!serial && settings.com_receivers.length > 0) throw new Error('COM receivers configured but no serial port layer was given');
     return [
       ...settings.tcp_receivers.map((r) => new TcpReceiver(r, deps)),
       ...settings.udp_receivers.map((r) => new UdpReceiver(r, deps)),
+      ...(serial ? settings.com_receivers.map((r) => new ComReceiver(r, { ...deps, serial })) : []),
     ];
   }
 }

@@ -50,13 +50,18 @@ export function checkReceivers(s: Settings): string[] {
     const items = r[name].map((item, i) => ({ key: item.port, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port` }));
     out.push(...duplicates(items, `must be unique among ${CATEGORY_LABEL[name]}`));
   }
-  for (const name of ['tcp_receivers', 'udp_receivers', 'modem_receivers'] as const) {
+  for (const name of ['tcp_receivers', 'udp_receivers', 'com_receivers', 'modem_receivers'] as const) {
     r[name].forEach((item, i) => {
       if ('require_encryption' in item && item.require_encryption && item.encryption_password === undefined) {
         out.push(line(`receivers.${name}[${i}].require_encryption`, 'needs an encryption_password'));
       }
     });
   }
+  // The MLR2 feed of a legacy receiver is plain text: a DC-09 key there would be a misunderstanding (docs/serial.md).
+  r.com_receivers.forEach((item, i) => {
+    if (item.protocol !== 'MLR2') return;
+    if (item.encryption_password !== undefined) out.push(line(`receivers.com_receivers[${i}].encryption_password`, 'only allowed when protocol is "SIA-DC09"'));
+  });
   // The API listens on TCP too: the same port twice would fail at bind (Vigil rule).
   if (s.api.api_http_port === s.api.api_port) out.push(line('api.api_http_port', 'must differ from api.api_port'));
   r.tcp_receivers.forEach((item, i) => {

@@ -34,11 +34,32 @@ export const ipReceiverSchema = obj({
   ...dc09RuleEntries,
 });
 
+export const DATA_BITS = [7, 8] as const;
+export const PARITIES = ['none', 'even', 'odd'] as const;
+export const STOP_BITS = [1, 2] as const;
+export const FLOW_CONTROLS = ['none', 'rts-cts'] as const;
+export const COM_PROTOCOLS = ['SIA-DC09', 'MLR2'] as const;
+
+/** How a serial device is opened (docs/serial.md §Line settings): 9600 8N1 without flow control, what legacy receivers ship with. */
+export const serialLineEntries = {
+  baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
+  data_bits: v.optional(oneOf(DATA_BITS), 8),
+  parity: v.optional(oneOf(PARITIES), 'none'),
+  stop_bits: v.optional(oneOf(STOP_BITS), 1),
+  flow_control: v.optional(oneOf(FLOW_CONTROLS), 'none'),
+};
+
 export const comReceiverSchema = obj({
   id,
   name: nonEmpty,
   port_id: nonEmpty,
-  baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
+  ...serialLineEntries,
+  // SIA-DC09: DC-09 frames on the line; MLR2: Vigil is the automation computer behind a legacy receiver (docs/serial.md).
+  protocol: v.optional(oneOf(COM_PROTOCOLS), 'SIA-DC09'),
+  encryption_password: encryptionPassword,
+  ...dc09RuleEntries,
+  // MLR2: no heartbeat (nor message) for this long makes the line degraded; two and a half of the usual 30 s.
+  heartbeat_timeout_s: v.optional(int(10, 3600), 75),
 });
 
 export const modemReceiverSchema = obj({

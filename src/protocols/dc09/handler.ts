@@ -33,7 +33,8 @@ export interface HandlerContext {
 }
 
 export interface DecodedEvent {
-  protocol: 'SIA-DCS' | 'ADM-CID';
+  /** MLR2: a computer-port line in no known layout, kept as received (src/protocols/mlr2/handler.ts). */
+  protocol: 'SIA-DCS' | 'ADM-CID' | 'MLR2';
   /** As received (header account, else the one in the data): text, leading zeros and case kept. */
   account: string;
   receiver?: string;
