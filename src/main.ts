@@ -215,7 +215,12 @@ export class Gateway {
       await this.startService(selfCheck);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
-        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => selfCheck.passing(), logger: logger.child('sd-notify') }),
+        new SystemdNotifier({
+          env: this.options.env ?? process.env,
+          healthy: () => selfCheck.passing(),
+          status: () => selfCheck.statusLine(),
+          logger: logger.child('sd-notify'),
+        }),
       );
       logger.info('gateway started', { version, data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
