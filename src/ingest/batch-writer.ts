@@ -65,7 +65,7 @@ export class BatchWriter {
       throw err;
     }
     return {
-      objectIds: work.objectIds, eventIds: compactIds(work.ids), helloObjects: work.helloObjects, registered: work.registered,
+      objectIds: work.objectIds, eventIds: compactIds(work.ids), eventCount: work.ids.length, helloObjects: work.helloObjects, registered: work.registered,
       opened: work.opened, adopted: work.adopted,
     } satisfies WireResult;
   }

@@ -122,6 +122,8 @@ export interface WireResult {
    * (always, with one writer: one transaction, AUTOINCREMENT), else the list.
    */
   readonly eventIds: number | number[];
+  /** Journal rows the batch wrote. */
+  readonly eventCount: number;
   /** Per hello op, in order: the device's object after the commit. */
   readonly helloObjects: ObjectRecord[];
   readonly registered: ObjectRecord[];
