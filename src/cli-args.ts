@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ALL_SCOPES } from './auth/scopes.js';
+import { TOKEN_TIME_MAX } from './settings/schema.js';
 
 /** Every scope a token may carry: `vigil token` may mint any of them. */
 export const KNOWN_SCOPES = ALL_SCOPES;
@@ -12,8 +13,10 @@ export type CliCommand =
   | { command: 'serve'; dataDir: string; httpPort?: number; httpsPort?: number; host?: string }
   | { command: 'token'; dataDir: string; scopes: string[]; minutes: number }
   | { command: 'sim'; argv: string[] }
+  | { command: 'sim-modem'; argv: string[] }
   | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
   | { command: 'ports'; dataDir: string; json: boolean }
+  | { command: 'status'; dataDir: string; watch: boolean; intervalS: number; url?: string }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -23,14 +26,17 @@ export const USAGE = `usage:
   vigil serve [--data-dir DIR] [--http-port N] [--https-port N] [--host ADDR]
   vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
   vigil sim --help
+  vigil sim-modem --pty PATH [...]   (simulated GSM modem; vigil sim-modem --help)
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
   vigil ports [--data-dir DIR] [--json]
+  vigil status [--data-dir DIR] [--watch] [--interval S] [--url URL]
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
   --http-port / --https-port override api.api_http_port / api.api_port for this run (0 = listener off)
   first-boot applies vigil-setup.txt once (docs/first-boot.md); defaults: /boot/firmware, /, --data-dir
-  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..5256000, default 60`;
+  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..${TOKEN_TIME_MAX}, default 60
+  status asks the running gateway (http://127.0.0.1:api_http_port unless --url); --watch redraws every S s (default 2)`;
 
 function port(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -73,7 +79,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}`);
       const minutesText = values.minutes ?? '60';
       const minutes = Number(minutesText);
-      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > 5_256_000) throw new UsageError('--minutes: must be an integer 1..5256000');
+      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > TOKEN_TIME_MAX) throw new UsageError(`--minutes: must be an integer 1..${TOKEN_TIME_MAX}`);
       return { command: 'token', dataDir: values['data-dir'] ?? defaultDataDir, scopes: [...new Set(scopes)], minutes };
     }
     case 'first-boot': {
@@ -91,9 +97,28 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     }
     case 'sim':
       return { command: 'sim', argv: rest };
+    case 'sim-modem':
+      return { command: 'sim-modem', argv: rest };
     case 'ports': {
       const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
       return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };
+    }
+    case 'status': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, watch: { type: 'boolean' }, interval: { type: 'string' }, url: { type: 'string' } },
+        strict: true,
+      });
+      const intervalText = values.interval ?? '2';
+      if (!/^\d+$/.test(intervalText) || Number(intervalText) < 1 || Number(intervalText) > 3600) throw new UsageError('--interval: must be an integer 1..3600 (seconds)');
+      if (values.url !== undefined && !/^https?:\/\/[^\s/]+\/?$/.test(values.url)) throw new UsageError('--url: must be http(s)://host:port');
+      return {
+        command: 'status',
+        dataDir: values['data-dir'] ?? defaultDataDir,
+        watch: values.watch === true,
+        intervalS: Number(intervalText),
+        ...(values.url !== undefined ? { url: values.url } : {}),
+      };
     }
     case 'version':
     case '--version':

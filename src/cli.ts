@@ -95,9 +95,19 @@ async function main(argv: string[]): Promise<void> {
         await runSimulatorCli(command.argv);
         return;
       }
+      case 'sim-modem': {
+        const { runSimModemCli } = await import('./sim/modem/sim-modem-cli.js');
+        await runSimModemCli(command.argv);
+        return;
+      }
       case 'ports': {
         const { runPorts } = await import('./cli-ports.js');
         await runPorts(command);
+        return;
+      }
+      case 'status': {
+        const { runStatus } = await import('./cli-status.js');
+        process.exitCode = await runStatus(command);
         return;
       }
       case 'version':

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
 import { registerWeb } from './web/web-app.js';
+import { registerMetrics } from './api/routes/metrics.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { timedWriter } from './metrics/timed.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -29,12 +32,18 @@ import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
+import { SelfCheck } from './system/self-check.js';
+import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
 import { StartupEventClassifier } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
+import { openStatusLeds } from '../hw/leds/status-leds.js';
+import type { LampsOpened } from './leds/lamp.js';
+import { LedService } from './leds/led-service.js';
+import type { HwLedsSettings } from './settings/schema.js';
 import type { SerialPortInfo } from './core/serial.js';
 import { configuredSerialPorts } from './settings/serial-usage.js';
-import { listSerialPorts } from '../hw/serial/index.js';
+import { listSerialPorts, serialLineFactory } from '../hw/serial/index.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -48,6 +57,8 @@ export interface GatewayOptions {
   readonly validation?: Partial<ValidationEnv>;
   /** Environment read for NOTIFY_SOCKET / WATCHDOG_USEC (defaults to process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The sysfs tree the status LEDs are found in (default /sys; tests pass a temporary tree). */
+  readonly sysfsRoot?: string;
   /** Where the first-start banner goes (stdout for the CLI). */
   readonly announce?: (text: string) => void;
 }
@@ -141,14 +152,20 @@ export class Gateway {
         gatewayStartedAt: this.startedAt,
         triplets: () => settings.current().ignorable_startup_events,
       });
+      // Prometheus figures (GET /metrics, docs/metrics.md); the ingest's timings come through PipelineMetrics.
+      const metrics = new GatewayMetrics({ health: this.health, objects: store.objects, dbPath, now: () => this.clock.now() });
+      metrics.start();
       const receivers = new ReceiverRuntime({
         store,
-        writer,
+        writer: timedWriter(writer, metrics),
+        pipeline: metrics,
         health: this.health,
         clock: this.clock,
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
         eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
+        // The serial port layer (docs/serial.md): every serial line is a `serial:<path>` component.
+        serial: serialLineFactory({ health: this.health, logger: logger.child('serial') }),
       });
       this.receiversRef = receivers;
       const links: LiveLinks = receivers.links;
@@ -179,6 +196,8 @@ export class Gateway {
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
       };
       const app = createApp(apiDeps);
+      receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
+      registerMetrics(app, apiDeps, metrics);
       // The technician's page on the same listeners (docs/web.md); its actions are journaled.
       registerWeb(app, {
         ...apiDeps,
@@ -200,9 +219,17 @@ export class Gateway {
       );
       await this.startService(listeners);
       this.listenersRef = listeners;
+      // The watchdog is fed only while the internal checks pass (docs/watchdog.md).
+      const selfCheck = new SelfCheck({ health: this.health, store, writer: receivers.ingest.writerProbe, logger: logger.child('self-check') });
+      await this.startService(selfCheck);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
-        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => store.isWritable(), logger: logger.child('sd-notify') }),
+        new SystemdNotifier({
+          env: this.options.env ?? process.env,
+          healthy: () => selfCheck.passing(),
+          status: () => selfCheck.statusLine(),
+          logger: logger.child('sd-notify'),
+        }),
       );
       logger.info('gateway started', { version, data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
@@ -238,13 +265,46 @@ export class Gateway {
       settings: this.settings, store: this.store, statusSlot: this.statusSlot, health: this.health, clock: this.clock,
       logger: this.options.logger, ...(receivers ? { bus: receivers.bus } : {}),
     });
-    return [outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
+    this.warnLowPorts(current);
+    // The status LEDs first: their lamp test lights as the services start (docs/leds.md).
+    const leds = new LedService({
+      health: this.health,
+      open: () => openLamps(current.hw.leds, this.options.sysfsRoot),
+      logger: this.options.logger.child('leds'),
+    });
+    return [leds, outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
+  }
+
+  /** Ports below 1024 fail to bind without CAP_NET_BIND_SERVICE: say so, with the fix (docs/watchdog.md §Capabilities). */
+  private warnLowPorts(current: Settings): void {
+    const facts = readPrivilegeFacts();
+    if (!facts) return;
+    const ports = portsNeedingCapability(listeningPorts(current, { http: this.options.httpPort, https: this.options.httpsPort }), facts);
+    if (ports.length === 0) return;
+    this.options.logger.warn('ports below 1024 cannot be bound without CAP_NET_BIND_SERVICE: install systemd/vigil.service.d/low-ports.conf', {
+      ports: ports.map((p) => `${p.what}=${p.port}`).join(', '),
+    });
   }
 
   private async startService(service: Service): Promise<void> {
     await service.start();
     this.started.push(service);
   }
+}
+
+/** The hardware layer's GPIO LEDs (hw/), as the LED service sees them. */
+async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined): Promise<LampsOpened> {
+  if (!settings.enabled) return { lamps: null, reason: 'turned off in the settings (hw.leds.enabled)' };
+  const opened = await openStatusLeds({
+    ...(sysfsRoot !== undefined && { sysfsRoot }),
+    lines: { power: settings.power_pin, link: settings.link_pin, trouble: settings.trouble_pin },
+    activeLow: settings.active_low,
+  });
+  if (!opened.lamps) return opened;
+  const { board, chip, lines, numbers } = opened;
+  const description = `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
+    `link GPIO ${lines.link} (${numbers.link}), trouble GPIO ${lines.trouble} (${numbers.trouble})`;
+  return { lamps: opened.lamps, description };
 }
 
 /** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */

@@ -46,6 +46,9 @@ export async function openStatusLeds(options: StatusLedOptions): Promise<StatusL
     link: options.lines.link ?? board.leds.link,
     trouble: options.lines.trouble ?? board.leds.trouble,
   };
+  for (const [a, b] of [['power', 'link'], ['power', 'trouble'], ['link', 'trouble']] as const) {
+    if (lines[a] === lines[b]) throw new Error(`the ${a} and ${b} LEDs are both on GPIO ${lines[a]} (hw.leds)`);
+  }
   const numbers: LedLines = { power: sysfsNumber(chip, lines.power), link: sysfsNumber(chip, lines.link), trouble: sysfsNumber(chip, lines.trouble) };
   const Gpio = loadGpioClass(classDir);
   const opened: GpioLamp[] = [];

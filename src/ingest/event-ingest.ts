@@ -19,6 +19,8 @@ import type { Logger } from '../core/logger.js';
 import type { NewEvent } from '../store/types.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
 import { BatchEncoder, emptySent, type Op, type Sent } from './batch-encoder.js';
+import { BatchGate } from './batch-gate.js';
+import { collectSightings } from './sightings.js';
 import { FlagObjects } from './flag-objects.js';
 import type { FrameItem, IngestEvents, IngestItem, IngestResult, IngestStats, SessionLog } from './types.js';
 import type { JournalWriter, WireResult } from './wire.js';
@@ -36,6 +38,8 @@ export interface EventIngestDeps {
   readonly health?: HealthRegistry;
   /** database.device_session_log_count (1..25), read for every batch. */
   readonly sessionLogCount?: () => number;
+  /** Longest wait for the answered devices to come back (default GATHER_MAX_MS; tests). */
+  readonly gatherMaxMs?: number;
   /** Items queued before a batch leaves at once instead of on the next setImmediate. */
   readonly maxBatchItems?: number;
   /**
@@ -63,6 +67,8 @@ export class EventIngest {
   private inFlight = false;
   private scheduled: NodeJS.Immediate | null = null;
   private failing = false;
+  /** Gathers the fleet into one commit after an answer (batch-gate.ts). */
+  readonly gate: BatchGate;
   private readonly flushSoon = (): void => {
     this.scheduled = null;
     if (!this.inFlight) this.dispatch();
@@ -72,6 +78,9 @@ export class EventIngest {
     this.deps = deps;
     this.writer = deps.writer ?? new InlineJournalWriter(deps.store);
     this.maxBatchItems = deps.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
+    this.gate = new BatchGate(() => {
+      if (!this.inFlight) this.dispatch();
+    }, deps.gatherMaxMs);
     this.flagObjects = new FlagObjects(() => deps.store.objects);
     this.encoder = new BatchEncoder({ flagObjects: this.flagObjects, eventFlags: deps.eventFlags, sessionLogCount: deps.sessionLogCount });
   }
@@ -84,6 +93,12 @@ export class EventIngest {
     });
     this.queuedItems += items.length;
     if (this.inFlight) return promise;
+    if (this.gate.gathering) {
+      // Gathered: it leaves after this turn of the event loop, with whatever else this turn submits.
+      if (this.queuedItems >= this.maxBatchItems) this.dispatch();
+      else if (this.gate.full(this.queuedItems)) this.schedule();
+      return promise;
+    }
     if (this.queuedItems >= this.maxBatchItems) this.dispatch();
     else this.schedule();
     return promise;
@@ -93,7 +108,7 @@ export class EventIngest {
   closeSession(session: SessionLog, at: number): void {
     session.closed = true;
     this.queue.push({ kind: 'close', session, at });
-    if (!this.inFlight) this.schedule();
+    if (!this.inFlight && !this.gate.gathering) this.schedule();
   }
 
   /** Sends whatever is queued now (receivers call it when they stop); after the batch in flight if any. */
@@ -127,6 +142,7 @@ export class EventIngest {
   }
 
   private dispatch(): void {
+    this.gate.cancel();
     const ops = this.queue;
     if (ops.length === 0) return;
     this.queue = [];
@@ -165,7 +181,7 @@ export class EventIngest {
       if (device && device.account === '') device.account = account;
     }
     this.inFlight = false;
-    this.dispatch();
+    if (this.gate.answered(sent.items, this.queuedItems)) this.dispatch();
     const stats = this.stats;
     stats.flushes++;
     stats.items += sent.items;
@@ -184,6 +200,7 @@ export class EventIngest {
   private publish(sent: Sent, result: WireResult): void {
     const bus = this.deps.bus;
     const { objectIds, eventIds, helloObjects } = result;
+    const firstId = typeof eventIds === 'number' ? eventIds : 0;
     if (bus) for (const object of result.registered) bus.emit('object-registered', { object });
     const wire = sent.batch.ops;
     let w = 0;
@@ -214,7 +231,7 @@ export class EventIngest {
         if (n > 0) {
           const own: number[] = new Array(n);
           for (let k = 0; k < n; k++) {
-            const id = eventIds[ei++]!;
+            const id = typeof eventIds === 'number' ? firstId + ei++ : eventIds[ei++]!;
             own[k] = id;
             const row = rows[k]!;
             row.objectId = objectId;
@@ -227,7 +244,8 @@ export class EventIngest {
       results.push(list);
     }
     if (bus) {
-      for (const [objectId, at, ping, remoteAddress] of result.seen) bus.emit('object-seen', { objectId, at, ping, remoteAddress });
+      // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
+      for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
     }
     let r = 0;
     for (const op of sent.ops) if (op.kind === 'items') op.resolve(results[r++]!);

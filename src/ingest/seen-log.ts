@@ -4,8 +4,10 @@
  * which the tracker works from); the objects row only needs to be roughly current (the API
  * shows it, and a restarted tracker starts its grace from it). So a row is written at once
  * when something new is learnt (first sighting since start, first ping, another remote
- * address) and otherwise at most once per `intervalMs`: one UPDATE per object per commit was as
- * dear as the journal inserts themselves with one event per device per commit.
+ * address); every other sighting waits for the sweep, which writes what is pending once per
+ * `intervalMs`. One UPDATE per object per commit was as dear as the journal inserts themselves
+ * with one event per device per commit, and one commit per link test of a quiet site wrote
+ * gigabytes a day.
  */
 import type { ObjectsPort } from './object-directory.js';
 
@@ -46,11 +48,9 @@ export class SeenLog {
   apply(objects: ObjectsPort, seen: ReadonlyMap<number, Sight>, now: number): void {
     for (const [id, sight] of seen) {
       const stored = this.stored.get(id);
-      const due =
-        !stored ||
-        sight.remote !== stored.remote ||
-        sight.at - stored.at >= this.intervalMs ||
-        (sight.ping && (stored.pingAt === null || sight.at - stored.pingAt >= this.intervalMs));
+      // Only news is written at once; a device heard again waits for the sweep (at most intervalMs),
+      // so 1,000 devices' link tests cost one commit per interval, not one each (docs/benchmarks.md §Site).
+      const due = !stored || sight.remote !== stored.remote || (sight.ping && stored.pingAt === null);
       if (due) this.write(objects, id, sight);
       else this.merge(id, sight);
     }

@@ -63,6 +63,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
   /** The outstanding liveness ping: its seq and performance.now() when posted. */
   private outstandingPing: { readonly seq: number; readonly since: number } | null = null;
   private lastCommitAt: number | null = null;
+  private commits = 0;
   /** Threads started so far (1 unless one died or the writer was closed and used again). */
   starts = 0;
 
@@ -118,7 +119,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
   liveness(): WriterLiveness {
     let oldest = this.outstandingPing?.since ?? Infinity;
     for (const pending of this.pending.values()) oldest = Math.min(oldest, pending.since);
-    return { stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest), lastCommitAt: this.lastCommitAt };
+    return { stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest), lastCommitAt: this.lastCommitAt, commits: this.commits };
   }
 
   async close(): Promise<void> {
@@ -217,6 +218,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     if (reply.type === 'done') {
       this.deaths = 0;
       this.lastCommitAt = Date.now();
+      this.commits++;
       pending.resolve(reply.result);
     } else {
       pending.reject(new VigilError(reply.code, reply.error));

@@ -6,7 +6,9 @@
  * Rules:
  * - entering `failed` raises the failure type once; repeated `failed` reports (new detail) do not;
  * - `ok` after a raised failure raises the restore type;
- * - `degraded`, `starting` and `stopped` change nothing: a restart of the services stops and
+ * - entering `degraded` raises the kind's trouble type once where it has one (receivers: a COM
+ *   line gone silent, docs/serial.md); `failed` after it still raises the failure; `ok` restores;
+ * - otherwise `degraded`, `starting` and `stopped` change nothing: a restart of the services stops and
  *   starts every receiver, which is neither a failure nor a recovery, and a component still
  *   failed after a restart keeps its open failure until it reports `ok`.
  */
@@ -19,10 +21,12 @@ import type { RaiseInternalEvent } from './recorder.js';
 interface KindEvents {
   readonly failed: InternalEventType;
   readonly restored: InternalEventType;
+  /** Raised on entering `degraded` where a kind has it (a COM line gone silent); `ok` after it raises `restored`. */
+  readonly degraded?: InternalEventType;
 }
 
 export const HEALTH_EVENT_TYPES: Readonly<Record<string, KindEvents>> = {
-  receiver: { failed: 'receiver_failed', restored: 'receiver_restored' },
+  receiver: { failed: 'receiver_failed', restored: 'receiver_restored', degraded: 'receiver_trouble' },
   output: { failed: 'output_failed', restored: 'output_restored' },
   store: { failed: 'store_trouble', restored: 'store_restored' },
 };
@@ -38,8 +42,8 @@ export interface HealthEventBridgeDeps {
 export class HealthEventBridge implements Service {
   readonly name = 'internal-events:health';
   private readonly deps: HealthEventBridgeDeps;
-  /** Components with an open (raised, not yet restored) failure. */
-  private readonly open = new Set<string>();
+  /** Components with an open (raised, not yet restored) failure or trouble, and which it is. */
+  private readonly open = new Map<string, 'failed' | 'degraded'>();
   private unsubscribe: (() => void) | null = null;
 
   constructor(deps: HealthEventBridgeDeps) {
@@ -60,16 +64,20 @@ export class HealthEventBridge implements Service {
 
   /** Names of components whose failure is open (for tests and /api/status figures). */
   openFailures(): string[] {
-    return [...this.open];
+    return [...this.open.keys()];
   }
 
   private observe(component: ComponentHealth): void {
     const types = HEALTH_EVENT_TYPES[component.kind];
     if (!types) return;
-    if (component.state === 'failed' && !this.open.has(component.name)) {
-      this.open.add(component.name);
-      const detail = component.detail ? `${component.name}: ${component.detail}` : component.name;
+    const open = this.open.get(component.name);
+    const detail = component.detail ? `${component.name}: ${component.detail}` : component.name;
+    if (component.state === 'failed' && open !== 'failed') {
+      this.open.set(component.name, 'failed');
       void this.deps.raise(types.failed, { detail });
+    } else if (component.state === 'degraded' && types.degraded && open === undefined) {
+      this.open.set(component.name, 'degraded');
+      void this.deps.raise(types.degraded, { detail });
     } else if (component.state === 'ok' && this.open.has(component.name)) {
       this.open.delete(component.name);
       void this.deps.raise(types.restored, { detail: component.name });

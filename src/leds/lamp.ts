@@ -17,3 +17,6 @@ export interface StatusLamps {
   /** Darkens and releases the LEDs (GPIO unexport). */
   close(): void;
 }
+
+/** What the hardware layer found: the lamps and a line describing them, or why there are none. */
+export type LampsOpened = { readonly lamps: StatusLamps; readonly description: string } | { readonly lamps: null; readonly reason: string };

@@ -9,6 +9,7 @@ import type { Service } from '../core/service.js';
 import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
 import { parseHostPort } from '../settings/fields.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
+import { OUTPUT_TYPES } from '../settings/schema-outputs.js';
 import type { ObjectRecord } from '../store/types.js';
 import { createAccountResolver, oidAccount } from './account-resolver.js';
 import type { ByteLink } from './byte-link.js';
@@ -46,17 +47,17 @@ export interface OutputDeps {
 }
 
 function defaultLink(settings: OutputSettings): ByteLink | null {
-  if (settings.type === 3) return null; // serial COM: the serial link arrives with the serial issue
+  if (settings.type === OUTPUT_TYPES.com) return null; // serial COM: the serial link arrives with the serial issue
   const target = parseHostPort(settings.identificator);
   if (!target) return null;
-  return settings.type === 2 ? new UdpLink(target) : new TcpLink(target);
+  return settings.type === OUTPUT_TYPES.udp ? new UdpLink(target) : new TcpLink(target);
 }
 
 export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
   const logger = deps.logger.child(`out:${settings.id}`);
   const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings);
   if (!link) {
-    const reason = settings.type === 3 ? 'serial COM outputs are not supported by this build yet' : `bad identificator "${settings.identificator}"`;
+    const reason = settings.type === OUTPUT_TYPES.com ? 'serial COM outputs are not supported by this build yet' : `bad identificator "${settings.identificator}"`;
     return new UnavailableOutput(settings.id, reason, deps.health, logger);
   }
   const timings = { ...outputTimings(settings), ...deps.timings };

@@ -2,6 +2,7 @@
  * Cross-field rules of receivers and outputs (contract: "Receivers and outputs are cross-validated
  * for consistency"), run on the MERGED settings so a patch cannot leave a dangling reference behind.
  */
+import { OUTPUT_TYPES } from './schema-outputs.js';
 import { isValidSiaKey, parseHostPort } from './fields.js';
 import { line } from './issues.js';
 import { RECEIVER_LISTS, type ReceiverListName } from './schema-receivers.js';
@@ -49,13 +50,18 @@ export function checkReceivers(s: Settings): string[] {
     const items = r[name].map((item, i) => ({ key: item.port, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port` }));
     out.push(...duplicates(items, `must be unique among ${CATEGORY_LABEL[name]}`));
   }
-  for (const name of ['tcp_receivers', 'udp_receivers', 'modem_receivers'] as const) {
+  for (const name of ['tcp_receivers', 'udp_receivers', 'com_receivers', 'modem_receivers'] as const) {
     r[name].forEach((item, i) => {
       if ('require_encryption' in item && item.require_encryption && item.encryption_password === undefined) {
         out.push(line(`receivers.${name}[${i}].require_encryption`, 'needs an encryption_password'));
       }
     });
   }
+  // The MLR2 feed of a legacy receiver is plain text: a DC-09 key there would be a misunderstanding (docs/serial.md).
+  r.com_receivers.forEach((item, i) => {
+    if (item.protocol !== 'MLR2') return;
+    if (item.encryption_password !== undefined) out.push(line(`receivers.com_receivers[${i}].encryption_password`, 'only allowed when protocol is "SIA-DC09"'));
+  });
   // The API listens on TCP too: the same port twice would fail at bind (Vigil rule).
   if (s.api.api_http_port === s.api.api_port) out.push(line('api.api_http_port', 'must differ from api.api_port'));
   r.tcp_receivers.forEach((item, i) => {
@@ -70,7 +76,7 @@ export function checkReceivers(s: Settings): string[] {
       r[name].map((item, i) => ({ key: item.port_id, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port_id` })),
     ),
     ...s.outputs.flatMap((o, i) =>
-      o.type === 3 ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }] : [],
+      o.type === OUTPUT_TYPES.com ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }] : [],
     ),
   ];
   out.push(...duplicates(serial, 'serial device already in use'));
@@ -84,8 +90,8 @@ export function checkOutputs(s: Settings): string[] {
   s.outputs.forEach((o, i) => {
     const at = `outputs[${i}]`;
     const sia = o.protocol === 'SIA-DC09';
-    if (o.type === 2 && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
-    if (o.type === 3) {
+    if (o.type === OUTPUT_TYPES.udp && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
+    if (o.type === OUTPUT_TYPES.com) {
       if (!o.identificator.startsWith('/')) out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
     } else if (parseHostPort(o.identificator) === null) {
       out.push(line(`${at}.identificator`, 'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output'));

@@ -79,6 +79,15 @@ function checkUsers(s: Settings, options: CrossValidateOptions): string[] {
   return out;
 }
 
+/** Two LEDs on one line would show neither pattern (pins left null take distinct board lines). */
+function checkLeds(s: Settings): string[] {
+  const leds = s.hw.leds;
+  const pins = (['power_pin', 'link_pin', 'trouble_pin'] as const).filter((key) => leds[key] !== null);
+  return pins
+    .filter((key, i) => pins.slice(0, i).some((other) => leds[other] === leds[key]))
+    .map((key) => line(`hw.leds.${key}`, 'must differ from the other LED pins'));
+}
+
 /** Every cross-field violation of the merged settings, unsorted. */
 export function crossValidate(s: Settings, options: CrossValidateOptions): string[] {
   return [
@@ -88,5 +97,6 @@ export function crossValidate(s: Settings, options: CrossValidateOptions): strin
     ...checkReceivers(s),
     ...checkOutputs(s),
     ...checkUsers(s, options),
+    ...checkLeds(s),
   ];
 }

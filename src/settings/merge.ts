@@ -1,7 +1,7 @@
 /**
  * Update semantics of PUT /api/settings (contract: "only fields supplied are changed"; whether a
  * supplied array replaces or merges is "not shown" — Vigil: it REPLACES the stored array whole).
- * - object sections: supplied fields overwrite, omitted fields keep their stored value;
+ * - object sections (and hw.leds inside hw): supplied fields overwrite, omitted fields keep their stored value;
  * - arrays (users, outputs, event lists, each receivers list): replaced whole;
  * - users are matched by id: an existing id without `password` keeps its hash;
  * - a secret sent back as the mask "********" (what publicView() shows) keeps the stored value.
@@ -97,6 +97,8 @@ export function mergeUpdate(current: Settings, patch: SettingsUpdate): MergeResu
   for (const section of ARRAY_SECTIONS) {
     if (patch[section] !== undefined) target[section] = structuredClone(patch[section]);
   }
+  // hw holds object sections one level down (hw.leds): merged field by field the same way.
+  if (patch.hw?.leds !== undefined) settings.hw = { ...settings.hw, leds: { ...settings.hw.leds, ...definedOnly(patch.hw.leds) } };
   const passwords = new Map<number, string>();
   const errors: string[] = [];
   if (patch.users !== undefined) {

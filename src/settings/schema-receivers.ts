@@ -4,6 +4,7 @@
  * each with a default (docs/settings.md §receivers).
  */
 import * as v from 'valibot';
+import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S } from '../protocols/dc09/timestamp.js';
 import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword } from './fields.js';
 
 export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
@@ -17,8 +18,8 @@ const encryptionPassword = v.optional(receiverPassword);
 const dc09RuleEntries = {
   require_encryption: v.optional(bool, false),
   // DC-09 §5.5.1.7: a timestamped message outside [-past, +future] of receiver time is NAKed.
-  time_window_past_s: v.optional(int(0, 3600), 40),
-  time_window_future_s: v.optional(int(0, 3600), 20),
+  time_window_past_s: v.optional(int(0, 3600), DEFAULT_WINDOW_PAST_S),
+  time_window_future_s: v.optional(int(0, 3600), DEFAULT_WINDOW_FUTURE_S),
   check_plain_timestamps: v.optional(bool, false),
   accept_local_time: v.optional(bool, false),
 };
@@ -33,11 +34,32 @@ export const ipReceiverSchema = obj({
   ...dc09RuleEntries,
 });
 
+export const DATA_BITS = [7, 8] as const;
+export const PARITIES = ['none', 'even', 'odd'] as const;
+export const STOP_BITS = [1, 2] as const;
+export const FLOW_CONTROLS = ['none', 'rts-cts'] as const;
+export const COM_PROTOCOLS = ['SIA-DC09', 'MLR2'] as const;
+
+/** How a serial device is opened (docs/serial.md §Line settings): 9600 8N1 without flow control, what legacy receivers ship with. */
+export const serialLineEntries = {
+  baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
+  data_bits: v.optional(oneOf(DATA_BITS), 8),
+  parity: v.optional(oneOf(PARITIES), 'none'),
+  stop_bits: v.optional(oneOf(STOP_BITS), 1),
+  flow_control: v.optional(oneOf(FLOW_CONTROLS), 'none'),
+};
+
 export const comReceiverSchema = obj({
   id,
   name: nonEmpty,
   port_id: nonEmpty,
-  baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
+  ...serialLineEntries,
+  // SIA-DC09: DC-09 frames on the line; MLR2: Vigil is the automation computer behind a legacy receiver (docs/serial.md).
+  protocol: v.optional(oneOf(COM_PROTOCOLS), 'SIA-DC09'),
+  encryption_password: encryptionPassword,
+  ...dc09RuleEntries,
+  // MLR2: no heartbeat (nor message) for this long makes the line degraded; two and a half of the usual 30 s.
+  heartbeat_timeout_s: v.optional(int(10, 3600), 75),
 });
 
 export const modemReceiverSchema = obj({
@@ -47,6 +69,9 @@ export const modemReceiverSchema = obj({
   baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
   encryption_password: v.optional(receiverPassword),
   sim_pin: v.optional(simPin),
+  // docs/modem.md §Status: how often signal and registration are read; below min_csq is trouble.
+  poll_interval_s: v.optional(int(1, 3600), 30),
+  min_csq: v.optional(int(1, 31), 10),
 });
 
 export const receiversEntries = {

@@ -11,6 +11,7 @@ import {
   bool, fixedSecret, hex, id, int, ipAddress, list, nonEmpty, obj, oneOf, optionalEntries, password, port, str,
 } from './fields.js';
 import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events.js';
+import { hwSchema, hwUpdateSchema } from './schema-hw.js';
 import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
 
@@ -18,6 +19,8 @@ export const USER_SCOPES = ['settings', 'users', 'events', 'objects'] as const;
 export const DEFAULT_MAX_USERS = 100;
 /** Contract: token_time 1..5,256,000 minutes (ten years). */
 export const TOKEN_TIME_MAX = 5_256_000;
+/** How many sessions the session log keeps per device (database.device_session_log_count). */
+export const DEFAULT_SESSION_LOG_COUNT = 10;
 
 const apiEntries = {
   api_port: v.optional(port, 8443),
@@ -40,7 +43,7 @@ const databaseEntries = {
   sqlport: v.optional(int(0, 65535, 'must be between 0 and 65535 (0 means 3306)'), 3306),
   remove_lost_objects_age: v.optional(int(1, 365), 30),
   remove_events_age: v.optional(int(1, 365), 90),
-  device_session_log_count: v.optional(int(1, 25), 10),
+  device_session_log_count: v.optional(int(1, 25), DEFAULT_SESSION_LOG_COUNT),
 };
 
 const deviceStatusOutputEntries = {
@@ -97,6 +100,7 @@ export const SettingsSchema = obj({
   database: v.optional(obj(databaseEntries), {}),
   device_status_output: v.optional(obj(deviceStatusOutputEntries), {}),
   general: v.optional(obj(generalEntries), {}),
+  hw: v.optional(hwSchema, {}),
   ignorable_startup_events: v.optional(list(ignorableStartupEventSchema), []),
   internal_events: v.optional(list(internalEventSchema), () => DEFAULT_INTERNAL_EVENTS.map((e) => ({ ...e }))),
   outputs: v.optional(list(outputSchema), []),
@@ -118,6 +122,7 @@ export const SettingsUpdateSchema = obj({
   database: v.optional(obj(optionalEntries(databaseEntries))),
   device_status_output: v.optional(obj(optionalEntries(deviceStatusOutputEntries))),
   general: v.optional(obj(optionalEntries(generalEntries))),
+  hw: v.optional(hwUpdateSchema),
   ignorable_startup_events: v.optional(list(ignorableStartupEventSchema)),
   internal_events: v.optional(list(internalEventSchema)),
   outputs: v.optional(list(outputSchema)),
@@ -132,6 +137,7 @@ export type ApiSettings = Settings['api'];
 export type DatabaseSettings = Settings['database'];
 export type DeviceStatusOutputSettings = Settings['device_status_output'];
 export type GeneralSettings = Settings['general'];
+export type HwLedsSettings = Settings['hw']['leds'];
 export type TrackerSettings = Settings['tracker'];
 export type ReceiversSettings = Settings['receivers'];
 export type IgnorableStartupEvent = v.InferOutput<typeof ignorableStartupEventSchema>;

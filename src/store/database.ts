@@ -26,6 +26,9 @@ export const BUSY_TIMEOUT_MS = 5000;
  */
 export const JOURNAL_SIZE_LIMIT_BYTES = 16 * 1024 * 1024;
 
+/** Page size of a newly created file. */
+export const PAGE_SIZE_BYTES = 1024;
+
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
   const readonly = options.readonly === true;
   let db: Database | undefined;
@@ -45,6 +48,10 @@ function applyPragmas(db: Database, path: string, readonly: boolean): void {
   // WAL: readers never block the single writer, and a commit appends to one file instead of
   // rewriting pages in place (fewer fsyncs, kinder to SD cards).
   if (!readonly) {
+    // 1 KiB pages for a new file (an existing file keeps its size): a small commit appends whole
+    // pages to the WAL, and 1 KiB pages write ~half the bytes of 4 KiB per small commit
+    // (docs/benchmarks.md §Bytes written). Must precede WAL mode, which fixes the page size.
+    db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
     if (mode !== 'wal' && path !== ':memory:') {
       throw new VigilError('STORE_FAILURE', `database ${path} refused WAL mode (journal_mode=${mode})`);

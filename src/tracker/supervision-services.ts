@@ -111,7 +111,7 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
     new Tracker({
       objects: store.objects, meta: store.meta, settings: () => settings.current().tracker, bus: ingest.bus,
       raise: deps.tapTrackerRaise ? deps.tapTrackerRaise(raise) : raise,
-      clock, supervisionClock: monotonicClock, logger,
+      clock, supervisionClock: monotonicClock, logger, health: deps.health,
     }),
     new TimeSync({
       links, intervalMinutes: () => settings.current().general.synchronize_device_time_interval,

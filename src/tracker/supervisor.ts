@@ -70,6 +70,7 @@ export class Supervisor {
   private readonly watched = new Map<number, WatchState>();
   /** Related objects: supervised through their main device, never on their own. */
   private readonly ignored = new Set<number>();
+  private lostAtSweep = 0;
 
   constructor(deps: SupervisorDeps) {
     this.deps = deps;
@@ -159,14 +160,18 @@ export class Supervisor {
     const ip = paramsFor(settings, false);
     const sms = paramsFor(settings, true);
     const lost: Transition[] = [];
+    let lostNow = 0;
     for (const state of this.watched.values()) {
+      if (state.lost) lostNow++;
       if (state.lost || state.periodS === null) continue;
       if (!isOverdue(now, state.heardAt, timeoutMs(state.periodS, state.sms ? sms : ip))) continue;
       state.lost = true;
       state.restoreCount = 0;
       this.persist(state.id, { supervisionState: LOST, restoreCount: 0 }, 'lost');
       lost.push({ kind: 'lost', objectId: state.id });
+      lostNow++;
     }
+    this.lostAtSweep = lostNow;
     return lost;
   }
 
@@ -189,6 +194,11 @@ export class Supervisor {
 
   get size(): number {
     return this.watched.size;
+  }
+
+  /** Objects lost as of the last sweep (a restore between sweeps shows at the next one). */
+  get lostCount(): number {
+    return this.lostAtSweep;
   }
 
   private fresh(record: ObjectRecord, now: number): WatchState {

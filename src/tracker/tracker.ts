@@ -7,6 +7,7 @@
 import type { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
+import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import type { IngestEvents } from '../ingest/types.js';
@@ -17,6 +18,8 @@ import type { TrackerSettings } from '../settings/schema.js';
 import { Supervisor, type RunCheckpoint, type SupervisionObjects, type Transition } from './supervisor.js';
 
 export const CHECKPOINT_KEY = 'tracker.checkpoint';
+/** Health entry (kind `supervision`): metrics `supervised` and `lost`, read by the trouble LED (docs/leds.md). */
+export const TRACKER_HEALTH = 'tracker';
 export const DEFAULT_SWEEP_INTERVAL_MS = 1000;
 /** How often the "still supervising" checkpoint is written (one small row; SD-card friendly). */
 export const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
@@ -39,6 +42,7 @@ export interface TrackerDeps {
   readonly supervisionClock?: Clock;
   readonly timers?: TimerApi;
   readonly logger: Logger;
+  readonly health?: HealthRegistry;
   readonly sweepIntervalMs?: number;
   readonly checkpointIntervalMs?: number;
 }
@@ -112,6 +116,7 @@ export class Tracker implements Service {
     this.running = false;
     for (const off of this.unsubscribe) off();
     this.unsubscribe = [];
+    this.deps.health?.remove(TRACKER_HEALTH);
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = null;
     this.writeCheckpoint(this.deps.clock.now());
@@ -126,6 +131,8 @@ export class Tracker implements Service {
   /** One sweep; the timer runs it every sweep interval. */
   sweep(): void {
     for (const transition of this.supervisor.sweep()) this.report(transition);
+    // Same state and detail every time: the figures update without a change notification.
+    this.deps.health?.report(TRACKER_HEALTH, 'supervision', 'ok', null, { supervised: this.supervisor.size, lost: this.supervisor.lostCount });
     const wallNow = this.deps.clock.now();
     if (wallNow - this.lastCheckpoint >= this.checkpointInterval) this.writeCheckpoint(wallNow);
   }

@@ -12,7 +12,7 @@ function recorder(): { port: ObjectsPort; calls: Array<[number, number, string |
 
 const sights = (...list: Array<[number, Sight]>) => new Map(list);
 
-test('first sighting, a first ping and a new address are written at once; the rest once per interval, latest value', () => {
+test('first sighting, a first ping and a new address are written at once; the rest by the sweep once per interval, latest value', () => {
   const log = new SeenLog(1000);
   const { port, calls } = recorder();
   log.apply(port, sights([7, { at: 100, ping: false, remote: 'a' }]), 100);
@@ -24,8 +24,11 @@ test('first sighting, a first ping and a new address are written at once; the re
   assert.equal(calls, [[7, 100, 'a', false], [7, 400, 'a', true], [7, 500, 'b', false]]);
   log.apply(port, new Map(), 1100);
   assert.equal(calls.slice(3), [[7, 700, 'b', true]], 'the sweep writes what is pending, ping included');
-  log.apply(port, sights([7, { at: 2200, ping: false, remote: 'b' }]), 2200);
-  assert.equal(calls.slice(4), [[7, 2200, 'b', false]], 'an interval after the last write: at once');
+  log.apply(port, sights([7, { at: 2050, ping: true, remote: 'b' }]), 2050);
+  assert.equal(calls.length, 4, 'heard again long after the last write: still waits for the sweep');
+  log.apply(port, sights([7, { at: 2090, ping: false, remote: 'b' }]), 2090);
+  log.apply(port, new Map(), 2100);
+  assert.equal(calls.slice(4), [[7, 2090, 'b', true]], 'one write per interval, with the latest time and the ping');
 });
 
 test('flush writes every pending sighting; after forget() the next sighting of each object is written at once', () => {

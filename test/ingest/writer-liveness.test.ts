@@ -36,7 +36,7 @@ test('before any batch: no thread to ping, nothing stalled, no commit yet', asyn
   const r = await rig();
   try {
     r.ingest.writerProbe.ping();
-    assert.equal(r.ingest.writerProbe.liveness(), { stalledMs: 0, lastCommitAt: null });
+    assert.equal(r.ingest.writerProbe.liveness(), { stalledMs: 0, lastCommitAt: null, commits: 0 });
   } finally {
     await r.close();
   }
@@ -47,7 +47,8 @@ test('a live thread answers the ping: stalledMs back to 0; lastCommitAt is the l
   try {
     const before = Date.now();
     await r.ingest.submit([frame('L001')]);
-    const { lastCommitAt } = r.ingest.writerProbe.liveness();
+    const { lastCommitAt, commits } = r.ingest.writerProbe.liveness();
+    assert.is(commits, 1);
     assert.ok(lastCommitAt !== null && lastCommitAt >= before && lastCommitAt <= Date.now(), `lastCommitAt ${lastCommitAt}`);
     r.ingest.writerProbe.ping();
     assert.ok(r.writer.liveness().stalledMs >= 0);

@@ -34,6 +34,23 @@ test('a receiver that fails raises receiver_failed once, and receiver_restored w
   await bridge.stop();
 });
 
+test('a receiver that degrades (a silent COM line) raises receiver_trouble once, a failure after it still counts, ok restores', async () => {
+  const { health, raised, bridge } = setup();
+  await bridge.start();
+  health.report('rx:com:3', 'receiver', 'ok');
+  health.report('rx:com:3', 'receiver', 'degraded', 'no heartbeat for 76 s');
+  health.report('rx:com:3', 'receiver', 'degraded', 'no heartbeat for 90 s');
+  health.report('rx:com:3', 'receiver', 'failed', 'port gone');
+  health.report('rx:com:3', 'receiver', 'ok');
+  health.report('out:1', 'output', 'degraded', 'disconnected');
+  assert.equal(raised, [
+    'receiver_trouble: rx:com:3: no heartbeat for 76 s',
+    'receiver_failed: rx:com:3: port gone',
+    'receiver_restored: rx:com:3',
+  ]);
+  await bridge.stop();
+});
+
 test('a restart of the services (stopped, starting, ok) is neither a failure nor a recovery', async () => {
   const { health, raised, bridge } = setup();
   await bridge.start();

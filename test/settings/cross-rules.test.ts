@@ -34,6 +34,21 @@ test('receiver ids are unique across all four lists', async () => {
   ]);
 });
 
+test('COM receivers: line settings are checked, a DC-09 password only with protocol SIA-DC09', async () => {
+  const com = (extra: Record<string, unknown>) => ({ receivers: { com_receivers: [{ id: 7, name: 'C', port_id: '/dev/ttyUSB0', ...extra }] } });
+  assert.equal(await errorsOf(com({ protocol: 'SIA-DC09', encryption_password: 'Pa55w0', require_encryption: true, data_bits: 7, parity: 'even', stop_bits: 2, flow_control: 'rts-cts' })), []);
+  assert.equal(await errorsOf(com({ protocol: 'MLR2', encryption_password: 'Pa55w0' })), [
+    'receivers.com_receivers[0].encryption_password: only allowed when protocol is "SIA-DC09"',
+  ]);
+  assert.equal(await errorsOf(com({ require_encryption: true })), ['receivers.com_receivers[0].require_encryption: needs an encryption_password']);
+  assert.equal(await errorsOf(com({ data_bits: 6, parity: 'mark', protocol: 'MLR3', heartbeat_timeout_s: 5 })), [
+    'receivers.com_receivers[0].data_bits: must be one of 7 or 8',
+    'receivers.com_receivers[0].heartbeat_timeout_s: must be between 10 and 3600',
+    'receivers.com_receivers[0].parity: must be one of "none", "even" or "odd"',
+    'receivers.com_receivers[0].protocol: must be one of "SIA-DC09" or "MLR2"',
+  ]);
+});
+
 test('a TCP receiver cannot take an API port, and the two API ports must differ', async () => {
   assert.equal(await errorsOf({ receivers: { tcp_receivers: [tcp(1, 8443)] } }), ['receivers.tcp_receivers[0].port: already used by api.api_port']);
   assert.equal(await errorsOf({ api: { api_http_port: 8443 } }), ['api.api_http_port: must differ from api.api_port']);
@@ -66,7 +81,7 @@ test('new receiver items get every Vigil default', async () => {
       time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false,
     },
   ]);
-  assert.equal(next.receivers.modem_receivers, [{ id: 9, name: 'M', port_id: '/dev/ttyUSB0', baud_rate: 9600 }]);
+  assert.equal(next.receivers.modem_receivers, [{ id: 9, name: 'M', port_id: '/dev/ttyUSB0', baud_rate: 9600, poll_interval_s: 30, min_csq: 10 }]);
 });
 
 test('outputs: ids unique, UDP only with SIA-DC09, identificator by type', async () => {

@@ -45,6 +45,27 @@ test('an object is unsupervised until two agreeing link-test gaps teach it its p
   }
 });
 
+test('the tracker health entry counts supervised and lost objects for the trouble LED', async () => {
+  const t = await trackerFixture({ timeout_multiplier: 2, timeout_tolerance: 30 });
+  try {
+    const obj = t.addObject();
+    await t.tracker.start();
+    learnSixtySeconds(t, obj.id);
+    const entry = () => t.fx.health.get('tracker')!;
+    t.timers.advance(1 * S);
+    assert.equal([entry().kind, entry().state, entry().metrics], ['supervision', 'ok', { supervised: 1, lost: 0 }]);
+    t.timers.advance(151 * S);
+    assert.equal(entry().metrics, { supervised: 1, lost: 1 });
+    t.message(obj.id, true);
+    t.timers.advance(1 * S);
+    assert.equal(entry().metrics, { supervised: 1, lost: 0 }, 'restored at the next sweep');
+    await t.tracker.stop();
+    assert.is(t.fx.health.get('tracker'), undefined);
+  } finally {
+    await t.cleanup();
+  }
+});
+
 test('an object without a learned period never goes lost, however long it is silent', async () => {
   const t = await trackerFixture();
   try {

@@ -11,7 +11,7 @@ import { openMessage, parseMessage, type ForeignMessage, type MessageHeader, typ
 import { buildAck, buildDuh, buildNak } from './replies.js';
 import { parseSiaDcs } from './sia-dcs.js';
 import { decodeText } from './text.js';
-import { checkWindow } from './timestamp.js';
+import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S, checkWindow } from './timestamp.js';
 
 export interface HandlerContext {
   /** Receiver time, ms since the epoch. */
@@ -19,9 +19,9 @@ export interface HandlerContext {
   /** The receiver's AES key (see receiverPasswordKey / parseKey); null when none is configured. */
   key: Buffer | null;
   requireEncryption: boolean;
-  /** Time test: accepted past skew in seconds (default 40, §5.5.1.8). */
+  /** Time test: accepted past skew in seconds (default DEFAULT_WINDOW_PAST_S, §5.5.1.8). */
   windowPastS?: number;
-  /** Time test: accepted future skew in seconds (default 20). */
+  /** Time test: accepted future skew in seconds (default DEFAULT_WINDOW_FUTURE_S). */
   windowFutureS?: number;
   /** Apply the time test to unencrypted messages that carry a timestamp too (the standard only requires it for encrypted ones). */
   checkPlainTimestamps: boolean;
@@ -33,18 +33,23 @@ export interface HandlerContext {
 }
 
 export interface DecodedEvent {
-  protocol: 'SIA-DCS' | 'ADM-CID';
+  /**
+   * MLR2: a computer-port line in no known layout, kept as received (src/protocols/mlr2/handler.ts).
+   * CONTACT-ID, SMS-CORRUPT and SMS-TEXT come from SMS (src/protocols/sms/payload.ts).
+   */
+  protocol: 'SIA-DCS' | 'ADM-CID' | 'MLR2' | 'CONTACT-ID' | 'SMS-CORRUPT' | 'SMS-TEXT';
   /** As received (header account, else the one in the data): text, leading zeros and case kept. */
   account: string;
   receiver?: string;
   line?: string;
-  sequence: string;
+  /** Null for events that did not come in a DC-09 frame (SMS). */
+  sequence: string | null;
   encrypted: boolean;
   eventClass: EventClass;
   /** Contact ID only. */
   qualifier?: 'E' | 'R' | 'P';
-  /** SIA: two letters; Contact ID: three hex digits. */
-  code: string;
+  /** SIA: two letters; Contact ID: three hex digits; null for an unparsed or corrupt SMS. */
+  code: string | null;
   /** SIA: the ri modifier; Contact ID: the group. */
   groupNo?: string;
   /** SIA: the code's parameter (zone, user, ... as the code defines); Contact ID: zone or user. */
@@ -68,6 +73,8 @@ export interface FrameDecision {
   linkTest?: boolean;
   /** A device-link body ("VL-..."): for the receiver to route. */
   foreign?: ForeignMessage;
+  /** Set by the receiver (not by handleFrame): a replay of a journaled message, ACKed without events. */
+  replayed?: boolean;
 }
 
 const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
@@ -90,8 +97,8 @@ export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
   }
 
   const window = {
-    windowPastS: ctx.windowPastS ?? 40,
-    windowFutureS: ctx.windowFutureS ?? 20,
+    windowPastS: ctx.windowPastS ?? DEFAULT_WINDOW_PAST_S,
+    windowFutureS: ctx.windowFutureS ?? DEFAULT_WINDOW_FUTURE_S,
     acceptLocalTime: ctx.acceptLocalTime,
     ...(ctx.localOffsetMinutes !== undefined ? { localOffsetMinutes: ctx.localOffsetMinutes } : {}),
   };

@@ -78,7 +78,8 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   });
   const started: Array<TcpReceiver | UdpReceiver> = [];
   const build = (kind: 'tcp' | 'udp', s: Partial<IpReceiverSettings>) => {
-    const list = kind === 'tcp' ? { tcp_receivers: [rxSettings(s)], udp_receivers: [] } : { tcp_receivers: [], udp_receivers: [rxSettings(s)] };
+    const one = [rxSettings(s)];
+    const list = { tcp_receivers: kind === 'tcp' ? one : [], udp_receivers: kind === 'udp' ? one : [], com_receivers: [], modem_receivers: [] };
     return runtime.build(list as never)[0] as TcpReceiver | UdpReceiver;
   };
   return {

@@ -67,6 +67,7 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
         clock,
         timers,
         logger: silentLogger,
+        health: fx.health,
       });
       return self.tracker;
     },

@@ -1,0 +1,62 @@
+/**
+ * Gathering (src/ingest/batch-gate.ts, docs/receivers.md §Group commit): after an answer, the
+ * devices just ACKed and those already waiting go in ONE commit; a gather that times out sends
+ * what it has and the next answers send at once. Real SQLite store, inline writer.
+ */
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { silentLogger } from '../../src/core/logger.js';
+import { SKIP_AFTER_TIMEOUT } from '../../src/ingest/batch-gate.js';
+import { EventIngest } from '../../src/ingest/event-ingest.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers/temp-dir.js';
+import { frame } from './helpers/items.js';
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+async function rig(gatherMaxMs?: number): Promise<{ ingest: EventIngest; store: Store; close(): Promise<void> }> {
+  const dir = tempDir('vigil-gate-');
+  const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
+  await store.start();
+  const ingest = new EventIngest({ store, logger: silentLogger, ...(gatherMaxMs !== undefined && { gatherMaxMs }) });
+  return { ingest, store, close: async () => { await ingest.close(); await store.stop(); dir.remove(); } };
+}
+
+test('the devices just answered and those that come back turns later commit together', async () => {
+  // A long gather limit: the test is about gathering, not about the machine's speed.
+  const r = await rig(5000);
+  try {
+    await Promise.all([r.ingest.submit([frame('G001')]), r.ingest.submit([frame('G002')])]);
+    assert.is(r.ingest.stats.flushes, 1);
+    // Each device sends its next frame in its own turn of the event loop, as sockets do.
+    const first = r.ingest.submit([frame('G001')]);
+    await nextTurn();
+    await nextTurn();
+    assert.is(r.ingest.stats.flushes, 1, 'one of two devices back: still gathering');
+    const second = r.ingest.submit([frame('G002')]);
+    await Promise.all([first, second]);
+    assert.equal([r.ingest.stats.flushes, r.ingest.stats.largestFlush, r.ingest.gate.stats.filled], [2, 2, 1]);
+  } finally {
+    await r.close();
+  }
+});
+
+test('a gather that times out sends what it has, and the next answers send at once', async () => {
+  const r = await rig(50);
+  try {
+    // The gather starts when the first batch is answered, after this moment (libuv's clock is in
+    // whole milliseconds: a 50 ms timer may fire up to 1 ms early against performance.now()).
+    const started = performance.now();
+    await Promise.all([r.ingest.submit([frame('H001')]), r.ingest.submit([frame('H002')])]);
+    await r.ingest.submit([frame('H001')]);
+    assert.ok(performance.now() - started >= 48, 'waited for the device that did not come back');
+    assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut], [2, 1]);
+    for (let i = 0; i < 3; i++) await r.ingest.submit([frame('H001')]);
+    assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut, r.ingest.gate.gathering], [5, 1, false], `next ${SKIP_AFTER_TIMEOUT} answers do not gather`);
+  } finally {
+    await r.close();
+  }
+});
+
+test.run();
