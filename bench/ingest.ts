@@ -9,12 +9,15 @@
  *   node dist/bench/ingest.js
  * BENCH_CASES=tcp:1:plain,tcp:10:plain,... (transport:devices:plain|aes[:paced]); BENCH_REPEAT=3 takes
  * the median run of each case; phase length BENCH_MEASURE_S=6 BENCH_WARMUP_S=1.5; BENCH_FLOOR_S=3;
- * BENCH_GATEWAY_CLI=<other build>/dist/src/cli.js measures another build (before/after runs);
+ * BENCH_GATEWAY_CLI=<other build>/dist/src/cli.js measures another build; BENCH_COMPARE=<tree of another
+ * build> runs that build ("before") and this one ("after") side by side, the two phases of every
+ * case back to back (order alternating per repeat), then one floor: the fairest before/after on a
+ * machine whose speed drifts;
  * BENCH_CPU_PROF=<dir> writes a .cpuprofile per gateway thread.
  */
 import { loadavg, tmpdir } from 'node:os';
 import { durableFloor, type FloorResult } from './lib/durable-floor.js';
-import { PINNING, freePort, pinSelf, startGatewayChild, sleep } from './lib/gateway-child.js';
+import { PINNING, freePort, pinSelf, startGatewayChild, sleep, type GatewayChild } from './lib/gateway-child.js';
 import { runPhase, type PhaseResult } from './lib/run-phase.js';
 import { formatTable, verdict } from './lib/table.js';
 
@@ -35,6 +38,7 @@ interface Case {
 }
 
 interface Row extends PhaseResult, Case {
+  readonly build: string;
   readonly mode: string;
   readonly floor: FloorResult | null;
 }
@@ -52,13 +56,13 @@ function print(text: string): void {
 }
 
 const HEADER = [
-  'transport', 'devices', 'crypto', 'mode', 'acked/s', 'p50 ms', 'p99 ms', 'max ms', 'cpu µs/ev', 'bytes/ev', 'floor/s', 'vs floor',
+  'build', 'transport', 'devices', 'crypto', 'mode', 'acked/s', 'p50 ms', 'p99 ms', 'max ms', 'cpu µs/ev', 'bytes/ev', 'floor/s', 'vs floor',
   'floor B/ev', 'sim cpu', 'gw cpu', 'other cpu', 'nak+duh', 'timeouts',
 ];
 
 function row(r: Row): (string | number)[] {
   return [
-    r.transport, r.devices, r.aes ? 'AES' : 'plain', r.mode, r.ackedPerS, r.p50.toFixed(2), r.p99.toFixed(2), r.max.toFixed(1),
+    r.build, r.transport, r.devices, r.aes ? 'AES' : 'plain', r.mode, r.ackedPerS, r.p50.toFixed(2), r.p99.toFixed(2), r.max.toFixed(1),
     r.cpuUsPerEvent, r.bytesPerEvent, r.floor?.eventsPerS ?? '-', r.floor ? (r.ackedPerS / r.floor.eventsPerS).toFixed(2) : '-',
     r.floor?.bytesPerEvent ?? '-', `${r.simCpu}%`, `${r.gatewayCpu}%`, `${r.otherCpu}%`, r.naks + r.duhs, r.timeouts,
   ];
@@ -72,54 +76,73 @@ async function main(): Promise<void> {
   print(`ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase, median of ${REPEAT}`);
   print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}`);
   print(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews every figure)`);
-  const tcpPort = await freePort();
-  const udpPort = await freePort();
-  const gateway = await startGatewayChild({
-    receivers: { tcp: [{ id: 1, port: tcpPort, encryption_password: KEY }], udp: [{ id: 2, port: udpPort, encryption_password: KEY }] },
-  });
+  const compare = process.env.BENCH_COMPARE;
+  const builds: Array<{ label: string; buildDir?: string }> = compare ? [{ label: 'before', buildDir: compare }, { label: 'after' }] : [{ label: 'this' }];
+  if (compare) print(`comparing ${compare} (before) with this build (after), case by case`);
+  const gateways: Array<{ label: string; tcpPort: number; udpPort: number; child: GatewayChild }> = [];
   const rows: Row[] = [];
   try {
+    for (const b of builds) {
+      const tcpPort = await freePort();
+      const udpPort = await freePort();
+      const child = await startGatewayChild({
+        receivers: { tcp: [{ id: 1, port: tcpPort, encryption_password: KEY }], udp: [{ id: 2, port: udpPort, encryption_password: KEY }] },
+        ...(b.buildDir ? { buildDir: b.buildDir } : {}),
+      });
+      gateways.push({ label: b.label, tcpPort, udpPort, child });
+    }
     for (const c of cases) {
-      const saturated = rows.find((r) => r.transport === c.transport && r.devices === c.devices && r.aes === c.aes && !r.paced);
-      if (c.paced && !saturated) continue;
-      const rate = c.paced ? Math.max(1, Math.round(saturated!.ackedPerS / 2)) : 0;
-      const runs: PhaseResult[] = [];
-      for (let i = 0; i < REPEAT; i++) {
-        runs.push(await runPhase(gateway, {
-          label: `${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
-          warmupMs: WARMUP_MS,
-          measureMs: MEASURE_MS,
-          sim: {
-            port: c.transport === 'tcp' ? tcpPort : udpPort, transport: c.transport, devices: c.devices, connectRate: CONNECT_RATE,
-            ...(c.paced ? { totalRate: rate } : { saturate: true }),
-            accountBase: c.transport === 'tcp' ? '100000' : '200000', key: c.aes ? KEY : null, ackTimeoutMs: 5000,
-          },
-        }));
-        await sleep(300);
+      const runs = new Map<string, PhaseResult[]>(gateways.map((g) => [g.label, []]));
+      const rates = new Map<string, number>();
+      for (const g of gateways) {
+        const saturated = rows.find((r) => r.build === g.label && r.transport === c.transport && r.devices === c.devices && r.aes === c.aes && !r.paced);
+        if (c.paced && saturated) rates.set(g.label, Math.max(1, Math.round(saturated.ackedPerS / 2)));
       }
-      runs.sort((a, b) => a.ackedPerS - b.ackedPerS);
-      const median = runs[Math.floor(runs.length / 2)]!;
+      for (let i = 0; i < REPEAT; i++) {
+        const order = i % 2 === 0 ? gateways : [...gateways].reverse();
+        for (const g of order) {
+          const rate = rates.get(g.label);
+          if (c.paced && rate === undefined) continue;
+          runs.get(g.label)!.push(await runPhase(g.child, {
+            label: `${g.label} ${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
+            warmupMs: WARMUP_MS,
+            measureMs: MEASURE_MS,
+            sim: {
+              port: c.transport === 'tcp' ? g.tcpPort : g.udpPort, transport: c.transport, devices: c.devices, connectRate: CONNECT_RATE,
+              ...(c.paced ? { totalRate: rate! } : { saturate: true }),
+              accountBase: c.transport === 'tcp' ? '100000' : '200000', key: c.aes ? KEY : null, ackTimeoutMs: 5000,
+            },
+          }));
+          await sleep(300);
+        }
+      }
       const floor = c.paced
         ? null
         : await durableFloor(c.devices, FLOOR_S, tmpdir(), PINNING ? 1 : null).catch((err: unknown) => {
           process.stderr.write(`durable floor failed: ${err instanceof Error ? err.message : String(err)}\n`);
           return null;
         });
-      const r: Row = { ...median, ...c, mode: c.paced ? `paced ${rate}/s` : 'saturate', floor };
-      rows.push(r);
-      print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
+      for (const g of gateways) {
+        const list = runs.get(g.label)!.sort((a, b) => a.ackedPerS - b.ackedPerS);
+        if (list.length === 0) continue;
+        const median = list[Math.floor(list.length / 2)]!;
+        const r: Row = { ...median, ...c, build: g.label, mode: c.paced ? `paced ${rates.get(g.label)}/s` : 'saturate', floor };
+        rows.push(r);
+        print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
+      }
       await sleep(300);
     }
   } finally {
-    await gateway.stop();
+    for (const g of gateways) await g.child.stop();
   }
   print('\n' + formatTable(HEADER, rows.map(row)));
+  const last = builds[builds.length - 1]!.label;
   const find = (t: string, devices: number, aes: boolean, paced = false): Row | undefined =>
-    rows.find((r) => r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced);
+    rows.find((r) => r.build === last && r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced);
   const goal = (label: string, r: Row | undefined, value: (r: Row) => number, ok: (v: number) => boolean, unit = 'events/s'): void => {
     if (r) print(`  ${label.padEnd(40)} ${value(r)} ${unit} ${verdict(ok(value(r)))}${r.floor ? ` (floor ${r.floor.eventsPerS}/s, ratio ${(r.ackedPerS / r.floor.eventsPerS).toFixed(2)})` : ''}`);
   };
-  print('\ngoals (issue 9):');
+  print(`\ngoals (issue 9), build "${last}":`);
   goal('TCP 1 connection >= 2,500', find('tcp', 1, false), (r) => r.ackedPerS, (v) => v >= 2500);
   goal('TCP 10 connections >= 20,000', find('tcp', 10, false), (r) => r.ackedPerS, (v) => v >= 20_000);
   goal('TCP 100 connections plain >= 40,000', find('tcp', 100, false), (r) => r.ackedPerS, (v) => v >= 40_000);

@@ -31,6 +31,7 @@ import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { SelfCheck } from './system/self-check.js';
+import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
 import { StartupEventClassifier } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
@@ -253,6 +254,7 @@ export class Gateway {
       settings: this.settings, store: this.store, statusSlot: this.statusSlot, health: this.health, clock: this.clock,
       logger: this.options.logger, ...(receivers ? { bus: receivers.bus } : {}),
     });
+    this.warnLowPorts(current);
     // The status LEDs first: their lamp test lights as the services start (docs/leds.md).
     const leds = new LedService({
       health: this.health,
@@ -266,6 +268,17 @@ export class Gateway {
       ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
     });
     return [leds, outputs, ...serialOutputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
+  }
+
+  /** Ports below 1024 fail to bind without CAP_NET_BIND_SERVICE: say so, with the fix (docs/watchdog.md §Capabilities). */
+  private warnLowPorts(current: Settings): void {
+    const facts = readPrivilegeFacts();
+    if (!facts) return;
+    const ports = portsNeedingCapability(listeningPorts(current, { http: this.options.httpPort, https: this.options.httpsPort }), facts);
+    if (ports.length === 0) return;
+    this.options.logger.warn('ports below 1024 cannot be bound without CAP_NET_BIND_SERVICE: install systemd/vigil.service.d/low-ports.conf', {
+      ports: ports.map((p) => `${p.what}=${p.port}`).join(', '),
+    });
   }
 
   private async startService(service: Service): Promise<void> {

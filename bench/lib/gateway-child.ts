@@ -105,6 +105,11 @@ export interface GatewayChild {
 
 export interface GatewayChildOptions {
   readonly receivers: SeedSpec;
+  /**
+   * Another build to run (a tree built with `npm run build`): its dist/src/cli.js, seeded with its
+   * own dist/bench/lib/seed-settings.js (its settings schema may differ from this build's).
+   */
+  readonly buildDir?: string;
   /** CPU to pin the gateway to (default 1 when the machine has 2+ CPUs). */
   readonly cpu?: number | null;
   readonly logLevel?: string;
@@ -116,12 +121,16 @@ function readProc(pid: number, file: string): string {
 
 export async function startGatewayChild(options: GatewayChildOptions): Promise<GatewayChild> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-gw-'));
-  await seedReceivers(dataDir, options.receivers);
+  const cli = options.buildDir ? join(options.buildDir, 'dist', 'src', 'cli.js') : CLI;
+  const seed = options.buildDir
+    ? ((await import(join(options.buildDir, 'dist', 'bench', 'lib', 'seed-settings.js'))) as { seedReceivers: typeof seedReceivers }).seedReceivers
+    : seedReceivers;
+  await seed(dataDir, options.receivers);
   const httpPort = await freePort();
   const nodeArgs: string[] = [];
   const profDir = process.env.BENCH_CPU_PROF;
   if (profDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
-  const serveArgs = [...nodeArgs, CLI, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];
+  const serveArgs = [...nodeArgs, cli, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];
   const cpu = options.cpu === undefined ? (PINNING ? 1 : null) : options.cpu;
   const pinned = cpu !== null && hasTaskset();
   const child: ChildProcess = pinned
@@ -160,7 +169,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     const token = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        [CLI, 'token', '--data-dir', dataDir, '--scopes', 'settings,restart_services,device_control,omit_mpass', '--minutes', '600'],
+        [cli, 'token', '--data-dir', dataDir, '--scopes', 'settings,restart_services,device_control,omit_mpass', '--minutes', '600'],
         { timeout: 20_000 },
         (err, stdout) => (err ? reject(err) : resolve(stdout.trim())),
       );

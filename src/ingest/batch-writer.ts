@@ -9,14 +9,15 @@
  * session rows it opened (by session key) and the accounts devices adopted. Everything a batch
  * added there is undone when its transaction rolls back.
  */
-import type { NewEvent, ObjectRecord, StoredEventRef } from '../store/types.js';
+import type { EventInsertParams } from '../store/event-rows.js';
+import type { ObjectRecord } from '../store/types.js';
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog, type Sight } from './seen-log.js';
-import { rowOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession, type WriterLiveness } from './wire.js';
+import { insertParamsOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession, type WriterLiveness } from './wire.js';
 
 /** The slice of the store (src/store/store.ts) a batch is written through. */
 export interface IngestStore {
-  readonly events: { append(events: readonly NewEvent[]): StoredEventRef[] };
+  readonly events: { appendRows(rows: readonly EventInsertParams[]): number[] };
   readonly objects: ObjectsPort;
   readonly sessions: {
     open(objectId: number, at: number, remoteAddress: string | null): number;
@@ -28,14 +29,14 @@ export interface IngestStore {
 
 /** What one batch changed in the writer's memory, to publish or to undo. */
 class Work {
-  readonly rows: NewEvent[] = [];
+  readonly rows: EventInsertParams[] = [];
   readonly objectIds: Array<number | null> = [];
   readonly helloObjects: ObjectRecord[] = [];
   readonly registered: ObjectRecord[] = [];
   readonly seen = new Map<number, Sight>();
   readonly opened: Array<[number, number, number]> = [];
   readonly adopted: Array<[number, string]> = [];
-  refs: StoredEventRef[] = [];
+  ids: number[] = [];
   now = 0;
 }
 
@@ -63,9 +64,7 @@ export class BatchWriter {
       this.undo(work);
       throw err;
     }
-    const refs = work.refs;
-    const eventIds: number[] = new Array(refs.length);
-    for (let i = 0; i < refs.length; i++) eventIds[i] = refs[i]!.id;
+    const eventIds = work.ids;
     return {
       objectIds: work.objectIds, eventIds, helloObjects: work.helloObjects, registered: work.registered,
       seen: [...work.seen].map(([id, s]) => [id, s.at, s.ping, s.remote]), opened: work.opened, adopted: work.adopted,
@@ -79,7 +78,7 @@ export class BatchWriter {
 
   private apply(batch: WireBatch, work: Work): void {
     for (const op of batch.ops) this.op(op, batch, work);
-    if (work.rows.length > 0) work.refs = this.store.events.append(work.rows);
+    if (work.rows.length > 0) work.ids = this.store.events.appendRows(work.rows);
     this.seenLog.apply(this.store.objects, work.seen, work.now);
   }
 
@@ -122,8 +121,8 @@ export class BatchWriter {
       if (op.session) this.openSession(op.session, device ? device.objectId : objectId, batch, work);
     }
     if (op.rows.length > 0) {
-      const raw = batch.raw.subarray(op.raw[0], op.raw[0] + op.raw[1]);
-      for (const row of op.rows) work.rows.push(rowOf(op, row, raw, objectId));
+      const raw = Buffer.from(batch.raw.buffer, batch.raw.byteOffset + op.raw[0], op.raw[1]);
+      for (const row of op.rows) work.rows.push(insertParamsOf(op, row, raw, objectId));
     }
     return objectId;
   }

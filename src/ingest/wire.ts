@@ -5,6 +5,7 @@
  * mutable records (SessionLog, LinkedDevice). Those are named by a key or carried as a snapshot,
  * and the main thread applies what the writer did to them after COMMIT.
  */
+import type { EventInsertParams } from '../store/event-rows.js';
 import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
 
 /** A connection's session row as the main thread knows it when the batch leaves. */
@@ -61,14 +62,19 @@ export type WireRow = [
   flags: number,
 ];
 
-/** The journal row a wire row of `frame` stands for (the writer's side). */
-export function rowOf(frame: WireFrame, row: WireRow, raw: Uint8Array, objectId: number | null): NewEvent {
-  return {
-    receivedAt: frame.receivedAt, deviceTime: row[0], deviceTimeText: row[1], receiverId: frame.receiverId,
-    receiverKind: frame.receiverKind, transport: frame.transport, remoteAddress: frame.remoteAddress, objectId,
-    account: row[2], dc09Receiver: row[3], dc09Line: row[4], sequence: row[5], protocol: row[6], encrypted: row[7],
-    eventClass: row[8], qualifier: row[9], code: row[10], groupNo: row[11], zoneNo: row[12], text: row[13], flags: row[14], raw,
-  };
+/**
+ * The insert parameters of a wire row of `frame` (the writer's side), in INSERT_EVENT_SQL's order
+ * (src/store/event-rows.ts toInsertParams does the same from a NewEvent): built straight from the
+ * tuple, no NewEvent object in between. `raw` is the frame's bytes, shared by its rows.
+ */
+export function insertParamsOf(frame: WireFrame, row: WireRow, raw: Buffer, objectId: number | null): EventInsertParams {
+  const code = row[10];
+  return [
+    frame.receivedAt, row[0], row[1], frame.receiverId, frame.receiverKind, frame.transport, frame.remoteAddress, objectId,
+    row[2], row[3], row[4], row[5], row[6], row[7] ? 1 : 0, row[8], row[9],
+    // Codes are compared exactly in queries; SIA codes are upper-case letters, CID codes hex.
+    code === null ? null : code.toUpperCase(), row[11], row[12], row[13], row[14], raw,
+  ];
 }
 
 /** The wire row of a journal row (the main thread's side). */

@@ -72,7 +72,8 @@ export function ledStates(components: readonly ComponentHealth[], activity: Devi
   const power = selfCheck && selfCheck.state !== 'ok' ? STEADY : HEARTBEAT;
   const receivers = components.filter(isReceiver);
   const connected = activity.connected(receivers, now);
-  const listening = receivers.length > 0 && receivers.every((r) => r.state === 'ok');
+  // degraded is up with a problem (a COM line open but silent): still listening; the trouble LED says the rest.
+  const listening = receivers.length > 0 && receivers.every((r) => r.state === 'ok' || r.state === 'degraded');
   const link = !listening ? DARK : connected ? STEADY : WAITING;
   const troubles = troublesOf(components);
   return { power, link, trouble: troublePattern(troubles), troubles };

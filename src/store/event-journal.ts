@@ -7,7 +7,7 @@
  * append() returned (docs/store.md §Durability).
  */
 import type { Database } from './database.js';
-import { INSERT_EVENT_SQL, toInsertParams, toStoredEvent, type EventRow } from './event-rows.js';
+import { INSERT_EVENT_SQL, toInsertParams, toStoredEvent, type EventInsertParams, type EventRow } from './event-rows.js';
 import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params } from './sql.js';
 import type { EventQuery, NewEvent, Page, StoredEvent, StoredEventRef } from './types.js';
 
@@ -21,6 +21,7 @@ export class EventJournal {
   private readonly db: Database;
   private readonly sql: StatementCache;
   private appendTx: ((events: readonly NewEvent[]) => StoredEventRef[]) | undefined;
+  private appendRowsTx: ((rows: readonly EventInsertParams[]) => number[]) | undefined;
 
   constructor(db: Database) {
     this.db = db;
@@ -45,6 +46,25 @@ export class EventJournal {
     }
     const appendTx = this.appendTx;
     return guard('append events', () => appendTx(events));
+  }
+
+  /**
+   * append() for rows already in INSERT_EVENT_SQL's positional order (the writer thread builds them
+   * straight from the wire rows: no NewEvent object in between); returns the ids in input order.
+   */
+  appendRows(rows: readonly EventInsertParams[]): number[] {
+    if (rows.length === 0) return [];
+    if (!this.appendRowsTx) {
+      const insert = this.sql.get(INSERT_EVENT_SQL);
+      const tx = this.db.transaction((batch: readonly EventInsertParams[]) => {
+        const ids: number[] = new Array(batch.length);
+        for (let i = 0; i < batch.length; i++) ids[i] = Number(insert.run(batch[i]).lastInsertRowid);
+        return ids;
+      });
+      this.appendRowsTx = (batch) => tx.immediate(batch);
+    }
+    const appendRowsTx = this.appendRowsTx;
+    return guard('append events', () => appendRowsTx(rows));
   }
 
   get(id: number): StoredEvent | null {

@@ -34,7 +34,10 @@ INSERT INTO events (received_at, device_time, device_time_text, receiver_id, rec
   qualifier, code, group_no, zone_no, text, flags, raw)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function toInsertParams(event: NewEvent): unknown[] {
+/** One row's values in INSERT_EVENT_SQL's order. */
+export type EventInsertParams = unknown[];
+
+export function toInsertParams(event: NewEvent): EventInsertParams {
   return [
     event.receivedAt,
     event.deviceTime ?? null,

@@ -22,9 +22,9 @@ let failAppend = false;
 const flaky: IngestStore = {
   get events() {
     return {
-      append: (events: Parameters<Store['events']['append']>[0]) => {
+      appendRows: (rows: Parameters<Store['events']['appendRows']>[0]) => {
         if (failAppend) throw new VigilError('STORE_FAILURE', 'append events: disk I/O error');
-        return store.events.append(events);
+        return store.events.appendRows(rows);
       },
     };
   },

@@ -55,6 +55,8 @@ test('link: fast blink with receivers up and no device; dark with a receiver dow
   assert.equal(ledStates(idle, new DeviceActivity(), 0).link, WAITING);
   assert.equal(ledStates([idle[0]!, c('rx:udp:2', 'receiver', 'failed')], new DeviceActivity(), 0).link, DARK);
   assert.equal(ledStates([idle[0]!, c('rx:tcp:3', 'receiver', 'starting')], new DeviceActivity(), 0).link, DARK);
+  const silentCom = ledStates([idle[0]!, c('rx:com:4', 'receiver', 'degraded', { frames: 0 })], new DeviceActivity(), 0);
+  assert.equal([silentCom.link, silentCom.troubles], [WAITING, ['portDown']], 'a silent COM line is up: link blinks, trouble 3');
   assert.equal(ledStates([c('self-check', 'self-check')], new DeviceActivity(), 0).link, DARK);
 });
 
