@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ALL_SCOPES } from './auth/scopes.js';
+import { TOKEN_TIME_MAX } from './settings/schema.js';
 
 /** Every scope a token may carry: `vigil token` may mint any of them. */
 export const KNOWN_SCOPES = ALL_SCOPES;
@@ -30,7 +31,7 @@ export const USAGE = `usage:
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
   --http-port / --https-port override api.api_http_port / api.api_port for this run (0 = listener off)
   first-boot applies vigil-setup.txt once (docs/first-boot.md); defaults: /boot/firmware, /, --data-dir
-  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..5256000, default 60`;
+  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..${TOKEN_TIME_MAX}, default 60`;
 
 function port(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -73,7 +74,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
       if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}`);
       const minutesText = values.minutes ?? '60';
       const minutes = Number(minutesText);
-      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > 5_256_000) throw new UsageError('--minutes: must be an integer 1..5256000');
+      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > TOKEN_TIME_MAX) throw new UsageError(`--minutes: must be an integer 1..${TOKEN_TIME_MAX}`);
       return { command: 'token', dataDir: values['data-dir'] ?? defaultDataDir, scopes: [...new Set(scopes)], minutes };
     }
     case 'first-boot': {

@@ -26,6 +26,7 @@ import { OutputWorkerHost } from './outputs/output-host.js';
 import { buildOutputs } from './outputs/build-outputs.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
+import { OUTPUT_TYPES } from './settings/schema-outputs.js';
 import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
@@ -218,7 +219,12 @@ export class Gateway {
       await this.startService(selfCheck);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
-        new SystemdNotifier({ env: this.options.env ?? process.env, healthy: () => selfCheck.passing(), logger: logger.child('sd-notify') }),
+        new SystemdNotifier({
+          env: this.options.env ?? process.env,
+          healthy: () => selfCheck.passing(),
+          status: () => selfCheck.statusLine(),
+          logger: logger.child('sd-notify'),
+        }),
       );
       logger.info('gateway started', { version, data_dir: dataDir, ...this.apiPorts() });
     } catch (err) {
@@ -244,7 +250,7 @@ export class Gateway {
     const outputs = new OutputWorkerHost({
       dbPath: join(this.options.dataDir, 'vigil.db'),
       ...(this.writerRef ? { writer: this.writerRef } : {}),
-      outputs: current.outputs.filter((o) => o.type !== 3),
+      outputs: current.outputs.filter((o) => o.type !== OUTPUT_TYPES.com),
       health: this.health,
       logger: this.options.logger,
       ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
@@ -263,7 +269,7 @@ export class Gateway {
     });
     // Serial (type 3) outputs run on this thread: serialport's native poller cannot serve two threads of one process
     // (a port in the worker crashed the process while ports were open here; docs/outputs.md §Serial).
-    const serialOutputs = buildOutputs(current.outputs.filter((o) => o.type === 3), {
+    const serialOutputs = buildOutputs(current.outputs.filter((o) => o.type === OUTPUT_TYPES.com), {
       store: this.store, health: this.health, logger: this.options.logger.child('outputs'), clock: this.clock, serial: this.serialLines,
       ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
     });

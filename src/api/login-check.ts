@@ -1,7 +1,8 @@
 /**
  * The one password check behind POST /api/login and the technician's page login form (src/web):
  * same accounts, same throttle, same token. Wrong credentials cost the same scrypt whether or not
- * the login exists (verifyPassword's dummy hash); repeated failures from one address are throttled.
+ * the login exists (verifyPassword's dummy hash); repeated failures from one address, and for one
+ * login name from any addresses, are throttled (LoginThrottle, AccountThrottle).
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -37,10 +38,15 @@ export async function checkLogin(
   const decision = deps.throttle.begin(address);
   if (!decision.allowed) return { kind: 'throttled', retryAfterS: decision.retryAfterS };
   let outcome: 'success' | 'failure' | null = null;
+  let account: string | undefined;
   try {
     const credentials = await read();
     if (!credentials) return { kind: 'invalid' };
     const { login: name, password } = credentials;
+    // Per-account backoff against distributed guessing (docs/security.md "Logins").
+    const forAccount = deps.throttle.beginAccount(name, address);
+    if (!forAccount.allowed) return { kind: 'throttled', retryAfterS: forAccount.retryAfterS };
+    account = name;
     const user = deps.settings.current().users.find((u) => u.login === name);
     // Always one scrypt: an unknown login verifies against a dummy hash (same time either way).
     const good = await verifyPassword(password, user?.password_hash);
@@ -64,6 +70,6 @@ export async function checkLogin(
     logger.error('login error', { address, error: describeError(err) });
     throw err;
   } finally {
-    deps.throttle.finish(address, outcome);
+    deps.throttle.finish(address, outcome, account);
   }
 }

@@ -6,6 +6,7 @@
  * Strict on purpose: an unknown or misspelt parameter (`acount=`) is a 400, never silently
  * ignored, because an ignored filter answers with MORE data than the caller asked for.
  */
+import { CONTROL_CHARACTERS, ID_MAX } from '../settings/fields.js';
 
 export type ParamResult<T> = { ok: true; value: T } | { ok: false; reason: string };
 export type ParamParser<T> = (text: string) => ParamResult<T>;
@@ -17,8 +18,8 @@ export type QueryResult<P extends Record<string, ParamParser<unknown>>> =
   | { ok: true; values: ParsedQuery<P> }
   | { ok: false; errors: string[] };
 
-/** Receiver ids are 1..2^31-1 (src/settings/fields.ts ID_MAX). */
-export const RECEIVER_ID_MAX = 2_147_483_647;
+/** Receiver ids are settings ids (1..ID_MAX). */
+export const RECEIVER_ID_MAX = ID_MAX;
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 /** The largest instant a JavaScript Date can hold (ECMA-262 §21.4.1.1). */
@@ -81,8 +82,7 @@ export const limitParam = integerParam(1, MAX_LIMIT);
 export function textParam(maxLength: number): ParamParser<string> {
   return (text) => {
     if (text.length > maxLength) return fail(`must be at most ${maxLength} characters`);
-    // eslint-disable-next-line no-control-regex
-    if (/[\x00-\x1f\x7f]/.test(text)) return fail('must not contain control characters');
+    if (CONTROL_CHARACTERS.test(text)) return fail('must not contain control characters');
     return ok(text);
   };
 }

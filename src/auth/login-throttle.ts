@@ -7,8 +7,10 @@
  *   - attempts in flight count against the free budget, so a burst of parallel guesses cannot
  *     slip past before the first failure is recorded (once throttled: one attempt in flight at most).
  * Memory is bounded: the least recently used address is forgotten beyond `maxAddresses`.
+ * Failures are also counted per login name (AccountThrottle: distributed guessing of one account).
  */
 import type { Clock } from '../core/clock.js';
+import { AccountThrottle, type AccountBurst, type AccountThrottleOptions } from './account-throttle.js';
 
 export interface LoginThrottleOptions {
   readonly clock: Clock;
@@ -16,7 +18,11 @@ export interface LoginThrottleOptions {
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
   readonly maxAddresses?: number;
+  readonly accounts?: Omit<AccountThrottleOptions, 'clock'>;
 }
+
+/** Login names longer than this are tracked by their first characters (no real login is that long). */
+const MAX_TRACKED_LOGIN = 256;
 
 export type ThrottleDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterS: number };
 
@@ -34,6 +40,7 @@ export class LoginThrottle {
   private readonly maxAddresses: number;
   /** Map iteration order is insertion order: re-inserting on use makes the first key the LRU one. */
   private readonly states = new Map<string, AddressState>();
+  private readonly accounts: AccountThrottle;
 
   constructor(options: LoginThrottleOptions) {
     this.clock = options.clock;
@@ -41,6 +48,7 @@ export class LoginThrottle {
     this.baseDelayMs = options.baseDelayMs ?? 1000;
     this.maxDelayMs = options.maxDelayMs ?? 5 * 60_000;
     this.maxAddresses = options.maxAddresses ?? 10_000;
+    this.accounts = new AccountThrottle({ ...options.accounts, clock: options.clock });
   }
 
   /** Number of addresses currently remembered (for tests and metrics). */
@@ -61,8 +69,26 @@ export class LoginThrottle {
     return { allowed: true };
   }
 
-  /** Records the outcome of an attempt that `begin` allowed; `null` = no password was checked. */
-  finish(address: string, outcome: 'success' | 'failure' | null): void {
+  /**
+   * The per-account check, once the login name is known (after `begin` allowed the address).
+   * When allowed, pass the same `login` to `finish`.
+   */
+  beginAccount(login: string, address: string): ThrottleDecision {
+    return this.accounts.begin(login.slice(0, MAX_TRACKED_LOGIN), address);
+  }
+
+  /**
+   * Records the outcome of an attempt that `begin` allowed; `null` = no password was checked.
+   * `login` when `beginAccount` allowed it too. Returns the burst when this failure started the
+   * account's backoff (AccountThrottle).
+   */
+  finish(address: string, outcome: 'success' | 'failure' | null, login?: string): AccountBurst | null {
+    const burst = login === undefined ? null : this.accounts.finish(login.slice(0, MAX_TRACKED_LOGIN), address, outcome);
+    this.finishAddress(address, outcome);
+    return burst;
+  }
+
+  private finishAddress(address: string, outcome: 'success' | 'failure' | null): void {
     const state = this.touch(address);
     state.inFlight = Math.max(0, state.inFlight - 1);
     if (outcome === 'success') {

@@ -4,13 +4,12 @@
  * thread when the batch leaves: journal rows are built and flagged here (eventFlags), raw frames
  * are packed into one transferable buffer, session event counts are added (undone if it fails).
  */
+import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
 import type { NewEvent } from '../store/types.js';
 import type { FlagObjects } from './flag-objects.js';
 import { journalRow } from './journal-row.js';
 import type { FrameItem, HelloItem, IngestItem, IngestResult, LinkedDevice, SessionLog } from './types.js';
 import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';
-
-const DEFAULT_SESSION_LOG_COUNT = 10;
 
 export type Op =
   | { kind: 'items'; items: readonly IngestItem[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void }

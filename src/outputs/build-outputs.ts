@@ -9,7 +9,7 @@ import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
 import { parseHostPort } from '../settings/fields.js';
-import { defaultOutputSerial, type OutputSettings } from '../settings/schema-outputs.js';
+import { OUTPUT_TYPES, defaultOutputSerial, type OutputSettings } from '../settings/schema-outputs.js';
 import type { ObjectRecord } from '../store/types.js';
 import { createAccountResolver, oidAccount } from './account-resolver.js';
 import type { ByteLink } from './byte-link.js';
@@ -50,7 +50,7 @@ export interface OutputDeps {
 }
 
 function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undefined): ByteLink | null {
-  if (settings.type === 3) {
+  if (settings.type === OUTPUT_TYPES.com) {
     if (!serial) return null;
     const line = settings.serial ?? defaultOutputSerial();
     return new SerialLink({
@@ -60,14 +60,14 @@ function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undef
   }
   const target = parseHostPort(settings.identificator);
   if (!target) return null;
-  return settings.type === 2 ? new UdpLink(target) : new TcpLink(target);
+  return settings.type === OUTPUT_TYPES.udp ? new UdpLink(target) : new TcpLink(target);
 }
 
 export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
   const logger = deps.logger.child(`out:${settings.id}`);
   const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings, deps.serial);
   if (!link) {
-    const reason = settings.type === 3 ? 'no serial port layer was given to the outputs' : `bad identificator "${settings.identificator}"`;
+    const reason = settings.type === OUTPUT_TYPES.com ? 'no serial port layer was given to the outputs' : `bad identificator "${settings.identificator}"`;
     return new UnavailableOutput(settings.id, reason, deps.health, logger);
   }
   const timings = { ...outputTimings(settings), ...deps.timings };

@@ -31,4 +31,3 @@ export interface ByteLink {
 }
 
 /** Creates the link of an output from its settings; tests pass their own. */
-export type ByteLinkFactory = () => ByteLink;

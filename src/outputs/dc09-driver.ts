@@ -2,7 +2,8 @@
  * SIA DC-09 forwarding: Vigil is the transmitter (SIA DC-09 §5.5), using the codec in src/protocols/dc09.
  *   - Contact ID shaped events go out as ADM-CID "#acct|Qeee gg zzz", SIA events as SIA-DCS "#acct|N[ri<area>/]<code><zone>".
  *   - Sequence numbers count 0001..9999 and wrap to 0001 (§5.5.1.5); a retransmission keeps its number so the receiver
- *     can recognise the duplicate.
+ *     can recognise the duplicate. The number of the last ACKed message is stored with the output cursor and restored
+ *     at start, so a restart continues the count (and re-sends an unACKed event under the number it had).
  *   - Every message carries a timestamp (§5.5.1.9: mandatory when encrypted; Vigil sends it always), written as
  *     the local clock plus the offset the receiver taught us with its last NAK (§5.5.3.2: the NAK carries the
  *     receiver's time; the transmitter adopts it and sends again).
@@ -48,6 +49,16 @@ export class Dc09Driver implements ProtocolDriver<ParsedReply> {
   private readonly options: Dc09DriverOptions;
   private readonly framer = new Dc09Framer();
   private lastSequence = 0;
+  /** The sequence number of the last ACKed message. */
+  private settledSequence = 0;
+  readonly sequence = {
+    settled: (): number => this.settledSequence,
+    restore: (last: number): void => {
+      const valid = Number.isInteger(last) && last >= 0 && last <= 9999 ? last : 0;
+      this.lastSequence = valid;
+      this.settledSequence = valid;
+    },
+  };
   /** Receiver time minus local time, learned from the last NAK (ms). */
   private offsetMs = 0;
 
@@ -132,7 +143,10 @@ export class Dc09Driver implements ProtocolDriver<ParsedReply> {
         }
         if (reply.sequence !== sequenceText) return 'ignore';
         if (reply.account !== undefined && reply.account.toUpperCase() !== account) return 'ignore';
-        if (reply.kind === 'ACK') return 'ack';
+        if (reply.kind === 'ACK') {
+          this.settledSequence = sequence;
+          return 'ack';
+        }
         if (reply.kind === 'DUH') return 'refused';
         return 'ignore';
       },

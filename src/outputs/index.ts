@@ -4,7 +4,7 @@ export { outputTimings, MLR2_TIMINGS, type OutputTimings } from './output-timing
 export { OutputWorkerHost, type OutputHostOptions } from './output-host.js';
 export { OutputService, type OutputServiceOptions, type OutputState, type OutputStateListener } from './output-service.js';
 export { Outbox, type OutboxOptions, type OutgoingEvent, type OutboxJournal, type OutboxCursors } from './outbox.js';
-export type { ByteLink, ByteLinkFactory, LinkFraming } from './byte-link.js';
+export type { ByteLink, LinkFraming } from './byte-link.js';
 export { TcpLink, type TcpLinkOptions } from './tcp-link.js';
 export { UdpLink, type UdpLinkOptions } from './udp-link.js';
 export { Mlr2Driver, type Mlr2DriverOptions } from './mlr2-driver.js';

@@ -21,7 +21,8 @@ export interface OutboxJournal {
 
 export interface OutboxCursors {
   get(outputId: number): number;
-  advance(outputId: number, lastEventId: number): void;
+  sequence(outputId: number): number;
+  advance(outputId: number, lastEventId: number, sequence?: number | null): void;
   reset(outputId: number, lastEventId: number): void;
   all(): { outputId: number }[];
 }
@@ -64,6 +65,9 @@ export class Outbox {
   private persisted = 0;
   private current: OutgoingEvent | null = null;
   private readonly skippedSinceTake: SkippedEvent[] = [];
+  /** The protocol's sequence number to store with the cursor (DC-09), and what is stored. */
+  private sequenceSource: (() => number) | null = null;
+  private persistedSequence = 0;
 
   constructor(options: OutboxOptions) {
     this.options = options;
@@ -81,6 +85,7 @@ export class Outbox {
     const known = cursors.all().some((c) => c.outputId === this.outputId);
     if (!known) cursors.reset(this.outputId, journal.maxId());
     const cursor = cursors.get(this.outputId);
+    this.persistedSequence = cursors.sequence(this.outputId);
     this.queue = [];
     this.queueIndex = 0;
     this.current = null;
@@ -88,6 +93,16 @@ export class Outbox {
     this.passed = cursor;
     this.persisted = cursor;
     return cursor;
+  }
+
+  /** The sequence number stored with the cursor when the outbox was opened (0: none). */
+  get storedSequence(): number {
+    return this.persistedSequence;
+  }
+
+  /** Protocols with sequence numbers (DC-09): every cursor write stores `source()` with it. */
+  trackSequence(source: () => number): void {
+    this.sequenceSource = source;
   }
 
   /** Every event up to this id is delivered or skipped. */
@@ -131,10 +146,12 @@ export class Outbox {
 
   /** Writes the cursor if it moved. Throws the store's error (the caller logs it and tries again later). */
   flush(): void {
-    if (this.passed === this.persisted) return;
+    const sequence = this.sequenceSource ? this.sequenceSource() : null;
+    if (this.passed === this.persisted && (sequence === null || sequence === this.persistedSequence)) return;
     const target = this.passed;
-    this.options.cursors.advance(this.outputId, target);
+    this.options.cursors.advance(this.outputId, target, sequence);
     this.persisted = target;
+    if (sequence !== null) this.persistedSequence = sequence;
   }
 
   /** Events after the cursor (the ones not yet delivered or skipped). */

@@ -3,9 +3,10 @@
  *   connected    the link is up
  *   backlog      journal events after the cursor (not yet delivered or skipped); null while unknown
  *   last_ack_at  ms epoch of the last ACK from the peer (events and supervision), null before the first
- *   delivered    events ACKed since the output started
- *   retries      transmissions after the first of a message (NAK, silence, link loss)
- *   unsendable   events skipped because the protocol cannot carry them or the peer refuses them
+ *   counters_since  ms epoch when the counters below started (the output's start: they are not persisted)
+ *   delivered    events ACKed since counters_since
+ *   retries      transmissions after the first of a message (NAK, silence, link loss), since counters_since
+ *   unsendable   events skipped because the protocol cannot carry them or the peer refuses them, since counters_since
  *   failed       in the failed (supervision-only) state
  *   cursor       id of the last event delivered or skipped
  * Counters change per event, so they are pushed to the registry on a timer and on state changes, not per event.
@@ -23,9 +24,10 @@ export class OutputMetrics {
   private lastAckAt: number | null = null;
   private readonly values: Record<string, MetricValue> = { connected: false, backlog: null, failed: false, cursor: 0 };
 
-  constructor(name: string, health: HealthRegistry) {
+  constructor(name: string, health: HealthRegistry, countersSince: number) {
     this.name = name;
     this.health = health;
+    this.values.counters_since = countersSince;
   }
 
   count(counter: OutputCounter): void {

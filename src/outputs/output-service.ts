@@ -2,9 +2,11 @@
  * One output as a Service: the outbox feeds a protocol driver through a LinkSession, one message at a time
  * (MLR2-DG manual "Acknowledgment of the signal", applied to DC-09 too):
  *   - each message waits for its ACK for `ackTimeoutMs`; on NAK or silence it is sent again, `retries` times;
- *   - then the output is FAILED: it sends only supervision messages (heartbeat / NULL) every `probeIntervalMs` and
- *     resumes from the first unacknowledged event as soon as one is ACKed ("the communication is resumed when the
- *     first ACK is received on the heartbeat");
+ *   - then the output is FAILED: it probes the link, never resending the event: while the link is down a connect
+ *     attempt every `probeMinMs`, once up one supervision message (heartbeat / NULL) after a wait of `probeMinMs`
+ *     doubling to `probeMaxMs`; it resumes from the first unacknowledged event as soon as a probe is ACKed ("the
+ *     communication is resumed when the first ACK is received on the heartbeat"), so within about 2 s of the
+ *     automation accepting connections again;
  *   - supervision runs every `supervisionIntervalMs` while healthy (0 = never);
  *   - a message the peer refuses (DC-09 DUH) while it ACKs a link test right after is skipped, so one unprocessable
  *     event cannot block the journal; if the link test fails too, the output fails instead (a wrong key makes the
@@ -57,12 +59,15 @@ export class OutputService<R> implements Service {
   private nextSupervisionAt = Infinity;
   private reconnectAt = 0;
   private reconnectDelay: number;
+  /** Wait before the next heartbeat probe while failed. */
+  private probeDelay: number;
 
   constructor(options: OutputServiceOptions<R>) {
     this.o = options;
     this.name = `out:${options.id}`;
-    this.metrics = new OutputMetrics(this.name, options.health);
+    this.metrics = new OutputMetrics(this.name, options.health, options.clock.now());
     this.reconnectDelay = options.timings.reconnectDelayMs;
+    this.probeDelay = options.timings.probeMinMs;
     this.session = new LinkSession({
       outputId: options.id,
       link: options.link,
@@ -89,6 +94,11 @@ export class OutputService<R> implements Service {
     this.report('starting', null);
     try {
       const cursor = outbox.open();
+      const { sequence } = this.o.driver;
+      if (sequence) {
+        sequence.restore(outbox.storedSequence);
+        outbox.trackSequence(() => sequence.settled());
+      }
       logger.info('output starting', { output: this.o.id, protocol: this.o.driver.protocol, link: link.description, cursor });
     } catch (err) {
       this.report('failed', `cannot read the output cursor: ${describeError(err)}`);
@@ -206,14 +216,29 @@ export class OutputService<R> implements Service {
   private async connectWhileIdle(): Promise<void> {
     if (await this.session.connect()) return;
     this.reconnectAt = this.tick() + this.reconnectDelay;
-    const { probeIntervalMs, reconnectDelayMs } = this.o.timings;
-    this.reconnectDelay = Math.min(this.reconnectDelay * 2, Math.max(probeIntervalMs, reconnectDelayMs));
+    const { probeMaxMs, reconnectDelayMs } = this.o.timings;
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, Math.max(probeMaxMs, reconnectDelayMs));
   }
 
+  /**
+   * One probe while failed: a connect attempt while the link is down (cheap: a refused TCP connect
+   * costs nothing and is what notices the automation's return), else one supervision message
+   * without retries. Never the event itself (docs/outputs.md §Failed state).
+   */
   private async probe(): Promise<void> {
-    await this.session.pause(this.o.timings.probeIntervalMs);
+    const { probeMinMs, probeMaxMs } = this.o.timings;
+    if (!this.session.connected) {
+      await this.session.pause(probeMinMs);
+      if (this.stopping || !(await this.session.connect())) return;
+    } else {
+      await this.session.pause(this.probeDelay);
+    }
     if (this.stopping) return;
-    if ((await this.session.deliver(this.o.driver.supervision(), 0)) !== 'ack') return;
+    if ((await this.session.deliver(this.o.driver.supervision(), 0)) !== 'ack') {
+      this.probeDelay = Math.min(this.probeDelay * 2, probeMaxMs);
+      return;
+    }
+    this.probeDelay = probeMinMs;
     this.failed = false;
     this.metrics.set({ failed: false });
     this.report('ok', null);

@@ -11,9 +11,14 @@ export interface OutputTimings {
   readonly retries: number;
   /** Heartbeat / link test period while healthy; 0 = none (MLR2: 30 000; DC-09: link_test_interval_s). */
   readonly supervisionIntervalMs: number;
-  /** Period of the supervision probes while failed. */
-  readonly probeIntervalMs: number;
-  /** First reconnect delay after the link dropped while idle; doubles up to probeIntervalMs. */
+  /**
+   * While failed: the first wait before a probe (a connect attempt while the link is down, else one
+   * heartbeat / NULL message); it doubles after each failed heartbeat up to probeMaxMs. Connect
+   * attempts keep the first wait (docs/outputs.md §Failed state).
+   */
+  readonly probeMinMs: number;
+  readonly probeMaxMs: number;
+  /** First reconnect delay after the link dropped while idle; doubles up to probeMaxMs. */
   readonly reconnectDelayMs: number;
   /** Journal re-check while idle, in case a new-event signal was missed or none is wired. */
   readonly pollIntervalMs: number;
@@ -24,12 +29,16 @@ export interface OutputTimings {
 }
 
 /** MLR2-DG manual: ACK within 4 s, the signal is sent again three times, heartbeat about every 30 s. */
-export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000, probeIntervalMs: 30_000 } as const;
+export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000 } as const;
 
-const COMMON_TIMINGS = { reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000 } as const;
+/**
+ * Probing while failed (Vigil's rule, not the manuals'): 1 s, doubling to 8 s between heartbeats,
+ * and a connect attempt every second while the link is down, so delivery resumes within about
+ * 2 s of the automation software accepting connections again (docs/outputs.md §Failed state).
+ */
+const PROBE_TIMINGS = { probeMinMs: 1000, probeMaxMs: 8000 } as const;
 
-/** While failed, a DC-09 output probes at its link-test period, but at least every 30 s (and every 30 s when off). */
-const MAX_PROBE_INTERVAL_MS = 30_000;
+const COMMON_TIMINGS = { reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000, ...PROBE_TIMINGS } as const;
 
 export function outputTimings(settings: OutputSettings): OutputTimings {
   if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...COMMON_TIMINGS };
@@ -39,7 +48,6 @@ export function outputTimings(settings: OutputSettings): OutputTimings {
     ackTimeoutMs: sia.ack_timeout_ms,
     retries: sia.retries,
     supervisionIntervalMs: linkTestMs,
-    probeIntervalMs: linkTestMs > 0 ? Math.min(linkTestMs, MAX_PROBE_INTERVAL_MS) : MAX_PROBE_INTERVAL_MS,
     ...COMMON_TIMINGS,
   };
 }

@@ -42,4 +42,10 @@ export interface ProtocolDriver<R> {
   settled(unanswered: number): void;
   /** A new link: forget partial frames and reply bookkeeping of the old one. */
   reset(): void;
+  /**
+   * Protocols whose messages carry a sequence number the receiver may use to spot duplicates
+   * (DC-09): the number of the last ACKed message, stored with the output cursor, and the restore
+   * of it at start so a restart continues the count (docs/dc09.md "Output sequence numbers").
+   */
+  readonly sequence?: { settled(): number; restore(last: number): void };
 }

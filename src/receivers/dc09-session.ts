@@ -119,6 +119,7 @@ export class Dc09Session<Peer = void> {
           return;
         }
         if (decision.linkTest) counters.linkTests++;
+        if (decision.replayed) counters.replays++;
         this.enqueue({
           kind: 'frame', receiver: rules.ref, transport: this.channel.transport, remoteAddress, receivedAt: now,
           session: this.sessionRows ? this.log : null, raw: frame.raw, events: decision.events, linkTest: decision.linkTest === true,
@@ -211,6 +212,7 @@ export class Dc09Session<Peer = void> {
       if (item.kind === 'frame') {
         counters.acks++;
         counters.events += results[i]!.eventIds.length;
+        this.deps.rules.journaled?.(item.events, this.deps.clock.now());
       } else {
         this.link?.welcomed(results[i]!, slot);
       }

@@ -7,7 +7,8 @@
 import type { HealthRegistry } from '../core/health.js';
 import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
 import { Dc09Framer } from '../protocols/dc09/frame.js';
-import { handleFrame, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
+import { handleFrame, type DecodedEvent, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
+import { ReplayCache, replayKey } from '../protocols/dc09/replay-cache.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
 import type { ReceiverRef } from '../ingest/types.js';
 import type { Dc09RuleSettings } from '../settings/schema-receivers.js';
@@ -29,6 +30,10 @@ export class ReceiverProfile implements FrameRules, LinkRules {
   private readonly settings: Dc09RuleSettings;
   /** Reused for every frame: handleFrame is synchronous and keeps no reference to it. */
   private readonly ctx: HandlerContext;
+  /** Time-tested messages whose events were journaled, per account (docs/dc09.md "Replays"). */
+  private readonly replays: ReplayCache;
+  /** The replay key of each ACKable decision's events, until the session reports the commit. */
+  private readonly pendingReplays = new WeakMap<readonly DecodedEvent[], { account: string; key: string }>();
 
   constructor(kind: ReceiverKind, settings: Dc09RuleSettings) {
     this.settings = settings;
@@ -45,15 +50,37 @@ export class ReceiverProfile implements FrameRules, LinkRules {
       checkPlainTimestamps: settings.check_plain_timestamps,
       acceptLocalTime: settings.accept_local_time,
     };
+    this.replays = new ReplayCache({ ttlMs: (settings.time_window_past_s + settings.time_window_future_s) * 1000 });
   }
 
   createFramer(): StreamFramer {
     return new Dc09Framer();
   }
 
+  /**
+   * The handler's decision, with replays of time-tested messages (encrypted ones, or plain ones when
+   * check_plain_timestamps) turned into an ACK without events (`replayed`): the sender may have
+   * missed our ACK, but the events are in the journal already.
+   */
   decide(body: Buffer, now: number): FrameDecision {
     this.ctx.now = now;
-    return handleFrame(body, this.ctx);
+    const decision = handleFrame(body, this.ctx);
+    const msg = decision.message;
+    if (decision.action !== 'ack' || decision.events.length === 0 || !msg) return decision;
+    if (!msg.encrypted && !this.settings.check_plain_timestamps) return decision;
+    const key = replayKey(msg);
+    if (key === null) return decision;
+    if (this.replays.seen(key, now)) return { ...decision, events: [], replayed: true };
+    this.pendingReplays.set(decision.events, key);
+    return decision;
+  }
+
+  /** The session committed these events (the `events` of a decision): later copies are replays. */
+  journaled(events: readonly DecodedEvent[], now: number): void {
+    const key = this.pendingReplays.get(events);
+    if (key === undefined) return;
+    this.pendingReplays.delete(events);
+    this.replays.remember(key, now);
   }
 
   helloContext(now: number): HelloContext {
@@ -91,6 +118,8 @@ export class ReceiverCounters {
   linkIgnored = 0;
   /** UDP datagrams dropped because too many awaited their commit. */
   dropped = 0;
+  /** Replayed messages ACKed without journaling their events again (docs/dc09.md "Replays"). */
+  replays = 0;
 
   publish(health: HealthRegistry, name: string, listening: string | null): void {
     health.setMetrics(name, {
@@ -107,6 +136,7 @@ export class ReceiverCounters {
       links: this.links,
       link_ignored: this.linkIgnored,
       dropped: this.dropped,
+      replays: this.replays,
       listening,
     });
   }

@@ -5,7 +5,7 @@ import type { LinkRegistry } from '../devices/link-registry.js';
 import type { EventIngest } from '../ingest/event-ingest.js';
 import type { ReceiverRef } from '../ingest/types.js';
 import type { FramerItem } from '../protocols/dc09/frame.js';
-import type { FrameDecision } from '../protocols/dc09/handler.js';
+import type { DecodedEvent, FrameDecision } from '../protocols/dc09/handler.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
 import type { ReceiverCounters } from './receiver-profile.js';
 
@@ -27,6 +27,8 @@ export interface FrameRules {
   decide(body: Buffer, now: number): FrameDecision;
   /** The answer to a frame the framer rejected: none for DC-09 (§5.5.1.2: the transmitter repeats), NAK for MLR2. */
   readonly rejectReply: Buffer | null;
+  /** The events of a decision were committed (DC-09: later copies of the frame are replays, docs/dc09.md "Replays"). */
+  journaled?(events: readonly DecodedEvent[], now: number): void;
 }
 
 /** The device link's rules on a receiver (its key and HELLO checks, docs/device-link.md). */

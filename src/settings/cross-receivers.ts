@@ -2,6 +2,7 @@
  * Cross-field rules of receivers and outputs (contract: "Receivers and outputs are cross-validated
  * for consistency"), run on the MERGED settings so a patch cannot leave a dangling reference behind.
  */
+import { OUTPUT_TYPES } from './schema-outputs.js';
 import { isValidSiaKey, parseHostPort } from './fields.js';
 import { line } from './issues.js';
 import { RECEIVER_LISTS, type ReceiverListName } from './schema-receivers.js';
@@ -75,7 +76,7 @@ export function checkReceivers(s: Settings): string[] {
       r[name].map((item, i) => ({ key: item.port_id, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port_id` })),
     ),
     ...s.outputs.flatMap((o, i) =>
-      o.type === 3 ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }] : [],
+      o.type === OUTPUT_TYPES.com ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }] : [],
     ),
   ];
   out.push(...duplicates(serial, 'serial device already in use'));
@@ -89,8 +90,8 @@ export function checkOutputs(s: Settings): string[] {
   s.outputs.forEach((o, i) => {
     const at = `outputs[${i}]`;
     const sia = o.protocol === 'SIA-DC09';
-    if (o.type === 2 && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
-    if (o.type === 3) {
+    if (o.type === OUTPUT_TYPES.udp && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
+    if (o.type === OUTPUT_TYPES.com) {
       if (!o.identificator.startsWith('/')) out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
     } else {
       if (parseHostPort(o.identificator) === null) {

@@ -3,6 +3,7 @@
  * Devices and the database go through `ValidationEnv` so tests can substitute them; the real
  * ones are wired by defaultValidationEnv().
  */
+import { OUTPUT_TYPES } from './schema-outputs.js';
 import { stat } from 'node:fs/promises';
 import { hashPassword } from '../auth/passwords.js';
 import { checkDatabaseConnection } from './database-check.js';
@@ -50,7 +51,7 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
   if (patch.outputs !== undefined) {
     next.outputs.forEach((o, i) => {
       // A relative identificator was already refused by the cross-field rules.
-      if (o.type === 3 && o.identificator.startsWith('/')) found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
+      if (o.type === OUTPUT_TYPES.com && o.identificator.startsWith('/')) found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
     });
   }
   return found;

@@ -33,11 +33,13 @@ export const str = v.string('must be a string');
  * Non-empty after trimming (a name of blanks is as useless as an empty one) and free of control
  * characters (they would corrupt log lines and outputs; the store also reserves them in logins).
  */
+/** C0 controls and DEL: never part of a name, a path or an account (they would forge log lines). */
+export const CONTROL_CHARACTERS = /[\x00-\x1f\x7f]/;
+
 export const nonEmpty = v.pipe(
   str,
   v.check((s) => s.trim().length > 0, 'must not be empty'),
-  // eslint-disable-next-line no-control-regex
-  v.check((s) => !/[\x00-\x1f\x7f]/.test(s), 'must not contain control characters'),
+  v.check((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
 );
 
 /** Passwords keep their blanks (they are significant) but may not be empty. */

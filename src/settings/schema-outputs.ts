@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
 import { serialLineEntries } from './schema-receivers.js';
 
+/** outputs[].type: the link an output uses (the one place these numbers are spelt). */
 export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3 } as const;
 export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09'] as const;
 export const EVENT_CLASSES = ['alarm', 'restore', 'link_test', 'internal', 'other'] as const;
@@ -37,7 +38,7 @@ export const outputFiltersSchema = obj({
 const outputObject = obj({
   id,
   name: nonEmpty,
-  type: v.picklist([1, 2, 3], 'must be 1 (TCP), 2 (UDP) or 3 (serial COM)'),
+  type: v.picklist([OUTPUT_TYPES.tcp, OUTPUT_TYPES.udp, OUTPUT_TYPES.com], 'must be 1 (TCP), 2 (UDP) or 3 (serial COM)'),
   protocol: oneOf(OUTPUT_PROTOCOLS),
   identificator: nonEmpty,
   oid: int(0, 0xffff, 'must be between 0 and 65535 (0xFFFF)'),
@@ -68,7 +69,7 @@ export function defaultOutputSerial(): OutputSerialSettings {
 export const outputSchema = v.pipe(
   outputObject,
   v.transform((o) => (o.protocol === 'SIA-DC09' && o.sia_dc09 === undefined ? { ...o, sia_dc09: defaultSiaDc09() } : o)),
-  v.transform((o) => (o.type === 3 && o.serial === undefined ? { ...o, serial: defaultOutputSerial() } : o)),
+  v.transform((o) => (o.type === OUTPUT_TYPES.com && o.serial === undefined ? { ...o, serial: defaultOutputSerial() } : o)),
 );
 
 export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;

@@ -4,6 +4,7 @@
  * each with a default (docs/settings.md §receivers).
  */
 import * as v from 'valibot';
+import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S } from '../protocols/dc09/timestamp.js';
 import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword } from './fields.js';
 
 export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
@@ -17,8 +18,8 @@ const encryptionPassword = v.optional(receiverPassword);
 const dc09RuleEntries = {
   require_encryption: v.optional(bool, false),
   // DC-09 §5.5.1.7: a timestamped message outside [-past, +future] of receiver time is NAKed.
-  time_window_past_s: v.optional(int(0, 3600), 40),
-  time_window_future_s: v.optional(int(0, 3600), 20),
+  time_window_past_s: v.optional(int(0, 3600), DEFAULT_WINDOW_PAST_S),
+  time_window_future_s: v.optional(int(0, 3600), DEFAULT_WINDOW_FUTURE_S),
   check_plain_timestamps: v.optional(bool, false),
   accept_local_time: v.optional(bool, false),
 };

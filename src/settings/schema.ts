@@ -19,6 +19,8 @@ export const USER_SCOPES = ['settings', 'users', 'events', 'objects'] as const;
 export const DEFAULT_MAX_USERS = 100;
 /** Contract: token_time 1..5,256,000 minutes (ten years). */
 export const TOKEN_TIME_MAX = 5_256_000;
+/** How many sessions the session log keeps per device (database.device_session_log_count). */
+export const DEFAULT_SESSION_LOG_COUNT = 10;
 
 const apiEntries = {
   api_port: v.optional(port, 8443),
@@ -41,7 +43,7 @@ const databaseEntries = {
   sqlport: v.optional(int(0, 65535, 'must be between 0 and 65535 (0 means 3306)'), 3306),
   remove_lost_objects_age: v.optional(int(1, 365), 30),
   remove_events_age: v.optional(int(1, 365), 90),
-  device_session_log_count: v.optional(int(1, 25), 10),
+  device_session_log_count: v.optional(int(1, 25), DEFAULT_SESSION_LOG_COUNT),
 };
 
 const deviceStatusOutputEntries = {

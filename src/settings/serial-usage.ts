@@ -1,4 +1,5 @@
 /** Which settings name which serial device: COM and modem receivers by `port_id`, serial (type 3) outputs by `identificator`. */
+import { OUTPUT_TYPES } from './schema-outputs.js';
 import type { Settings } from './schema.js';
 
 /** Path -> the settings paths that name it, in settings order (`receivers.com_receivers[0]`, `outputs[2]`). */
@@ -13,7 +14,7 @@ export function configuredSerialPorts(settings: Pick<Settings, 'receivers' | 'ou
     settings.receivers[list].forEach((r, i) => add(r.port_id, `receivers.${list}[${i}]`));
   }
   settings.outputs.forEach((o, i) => {
-    if (o.type === 3) add(o.identificator, `outputs[${i}]`);
+    if (o.type === OUTPUT_TYPES.com) add(o.identificator, `outputs[${i}]`);
   });
   return found;
 }

@@ -21,6 +21,16 @@ export class OutputCursors {
     this.sql = new StatementCache(db);
   }
 
+  /** The last DC-09 sequence number the output stored with its cursor (migration 3); 0 when none. */
+  sequence(outputId: number): number {
+    return guard('read output sequence', () => {
+      const row = this.sql.get('SELECT sequence FROM output_cursors WHERE output_id = ?').get(outputId) as
+        | { sequence: number }
+        | undefined;
+      return row?.sequence ?? 0;
+    });
+  }
+
   /** 0 when the output never stored a cursor (it starts from the beginning of the journal). */
   get(outputId: number): number {
     return guard('read output cursor', () => {
@@ -35,15 +45,18 @@ export class OutputCursors {
    * Moves the cursor forward, never back: a late acknowledgement of an older batch cannot
    * make the output resend what it already delivered.
    */
-  advance(outputId: number, lastEventId: number): void {
+  advance(outputId: number, lastEventId: number, sequence: number | null = null): void {
+    // The DC-09 sequence (when given) is written in the same statement: cursor and sequence
+    // always describe the same moment (docs/dc09.md "Output sequence numbers").
     guard('advance output cursor', () =>
       this.sql
         .get(
-          `INSERT INTO output_cursors (output_id, last_event_id, updated_at) VALUES (?, ?, ?)
+          `INSERT INTO output_cursors (output_id, last_event_id, updated_at, sequence) VALUES (@id, @last, @now, coalesce(@sequence, 0))
            ON CONFLICT (output_id) DO UPDATE SET
-             last_event_id = max(last_event_id, excluded.last_event_id), updated_at = excluded.updated_at`,
+             last_event_id = max(last_event_id, excluded.last_event_id), updated_at = excluded.updated_at,
+             sequence = coalesce(@sequence, sequence)`,
         )
-        .run(outputId, lastEventId, this.clock.now()),
+        .run({ id: outputId, last: lastEventId, now: this.clock.now(), sequence }),
     );
   }
 

@@ -22,6 +22,8 @@ export interface NotifierOptions {
   readonly env: NodeJS.ProcessEnv;
   /** True when the process is healthy enough to be kept alive (store writable, loop turning). */
   readonly healthy: () => boolean;
+  /** The status line `systemctl status` shows, sent with the next notification whenever it changes. */
+  readonly status?: () => string;
   readonly logger: Logger;
   readonly run?: NotifyRunner;
 }
@@ -30,6 +32,7 @@ export class SystemdNotifier implements Service {
   readonly name = 'sd-notify';
   private readonly options: NotifierOptions;
   private timer: NodeJS.Timeout | null = null;
+  private lastStatus = 'serving';
 
   constructor(options: NotifierOptions) {
     this.options = options;
@@ -46,12 +49,18 @@ export class SystemdNotifier implements Service {
 
   async start(): Promise<void> {
     if (!this.options.env.NOTIFY_SOCKET) return;
-    await this.send(['--ready', `--status=serving`]);
+    this.lastStatus = this.options.status?.() ?? 'serving';
+    await this.send(['--ready', `--status=${this.lastStatus}`]);
     const interval = this.watchdogIntervalMs();
     if (interval !== null) {
       this.timer = setInterval(() => {
-        if (this.options.healthy()) void this.send(['WATCHDOG=1']);
+        const healthy = this.options.healthy();
+        const status = this.options.status?.() ?? this.lastStatus;
+        const args = status === this.lastStatus ? [] : [`--status=${status}`];
+        this.lastStatus = status;
+        if (healthy) args.push('WATCHDOG=1');
         else this.options.logger.warn('health checks failing: watchdog not fed');
+        if (args.length > 0) void this.send(args);
       }, interval);
       this.timer.unref();
     }

@@ -111,6 +111,13 @@ export class SelfCheck implements Service {
     return performance.now() - latest.at <= this.bounds.intervalMs * FRESH_INTERVALS;
   }
 
+  /** For `systemctl status`: "serving", or what fails. */
+  statusLine(): string {
+    if (this.passing()) return 'serving';
+    const failures = this.latest?.failures ?? [];
+    return failures.length > 0 ? `self-check failing: ${failures.join('; ')}` : 'self-check not current';
+  }
+
   /** Runs every check now (the timer does it every intervalMs) and reports the result. */
   run(): SelfCheckResult {
     const { health, store, writer, logger } = this.deps;

@@ -60,6 +60,22 @@ test('login_failed: one event per failure, at most one a minute, the next one sa
   assert.equal(texts(), ['E461 Login failed (from 10.0.0.1)', 'E461 Login failed (3 failures, last from 10.0.0.4)']);
 });
 
+test('login_failed: a burst against one account is raised at once, once per episode, without the login name', async () => {
+  const { rec, texts } = recorder();
+  const clock = new ManualClock(Date.UTC(2026, 2, 1));
+  const throttle = new ReportingLoginThrottle({ clock, raise: rec.raise });
+  for (let i = 1; i <= 12; i += 1) {
+    const address = `10.0.0.${i}`;
+    assert.ok(throttle.begin(address).allowed);
+    const account = throttle.beginAccount('admin', address);
+    if (account.allowed) throttle.finish(address, 'failure', 'admin');
+    else throttle.finish(address, null);
+    clock.advance(1000);
+  }
+  await rec.idle();
+  assert.equal(texts(), ['E461 Login failed (from 10.0.0.1)', 'E461 Login failed (burst: 10 failures for one account from 10 addresses)']);
+});
+
 test('the reporting throttle still throttles like LoginThrottle', () => {
   const throttle = new ReportingLoginThrottle({ clock: new ManualClock(), raise: async () => null, freeFailures: 1 });
   assert.ok(throttle.begin('a').allowed);

@@ -34,6 +34,7 @@ test('READY=1 once started, WATCHDOG=1 while the self-check passes, none once th
     await gateway.store.stop();
     await waitFor(() => gateway.health.get('self-check')?.state === 'failed', 8000, 50);
     assert.match(gateway.health.get('self-check')!.detail!, /store is not writable/);
+    await waitFor(() => received.includes('STATUS=self-check failing: store is not writable'), 2000);
     await sleep(300); // a systemd-notify spawned just before the failure lands
     const fed = watchdogs();
     await sleep(1000); // five feeding periods

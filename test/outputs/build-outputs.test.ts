@@ -20,23 +20,23 @@ test.after.each(async () => {
 test('MLR2 and MLR2-DG use the Sur-Gard constants: ACK within 4 s, 3 retries, heartbeat every 30 s', () => {
   for (const protocol of ['MLR2', 'MLR2-DG'] as const) {
     assert.equal(outputTimings(outputSettings({ protocol })), {
-      ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000, probeIntervalMs: 30_000,
-      reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000,
+      ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000,
+      reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000, probeMinMs: 1000, probeMaxMs: 8000,
     });
   }
 });
 
-test('SIA-DC09 timings come from sia_dc09; failed-state probes at the link-test period, at most 30 s', () => {
+test('SIA-DC09 timings come from sia_dc09; failed-state probes 1 s doubling to 8 s whatever the link-test period', () => {
   const sia = (link: number) => outputSettings({
     protocol: 'SIA-DC09',
     sia_dc09: { encryption_enabled: false, encryption_key: '', link_test_interval_s: link, ack_timeout_ms: 2500, retries: 5 },
   });
   const t = outputTimings(sia(20));
-  assert.equal([t.ackTimeoutMs, t.retries, t.supervisionIntervalMs, t.probeIntervalMs], [2500, 5, 20_000, 20_000]);
+  assert.equal([t.ackTimeoutMs, t.retries, t.supervisionIntervalMs, t.probeMinMs, t.probeMaxMs], [2500, 5, 20_000, 1000, 8000]);
   const slow = outputTimings(sia(300));
-  assert.equal([slow.supervisionIntervalMs, slow.probeIntervalMs], [300_000, 30_000]);
+  assert.equal([slow.supervisionIntervalMs, slow.probeMinMs, slow.probeMaxMs], [300_000, 1000, 8000]);
   const off = outputTimings(sia(0));
-  assert.equal([off.supervisionIntervalMs, off.probeIntervalMs], [0, 30_000]);
+  assert.equal([off.supervisionIntervalMs, off.probeMinMs, off.probeMaxMs], [0, 1000, 8000]);
 });
 
 test('disabled outputs are not built; a COM output without the serial port layer reports failed with the reason and leaves on stop', async () => {

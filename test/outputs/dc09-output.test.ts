@@ -170,4 +170,27 @@ test('udp: silence fails the output after 1 + retries datagrams; NULL probes res
   assert.ok(!sequences.slice(3).includes('0001'));
 });
 
+test('sequence numbers continue after a restart of the output (stored with the cursor), and counters say since when', async () => {
+  const p = await startPeer('tcp');
+  const first = dc09Output(p);
+  await first.start();
+  const ids = fx.append([cidEvent(), cidEvent({ zoneNo: '016' })]);
+  await waitFor(() => fx.store.cursors.get(1) === ids[1], 3000);
+  const started = fx.clock.now();
+  assert.is(fx.health.get('out:1')?.metrics.counters_since, started);
+  await first.stop();
+  assert.is(fx.store.cursors.sequence(1), 2, 'the last ACKed sequence is stored with the cursor');
+
+  fx.clock.advance(60_000);
+  const second = dc09Output(p);
+  await second.start();
+  const [next] = fx.append([cidEvent({ zoneNo: '017' })]);
+  await waitFor(() => fx.store.cursors.get(1) === next, 3000);
+  const now = fx.clock.now();
+  assert.is(p.frames[2]!.raw.toString('latin1'), expected('ADM-CID', 3, '1234', '#1234|1130 01 017', now), 'continues at 0003, not 0001');
+  await waitFor(() => fx.health.get('out:1')?.metrics.delivered === 1, 1000);
+  assert.is(fx.health.get('out:1')?.metrics.counters_since, now, 'delivered counts since the restart, and says so');
+  await second.stop();
+});
+
 test.run();

@@ -34,6 +34,25 @@ test('READY once, WATCHDOG at half of WATCHDOG_USEC only while healthy, STOPPING
   assert.equal(calls.at(-1), ['--no-block', 'STOPPING=1']);
 });
 
+test('a changed status line goes out once, with the next notification; unhealthy sends the status alone', async () => {
+  const calls: string[][] = [];
+  let healthy = true;
+  let status = 'serving';
+  const env = { NOTIFY_SOCKET: '/run/fake', WATCHDOG_USEC: '200000' };
+  const notifier = new SystemdNotifier({ env, healthy: () => healthy, status: () => status, logger: silentLogger, run: async (a) => void calls.push(a) });
+  await notifier.start();
+  await sleep(120);
+  healthy = false;
+  status = 'self-check failing: store is not writable';
+  await sleep(250);
+  await notifier.stop();
+  const sent = calls.map((c) => c.slice(1).join(' '));
+  assert.is(sent[0], '--ready --status=serving');
+  assert.ok(sent.includes('--status=self-check failing: store is not writable'), sent.join(' | '));
+  assert.is(sent.filter((s) => s.includes('--status=self-check')).length, 1, 'sent once');
+  assert.not.ok(sent.slice(sent.indexOf('--status=self-check failing: store is not writable')).some((s) => s.includes('WATCHDOG=1')));
+});
+
 test('the real systemd-notify delivers READY=1 to a notify socket', async () => {
   const dir = tempDir();
   const socket = join(dir.path, 'notify.sock');

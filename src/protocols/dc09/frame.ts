@@ -144,7 +144,7 @@ export class Dc09Framer {
   private pending: Buffer = Buffer.alloc(0);
   private skipped = 0;
 
-  constructor(maxBodyBytes = 4096) {
+  constructor(maxBodyBytes = MAX_BODY_BYTES) {
     this.maxBodyBytes = maxBodyBytes;
   }
 

@@ -11,7 +11,7 @@ import { openMessage, parseMessage, type ForeignMessage, type MessageHeader, typ
 import { buildAck, buildDuh, buildNak } from './replies.js';
 import { parseSiaDcs } from './sia-dcs.js';
 import { decodeText } from './text.js';
-import { checkWindow } from './timestamp.js';
+import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S, checkWindow } from './timestamp.js';
 
 export interface HandlerContext {
   /** Receiver time, ms since the epoch. */
@@ -19,9 +19,9 @@ export interface HandlerContext {
   /** The receiver's AES key (see receiverPasswordKey / parseKey); null when none is configured. */
   key: Buffer | null;
   requireEncryption: boolean;
-  /** Time test: accepted past skew in seconds (default 40, §5.5.1.8). */
+  /** Time test: accepted past skew in seconds (default DEFAULT_WINDOW_PAST_S, §5.5.1.8). */
   windowPastS?: number;
-  /** Time test: accepted future skew in seconds (default 20). */
+  /** Time test: accepted future skew in seconds (default DEFAULT_WINDOW_FUTURE_S). */
   windowFutureS?: number;
   /** Apply the time test to unencrypted messages that carry a timestamp too (the standard only requires it for encrypted ones). */
   checkPlainTimestamps: boolean;
@@ -69,6 +69,8 @@ export interface FrameDecision {
   linkTest?: boolean;
   /** A device-link body ("VL-..."): for the receiver to route. */
   foreign?: ForeignMessage;
+  /** Set by the receiver (not by handleFrame): a replay of a journaled message, ACKed without events. */
+  replayed?: boolean;
 }
 
 const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
@@ -91,8 +93,8 @@ export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
   }
 
   const window = {
-    windowPastS: ctx.windowPastS ?? 40,
-    windowFutureS: ctx.windowFutureS ?? 20,
+    windowPastS: ctx.windowPastS ?? DEFAULT_WINDOW_PAST_S,
+    windowFutureS: ctx.windowFutureS ?? DEFAULT_WINDOW_FUTURE_S,
     acceptLocalTime: ctx.acceptLocalTime,
     ...(ctx.localOffsetMinutes !== undefined ? { localOffsetMinutes: ctx.localOffsetMinutes } : {}),
   };

@@ -72,6 +72,10 @@ export interface TimeWindow {
 
 export type WindowResult = { ok: true; deviceTime: number; offsetMinutes: number } | { ok: false };
 
+/** The time test's default window, the standard's (§5.5.1.8): 40 s into the past, 20 s into the future. */
+export const DEFAULT_WINDOW_PAST_S = 40;
+export const DEFAULT_WINDOW_FUTURE_S = 20;
+
 const QUARTER_HOUR_S = 15 * 60;
 const MAX_OFFSET_S = 14 * 3600;
 

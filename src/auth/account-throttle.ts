@@ -1,0 +1,120 @@
+/**
+ * Per-account backoff for POST /api/login, beside the per-address one (docs/security.md
+ * "Logins"). It answers distributed guessing: many addresses trying one login meet no
+ * per-address delay, so failures are also counted per login name.
+ *   - 10 consecutive failures for one login name (from any addresses) are free; after that, the
+ *     name is refused for 1 s, doubling with every further failure, at most 60 s. The short cap is
+ *     deliberate: an attacker can slow the real user down, never lock them out for long.
+ *   - Addresses that logged in to the name successfully before (the last 8, remembered while the
+ *     name is) are exempt: the administrator's own workstation is never held back by strangers'
+ *     guesses; it still has its own per-address throttle.
+ *   - Attempts in flight count against the free failures (a parallel burst gets at most the free
+ *     number of password checks through, then one at a time).
+ *   - A success resets the name's failures. Any name is tracked, existing or not, so the answer
+ *     does not tell which logins exist. At most 10,000 names are remembered (LRU).
+ * The start of a name's backoff is reported as a burst (distinct addresses involved), once per
+ * episode, for the login_failed internal event.
+ */
+import type { Clock } from '../core/clock.js';
+import type { ThrottleDecision } from './login-throttle.js';
+
+export interface AccountThrottleOptions {
+  readonly clock: Clock;
+  readonly freeFailures?: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  readonly maxAccounts?: number;
+  readonly trustedAddresses?: number;
+}
+
+export interface AccountBurst {
+  readonly failures: number;
+  readonly addresses: number;
+}
+
+interface AccountState {
+  failures: number;
+  blockedUntil: number;
+  inFlight: number;
+  /** Distinct addresses of the current run of failures (bounded). */
+  failingAddresses: Set<string>;
+  /** Addresses that logged in successfully, oldest first. */
+  trusted: string[];
+  burstReported: boolean;
+}
+
+const MAX_FAILING_ADDRESSES = 1000;
+
+export class AccountThrottle {
+  private readonly clock: Clock;
+  private readonly freeFailures: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly maxAccounts: number;
+  private readonly trustedAddresses: number;
+  private readonly states = new Map<string, AccountState>();
+
+  constructor(options: AccountThrottleOptions) {
+    this.clock = options.clock;
+    this.freeFailures = options.freeFailures ?? 10;
+    this.baseDelayMs = options.baseDelayMs ?? 1000;
+    this.maxDelayMs = options.maxDelayMs ?? 60_000;
+    this.maxAccounts = options.maxAccounts ?? 10_000;
+    this.trustedAddresses = options.trustedAddresses ?? 8;
+  }
+
+  /** Call after the per-address check allowed the attempt; when allowed, call `finish` once. */
+  begin(login: string, address: string): ThrottleDecision {
+    const state = this.touch(login);
+    if (!state.trusted.includes(address)) {
+      const now = this.clock.now();
+      if (now < state.blockedUntil) {
+        return { allowed: false, retryAfterS: Math.max(1, Math.ceil((state.blockedUntil - now) / 1000)) };
+      }
+      const budget = Math.max(1, this.freeFailures - state.failures);
+      if (state.inFlight >= budget) return { allowed: false, retryAfterS: 1 };
+    }
+    state.inFlight += 1;
+    return { allowed: true };
+  }
+
+  /** The outcome of an allowed attempt; returns the burst when this failure started the name's backoff. */
+  finish(login: string, address: string, outcome: 'success' | 'failure' | null): AccountBurst | null {
+    const state = this.touch(login);
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    let burst: AccountBurst | null = null;
+    if (outcome === 'success') {
+      state.failures = 0;
+      state.blockedUntil = 0;
+      state.failingAddresses.clear();
+      state.burstReported = false;
+      state.trusted = [...state.trusted.filter((a) => a !== address), address].slice(-this.trustedAddresses);
+    } else if (outcome === 'failure') {
+      state.failures += 1;
+      if (state.failingAddresses.size < MAX_FAILING_ADDRESSES) state.failingAddresses.add(address);
+      const over = state.failures - this.freeFailures;
+      if (over >= 0) {
+        const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.min(over, 20));
+        state.blockedUntil = this.clock.now() + delay;
+        if (!state.burstReported) {
+          state.burstReported = true;
+          burst = { failures: state.failures, addresses: state.failingAddresses.size };
+        }
+      }
+    }
+    if (state.failures === 0 && state.inFlight === 0 && state.trusted.length === 0) this.states.delete(login);
+    return burst;
+  }
+
+  private touch(login: string): AccountState {
+    let state = this.states.get(login);
+    if (state) {
+      this.states.delete(login);
+    } else {
+      state = { failures: 0, blockedUntil: 0, inFlight: 0, failingAddresses: new Set(), trusted: [], burstReported: false };
+    }
+    this.states.set(login, state);
+    while (this.states.size > this.maxAccounts) this.states.delete(this.states.keys().next().value as string);
+    return state;
+  }
+}
