@@ -308,6 +308,11 @@ async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined
   return { lamps: opened.lamps, description };
 }
 
+/** Serial lines for a tool outside the gateway (`vigil sim --serial`), with a health registry of their own. */
+export function standaloneSerialLines(logger: Logger): SerialLineFactory {
+  return serialLineFactory({ health: new HealthRegistry(), logger });
+}
+
 /** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
 export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
   return listSerialPorts(configured);
