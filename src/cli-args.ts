@@ -15,6 +15,7 @@ export type CliCommand =
   | { command: 'sim'; argv: string[] }
   | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
   | { command: 'ports'; dataDir: string; json: boolean }
+  | { command: 'status'; dataDir: string; watch: boolean; intervalS: number; url?: string }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -27,12 +28,14 @@ export const USAGE = `usage:
   vigil sim --serial PATH [--protocol SIA-DC09|MLR2] (vigil sim --serial x --help)
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
   vigil ports [--data-dir DIR] [--json]
+  vigil status [--data-dir DIR] [--watch] [--interval S] [--url URL]
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
   --http-port / --https-port override api.api_http_port / api.api_port for this run (0 = listener off)
   first-boot applies vigil-setup.txt once (docs/first-boot.md); defaults: /boot/firmware, /, --data-dir
-  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..${TOKEN_TIME_MAX}, default 60`;
+  token scopes: ${KNOWN_SCOPES.join(', ')}; --minutes 1..${TOKEN_TIME_MAX}, default 60
+  status asks the running gateway (http://127.0.0.1:api_http_port unless --url); --watch redraws every S s (default 2)`;
 
 function port(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -96,6 +99,23 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     case 'ports': {
       const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
       return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };
+    }
+    case 'status': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, watch: { type: 'boolean' }, interval: { type: 'string' }, url: { type: 'string' } },
+        strict: true,
+      });
+      const intervalText = values.interval ?? '2';
+      if (!/^\d+$/.test(intervalText) || Number(intervalText) < 1 || Number(intervalText) > 3600) throw new UsageError('--interval: must be an integer 1..3600 (seconds)');
+      if (values.url !== undefined && !/^https?:\/\/[^\s/]+\/?$/.test(values.url)) throw new UsageError('--url: must be http(s)://host:port');
+      return {
+        command: 'status',
+        dataDir: values['data-dir'] ?? defaultDataDir,
+        watch: values.watch === true,
+        intervalS: Number(intervalText),
+        ...(values.url !== undefined ? { url: values.url } : {}),
+      };
     }
     case 'version':
     case '--version':

@@ -105,6 +105,11 @@ async function main(argv: string[]): Promise<void> {
         await runPorts(command);
         return;
       }
+      case 'status': {
+        const { runStatus } = await import('./cli-status.js');
+        process.exitCode = await runStatus(command);
+        return;
+      }
       case 'version':
         process.stdout.write(readVersion() + '\n');
         return;

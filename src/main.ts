@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
 import { registerWeb } from './web/web-app.js';
+import { registerMetrics } from './api/routes/metrics.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { timedWriter } from './metrics/timed.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -154,9 +157,13 @@ export class Gateway {
         gatewayStartedAt: this.startedAt,
         triplets: () => settings.current().ignorable_startup_events,
       });
+      // Prometheus figures (GET /metrics, docs/metrics.md); the ingest's timings come through PipelineMetrics.
+      const metrics = new GatewayMetrics({ health: this.health, objects: store.objects, dbPath, now: () => this.clock.now() });
+      metrics.start();
       const receivers = new ReceiverRuntime({
         store,
-        writer,
+        writer: timedWriter(writer, metrics),
+        pipeline: metrics,
         health: this.health,
         clock: this.clock,
         logger: logger.child('receivers'),
@@ -193,6 +200,8 @@ export class Gateway {
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
       };
       const app = createApp(apiDeps);
+      receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
+      registerMetrics(app, apiDeps, metrics);
       // The technician's page on the same listeners (docs/web.md); its actions are journaled.
       registerWeb(app, {
         ...apiDeps,

@@ -18,6 +18,11 @@ export interface DeviceCommandRequest {
   readonly omitMasterPassword: boolean;
   /** Receiver ids the caller may see; null means all. Devices on other receivers are NO_OBJECT. */
   readonly visibleReceivers: readonly number[] | null;
+  /**
+   * Told of each reply packet as it arrives, in order (number 1..n), before the outcome settles;
+   * the technician's page shows packets live. Only with responseRequired. Must not throw.
+   */
+  readonly onPacket?: (packet: Buffer, number: number) => void;
 }
 
 export interface DeviceIdentity {

@@ -8,6 +8,8 @@ import { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { PipelineMetrics } from '../core/pipeline-metrics.js';
+import { timedIngest } from '../metrics/timed.js';
 import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
@@ -46,6 +48,8 @@ export interface ReceiverRuntimeDeps {
   readonly timers?: TimerApi;
   /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
   readonly eventFlags?: EventIngestDeps['eventFlags'];
+  /** Times each submit until its frames may be ACKed (GET /metrics, docs/metrics.md). */
+  readonly pipeline?: PipelineMetrics;
   /** The serial port layer (hw/serial), for COM receivers; src/main.ts passes it in. */
   readonly serial?: SerialLineFactory;
 }
@@ -93,7 +97,7 @@ export class ReceiverRuntime {
   /** TCP, UDP, then COM receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
-      ingest: this.ingest,
+      ingest: this.deps.pipeline ? timedIngest(this.ingest, this.deps.pipeline) : this.ingest,
       links: this.links,
       health: this.deps.health,
       clock: this.deps.clock,

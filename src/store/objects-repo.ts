@@ -244,6 +244,14 @@ export class ObjectsRepo {
     return toPage(this.many('list objects', `SELECT * FROM objects ${clause} ORDER BY id DESC LIMIT @limit`, params), filter.limit);
   }
 
+  /** How many objects are in each connection state (GET /metrics: lost objects). */
+  countByState(): Record<string, number> {
+    return guard('count objects', () => {
+      const rows = this.sql.get('SELECT connection_state AS state, count(*) AS n FROM objects GROUP BY connection_state').all() as { state: string; n: number }[];
+      return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+    });
+  }
+
   /** Every object, oldest first: the tracker's working set at start. */
   all(): ObjectRecord[] {
     return this.many('list all objects', 'SELECT * FROM objects ORDER BY id', {});

@@ -35,6 +35,8 @@ export function assetUrl(name: keyof typeof TYPES & string): string {
 }
 
 export function registerAssets(app: Hono<WebEnv>): void {
+  // Browsers ask for it on every first visit; no icon rather than a logged 404.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/assets/:name', (c) => {
     const name = c.req.param('name');
     const type = TYPES[name];

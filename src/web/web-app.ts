@@ -13,13 +13,20 @@ import { registerAssets } from './assets.js';
 import { securityHeaders } from './headers.js';
 import { registerLogin } from './routes/login.js';
 import { registerStatus } from './routes/status.js';
+import { registerEvents } from './routes/events.js';
+import { registerObjects } from './routes/objects.js';
+import { registerDevice } from './routes/device.js';
+import { registerOverrides } from './routes/overrides.js';
+import { registerRestart } from './routes/restart.js';
+import { registerUsers } from './routes/users.js';
+import { registerSettings } from './routes/settings.js';
 import { messagePage } from './views/message-page.js';
 import { webSession } from './web-auth.js';
 import type { WebDeps, WebEnv } from './web-deps.js';
 
 /** Every path the page serves (the API keeps /api/*, /health and /metrics). */
 export const WEB_PATHS = [
-  '/', '/login', '/logout', '/assets/*', '/events', '/events/*', '/objects', '/device', '/device/*',
+  '/', '/login', '/logout', '/assets/*', '/favicon.ico', '/events', '/events/*', '/objects', '/device', '/device/*',
   '/overrides', '/settings', '/settings/*', '/users', '/users/*', '/restart',
 ] as const;
 
@@ -40,6 +47,13 @@ export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   registerAssets(web);
   registerLogin(web, deps, session);
   registerStatus(web, deps, session);
+  registerEvents(web, deps, session);
+  registerObjects(web, deps, session);
+  registerDevice(web, deps, session);
+  registerOverrides(web, deps, session);
+  registerRestart(web, deps, session);
+  registerUsers(web, deps, session);
+  registerSettings(web, deps, session);
   web.onError((err, c) => {
     logger.error('page failed', { method: c.req.method, path: c.req.path, error: describeError(err) });
     return c.html(messagePage('Server failure', 'The gateway could not complete this request (E_3). The log has the details.', '/'), 500);

@@ -4,9 +4,9 @@
  * its outcomes to the contract's two different reply shapes (management API §Errors).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import type { CommandKind, DeviceCommandOutcome, DeviceIdentity } from '../../core/device-commands.js';
+import type { CommandKind, DeviceCommandOutcome, DeviceCommandRequest, DeviceIdentity } from '../../core/device-commands.js';
 import { describeError } from '../../core/errors.js';
-import type { ApiDeps, ApiEnv } from '../deps.js';
+import type { ApiDeps, ApiEnv, Principal } from '../deps.js';
 import { packetsToHex, parseDeviceRequest, replyHead, type ParsedDeviceRequest } from '../device-request.js';
 import { INVALID_REQUEST, SERVER_FAILURE, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
@@ -67,6 +67,26 @@ export function configReply(request: ParsedDeviceRequest, outcome: DeviceCommand
   }
 }
 
+/** The port's request for a parsed body and caller (API and page alike): scopes and visible receivers apply. */
+export function commandRequest(
+  kind: CommandKind,
+  request: ParsedDeviceRequest,
+  principal: Principal,
+  onPacket?: (packet: Buffer, number: number) => void,
+): DeviceCommandRequest {
+  return {
+    kind,
+    partialUid: request.partialUid.toUpperCase(),
+    ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
+    data: request.data,
+    ...(request.cloudAccessCode !== undefined ? { cloudAccessCode: request.cloudAccessCode } : {}),
+    responseRequired: request.responseRequired,
+    omitMasterPassword: principal.scopes.has('omit_mpass'),
+    visibleReceivers: principal.visibleReceivers,
+    ...(onPacket ? { onPacket } : {}),
+  };
+}
+
 export function registerDevices(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const logger = deps.logger.child('devices');
 
@@ -92,16 +112,7 @@ export function registerDevices(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewa
       const request = verdict.request;
       const principal = c.get('principal');
       try {
-        const outcome = await deps.devices.execute({
-          kind,
-          partialUid: request.partialUid.toUpperCase(),
-          ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-          data: request.data,
-          ...(request.cloudAccessCode !== undefined ? { cloudAccessCode: request.cloudAccessCode } : {}),
-          responseRequired: request.responseRequired,
-          omitMasterPassword: principal.scopes.has('omit_mpass'),
-          visibleReceivers: principal.visibleReceivers,
-        });
+        const outcome = await deps.devices.execute(commandRequest(kind, request, principal));
         logger.info('device command', {
           kind,
           by: principal.subject,

@@ -17,6 +17,7 @@ import {
   instantParam,
   limitParam,
   parseQuery,
+  type ParsedQuery,
   receiverParam,
   textParam,
   toCursor,
@@ -25,7 +26,7 @@ import {
 import { addRoute } from '../route.js';
 import { listingFailure } from './objects.js';
 
-const EVENT_PARAMS = {
+export const EVENT_PARAMS = {
   receiver: receiverParam,
   account: textParam(64),
   from: instantParam,
@@ -59,6 +60,20 @@ export function eventItem(e: ApiEventRow): Record<string, unknown> {
   };
 }
 
+/** The store query for parsed parameters; the caller's visible receivers always apply (API and page alike). */
+export function eventFilter(q: ParsedQuery<typeof EVENT_PARAMS>, visibleReceivers: readonly number[] | null) {
+  return {
+    receiverIds: visibleReceivers,
+    limit: q.limit ?? DEFAULT_LIMIT,
+    ...(q.receiver !== undefined && { receiverId: q.receiver }),
+    ...(q.account !== undefined && { account: q.account }),
+    ...(q.from !== undefined && { from: q.from }),
+    ...(q.to !== undefined && { to: q.to }),
+    ...(q.code !== undefined && { code: q.code }),
+    ...(q.cursor !== undefined && { before: q.cursor }),
+  };
+}
+
 export function registerEvents(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const logger = deps.logger.child('events');
 
@@ -69,16 +84,7 @@ export function registerEvents(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
     // Half-open [from, to): equal bounds are a valid, empty window; reversed ones are a mistake.
     if (q.from !== undefined && q.to !== undefined && q.to < q.from) return c.text('to: must not be before from', 400);
     try {
-      const page = deps.store.events.query({
-        receiverIds: c.get('principal').visibleReceivers,
-        limit: q.limit ?? DEFAULT_LIMIT,
-        ...(q.receiver !== undefined && { receiverId: q.receiver }),
-        ...(q.account !== undefined && { account: q.account }),
-        ...(q.from !== undefined && { from: q.from }),
-        ...(q.to !== undefined && { to: q.to }),
-        ...(q.code !== undefined && { code: q.code }),
-        ...(q.cursor !== undefined && { before: q.cursor }),
-      });
+      const page = deps.store.events.query(eventFilter(q, c.get('principal').visibleReceivers));
       return c.json({ items: page.items.map(eventItem), next_cursor: toCursor(page.nextCursor) });
     } catch (err) {
       return listingFailure(c, logger, 'events', err);

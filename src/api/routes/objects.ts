@@ -10,14 +10,14 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { describeError, isVigilError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
-import type { ApiDeps, ApiEnv, ApiObjectRow } from '../deps.js';
+import type { ApiDeps, ApiEnv, ApiObjectRow, ApiStorePort } from '../deps.js';
 import { DEFAULT_LIMIT, cursorParam, limitParam, parseQuery, receiverParam, textParam, toCursor, toIso } from '../query-params.js';
 import { SERVER_FAILURE } from '../responses.js';
 import { addRoute } from '../route.js';
 
 export const DATABASE_NOT_READY = 'Database is not ready';
 
-const OBJECT_PARAMS = {
+export const OBJECT_PARAMS = {
   receiver: receiverParam,
   account: textParam(64),
   cursor: cursorParam,
@@ -50,20 +50,20 @@ export function objectItem(o: ApiObjectRow, overrideOid: string | null): Record<
   };
 }
 
+/** The override of each item; main devices of related objects are read once per page. */
+export function objectOverrides(store: Pick<ApiStorePort, 'objects' | 'overrides'>, items: readonly ApiObjectRow[]): (string | null)[] {
+  const mains = new Map<number, ApiObjectRow | null>(items.map((o) => [o.id, o]));
+  return items.map((o) => {
+    if (o.mainObjectId === null) return store.overrides.resolve({ uid: o.uid, account: o.account }, null);
+    if (!mains.has(o.mainObjectId)) mains.set(o.mainObjectId, store.objects.get(o.mainObjectId));
+    const main = mains.get(o.mainObjectId);
+    return main ? store.overrides.resolve({ uid: main.uid, account: main.account }, o.account) : null;
+  });
+}
+
 export function registerObjects(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const logger = deps.logger.child('objects');
   const { store } = deps;
-
-  /** The override of each item; main devices of related objects are read once per page. */
-  function overridesOf(items: readonly ApiObjectRow[]): (string | null)[] {
-    const mains = new Map<number, ApiObjectRow | null>(items.map((o) => [o.id, o]));
-    return items.map((o) => {
-      if (o.mainObjectId === null) return store.overrides.resolve({ uid: o.uid, account: o.account }, null);
-      if (!mains.has(o.mainObjectId)) mains.set(o.mainObjectId, store.objects.get(o.mainObjectId));
-      const main = mains.get(o.mainObjectId);
-      return main ? store.overrides.resolve({ uid: main.uid, account: main.account }, o.account) : null;
-    });
-  }
 
   function list(c: Context<ApiEnv>): Response {
     const parsed = parseQuery(new URL(c.req.url).searchParams, OBJECT_PARAMS);
@@ -77,7 +77,7 @@ export function registerObjects(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewa
         ...(q.account !== undefined && { account: q.account }),
         ...(q.cursor !== undefined && { before: q.cursor }),
       });
-      const overrides = overridesOf(page.items);
+      const overrides = objectOverrides(store, page.items);
       const items = page.items.map((o, i) => objectItem(o, overrides[i]!));
       return c.json({ items, next_cursor: toCursor(page.nextCursor) });
     } catch (err) {

@@ -70,7 +70,9 @@ export class LinkCommander {
           seq,
           accept: (message) => {
             if (message.type !== 'response') return false;
+            const before = assembler.received;
             const step = assembler.push(message);
+            if (wanted && assembler.received > before) this.notifyPacket(request, message.data, assembler.received);
             if (step.state === 'done') {
               this.inFlight = null;
               const reply = step.reply;
@@ -158,6 +160,14 @@ export class LinkCommander {
     const seq = this.nextSeq;
     this.nextSeq = seq >= 9999 ? 1 : seq + 1;
     return seq;
+  }
+
+  private notifyPacket(request: DeviceCommandRequest, packet: Buffer, number: number): void {
+    try {
+      request.onPacket?.(packet, number);
+    } catch {
+      // An observer (the page) must never break the command.
+    }
   }
 
   private success(packets: readonly Buffer[]): DeviceCommandOutcome {

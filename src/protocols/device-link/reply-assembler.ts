@@ -26,6 +26,11 @@ export class ReplyAssembler {
     this.kind = kind;
   }
 
+  /** Packets accepted so far, in order. */
+  get received(): number {
+    return this.packets.length;
+  }
+
   get done(): boolean {
     return this.result !== null;
   }

@@ -1,0 +1,40 @@
+/**
+ * Filter forms submit every field, empty ones included; for the page an empty field means "no
+ * filter". The remaining parameters go through the API's own parsers (src/api/query-params.ts),
+ * so the page accepts and refuses exactly what the API does, with the same messages.
+ */
+import { parseQuery, type ParamParser, type QueryResult } from '../api/query-params.js';
+
+export function pageQuery<P extends Record<string, ParamParser<unknown>>>(url: string, parsers: P): {
+  result: QueryResult<P>;
+  raw: Record<string, string>;
+} {
+  const params = new URL(url).searchParams;
+  const kept = new URLSearchParams();
+  const raw: Record<string, string> = {};
+  for (const [key, value] of params) {
+    if (value.trim() === '') continue;
+    kept.append(key, value.trim());
+    raw[key] = value.trim();
+  }
+  return { result: parseQuery(kept, parsers), raw };
+}
+
+/** `param: reason` lines keyed by the parameter they name. */
+export function errorsByParam(lines: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const line of lines) {
+    const cut = line.indexOf(': ');
+    const key = cut > 0 ? line.slice(0, cut) : '';
+    (out[key] ??= []).push(cut > 0 ? line.slice(cut + 2) : line);
+  }
+  return out;
+}
+
+/** A query string of the non-empty values, for links (pager) and the live stream. */
+export function queryString(values: Record<string, string | number | undefined | null>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

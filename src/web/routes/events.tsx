@@ -1,0 +1,107 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * GET /events (scope `events`): the journal with the API's filters and cursors, and
+ * GET /events/live: the live tail as Server-Sent Events. The tail re-reads the journal through the
+ * same store query as GET /api/events (visible receivers and filters in SQL) whenever the ingest
+ * announces stored events, so it shows exactly what the API would list for this user.
+ */
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { EVENT_PARAMS, eventFilter, eventItem } from '../../api/routes/events.js';
+import { cursorParam, toCursor } from '../../api/query-params.js';
+import type { WebDeps, WebEnv } from '../web-deps.js';
+import { forbidden, view } from '../page.js';
+import { errorsByParam, pageQuery, queryString } from '../query.js';
+import { EventsView, type EventRowView } from '../views/events-view.js';
+
+export const PAGE_SIZE = 50;
+const LIVE_BATCH = 200;
+const KEEPALIVE_MS = 20_000;
+/** Stored events are announced in bursts; one journal read per burst. */
+const COALESCE_MS = 25;
+
+const FILTER_KEYS = ['account', 'receiver', 'code', 'from', 'to'] as const;
+/** The API's parameters, plus `after` for the live stream: the newest id the page already shows. */
+const LIVE_PARAMS = { ...EVENT_PARAMS, after: cursorParam };
+
+export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
+  const logger = deps.logger.child('web:events');
+
+  function parse(c: Context<WebEnv>) {
+    const { result, raw } = pageQuery(c.req.url, LIVE_PARAMS);
+    if (!result.ok) return { ok: false as const, raw, errors: errorsByParam(result.errors) };
+    const q = result.values;
+    if (q.from !== undefined && q.to !== undefined && q.to < q.from) return { ok: false as const, raw, errors: { to: ['must not be before from'] } };
+    return { ok: true as const, raw, q };
+  }
+
+  web.get('/events', session, (c) => {
+    const principal = c.get('principal');
+    if (!principal.scopes.has('events')) return forbidden(c, deps, '/events');
+    const parsed = parse(c);
+    const filters = Object.fromEntries(FILTER_KEYS.filter((k) => parsed.raw[k] !== undefined).map((k) => [k, parsed.raw[k]!]));
+    if (!parsed.ok) {
+      return view(c, deps, 'Events', '/events', <EventsView filters={filters} errors={parsed.errors} rows={[]} olderHref={null} newestHref={null} liveHref={null} />, 400);
+    }
+    const page = deps.store.events.query(eventFilter({ ...parsed.q, limit: parsed.q.limit ?? PAGE_SIZE }, principal.visibleReceivers));
+    const rows = page.items.map(eventItem) as unknown as EventRowView[];
+    const next = toCursor(page.nextCursor);
+    const firstPage = parsed.q.cursor === undefined;
+    return view(
+      c,
+      deps,
+      'Events',
+      '/events',
+      <EventsView
+        filters={filters}
+        errors={{}}
+        rows={rows}
+        olderHref={next === null ? null : `/events${queryString({ ...filters, cursor: next })}`}
+        newestHref={firstPage ? null : `/events${queryString(filters)}`}
+        liveHref={firstPage ? `/events/live${queryString({ ...filters, after: rows[0]?.id })}` : null}
+      />,
+    );
+  });
+
+  web.get('/events/live', session, (c) => {
+    const principal = c.get('principal');
+    if (!principal.scopes.has('events')) return c.text('FORBIDDEN', 403);
+    const parsed = parse(c);
+    if (!parsed.ok || parsed.q.cursor !== undefined) return c.text('Invalid request', 400);
+    const q = parsed.q;
+    return streamSSE(c, async (stream) => {
+      // Everything after what the page showed (no gap between the page and the stream).
+      const newestNow = deps.store.events.query(eventFilter({ ...q, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
+      let lastSent = q.after ?? newestNow;
+      let highest = Math.max(lastSent, newestNow);
+      let timer: NodeJS.Timeout | null = null;
+      let sending = Promise.resolve();
+      const flush = (): void => {
+        timer = null;
+        sending = sending.then(async () => {
+          try {
+            const page = deps.store.events.query(eventFilter({ ...q, limit: LIVE_BATCH, cursor: highest + 1 }, principal.visibleReceivers));
+            const fresh = page.items.filter((e) => e.id > lastSent).reverse();
+            for (const e of fresh) {
+              await stream.writeSSE({ event: 'event', id: String(e.id), data: JSON.stringify(eventItem(e)) });
+              lastSent = e.id;
+            }
+          } catch (err) {
+            logger.warn('live tail read failed', { error: String(err) });
+          }
+        });
+      };
+      const off = deps.onEventStored((id) => {
+        if (id > highest) highest = id;
+        timer ??= setTimeout(flush, COALESCE_MS);
+      });
+      const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => undefined), KEEPALIVE_MS);
+      await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after: lastSent }) });
+      if (highest > lastSent) flush();
+      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      off();
+      clearInterval(keepAlive);
+      if (timer) clearTimeout(timer);
+    });
+  });
+}

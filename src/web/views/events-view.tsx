@@ -1,0 +1,108 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * Events: newest first, filters by account, receiver, code and time (the API's parameters and
+ * cursors), and a live tail (Server-Sent Events) on the first page. Without JavaScript the table
+ * is complete and pages with the same cursors as GET /api/events.
+ */
+import { Field } from './fields.js';
+import { utc } from './format.js';
+
+export interface EventRowView {
+  readonly id: number;
+  readonly received_at: string | null;
+  readonly receiver_id: number | null;
+  readonly account: string;
+  readonly qualifier: string | null;
+  readonly code: string | null;
+  readonly group_no: string | null;
+  readonly zone_no: string | null;
+  readonly text: string | null;
+  readonly protocol: string;
+}
+
+export interface EventsViewProps {
+  readonly filters: Record<string, string>;
+  readonly errors: Record<string, string[]>;
+  readonly rows: readonly EventRowView[];
+  readonly olderHref: string | null;
+  readonly newestHref: string | null;
+  /** The live stream's URL (first page only). */
+  readonly liveHref: string | null;
+}
+
+export function EventRow(props: { e: EventRowView }) {
+  const e = props.e;
+  return (
+    <tr data-id={String(e.id)}>
+      <td class="mono">{utc(e.received_at).replace(' UTC', '')}</td>
+      <td>{e.receiver_id === null ? 'gateway' : e.receiver_id}</td>
+      <td class="mono">{e.account || '—'}</td>
+      <td class={e.qualifier ? `qual-${e.qualifier}` : ''}>{e.qualifier ?? '—'}</td>
+      <td class="mono">{e.code ?? '—'}</td>
+      <td class="mono">{e.zone_no ?? '—'}</td>
+      <td>{e.text ?? '—'}</td>
+      <td>{e.protocol}</td>
+    </tr>
+  );
+}
+
+export function EventsView(props: EventsViewProps) {
+  const f = props.filters;
+  const general = props.errors[''] ?? [];
+  return (
+    <div>
+      <section class="card">
+        <form method="get" action="/events" class="filters" aria-label="Filter events">
+          <Field name="account" label="Account" value={f.account} errors={props.errors.account} placeholder="1234" />
+          <Field name="receiver" label="Receiver" value={f.receiver} errors={props.errors.receiver} inputmode="numeric" placeholder="any" />
+          <Field name="code" label="Code" value={f.code} errors={props.errors.code} placeholder="BA, 130" />
+          <Field name="from" label="From (UTC)" value={f.from} errors={props.errors.from} placeholder="2026-11-23T08:00Z" />
+          <Field name="to" label="To (UTC)" value={f.to} errors={props.errors.to} placeholder="2026-11-24" />
+          <div class="actions">
+            <button type="submit" class="primary">Filter</button>
+            <a class="button" href="/events">Clear</a>
+          </div>
+        </form>
+        {general.length > 0 && <p class="alert error">{general.join('; ')}</p>}
+      </section>
+      <section class="card">
+        <div class="toolbar">
+          <h2>Events</h2>
+          {props.liveHref ? (
+            <span id="live-state" class="pill live-state">live tail needs JavaScript</span>
+          ) : (
+            <span class="muted">older page · live tail on the newest page</span>
+          )}
+        </div>
+        <div class="table-wrap">
+          <table class="grid" id="events" data-live={props.liveHref ?? undefined}>
+            <thead>
+              <tr>
+                <th>Received (UTC)</th>
+                <th>Receiver</th>
+                <th>Account</th>
+                <th>Q</th>
+                <th>Code</th>
+                <th>Zone</th>
+                <th>Text</th>
+                <th>Protocol</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.rows.length === 0 && (
+                <tr class="empty-row">
+                  <td colspan={8} class="empty">No events match.</td>
+                </tr>
+              )}
+              {props.rows.map((e) => <EventRow e={e} />)}
+            </tbody>
+          </table>
+        </div>
+        <div class="pager">
+          {props.newestHref ? <a href={props.newestHref}>← Newest</a> : <span></span>}
+          {props.olderHref ? <a href={props.olderHref} rel="next">Older →</a> : <span class="muted">end of journal</span>}
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,103 @@
+/** @jsxImportSource hono/jsx */
+/** Objects: lost ones first, then every object newest first; search by UID end or account. */
+import { Field } from './fields.js';
+import { ago, utc } from './format.js';
+
+export interface ObjectRowView {
+  readonly id: number;
+  readonly uid: string | null;
+  readonly account: string;
+  readonly oid: string;
+  readonly override_oid: string | null;
+  readonly hw_id: string | null;
+  readonly main_object_id: number | null;
+  readonly receiver_id: number;
+  readonly remote_address: string | null;
+  readonly last_seen: string | null;
+  readonly connection_state: string;
+}
+
+export interface ObjectsViewProps {
+  readonly filters: Record<string, string>;
+  readonly errors: Record<string, string[]>;
+  readonly lost: readonly ObjectRowView[];
+  readonly rows: readonly ObjectRowView[];
+  readonly olderHref: string | null;
+  readonly firstHref: string | null;
+  readonly now: number;
+}
+
+function ObjectsTable(props: { rows: readonly ObjectRowView[]; now: number; empty: string; id: string }) {
+  return (
+    <div class="table-wrap">
+      <table class="grid" id={props.id}>
+        <thead>
+          <tr>
+            <th>UID</th>
+            <th>Account</th>
+            <th>State</th>
+            <th>Last seen</th>
+            <th>Receiver</th>
+            <th>OID (override)</th>
+            <th>HW id</th>
+            <th>Address</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.length === 0 && (
+            <tr>
+              <td colspan={8} class="empty">{props.empty}</td>
+            </tr>
+          )}
+          {props.rows.map((o) => (
+            <tr class={o.connection_state === 'lost' ? 'lost' : ''} data-object={String(o.id)}>
+              <td class="mono">{o.uid ?? (o.main_object_id !== null ? `↳ related of #${o.main_object_id}` : '—')}</td>
+              <td class="mono">{o.account}</td>
+              <td><span class={`pill state-${o.connection_state}`}>{o.connection_state}</span></td>
+              <td title={utc(o.last_seen)}>{ago(o.last_seen, props.now)}</td>
+              <td>{o.receiver_id}</td>
+              <td class="mono">
+                {o.oid}
+                {o.override_oid !== null && <span class="hint"> (override)</span>}
+              </td>
+              <td class="mono">{o.hw_id ?? '—'}</td>
+              <td class="mono">{o.remote_address ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function ObjectsView(props: ObjectsViewProps) {
+  const f = props.filters;
+  return (
+    <div>
+      <section class="card">
+        <form method="get" action="/objects" class="filters" aria-label="Search objects">
+          <Field name="q" label="UID or account" value={f.q} errors={props.errors.q} placeholder="end of UID, or account" />
+          <Field name="receiver" label="Receiver" value={f.receiver} errors={props.errors.receiver} inputmode="numeric" placeholder="any" />
+          <div class="actions">
+            <button type="submit" class="primary">Search</button>
+            <a class="button" href="/objects">Clear</a>
+          </div>
+        </form>
+      </section>
+      {props.firstHref === null && (
+        <section class="card">
+          <h2>Lost objects ({props.lost.length})</h2>
+          <ObjectsTable rows={props.lost} now={props.now} empty="No lost objects." id="lost-objects" />
+        </section>
+      )}
+      <section class="card">
+        <h2>All objects</h2>
+        <ObjectsTable rows={props.rows} now={props.now} empty="No objects match." id="objects" />
+        <div class="pager">
+          {props.firstHref ? <a href={props.firstHref}>← First page</a> : <span></span>}
+          {props.olderHref ? <a href={props.olderHref} rel="next">Older →</a> : <span class="muted">end of list</span>}
+        </div>
+      </section>
+    </div>
+  );
+}
