@@ -1,13 +1,16 @@
 /**
  * Serial figures (issue 11), in sections; each prints its own table, and a new section is one more entry in SECTIONS:
  *   - com: events/s through a COM receiver at 9,600 and 115,200 baud as a fraction of wire speed (goal >= 90 % for
- *     DC-09); MLR2 shown for reference (one message per ACK by its protocol, so the line idles while it waits).
+ *     DC-09); MLR2 shown for reference (one message per ACK by its protocol, so the line idles while it waits);
+ *   - modem: SMS decoded per second and the AT round trip over a pseudo-terminal (bench/lib/modem-figures.ts).
+ * Needs socat.
  *
  *   node dist/bench/serial.js
- * Narrow it with BENCH_SERIAL_SECTIONS=com; wire seconds per phase BENCH_SERIAL_S=8.
+ * Narrow it with BENCH_SERIAL_SECTIONS=com or =modem; wire seconds per COM phase BENCH_SERIAL_S=8.
  */
 import { loadavg } from 'node:os';
 import { runComPhase, type ComPhase, type ComResult } from './lib/com-throughput.js';
+import { modemFigures } from './lib/modem-figures.js';
 import { formatTable, verdict } from './lib/table.js';
 
 interface BenchSection {
@@ -56,8 +59,15 @@ function pct(fraction: number | null): string {
   return fraction === null ? '-' : `${(fraction * 100).toFixed(1)} %`;
 }
 
-/** Add a section here (e.g. SMS decoding, the AT round trip) and it runs with the others. */
-const SECTIONS: readonly BenchSection[] = [com];
+const modem: BenchSection = {
+  name: 'modem',
+  async run() {
+    return (await modemFigures()).map((line) => `  ${line}`).join('\n');
+  },
+};
+
+/** Add a section here and it runs with the others. */
+const SECTIONS: readonly BenchSection[] = [com, modem];
 
 async function main(): Promise<void> {
   const wanted = process.env.BENCH_SERIAL_SECTIONS?.split(',');

@@ -13,6 +13,7 @@ export type CliCommand =
   | { command: 'serve'; dataDir: string; httpPort?: number; httpsPort?: number; host?: string }
   | { command: 'token'; dataDir: string; scopes: string[]; minutes: number }
   | { command: 'sim'; argv: string[] }
+  | { command: 'sim-modem'; argv: string[] }
   | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
   | { command: 'ports'; dataDir: string; json: boolean }
   | { command: 'status'; dataDir: string; watch: boolean; intervalS: number; url?: string }
@@ -26,6 +27,7 @@ export const USAGE = `usage:
   vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
   vigil sim --help
   vigil sim --serial PATH [--protocol SIA-DC09|MLR2] (vigil sim --serial x --help)
+  vigil sim-modem --pty PATH [...]   (simulated GSM modem; vigil sim-modem --help)
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
   vigil ports [--data-dir DIR] [--json]
   vigil status [--data-dir DIR] [--watch] [--interval S] [--url URL]
@@ -96,6 +98,8 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     }
     case 'sim':
       return { command: 'sim', argv: rest };
+    case 'sim-modem':
+      return { command: 'sim-modem', argv: rest };
     case 'ports': {
       const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
       return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };

@@ -100,6 +100,11 @@ async function main(argv: string[]): Promise<void> {
         await runSimulatorCli(command.argv);
         return;
       }
+      case 'sim-modem': {
+        const { runSimModemCli } = await import('./sim/modem/sim-modem-cli.js');
+        await runSimModemCli(command.argv);
+        return;
+      }
       case 'ports': {
         const { runPorts } = await import('./cli-ports.js');
         await runPorts(command);

@@ -130,7 +130,7 @@ export class BatchEncoder {
     return {
       kind: 'frame', receiverId: item.receiver.id, receiverKind: item.receiver.kind, transport: item.transport,
       remoteAddress: item.remoteAddress, receivedAt: item.receivedAt, session: item.session ? this.wireSession(item.session, sent) : null,
-      account: events.length > 0 ? events[0]!.account : item.account, linkTest: item.linkTest,
+      account: events.length > 0 ? events[0]!.account || null : item.account, linkTest: item.linkTest,
       device: device ? { objectId: device.objectId, uid: device.uid, account: device.account } : null, raw, rows: wired,
     };
   }

@@ -110,6 +110,8 @@ export class ObjectDirectory {
       receiverKind: s.receiver.kind,
       transport: s.transport,
       remoteAddress: s.remoteAddress,
+      // Objects heard through a modem are supervised with the sms_* settings (docs/supervision.md).
+      ...(s.receiver.kind === 'modem' ? { sms: true } : {}),
       at: s.receivedAt,
     });
     registered.push(record);

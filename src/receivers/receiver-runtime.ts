@@ -22,13 +22,17 @@ import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
+import { buildModemReceivers } from './modem/build-modem-receivers.js';
+import type { CallerObject } from './modem/known-callers.js';
+import { PinLedger } from './modem/pin-ledger.js';
 import { TcpReceiver } from './tcp-receiver.js';
 import { UdpReceiver } from './udp-receiver.js';
 
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
   readonly store: IngestStore & {
-    readonly objects: LinkObjectReader;
+    /** `all()`: what modem receivers read at start to know the callers learned before (docs/modem.md §Test calls). */
+    readonly objects: LinkObjectReader & { all?(): Iterable<CallerObject> };
     readonly overrides?: OverrideResolver;
     /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */
     readonly path?: string;
@@ -50,7 +54,7 @@ export interface ReceiverRuntimeDeps {
   readonly eventFlags?: EventIngestDeps['eventFlags'];
   /** Times each submit until its frames may be ACKed (GET /metrics, docs/metrics.md). */
   readonly pipeline?: PipelineMetrics;
-  /** The serial port layer (hw/serial), for COM receivers; src/main.ts passes it in. */
+  /** The serial port layer (hw/serial), for COM and modem receivers; src/main.ts passes it in. */
   readonly serial?: SerialLineFactory;
 }
 
@@ -59,6 +63,8 @@ export class ReceiverRuntime {
   readonly ingest: EventIngest;
   readonly links: LinkRegistry;
   readonly options: ReceiverOptions;
+  /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
+  readonly pins = new PinLedger();
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
@@ -94,7 +100,7 @@ export class ReceiverRuntime {
     });
   }
 
-  /** TCP, UDP, then COM receivers, in settings order. */
+  /** TCP, UDP, COM, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
       ingest: this.deps.pipeline ? timedIngest(this.ingest, this.deps.pipeline) : this.ingest,
@@ -105,11 +111,22 @@ export class ReceiverRuntime {
       options: this.options,
     };
     const serial = this.deps.serial;
-    if (!serial && settings.com_receivers.length > 0) throw new Error('COM receivers configured but no serial port layer was given');
+    if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {
+      throw new Error('COM or modem receivers configured but no serial port layer was given');
+    }
     return [
       ...settings.tcp_receivers.map((r) => new TcpReceiver(r, deps)),
       ...settings.udp_receivers.map((r) => new UdpReceiver(r, deps)),
       ...(serial ? settings.com_receivers.map((r) => new ComReceiver(r, { ...deps, serial })) : []),
+      ...(serial ? this.modems(settings, serial) : []),
     ];
+  }
+
+  private modems(settings: ReceiversSettings, serialLines: SerialLineFactory): Service[] {
+    const store = this.deps.store;
+    return buildModemReceivers(settings.modem_receivers, {
+      serialLines, ingest: this.ingest, health: this.deps.health, logger: this.deps.logger.child('rx'), pins: this.pins,
+      objects: () => store.objects.all?.() ?? [],
+    });
   }
 }

@@ -69,6 +69,9 @@ export const modemReceiverSchema = obj({
   baud_rate: v.optional(oneOf(BAUD_RATES), 9600),
   encryption_password: v.optional(receiverPassword),
   sim_pin: v.optional(simPin),
+  // docs/modem.md §Status: how often signal and registration are read; below min_csq is trouble.
+  poll_interval_s: v.optional(int(1, 3600), 30),
+  min_csq: v.optional(int(1, 31), 10),
 });
 
 export const receiversEntries = {

@@ -78,7 +78,7 @@ test('each trouble has its code: outputs, objects lost, COM ports and modems, st
   assert.equal(troubles([c('out:1', 'output', 'ok', { backlog: 1000 })]), ['output'], 'backlogged');
   assert.equal(troubles([c('tracker', 'supervision', 'ok', { supervised: 9, lost: 0 })]), []);
   assert.equal(troubles([c('tracker', 'supervision', 'ok', { supervised: 9, lost: 2 })]), ['objectsLost']);
-  for (const port of [c('rx:com:3', 'receiver', 'failed'), c('rx:serial:4', 'receiver', 'failed'), c('modem:1', 'modem', 'degraded'), c('com:2', 'com-port', 'failed'), c('rx:modem:3', 'receiver', 'failed')]) {
+  for (const port of [c('serial:/dev/ttyUSB0', 'serial-port', 'failed'), c('rx:com:3', 'receiver', 'failed'), c('rx:serial:4', 'receiver', 'failed'), c('modem:1', 'modem', 'degraded'), c('com:2', 'com-port', 'failed'), c('rx:modem:3', 'receiver', 'failed')]) {
     assert.equal(troubles([port]), ['portDown'], port.name);
   }
   assert.equal(troubles([c('rx:modem:3', 'receiver', 'ok')]), []);

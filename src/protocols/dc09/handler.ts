@@ -33,19 +33,23 @@ export interface HandlerContext {
 }
 
 export interface DecodedEvent {
-  /** MLR2: a computer-port line in no known layout, kept as received (src/protocols/mlr2/handler.ts). */
-  protocol: 'SIA-DCS' | 'ADM-CID' | 'MLR2';
+  /**
+   * MLR2: a computer-port line in no known layout, kept as received (src/protocols/mlr2/handler.ts).
+   * CONTACT-ID, SMS-CORRUPT and SMS-TEXT come from SMS (src/protocols/sms/payload.ts).
+   */
+  protocol: 'SIA-DCS' | 'ADM-CID' | 'MLR2' | 'CONTACT-ID' | 'SMS-CORRUPT' | 'SMS-TEXT';
   /** As received (header account, else the one in the data): text, leading zeros and case kept. */
   account: string;
   receiver?: string;
   line?: string;
-  sequence: string;
+  /** Null for events that did not come in a DC-09 frame (SMS). */
+  sequence: string | null;
   encrypted: boolean;
   eventClass: EventClass;
   /** Contact ID only. */
   qualifier?: 'E' | 'R' | 'P';
-  /** SIA: two letters; Contact ID: three hex digits. */
-  code: string;
+  /** SIA: two letters; Contact ID: three hex digits; null for an unparsed or corrupt SMS. */
+  code: string | null;
   /** SIA: the ri modifier; Contact ID: the group. */
   groupNo?: string;
   /** SIA: the code's parameter (zone, user, ... as the code defines); Contact ID: zone or user. */

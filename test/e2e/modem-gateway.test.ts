@@ -1,0 +1,94 @@
+/**
+ * The path docs/modem.md §Trying it describes, with real processes: socat pty pair, `vigil serve`
+ * with a modem receiver configured through the API, `vigil sim-modem` on the other end driven by
+ * its stdin. SMS become events with transport "sms"; a call from the sender is the object's link test.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
+import { LOOPBACK, freePort, waitFor } from '../helpers/net.js';
+import { PtyPair } from '../helpers/pty-pair.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+interface Api {
+  get(path: string): Promise<any>;
+  put(path: string, body: unknown): Promise<{ status: number; text: string }>;
+}
+
+function api(port: number, token: string): Api {
+  const base = `http://${LOOPBACK}:${port}`;
+  const headers = { Authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  return {
+    async get(path) {
+      const res = await fetch(base + path, { headers });
+      const text = await res.text();
+      return text.startsWith('{') ? JSON.parse(text) : text;
+    },
+    async put(path, body) {
+      const res = await fetch(base + path, { method: 'PUT', headers, body: JSON.stringify(body) });
+      return { status: res.status, text: await res.text() };
+    },
+  };
+}
+
+test('SMS and a test call through vigil serve, socat and vigil sim-modem', async () => {
+  const dir = tempDir();
+  const pty = new PtyPair();
+  await pty.start();
+  const httpPort = await freePort();
+  let gateway: ChildProcess | null = null;
+  let sim: ChildProcess | null = null;
+  try {
+    gateway = serveChild(dir.path, httpPort);
+    await waitHealthy(httpPort);
+    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings,events,objects,restart_services'], { encoding: 'utf8' }).stdout.trim();
+    const client = api(httpPort, token);
+    sim = spawn(process.execPath, [CLI, 'sim-modem', '--pty', pty.b, '--baud', '115200'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const simOut: any[] = [];
+    createInterface({ input: sim.stdout! }).on('line', (line) => simOut.push(JSON.parse(line)));
+    await waitFor(() => simOut.length > 0, 10_000);
+
+    const put = await client.put('/api/settings', { receivers: { modem_receivers: [{ id: 5, name: 'GSM', port_id: pty.a, baud_rate: 115200 }] } });
+    assert.is(put.status, 200, put.text);
+    await client.get('/api/restart-services');
+    let modem: any = null;
+    await waitFor(async () => {
+      modem = (await client.get('/api/status')).receivers.find((r: any) => r.name === 'rx:modem:5');
+      return modem?.state === 'ok';
+    }, 15_000, 100).catch(() => {
+      throw new Error(`modem receiver not ok: ${JSON.stringify(modem)}`);
+    });
+    assert.equal([modem.metrics.manufacturer, modem.metrics.imei, modem.metrics.csq, modem.metrics.registered], ['VIGIL-SIM', '356938035643809', 20, true]);
+
+    sim.stdin!.write('sms +37060000000 1234 18 1 602 00 000 2\n');
+    sim.stdin!.write('sms +37060000000 Power failure at the warehouse\n');
+    let events: any[] = [];
+    await waitFor(async () => {
+      events = (await client.get('/api/events?limit=10&receiver=5')).items;
+      return events.length >= 2;
+    }, 10_000, 100);
+    const [text, cid] = events;
+    assert.equal([cid.transport, cid.remote_address, cid.protocol, cid.code, cid.event_class], ['sms', '+37060000000', 'CONTACT-ID', '602', 'link_test']);
+    assert.equal([text.protocol, text.text], ['SMS-TEXT', 'Power failure at the warehouse']);
+
+    const objectId = cid.object_id;
+    const pingOf = async (): Promise<string | null> =>
+      (await client.get('/api/objects?limit=10')).items.find((o: any) => o.id === objectId)?.last_ping ?? null;
+    const before = await pingOf();
+    sim.stdin!.write('ring +37060000000\n');
+    await waitFor(async () => (await pingOf()) !== before, 10_000, 100);
+  } finally {
+    sim?.kill('SIGTERM');
+    if (gateway) {
+      const exited = new Promise((r) => gateway!.once('exit', r));
+      gateway.kill('SIGTERM');
+      await exited;
+    }
+    await pty.close();
+    dir.remove();
+  }
+});
+
+test.run();
