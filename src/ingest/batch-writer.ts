@@ -12,7 +12,8 @@
 import type { EventInsertParams } from '../store/event-rows.js';
 import type { ObjectRecord } from '../store/types.js';
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
-import { SeenLog, type Sight } from './seen-log.js';
+import { SeenLog } from './seen-log.js';
+import { collectSightings } from './sightings.js';
 import { insertParamsOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession, type WriterLiveness } from './wire.js';
 
 /** The slice of the store (src/store/store.ts) a batch is written through. */
@@ -33,7 +34,6 @@ class Work {
   readonly objectIds: Array<number | null> = [];
   readonly helloObjects: ObjectRecord[] = [];
   readonly registered: ObjectRecord[] = [];
-  readonly seen = new Map<number, Sight>();
   readonly opened: Array<[number, number, number]> = [];
   readonly adopted: Array<[number, string]> = [];
   ids: number[] = [];
@@ -64,10 +64,9 @@ export class BatchWriter {
       this.undo(work);
       throw err;
     }
-    const eventIds = work.ids;
     return {
-      objectIds: work.objectIds, eventIds, helloObjects: work.helloObjects, registered: work.registered,
-      seen: [...work.seen].map(([id, s]) => [id, s.at, s.ping, s.remote]), opened: work.opened, adopted: work.adopted,
+      objectIds: work.objectIds, eventIds: compactIds(work.ids), eventCount: work.ids.length, helloObjects: work.helloObjects, registered: work.registered,
+      opened: work.opened, adopted: work.adopted,
     } satisfies WireResult;
   }
 
@@ -79,7 +78,7 @@ export class BatchWriter {
   private apply(batch: WireBatch, work: Work): void {
     for (const op of batch.ops) this.op(op, batch, work);
     if (work.rows.length > 0) work.ids = this.store.events.appendRows(work.rows);
-    this.seenLog.apply(this.store.objects, work.seen, work.now);
+    this.seenLog.apply(this.store.objects, collectSightings(batch.ops, work.objectIds), work.now);
   }
 
   private op(op: WireOp, batch: WireBatch, work: Work): void {
@@ -109,7 +108,6 @@ export class BatchWriter {
           work.adopted.push([device.objectId, account]);
         } else {
           // Another account on a device's own connection: a related object it carries (docs/store.md §Identity).
-          see(work, device.objectId, op, false);
           objectId = this.directory.relatedOf(device.objectId, account, s, work.registered);
         }
       }
@@ -117,7 +115,6 @@ export class BatchWriter {
       objectId = this.directory.main(account, s, work.registered);
     }
     if (objectId !== null) {
-      see(work, objectId, op, op.linkTest);
       if (op.session) this.openSession(op.session, device ? device.objectId : objectId, batch, work);
     }
     if (op.rows.length > 0) {
@@ -139,7 +136,6 @@ export class BatchWriter {
     });
     if (!prior && !adopts) work.registered.push(object);
     this.directory.noteMain(object, op.receivedAt);
-    see(work, object.id, op, false);
     if (op.session) this.openSession(op.session, object.id, batch, work);
     work.helloObjects.push(object);
     return object.id;
@@ -167,15 +163,11 @@ function sighting(op: WireFrame | WireHello): Sighting {
   return { receiver: { id: op.receiverId, kind: op.receiverKind }, transport: op.transport, remoteAddress: op.remoteAddress, receivedAt: op.receivedAt };
 }
 
-function see(work: Work, objectId: number, op: WireFrame | WireHello, ping: boolean): void {
-  const seen = work.seen.get(objectId);
-  if (!seen) {
-    work.seen.set(objectId, { at: op.receivedAt, ping, remote: op.remoteAddress });
-    return;
-  }
-  if (op.receivedAt > seen.at) seen.at = op.receivedAt;
-  if (ping) seen.ping = true;
-  seen.remote = op.remoteAddress;
+/** A batch's ids are consecutive (one transaction, one writer, AUTOINCREMENT): send the first only. */
+function compactIds(ids: readonly number[]): number | number[] {
+  const n = ids.length;
+  if (n === 0) return [];
+  return ids[n - 1]! - ids[0]! === n - 1 ? ids[0]! : [...ids];
 }
 
 function sameAccount(a: string, b: string): boolean {

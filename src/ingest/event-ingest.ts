@@ -20,6 +20,7 @@ import type { NewEvent } from '../store/types.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
 import { BatchEncoder, emptySent, type Op, type Sent } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
+import { collectSightings } from './sightings.js';
 import { FlagObjects } from './flag-objects.js';
 import type { FrameItem, IngestEvents, IngestItem, IngestResult, IngestStats, SessionLog } from './types.js';
 import type { JournalWriter, WireResult } from './wire.js';
@@ -199,6 +200,7 @@ export class EventIngest {
   private publish(sent: Sent, result: WireResult): void {
     const bus = this.deps.bus;
     const { objectIds, eventIds, helloObjects } = result;
+    const firstId = typeof eventIds === 'number' ? eventIds : 0;
     if (bus) for (const object of result.registered) bus.emit('object-registered', { object });
     const wire = sent.batch.ops;
     let w = 0;
@@ -229,7 +231,7 @@ export class EventIngest {
         if (n > 0) {
           const own: number[] = new Array(n);
           for (let k = 0; k < n; k++) {
-            const id = eventIds[ei++]!;
+            const id = typeof eventIds === 'number' ? firstId + ei++ : eventIds[ei++]!;
             own[k] = id;
             const row = rows[k]!;
             row.objectId = objectId;
@@ -242,7 +244,8 @@ export class EventIngest {
       results.push(list);
     }
     if (bus) {
-      for (const [objectId, at, ping, remoteAddress] of result.seen) bus.emit('object-seen', { objectId, at, ping, remoteAddress });
+      // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
+      for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
     }
     let r = 0;
     for (const op of sent.ops) if (op.kind === 'items') op.resolve(results[r++]!);

@@ -117,13 +117,16 @@ export interface WireBatch {
 export interface WireResult {
   /** Per frame/hello op, in order (close ops have none): the object the item was attributed to. */
   readonly objectIds: Array<number | null>;
-  /** Journal ids of every row of the batch, in row order. */
-  readonly eventIds: number[];
+  /**
+   * Journal ids of every row of the batch, in row order: the first id when they are consecutive
+   * (always, with one writer: one transaction, AUTOINCREMENT), else the list.
+   */
+  readonly eventIds: number | number[];
+  /** Journal rows the batch wrote. */
+  readonly eventCount: number;
   /** Per hello op, in order: the device's object after the commit. */
   readonly helloObjects: ObjectRecord[];
   readonly registered: ObjectRecord[];
-  /** [objectId, at, ping, remoteAddress]: once per object, its latest sighting in the batch. */
-  readonly seen: Array<[number, number, boolean, string]>;
   /** [session key, row id, object id] of session rows opened by the batch. */
   readonly opened: Array<[number, number, number]>;
   /** [device object id, account] of devices whose first message told their account. */

@@ -12,7 +12,7 @@ export function timedWriter(writer: JournalWriter, metrics: PipelineMetrics): Jo
     async write(batch) {
       const started = performance.now();
       const result = await writer.write(batch);
-      metrics.journalCommit(performance.now() - started, result.eventIds.length);
+      metrics.journalCommit(performance.now() - started, result.eventCount);
       return result;
     },
     ping: () => writer.ping(),

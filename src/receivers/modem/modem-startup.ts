@@ -2,7 +2,7 @@
  * The start-up sequence of a GSM modem (docs/modem.md §Start-up), run at every open of its port
  * and after an ATZ: AT, ATE0, AT+CMEE=1, AT+CPIN? (the PIN entered at most once per gateway start,
  * src/receivers/modem/pin-ledger.ts), AT+CMGF=0 (PDU mode), AT+CNMI (new SMS announced by +CMTI),
- * AT+CLIP=1, AT+CREG=1, then make, model and IMEI.
+ * AT+CLIP=1, AT+CREG=1, AT+CPMS (SMS storage in the SIM), then make, model and IMEI.
  */
 import { infoText, parseCpin } from '../../protocols/at/results.js';
 import type { AtAnswer, SendOptions } from './at-driver.js';
@@ -30,6 +30,7 @@ export interface StartupDeps {
 
 /** TS 27.005 §3.4.1: <mode> 2 (buffer URCs while busy), <mt> 1 (store, announce with +CMTI). */
 export const CNMI_COMMAND = 'AT+CNMI=2,1,0,0,0';
+export const CPMS_COMMAND = 'AT+CPMS="SM","SM","SM"';
 const SIM_READY_POLLS = 10;
 
 export async function runStartup(d: StartupDeps): Promise<StartupResult> {
@@ -47,6 +48,9 @@ export async function runStartup(d: StartupDeps): Promise<StartupResult> {
     const a = await d.send(command);
     if (!a.final.ok) return { ok: false, fatal: false, reason: `${command}: ${a.final.line}` };
   }
+  // TS 27.005 §3.2.2: read, write and receive in the SIM, so +CMTI indexes are the ones AT+CMGR reads.
+  // A modem without SIM storage answers ERROR and keeps its own default (not fatal).
+  await d.send(CPMS_COMMAND, { expect: '+CPMS' });
   const info = async (command: string, prefix: string): Promise<string | null> => {
     const a = await d.send(command, { expect: prefix });
     return a.final.ok ? infoText(a.lines, prefix) : null;

@@ -183,6 +183,11 @@ export class ModemSimulator {
     }
     // TS 27.007 §9.2.1: 11 = SIM PIN required.
     if (this.pinLocked) return ['+CME ERROR: 11'];
+    if (body.startsWith('+CPMS=')) {
+      const used = this.storage.size;
+      const total = this.options.capacity ?? 50;
+      return [`+CPMS: ${used},${total},${used},${total},${used},${total}`, 'OK'];
+    }
     if (body.startsWith('+CNMI=')) {
       this.cnmi = true;
       return ['OK'];

@@ -12,8 +12,8 @@ test('start-up sequence in order; make, model, IMEI, signal and registration in 
   try {
     await rig.waitState('ok');
     await waitFor(() => rig.sim.received.includes('AT+CMGL=4'));
-    assert.equal(rig.sim.received.slice(0, 14), [
-      'AT', 'ATE0', 'AT+CMEE=1', 'AT+CPIN?', 'AT+CMGF=0', 'AT+CNMI=2,1,0,0,0', 'AT+CLIP=1', 'AT+CREG=1',
+    assert.equal(rig.sim.received.slice(0, 15), [
+      'AT', 'ATE0', 'AT+CMEE=1', 'AT+CPIN?', 'AT+CMGF=0', 'AT+CNMI=2,1,0,0,0', 'AT+CLIP=1', 'AT+CREG=1', 'AT+CPMS="SM","SM","SM"',
       'AT+CGMI', 'AT+CGMM', 'AT+CGSN', 'AT+CSQ', 'AT+CREG?', 'AT+CMGL=4',
     ]);
     const m = rig.component()!.metrics;
