@@ -153,12 +153,13 @@ async function main(): Promise<void> {
       return `/ ${rootOptions}; ${dataMount}; data ${figures.data_partition_mib_after_first_boot} MiB`;
     });
 
-    const token = await step('login as admin with the first-boot password', async () => {
+    const { token } = await step('login as admin with the first-boot password', async () => {
       const res = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
       if (res.status !== 200) throw new Error(`POST /api/login: ${res.status} ${res.text}`);
       const wrong = await guest.http('POST', '/api/login', { body: { login: 'admin', password: `${password}x` } });
       if (wrong.status !== 401) throw new Error(`a wrong password got ${wrong.status}`);
-      return (JSON.parse(res.text) as { token: string }).token;
+      // An object, not the string: step() prints string results, and a token is not for logs.
+      return { token: (JSON.parse(res.text) as { token: string }).token };
     });
 
     await step(`configure a TCP receiver on port ${RX_PORT}`, async () => {
