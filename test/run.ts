@@ -70,8 +70,48 @@ function runFile(file: string, root: string): Promise<FileResult> {
   });
 }
 
+/** Newest modification time of the TypeScript sources under `dir` (0 when there are none). */
+function newestSource(dir: string): number {
+  let newest = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    const info = statSync(path);
+    if (info.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (name.endsWith('.ts')) newest = Math.max(newest, info.mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * build.sh stamps dist/.built after compiling; a source newer than the stamp means these tests
+ * would run stale code (a fix that seems to work, or a failure already fixed). Refuse instead.
+ */
+function staleBuild(distDir: string): string | null {
+  const root = dirname(distDir);
+  let built: number;
+  try {
+    built = statSync(join(distDir, '.built')).mtimeMs;
+  } catch {
+    return 'dist/ has no build stamp (dist/.built)';
+  }
+  const newest = Math.max(...['src', 'test', 'bench'].map((d) => newestSource(join(root, d))));
+  return newest > built ? 'a source file is newer than dist/' : null;
+}
+
 async function main(): Promise<void> {
   const here = dirname(fileURLToPath(import.meta.url));
+  const stale = staleBuild(dirname(here));
+  if (stale) {
+    process.stdout.write(`[run] ${stale}: run \`npm run build\` first (npm test does)\n\n0 passed, 1 failed\n`);
+    process.exitCode = 1;
+    return;
+  }
   const filter = process.argv[2];
   const files = findTests(here).filter((f) => !filter || relative(here, f).includes(filter));
   const queue = [...files];

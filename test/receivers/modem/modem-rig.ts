@@ -27,6 +27,7 @@ export function modemSettings(overrides: Partial<ModemReceiverSettings> = {}): M
 
 export interface ModemRig {
   readonly store: Store;
+  readonly runtime: ReceiverRuntime;
   readonly health: HealthRegistry;
   readonly pty: PtyPair;
   readonly logs: string[];
@@ -50,6 +51,8 @@ export interface ModemRigOptions {
   readonly sim?: ModemSimOptions;
   readonly settings?: Partial<ModemReceiverSettings>;
   readonly commandTimeoutMs?: number;
+  /** The receiver's clock (receivedAt of its items, call dedupe); default Date.now. */
+  readonly now?: () => number;
 }
 
 async function openPort(path: string): Promise<SerialPort> {
@@ -87,6 +90,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
       ),
       ingest: runtime.ingest, health, logger, pins,
       objects: () => store.objects.all(),
+      ...(options.now ? { now: options.now } : {}),
       commandTimeoutMs: options.commandTimeoutMs ?? 1000, metricsIntervalMs: 50,
     });
   const history: string[] = [];
@@ -94,7 +98,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
     if (c.name.startsWith('rx:modem:')) history.push(`${c.state}: ${c.detail ?? ''}`);
   });
   const rig: ModemRig = {
-    store, health, pty, logs, raised, history,
+    store, runtime, health, pty, logs, raised, history,
     sim: new ModemSimulator(() => undefined, options.sim),
     receiver: build(),
     async plugModem(simOptions = options.sim) {
