@@ -1,5 +1,5 @@
 /**
- * Serial figures (docs/benchmarks.md). Modem section: SMS decoded per second and the AT round trip
+ * Serial figures (docs/benchmarks.md). GSM modem section: SMS decoded per second and the AT round trip
  * over a pseudo-terminal (bench/lib/modem-figures.ts). Needs socat.
  *
  *   node dist/bench/serial.js
