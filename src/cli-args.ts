@@ -26,6 +26,7 @@ export const USAGE = `usage:
   vigil serve [--data-dir DIR] [--http-port N] [--https-port N] [--host ADDR]
   vigil token [--data-dir DIR] --scopes a,b,c [--minutes N]
   vigil sim --help
+  vigil sim --serial PATH [--protocol SIA-DC09|MLR2] (vigil sim --serial x --help)
   vigil sim-modem --pty PATH [...]   (simulated GSM modem; vigil sim-modem --help)
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
   vigil ports [--data-dir DIR] [--json]

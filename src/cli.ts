@@ -9,7 +9,7 @@ import { TokenService, INSTALLER_SUBJECT } from './auth/tokens.js';
 import { parseCli, UsageError, USAGE, type CliCommand } from './cli-args.js';
 import { describeError } from './core/errors.js';
 import { createLogger, parseLogLevel, silentLogger, stderrSink } from './core/logger.js';
-import { Gateway } from './main.js';
+import { Gateway, standaloneSerialLines } from './main.js';
 import { isInitialised } from './init/first-start.js';
 import { validateStoredSettings } from './settings/validate.js';
 import { Store } from './store/store.js';
@@ -91,6 +91,11 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'sim': {
+        if (command.argv.some((a) => a === '--serial' || a.startsWith('--serial='))) {
+          const { runSerialSimCli } = await import('./sim/serial-sim-cli.js');
+          await runSerialSimCli(command.argv, standaloneSerialLines(createLogger('sim', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL, 'warn'))));
+          return;
+        }
         const { runSimulatorCli } = await import('./sim/sim-cli.js');
         await runSimulatorCli(command.argv);
         return;

@@ -26,8 +26,10 @@ import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
+import { buildOutputs } from './outputs/build-outputs.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import type { Settings } from './settings/schema.js';
+import { OUTPUT_TYPES } from './settings/schema-outputs.js';
 import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
@@ -41,7 +43,7 @@ import { openStatusLeds } from '../hw/leds/status-leds.js';
 import type { LampsOpened } from './leds/lamp.js';
 import { LedService } from './leds/led-service.js';
 import type { HwLedsSettings } from './settings/schema.js';
-import type { SerialPortInfo } from './core/serial.js';
+import type { SerialLineFactory, SerialPortInfo } from './core/serial.js';
 import { configuredSerialPorts } from './settings/serial-usage.js';
 import { listSerialPorts, serialLineFactory } from '../hw/serial/index.js';
 
@@ -87,6 +89,8 @@ export class Gateway {
   private servicesRef: ServiceGroup | null = null;
   private receiversRef: ReceiverRuntime | null = null;
   private initResult: InitResult = { initialised: false };
+  /** The serial port layer (docs/serial.md): every serial line is a `serial:<path>` component. */
+  private readonly serialLines: SerialLineFactory;
   /** The status output of the current services run, for the tracker's lost / restored tap. */
   private readonly statusSlot = new StatusSlot();
 
@@ -94,6 +98,7 @@ export class Gateway {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.health = new HealthRegistry(() => this.clock.now());
+    this.serialLines = serialLineFactory({ health: this.health, logger: options.logger.child('serial') });
     this.startedAt = this.clock.now();
   }
 
@@ -164,8 +169,7 @@ export class Gateway {
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
         eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
-        // The serial port layer (docs/serial.md): every serial line is a `serial:<path>` component.
-        serial: serialLineFactory({ health: this.health, logger: logger.child('serial') }),
+        serial: this.serialLines,
       });
       this.receiversRef = receivers;
       const links: LiveLinks = receivers.links;
@@ -255,7 +259,7 @@ export class Gateway {
     const outputs = new OutputWorkerHost({
       dbPath: join(this.options.dataDir, 'vigil.db'),
       ...(this.writerRef ? { writer: this.writerRef } : {}),
-      outputs: current.outputs,
+      outputs: current.outputs.filter((o) => o.type !== OUTPUT_TYPES.com),
       health: this.health,
       logger: this.options.logger,
       ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
@@ -272,7 +276,13 @@ export class Gateway {
       open: () => openLamps(current.hw.leds, this.options.sysfsRoot),
       logger: this.options.logger.child('leds'),
     });
-    return [leds, outputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
+    // Serial (type 3) outputs run on this thread: serialport's native poller cannot serve two threads of one process
+    // (a port in the worker crashed the process while ports were open here; docs/outputs.md §Serial).
+    const serialOutputs = buildOutputs(current.outputs.filter((o) => o.type === OUTPUT_TYPES.com), {
+      store: this.store, health: this.health, logger: this.options.logger.child('outputs'), clock: this.clock, serial: this.serialLines,
+      ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
+    });
+    return [leds, outputs, ...serialOutputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
   }
 
   /** Ports below 1024 fail to bind without CAP_NET_BIND_SERVICE: say so, with the fix (docs/watchdog.md §Capabilities). */
@@ -305,6 +315,11 @@ async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined
   const description = `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
     `link GPIO ${lines.link} (${numbers.link}), trouble GPIO ${lines.trouble} (${numbers.trouble})`;
   return { lamps: opened.lamps, description };
+}
+
+/** Serial lines for a tool outside the gateway (`vigil sim --serial`), with a health registry of their own. */
+export function standaloneSerialLines(logger: Logger): SerialLineFactory {
+  return serialLineFactory({ health: new HealthRegistry(), logger });
 }
 
 /** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */

@@ -5,11 +5,11 @@
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
 import { parseHostPort } from '../settings/fields.js';
-import type { OutputSettings } from '../settings/schema-outputs.js';
-import { OUTPUT_TYPES } from '../settings/schema-outputs.js';
+import { OUTPUT_TYPES, defaultOutputSerial, type OutputSettings } from '../settings/schema-outputs.js';
 import type { ObjectRecord } from '../store/types.js';
 import { createAccountResolver, oidAccount } from './account-resolver.js';
 import type { ByteLink } from './byte-link.js';
@@ -17,8 +17,9 @@ import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
 import { Mlr2Driver } from './mlr2-driver.js';
 import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
-import { OutputService, type OutputStateListener } from './output-service.js';
+import { OutputService } from './output-service.js';
 import { outputTimings, type OutputTimings } from './output-timings.js';
+import { SerialLink } from './serial-link.js';
 import { TcpLink } from './tcp-link.js';
 import { UdpLink } from './udp-link.js';
 import { UnavailableOutput } from './unavailable-output.js';
@@ -37,17 +38,25 @@ export interface OutputDeps {
   readonly clock: Clock;
   /** The ingest bus `event-stored` signal (see OutputServiceOptions.onEventStored). */
   readonly onEventStored?: (listener: () => void) => () => void;
-  readonly onStateChange?: OutputStateListener;
   /** Tests: a link of their own instead of the one the settings describe. */
   readonly createLink?: (settings: OutputSettings) => ByteLink;
   /** Tests: shorter timings. */
   readonly timings?: Partial<OutputTimings>;
   /** Tests: a fixed pad source for encrypted DC-09 messages. */
   readonly randomBytes?: RandomBytes;
+  /** The serial port layer (hw/serial) for type 3 outputs, which run on the main thread (docs/outputs.md §Serial). */
+  readonly serial?: SerialLineFactory;
 }
 
-function defaultLink(settings: OutputSettings): ByteLink | null {
-  if (settings.type === OUTPUT_TYPES.com) return null; // serial COM: the serial link arrives with the serial issue
+function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undefined): ByteLink | null {
+  if (settings.type === OUTPUT_TYPES.com) {
+    if (!serial) return null;
+    const line = settings.serial ?? defaultOutputSerial();
+    return new SerialLink({
+      path: settings.identificator, baudRate: line.baud_rate, dataBits: line.data_bits, parity: line.parity,
+      stopBits: line.stop_bits, flowControl: line.flow_control, owner: `out:${settings.id}`,
+    }, serial);
+  }
   const target = parseHostPort(settings.identificator);
   if (!target) return null;
   return settings.type === OUTPUT_TYPES.udp ? new UdpLink(target) : new TcpLink(target);
@@ -55,9 +64,9 @@ function defaultLink(settings: OutputSettings): ByteLink | null {
 
 export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
   const logger = deps.logger.child(`out:${settings.id}`);
-  const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings);
+  const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings, deps.serial);
   if (!link) {
-    const reason = settings.type === OUTPUT_TYPES.com ? 'serial COM outputs are not supported by this build yet' : `bad identificator "${settings.identificator}"`;
+    const reason = settings.type === OUTPUT_TYPES.com ? 'no serial port layer was given to the outputs' : `bad identificator "${settings.identificator}"`;
     return new UnavailableOutput(settings.id, reason, deps.health, logger);
   }
   const timings = { ...outputTimings(settings), ...deps.timings };
@@ -71,7 +80,6 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
   const common = {
     id: settings.id, link, outbox, timings, health: deps.health, logger, clock: deps.clock,
     ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
-    ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
   };
   if (settings.protocol === 'SIA-DC09') {
     const sia = settings.sia_dc09;

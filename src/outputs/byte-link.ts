@@ -1,7 +1,7 @@
 /**
- * The transport seam of an output: an output speaks bytes to a ByteLink and never sees a socket. TCP and UDP links
- * exist now; a serial COM link (serialport) implements the same interface later, so the MLR2 and DC-09 outputs run
- * over a COM port unchanged. A link does not interpret bytes.
+ * The transport seam of an output: an output speaks bytes to a ByteLink and never sees a socket. TCP, UDP and serial
+ * COM links (serial-link.ts) implement it, so the MLR2 and DC-09 outputs run over a COM port unchanged. A link does
+ * not interpret bytes.
  */
 
 /**

@@ -1,6 +1,7 @@
 /**
- * A configured output this build cannot run (a serial COM output before the serial link exists). It reports
- * 'failed' with the reason instead of doing nothing silently: /health shows the gateway is not delivering there.
+ * A configured output that cannot run (an identificator the link cannot use, a serial output without the serial port
+ * layer). It reports 'failed' with the reason instead of doing nothing silently: /health shows the gateway is not
+ * delivering there.
  */
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';

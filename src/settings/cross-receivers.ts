@@ -93,8 +93,11 @@ export function checkOutputs(s: Settings): string[] {
     if (o.type === OUTPUT_TYPES.udp && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
     if (o.type === OUTPUT_TYPES.com) {
       if (!o.identificator.startsWith('/')) out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
-    } else if (parseHostPort(o.identificator) === null) {
-      out.push(line(`${at}.identificator`, 'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output'));
+    } else {
+      if (parseHostPort(o.identificator) === null) {
+        out.push(line(`${at}.identificator`, 'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output'));
+      }
+      if (o.serial !== undefined) out.push(line(`${at}.serial`, 'only allowed when type is 3 (serial COM)'));
     }
     if (!sia) {
       if (o.receiver_number > 99) out.push(line(`${at}.receiver_number`, `must be between 0 and 99 for ${o.protocol}`));

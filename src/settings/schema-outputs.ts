@@ -5,6 +5,7 @@
  */
 import * as v from 'valibot';
 import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
+import { serialLineEntries } from './schema-receivers.js';
 
 /** outputs[].type: the link an output uses (the one place these numbers are spelt). */
 export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3 } as const;
@@ -26,6 +27,9 @@ export const siaDc09Schema = obj({
   retries: v.optional(int(0, 10), 3),
 });
 
+/** How a type 3 output opens its serial device (the COM receivers' line fields and defaults, docs/serial.md). */
+export const outputSerialSchema = obj(serialLineEntries);
+
 export const outputFiltersSchema = obj({
   receivers: v.optional(list(id), []),
   event_classes: v.optional(list(oneOf(EVENT_CLASSES)), []),
@@ -42,6 +46,8 @@ const outputObject = obj({
   receiver_number: int(0, 0xffffff),
   line_number: int(0, 0xffffff),
   sia_dc09: v.optional(siaDc09Schema),
+  // Type 3 only (cross-validate.ts): baud rate, data bits, parity, stop bits, flow control.
+  serial: v.optional(outputSerialSchema),
   filters: v.optional(outputFiltersSchema, {}),
   enabled: v.optional(bool, true),
 });
@@ -51,13 +57,23 @@ export function defaultSiaDc09(): SiaDc09Settings {
   return v.parse(siaDc09Schema, {});
 }
 
-/** A SIA-DC09 output always carries its sia_dc09 block in the stored form (filled with defaults). */
+/** The default line settings of a serial output, derived from the schema (declared once). */
+export function defaultOutputSerial(): OutputSerialSettings {
+  return v.parse(outputSerialSchema, {});
+}
+
+/**
+ * A SIA-DC09 output always carries its sia_dc09 block, and a serial (type 3) output its serial block, in the stored
+ * form (filled with defaults).
+ */
 export const outputSchema = v.pipe(
   outputObject,
   v.transform((o) => (o.protocol === 'SIA-DC09' && o.sia_dc09 === undefined ? { ...o, sia_dc09: defaultSiaDc09() } : o)),
+  v.transform((o) => (o.type === OUTPUT_TYPES.com && o.serial === undefined ? { ...o, serial: defaultOutputSerial() } : o)),
 );
 
 export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;
+export type OutputSerialSettings = v.InferOutput<typeof outputSerialSchema>;
 export type OutputFilters = v.InferOutput<typeof outputFiltersSchema>;
 export type OutputSettings = v.InferOutput<typeof outputSchema>;
 export type OutputProtocol = (typeof OUTPUT_PROTOCOLS)[number];

@@ -39,7 +39,7 @@ test('SIA-DC09 timings come from sia_dc09; failed-state probes 1 s doubling to 8
   assert.equal([off.supervisionIntervalMs, off.probeMinMs, off.probeMaxMs], [0, 1000, 8000]);
 });
 
-test('disabled outputs are not built; a COM output reports failed with the reason and leaves on stop', async () => {
+test('disabled outputs are not built; a COM output without the serial port layer reports failed with the reason and leaves on stop', async () => {
   const deps = { store: fx.store, health: fx.health, logger: fx.logger, clock: fx.clock };
   const services = buildOutputs(
     [
@@ -52,7 +52,7 @@ test('disabled outputs are not built; a COM output reports failed with the reaso
   assert.equal(services.map((s) => s.name), ['out:2', 'out:3']);
   await services[0]!.start();
   const com = fx.health.get('out:2')!;
-  assert.equal([com.kind, com.state, com.detail], ['output', 'failed', 'serial COM outputs are not supported by this build yet']);
+  assert.equal([com.kind, com.state, com.detail], ['output', 'failed', 'no serial port layer was given to the outputs']);
   await services[0]!.stop();
   assert.is(fx.health.get('out:2'), undefined);
 });

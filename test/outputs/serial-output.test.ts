@@ -1,0 +1,120 @@
+/**
+ * Type 3 (serial COM) outputs over real ptys (socat): the same outbox, ACK timeout, retries, heartbeat and
+ * failed/restored states as over TCP, with automation software at the other end of the line that ACKs, goes silent,
+ * or is unplugged.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SerialPort } from 'serialport';
+import { serialLineFactory } from '../../hw/serial/index.js';
+import type { Service } from '../../src/core/service.js';
+import { waitFor } from '../helpers/net.js';
+import { PtyPair } from '../helpers/pty-pair.js';
+import { cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
+
+const HEARTBEAT = '1011           @    ';
+const line = (zone: string): string => `5011 181234E13001${zone}`;
+
+/** The automation computer on the far end: collects DC4-terminated lines, answers ACK unless told to be silent. */
+class Automation {
+  readonly lines: string[] = [];
+  answering = true;
+  private port: SerialPort | null = null;
+  private pending = '';
+
+  async open(path: string): Promise<void> {
+    const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
+    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
+    port.on('error', () => undefined);
+    port.on('data', (chunk: Buffer) => {
+      this.pending += chunk.toString('latin1');
+      let end: number;
+      while ((end = this.pending.indexOf('\x14')) >= 0) {
+        this.lines.push(this.pending.slice(0, end));
+        this.pending = this.pending.slice(end + 1);
+        if (this.answering) port.write(Buffer.from([0x06]));
+      }
+    });
+    this.port = port;
+  }
+
+  events(): string[] {
+    return this.lines.filter((l) => l !== HEARTBEAT);
+  }
+
+  async close(): Promise<void> {
+    const port = this.port;
+    this.port = null;
+    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  }
+}
+
+let fx: OutputFixture;
+let pty: PtyPair;
+let automation: Automation;
+let out: Service;
+
+test.before.each(async () => {
+  fx = await startOutputFixture();
+  pty = new PtyPair();
+  await pty.start();
+  automation = new Automation();
+  await automation.open(pty.b);
+  out = fx.output(
+    { type: 3, protocol: 'MLR2', identificator: pty.a },
+    { serial: serialLineFactory({ health: fx.health, logger: fx.logger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 50 }) },
+  );
+});
+
+test.after.each(async () => {
+  await out.stop();
+  await automation.close();
+  await pty.close();
+  await fx.cleanup();
+});
+
+test('events go out over the COM line in journal order, one line per ACK', async () => {
+  await out.start();
+  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  await waitFor(() => fx.store.cursors.get(1) === ids[2], 3000);
+  assert.equal(automation.events(), [line('001'), line('002'), line('003')]);
+  await waitFor(() => fx.health.get('out:1')?.state === 'ok', 1000);
+  assert.is(fx.health.get(`serial:${pty.a}`)?.state, 'ok');
+  assert.equal(fx.states, []);
+});
+
+test('automation that stops ACKing: 1 + 3 transmissions, failed, heartbeats only, then restored and resumed', async () => {
+  await out.start();
+  automation.answering = false;
+  fx.append([cidEvent({ zoneNo: '001' })]);
+  await waitFor(() => fx.states.length === 1, 4000);
+  assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
+  assert.equal(automation.events(), [line('001'), line('001'), line('001'), line('001')]);
+  assert.is(fx.health.get('out:1')!.state, 'failed');
+  fx.append([cidEvent({ zoneNo: '002' })]);
+  const before = automation.lines.length;
+  await waitFor(() => automation.lines.length >= before + 2, 2000);
+  assert.ok(automation.lines.slice(before).every((l) => l === HEARTBEAT), 'only heartbeats while failed');
+  automation.answering = true;
+  await waitFor(() => fx.states.length === 2, 3000);
+  assert.equal(fx.states[1], { output: 1, state: 'restored' });
+  await waitFor(() => automation.events().length === 6, 3000);
+  assert.equal(automation.events().slice(4), [line('001'), line('002')]);
+});
+
+test('unplugged: the output waits, events journaled meanwhile go out once the line is back', async () => {
+  await out.start();
+  fx.append([cidEvent({ zoneNo: '001' })]);
+  await waitFor(() => automation.events().length === 1, 3000);
+  await automation.close();
+  await pty.stop();
+  await waitFor(() => fx.health.get('out:1')?.state === 'degraded', 3000);
+  const ids = fx.append([cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  await pty.start();
+  await automation.open(pty.b);
+  await waitFor(() => fx.store.cursors.get(1) === ids[1], 5000);
+  assert.equal(automation.events().slice(-2), [line('002'), line('003')]);
+  assert.is(fx.health.get(`serial:${pty.a}`)?.metrics.reopens, 1);
+});
+
+test.run();
