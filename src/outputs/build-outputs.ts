@@ -17,7 +17,7 @@ import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
 import { Mlr2Driver } from './mlr2-driver.js';
 import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
-import { OutputService, type OutputStateListener } from './output-service.js';
+import { OutputService } from './output-service.js';
 import { outputTimings, type OutputTimings } from './output-timings.js';
 import { SerialLink } from './serial-link.js';
 import { TcpLink } from './tcp-link.js';
@@ -38,7 +38,6 @@ export interface OutputDeps {
   readonly clock: Clock;
   /** The ingest bus `event-stored` signal (see OutputServiceOptions.onEventStored). */
   readonly onEventStored?: (listener: () => void) => () => void;
-  readonly onStateChange?: OutputStateListener;
   /** Tests: a link of their own instead of the one the settings describe. */
   readonly createLink?: (settings: OutputSettings) => ByteLink;
   /** Tests: shorter timings. */
@@ -81,7 +80,6 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
   const common = {
     id: settings.id, link, outbox, timings, health: deps.health, logger, clock: deps.clock,
     ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
-    ...(deps.onStateChange ? { onStateChange: deps.onStateChange } : {}),
   };
   if (settings.protocol === 'SIA-DC09') {
     const sia = settings.sia_dc09;

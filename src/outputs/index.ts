@@ -2,7 +2,7 @@
 export { buildOutput, buildOutputs, type OutputDeps, type OutputStore } from './build-outputs.js';
 export { outputTimings, MLR2_TIMINGS, type OutputTimings } from './output-timings.js';
 export { OutputWorkerHost, type OutputHostOptions } from './output-host.js';
-export { OutputService, type OutputServiceOptions, type OutputState, type OutputStateListener } from './output-service.js';
+export { OutputService, type OutputServiceOptions } from './output-service.js';
 export { Outbox, type OutboxOptions, type OutgoingEvent, type OutboxJournal, type OutboxCursors } from './outbox.js';
 export type { ByteLink, LinkFraming } from './byte-link.js';
 export { TcpLink, type TcpLinkOptions } from './tcp-link.js';

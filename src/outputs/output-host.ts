@@ -6,7 +6,7 @@
  * an output drains at network speed and never blocks the receivers (docs/outputs.md §Threads).
  *
  * The host relays the worker's health reports to the real HealthRegistry (`out:<id>`), its log lines to the
- * logger, its failed/restored notices to onStateChange, and "new events were journaled" to the worker (coalesced:
+ * logger, and "new events were journaled" to the worker (coalesced:
  * one message per burst). A worker that dies is reported (every output `failed`) and started again with backoff.
  */
 import { Worker } from 'node:worker_threads';
@@ -15,7 +15,6 @@ import type { HealthRegistry } from '../core/health.js';
 import type { LogLevel, Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
-import type { OutputStateListener } from './output-service.js';
 import type { OutputTimings } from './output-timings.js';
 import type { WriterEndpoint } from '../store/writer-channel.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
@@ -39,7 +38,6 @@ export interface OutputHostOptions {
   /** Lowest level the worker forwards (default 'info'). */
   readonly logLevel?: LogLevel;
   readonly onEventStored?: (listener: () => void) => () => void;
-  readonly onStateChange?: OutputStateListener;
   /** Tests: shorter timings. */
   readonly timings?: Partial<OutputTimings>;
 }
@@ -160,13 +158,6 @@ export class OutputWorkerHost implements Service {
         break;
       case 'remove':
         health.remove(message.name);
-        break;
-      case 'state':
-        try {
-          this.o.onStateChange?.(message.outputId, message.state);
-        } catch (err) {
-          this.o.logger.error('state change listener failed', { error: describeError(err) });
-        }
         break;
       case 'log':
         this.logger(message.namespace)[message.level](message.message, message.fields);

@@ -11,8 +11,8 @@
  *   - a message the peer refuses (DC-09 DUH) while it ACKs a link test right after is skipped, so one unprocessable
  *     event cannot block the journal; if the link test fails too, the output fails instead (a wrong key makes the
  *     receiver refuse everything: nothing is skipped then).
- * Health: `out:<id>` kind 'output' (docs/outputs.md §Health); failure and restore are also reported through
- * onStateChange for the internal events output_failed / output_restored.
+ * Health: `out:<id>` kind 'output' (docs/outputs.md §Health); the internal events output_failed / output_restored
+ * come from these health transitions (the tracker's HealthEventBridge).
  */
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
@@ -27,8 +27,6 @@ import type { Outbox } from './outbox.js';
 import type { Exchange, ProtocolDriver } from './protocol-driver.js';
 import { Wakeup } from './wakeup.js';
 
-export type OutputState = 'failed' | 'restored';
-export type OutputStateListener = (outputId: number, state: OutputState) => void;
 
 export interface OutputServiceOptions<R> {
   readonly id: number;
@@ -41,7 +39,6 @@ export interface OutputServiceOptions<R> {
   readonly clock: Clock;
   /** Subscribes to "new events were journaled" (the ingest bus `event-stored`); returns the unsubscribe. */
   readonly onEventStored?: (listener: () => void) => () => void;
-  readonly onStateChange?: OutputStateListener;
 }
 
 export class OutputService<R> implements Service {
@@ -244,7 +241,6 @@ export class OutputService<R> implements Service {
     this.report('ok', null);
     this.scheduleSupervision();
     this.o.logger.info('output restored: resuming from the first unacknowledged event', { output: this.o.id, cursor: this.o.outbox.cursor });
-    this.notify('restored');
   }
 
   private fail(reason: string): void {
@@ -253,15 +249,6 @@ export class OutputService<R> implements Service {
     this.report('failed', reason);
     this.flushCursor();
     this.o.logger.error('output failed: only supervision messages until one is acknowledged', { output: this.o.id, reason });
-    this.notify('failed');
-  }
-
-  private notify(state: OutputState): void {
-    try {
-      this.o.onStateChange?.(this.o.id, state);
-    } catch (err) {
-      this.o.logger.error('state change listener failed', { output: this.o.id, error: describeError(err) });
-    }
   }
 
   private scheduleSupervision(): void {

@@ -1,6 +1,7 @@
 /**
  * Opens the local SQLite database with the durability settings the product depends on.
- * One process, one connection, one writer (better-sqlite3 is synchronous).
+ * Every thread that uses the file opens its own connection here, with the same pragmas; only the
+ * writer thread writes (docs/store.md §One writer), the others set query_only.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { OutputWorkerHost } from '../../src/outputs/index.js';
 import { waitFor } from '../helpers/net.js';
 import { Mlr2Peer } from './helpers/mlr2-peer.js';
-import { FAST, cidEvent, outputSettings } from './helpers/output-fixture.js';
+import { FAST, cidEvent, outputSettings, recordOutputStates } from './helpers/output-fixture.js';
 import { sampleEvent, startStore, type StoreFixture } from '../store/helpers/store-fixture.js';
 
 let fx: StoreFixture;
@@ -29,6 +29,7 @@ test.after.each(async () => {
 test('the worker delivers what the main thread journals and relays health, state changes and logs', async () => {
   const listeners = new Set<() => void>();
   const states: string[] = [];
+  recordOutputStates(fx.health, (id, state) => states.push(`${id}:${state}`));
   const host = new OutputWorkerHost({
     dbPath: fx.path,
     outputs: [outputSettings({ id: 5, identificator: `127.0.0.1:${peer.port}` }), outputSettings({ id: 6, enabled: false })],
@@ -38,7 +39,6 @@ test('the worker delivers what the main thread journals and relays health, state
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    onStateChange: (id, state) => states.push(`${id}:${state}`),
     timings: FAST,
   });
   try {

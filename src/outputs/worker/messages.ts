@@ -5,7 +5,6 @@ import type { ComponentState } from '../../core/health.js';
 import type { LogFields, LogLevel } from '../../core/logger.js';
 import type { OutputSettings } from '../../settings/schema-outputs.js';
 import type { WriterEndpoint } from '../../store/writer-channel.js';
-import type { OutputState } from '../output-service.js';
 import type { OutputTimings } from '../output-timings.js';
 
 export interface WorkerInit {
@@ -35,6 +34,6 @@ export type WorkerMessage =
   | { readonly type: 'report'; readonly name: string; readonly kind: string; readonly state: ComponentState; readonly detail: string | null; readonly metrics?: MetricValues }
   | { readonly type: 'metrics'; readonly name: string; readonly metrics: MetricValues }
   | { readonly type: 'remove'; readonly name: string }
-  | { readonly type: 'state'; readonly outputId: number; readonly state: OutputState }
+
   | { readonly type: 'log'; readonly level: LogLevel; readonly namespace: string; readonly message: string; readonly fields?: LogFields }
   | { readonly type: 'stopped' };

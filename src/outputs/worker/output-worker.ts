@@ -50,7 +50,6 @@ async function start(): Promise<void> {
         wakeListeners.add(listener);
         return () => wakeListeners.delete(listener);
       },
-      onStateChange: (outputId, state) => post({ type: 'state', outputId, state }),
       ...(init.timings ? { timings: init.timings } : {}),
     });
   } catch (err) {

@@ -54,14 +54,19 @@
       var row = document.createElement('tr');
       row.setAttribute('data-id', e.id);
       row.className = 'fresh';
-      row.appendChild(text('td', utc(e.received_at), 'mono'));
-      row.appendChild(text('td', e.receiver_id === null ? 'gateway' : e.receiver_id));
-      row.appendChild(text('td', e.account, 'mono'));
-      row.appendChild(text('td', e.qualifier, e.qualifier ? 'qual-' + e.qualifier : ''));
-      row.appendChild(text('td', e.code, 'mono'));
-      row.appendChild(text('td', e.zone_no, 'mono'));
-      row.appendChild(text('td', e.text));
-      row.appendChild(text('td', e.protocol));
+      function cell(label, value, cls) {
+        var td = text('td', value, cls);
+        td.setAttribute('data-label', label);
+        row.appendChild(td);
+      }
+      cell('Received', utc(e.received_at), 'mono');
+      cell('Receiver', e.receiver_id === null ? 'gateway' : e.receiver_id);
+      cell('Account', e.account, 'mono');
+      cell('Q', e.qualifier, e.qualifier ? 'qual-' + e.qualifier : '');
+      cell('Code', e.code, 'mono');
+      cell('Zone', e.zone_no, 'mono');
+      cell('Text', e.text);
+      cell('Protocol', e.protocol);
       body.insertBefore(row, body.firstChild);
       while (body.rows.length > 200) body.deleteRow(body.rows.length - 1);
     });

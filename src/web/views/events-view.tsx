@@ -34,14 +34,14 @@ export function EventRow(props: { e: EventRowView }) {
   const e = props.e;
   return (
     <tr data-id={String(e.id)}>
-      <td class="mono">{utc(e.received_at).replace(' UTC', '')}</td>
-      <td>{e.receiver_id === null ? 'gateway' : e.receiver_id}</td>
-      <td class="mono">{e.account || '—'}</td>
-      <td class={e.qualifier ? `qual-${e.qualifier}` : ''}>{e.qualifier ?? '—'}</td>
-      <td class="mono">{e.code ?? '—'}</td>
-      <td class="mono">{e.zone_no ?? '—'}</td>
-      <td>{e.text ?? '—'}</td>
-      <td>{e.protocol}</td>
+      <td data-label="Received" class="mono">{utc(e.received_at).replace(' UTC', '')}</td>
+      <td data-label="Receiver">{e.receiver_id === null ? 'gateway' : e.receiver_id}</td>
+      <td data-label="Account" class="mono">{e.account || '—'}</td>
+      <td data-label="Q" class={e.qualifier ? `qual-${e.qualifier}` : ''}>{e.qualifier ?? '—'}</td>
+      <td data-label="Code" class="mono">{e.code ?? '—'}</td>
+      <td data-label="Zone" class="mono">{e.zone_no ?? '—'}</td>
+      <td data-label="Text">{e.text ?? '—'}</td>
+      <td data-label="Protocol">{e.protocol}</td>
     </tr>
   );
 }
@@ -75,7 +75,7 @@ export function EventsView(props: EventsViewProps) {
           )}
         </div>
         <div class="table-wrap">
-          <table class="grid" id="events" data-live={props.liveHref ?? undefined}>
+          <table class="grid stack-narrow" id="events" data-live={props.liveHref ?? undefined}>
             <thead>
               <tr>
                 <th>Received (UTC)</th>

@@ -30,7 +30,7 @@ export interface ObjectsViewProps {
 function ObjectsTable(props: { rows: readonly ObjectRowView[]; now: number; empty: string; id: string }) {
   return (
     <div class="table-wrap">
-      <table class="grid" id={props.id}>
+      <table class="grid stack-narrow" id={props.id}>
         <thead>
           <tr>
             <th>UID</th>
@@ -51,17 +51,17 @@ function ObjectsTable(props: { rows: readonly ObjectRowView[]; now: number; empt
           )}
           {props.rows.map((o) => (
             <tr class={o.connection_state === 'lost' ? 'lost' : ''} data-object={String(o.id)}>
-              <td class="mono">{o.uid ?? (o.main_object_id !== null ? `↳ related of #${o.main_object_id}` : '—')}</td>
-              <td class="mono">{o.account}</td>
-              <td><span class={`pill state-${o.connection_state}`}>{o.connection_state}</span></td>
-              <td title={utc(o.last_seen)}>{ago(o.last_seen, props.now)}</td>
-              <td>{o.receiver_id}</td>
-              <td class="mono">
+              <td data-label="UID" class="mono">{o.uid ?? (o.main_object_id !== null ? `↳ related of #${o.main_object_id}` : '—')}</td>
+              <td data-label="Account" class="mono">{o.account}</td>
+              <td data-label="State"><span class={`pill state-${o.connection_state}`}>{o.connection_state}</span></td>
+              <td data-label="Last seen" title={utc(o.last_seen)}>{ago(o.last_seen, props.now)}</td>
+              <td data-label="Receiver">{o.receiver_id}</td>
+              <td data-label="OID" class="mono">
                 {o.oid}
                 {o.override_oid !== null && <span class="hint"> (override)</span>}
               </td>
-              <td class="mono">{o.hw_id ?? '—'}</td>
-              <td class="mono">{o.remote_address ?? '—'}</td>
+              <td data-label="HW id" class="mono">{o.hw_id ?? '—'}</td>
+              <td data-label="Address" class="mono">{o.remote_address ?? '—'}</td>
             </tr>
           ))}
         </tbody>

@@ -16,15 +16,21 @@ function Since(props: { since: string; now: number }) {
   return <span title={utc(props.since)}>{ago(props.since, props.now)}</span>;
 }
 
-function Figures(props: { metrics: StatusComponent['metrics']; skip?: readonly string[] }) {
+/** Figures named `*_at` holding ms since the epoch are moments: shown as an age. */
+function shown(key: string, value: StatusComponent['metrics'][string], now: number): string {
+  if (key.endsWith('_at') && typeof value === 'number' && value > 1e12) return ago(value, now);
+  return figure(value);
+}
+
+function Figures(props: { metrics: StatusComponent['metrics']; now: number; skip?: readonly string[] }) {
   const entries = Object.entries(props.metrics).filter(([k]) => !(props.skip ?? []).includes(k));
-  if (entries.length === 0) return <span class="muted">—</span>;
+  if (entries.length === 0) return null;
   return (
     <dl class="figures">
       {entries.map(([k, v]) => (
         <div>
           <dt>{label(k)}</dt>
-          <dd>{figure(v)}</dd>
+          <dd>{shown(k, v, props.now)}</dd>
         </div>
       ))}
     </dl>
@@ -35,11 +41,11 @@ function num(value: unknown): number | null {
   return typeof value === 'number' ? value : null;
 }
 
-function ReceiversTable(props: { rows: StatusComponent[]; now: number }) {
+function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: ComponentNames }) {
   if (props.rows.length === 0) return <p class="empty">No receivers are running. Configure them under Settings → receivers.</p>;
   return (
     <div class="table-wrap">
-      <table class="grid">
+      <table class="grid stack-narrow">
         <thead>
           <tr>
             <th>Receiver</th>
@@ -55,17 +61,14 @@ function ReceiversTable(props: { rows: StatusComponent[]; now: number }) {
         <tbody>
           {props.rows.map((r) => (
             <tr data-component={r.name}>
-              <td>
-                <strong>{r.name}</strong>
-                {r.detail && <div class="detail">{r.detail}</div>}
-              </td>
-              <td><StatePill state={r.state} /></td>
-              <td><Since since={r.since} now={props.now} /></td>
-              <td class="num">{figure(r.metrics.connections)}</td>
-              <td class="num">{figure(r.metrics.links)}</td>
-              <td class="num">{figure(r.metrics.events)}</td>
-              <td class="num">{figure(num(r.metrics.rejected) === null ? null : (num(r.metrics.rejected) ?? 0) + (num(r.metrics.naks) ?? 0))}</td>
-              <td class="mono">{figure(r.metrics.listening)}</td>
+              <td data-label="Receiver"><Name c={r} names={props.names} /></td>
+              <td data-label="State"><StatePill state={r.state} /></td>
+              <td data-label="Since"><Since since={r.since} now={props.now} /></td>
+              <td data-label="Connected" class="num">{figure(r.metrics.connections)}</td>
+              <td data-label="Device links" class="num">{figure(r.metrics.links)}</td>
+              <td data-label="Events" class="num">{figure(r.metrics.events)}</td>
+              <td data-label="Rejected" class="num">{figure(num(r.metrics.rejected) === null ? null : (num(r.metrics.rejected) ?? 0) + (num(r.metrics.naks) ?? 0))}</td>
+              <td data-label="Listening" class="mono">{figure(r.metrics.listening ?? r.metrics.port)}</td>
             </tr>
           ))}
         </tbody>
@@ -74,11 +77,11 @@ function ReceiversTable(props: { rows: StatusComponent[]; now: number }) {
   );
 }
 
-function OutputsTable(props: { rows: StatusComponent[]; now: number }) {
+function OutputsTable(props: { rows: StatusComponent[]; now: number; names: ComponentNames }) {
   if (props.rows.length === 0) return <p class="empty">No outputs configured.</p>;
   return (
     <div class="table-wrap">
-      <table class="grid">
+      <table class="grid stack-narrow">
         <thead>
           <tr>
             <th>Output</th>
@@ -94,17 +97,14 @@ function OutputsTable(props: { rows: StatusComponent[]; now: number }) {
         <tbody>
           {props.rows.map((o) => (
             <tr data-component={o.name}>
-              <td>
-                <strong>{o.name}</strong>
-                {o.detail && <div class="detail">{o.detail}</div>}
-              </td>
-              <td><StatePill state={o.state} /></td>
-              <td><Since since={o.since} now={props.now} /></td>
-              <td>{o.metrics.connected === undefined ? '—' : o.metrics.connected ? 'up' : 'down'}</td>
-              <td class={num(o.metrics.backlog) ? 'num warn' : 'num'}>{figure(o.metrics.backlog)}</td>
-              <td>{typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, props.now) : 'never'}</td>
-              <td class="num">{figure(o.metrics.delivered)}</td>
-              <td class="num">{figure(o.metrics.retries)}</td>
+              <td data-label="Output"><Name c={o} names={props.names} /></td>
+              <td data-label="State"><StatePill state={o.state} /></td>
+              <td data-label="Since"><Since since={o.since} now={props.now} /></td>
+              <td data-label="Link">{o.metrics.connected === undefined ? '—' : o.metrics.connected ? 'up' : 'down'}</td>
+              <td data-label="Backlog" class={num(o.metrics.backlog) ? 'num warn' : 'num'}>{figure(o.metrics.backlog)}</td>
+              <td data-label="Last ACK">{typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, props.now) : 'never'}</td>
+              <td data-label="Delivered" class="num">{figure(o.metrics.delivered)}</td>
+              <td data-label="Retries" class="num">{figure(o.metrics.retries)}</td>
             </tr>
           ))}
         </tbody>
@@ -127,7 +127,7 @@ function ComponentsList(props: { rows: StatusComponent[]; now: number }) {
             since <Since since={c.since} now={props.now} />
           </p>
           {c.detail && <p class="detail">{c.detail}</p>}
-          <Figures metrics={c.metrics} />
+          <Figures metrics={c.metrics} now={props.now} />
         </article>
       ))}
     </div>
@@ -141,7 +141,21 @@ function overall(status: StatusBody): string {
   return 'ok';
 }
 
-export function StatusView(props: { status: StatusBody; now: number }) {
+/** Configured names of receivers and outputs by health name (`rx:tcp:1`, `out:3`). */
+export type ComponentNames = ReadonlyMap<string, string>;
+
+function Name(props: { c: StatusComponent; names: ComponentNames }) {
+  const name = props.names.get(props.c.name);
+  return (
+    <>
+      <strong>{name ?? props.c.name}</strong>
+      {name && <div class="detail mono">{props.c.name}</div>}
+      {props.c.detail && <div class="detail">{props.c.detail}</div>}
+    </>
+  );
+}
+
+export function StatusView(props: { status: StatusBody; now: number; names: ComponentNames }) {
   const { status, now } = props;
   const state = overall(status);
   const devices = status.receivers.reduce((n, r) => n + (num(r.metrics.connections) ?? 0), 0);
@@ -163,11 +177,11 @@ export function StatusView(props: { status: StatusBody; now: number }) {
       </section>
       <section class="card">
         <h2>Receivers</h2>
-        <ReceiversTable rows={status.receivers} now={now} />
+        <ReceiversTable rows={status.receivers} now={now} names={props.names} />
       </section>
       <section class="card">
         <h2>Outputs</h2>
-        <OutputsTable rows={status.outputs} now={now} />
+        <OutputsTable rows={status.outputs} now={now} names={props.names} />
       </section>
       <section class="card">
         <h2>Components</h2>

@@ -3,6 +3,7 @@
  * exactly as the gateway builds them (buildOutput) but with short timings, so retry and failure tests take
  * milliseconds. append() journals events and rings the outputs like the ingest bus does.
  */
+import type { HealthRegistry } from '../../../src/core/health.js';
 import type { Service } from '../../../src/core/service.js';
 import { buildOutput, type OutputDeps } from '../../../src/outputs/index.js';
 import type { OutputTimings } from '../../../src/outputs/output-timings.js';
@@ -49,10 +50,24 @@ export function outputSettings(overrides: Partial<OutputSettings>): OutputSettin
   } as OutputSettings;
 }
 
+/**
+ * An output's failed / restored transitions as the health registry shows them (what the
+ * HealthEventBridge turns into output_failed / output_restored).
+ */
+export function recordOutputStates(health: HealthRegistry, record: (output: number, state: 'failed' | 'restored') => void): () => void {
+  return health.onChange((next, previous) => {
+    if (next.kind !== 'output') return;
+    const output = Number(next.name.slice('out:'.length));
+    if (next.state === 'failed' && previous?.state !== 'failed') record(output, 'failed');
+    else if (next.state === 'ok' && previous?.state === 'failed') record(output, 'restored');
+  });
+}
+
 export async function startOutputFixture(): Promise<OutputFixture> {
   const base = await startStore();
   const listeners = new Set<() => void>();
   const states: Array<{ output: number; state: string }> = [];
+  recordOutputStates(base.health, (output, state) => states.push({ output, state }));
   const built: Service[] = [];
   const fixture: OutputFixture = {
     ...base,
@@ -77,7 +92,6 @@ export async function startOutputFixture(): Promise<OutputFixture> {
           listeners.add(listener);
           return () => listeners.delete(listener);
         },
-        onStateChange: (output, state) => states.push({ output, state }),
         timings: FAST,
         ...deps,
       });
