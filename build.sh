@@ -9,7 +9,7 @@ case "${1:-}" in
   image) shift; exec bash image/build-image.sh "$@" ;;
   image-check) shift; exec bash image/image-check.sh "$@" ;;
   '') ;;
-  *) echo "usage: ./build.sh [image [--fresh] | image-check [IMAGE.img.xz]]" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [IMAGE.img.xz|IMAGE.img]]" >&2; exit 2 ;;
 esac
 rm -rf dist
 npx --no-install tsc -p tsconfig.json

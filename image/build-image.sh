@@ -19,11 +19,13 @@ BOOT_MIB=256
 DATA_MIB=64
 FRESH=0
 BASE_ONLY=0
+RAW=0
 for arg in "$@"; do
   case "$arg" in
     --fresh) FRESH=1 ;;
     --base-only) BASE_ONLY=1 ;;
-    *) die "unknown option '$arg' (options: --fresh rebuilds the cached base root; --base-only stops after it)" ;;
+    --raw) RAW=1 ;;
+    *) die "unknown option '$arg' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --raw leaves build/NAME.img uncompressed)" ;;
   esac
 done
 
@@ -77,25 +79,38 @@ cp -a "$REPO/dist/src" "$APP/dist/"
 [ -d "$REPO/dist/hw" ] && cp -a "$REPO/dist/hw" "$APP/dist/"
 cp "$REPO/package.json" "$REPO/package-lock.json" "$APP/"
 find "$APP/dist" -name '*.map' -delete
-(cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
-NODE_GYP=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
-NODE_HEADERS=$(node -p "require('path').resolve(process.execPath, '../..')")
-for module in better-sqlite3 epoll; do
-  [ -d "$APP/node_modules/$module" ] || continue
-  echo "cross-compiling $module for arm64"
-  (cd "$APP/node_modules/$module" &&
-    CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ LINK=aarch64-linux-gnu-g++ AR=aarch64-linux-gnu-ar \
-      node "$NODE_GYP" rebuild --arch=arm64 --nodedir="$NODE_HEADERS" --jobs=2 --loglevel=error >"$WORK/gyp-$module.log" 2>&1) ||
-    { tail -30 "$WORK/gyp-$module.log"; die "cross-compiling $module failed (log: $WORK/gyp-$module.log)"; }
-done
-# Keep only what runs: compiled addons, not their sources, objects or other platforms' prebuilds.
-rm -rf "$APP/node_modules/better-sqlite3/deps" "$APP/node_modules/better-sqlite3/src" \
-  "$APP"/node_modules/*/build/Release/obj* "$APP"/node_modules/*/build/Release/.deps \
-  "$APP/node_modules/better-sqlite3/build/Release/test_extension.node"
-find "$APP/node_modules" -type d -path '*/prebuilds/*' ! -name 'linux-arm64' -prune -exec rm -rf {} +
-while IFS= read -r addon; do
-  aarch64-linux-gnu-readelf -h "$addon" | grep -q 'AArch64' || die "$addon is not an arm64 binary"
-done < <(find "$APP/node_modules" -name '*.node')
+# Production dependencies with their native addons cross-built for arm64, cached by the lockfile, the
+# host's Node and cross compiler, and this block of the script (--fresh rebuilds them).
+DEPS_KEY=$( (cat "$APP/package-lock.json"; node --version; aarch64-linux-gnu-g++ --version | head -1
+  sed -n '/^# >>> deps/,/^# <<< deps/p' "$IMAGE_DIR/build-image.sh") | sha256sum | cut -c1-16)
+DEPS_TAR=$CACHE/node_modules-arm64-$DEPS_KEY.tar
+if [ "$FRESH" = 0 ] && [ -s "$DEPS_TAR" ]; then
+  echo "reusing cached production dependencies $DEPS_TAR"
+  tar -C "$APP" -xf "$DEPS_TAR"
+else
+# >>> deps
+  (cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
+  NODE_GYP=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
+  NODE_HEADERS=$(node -p "require('path').resolve(process.execPath, '../..')")
+  for module in better-sqlite3 epoll; do
+    [ -d "$APP/node_modules/$module" ] || continue
+    echo "cross-compiling $module for arm64"
+    (cd "$APP/node_modules/$module" &&
+      CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ LINK=aarch64-linux-gnu-g++ AR=aarch64-linux-gnu-ar \
+        node "$NODE_GYP" rebuild --arch=arm64 --nodedir="$NODE_HEADERS" --jobs=2 --loglevel=error >"$WORK/gyp-$module.log" 2>&1) ||
+      { tail -30 "$WORK/gyp-$module.log"; die "cross-compiling $module failed (log: $WORK/gyp-$module.log)"; }
+  done
+  # Keep only what runs: compiled addons, not their sources, objects or other platforms' prebuilds.
+  rm -rf "$APP/node_modules/better-sqlite3/deps" "$APP/node_modules/better-sqlite3/src" \
+    "$APP"/node_modules/*/build/Release/obj* "$APP"/node_modules/*/build/Release/.deps \
+    "$APP/node_modules/better-sqlite3/build/Release/test_extension.node"
+  find "$APP/node_modules" -type d -path '*/prebuilds/*' ! -name 'linux-arm64' -prune -exec rm -rf {} +
+  while IFS= read -r addon; do
+    aarch64-linux-gnu-readelf -h "$addon" | grep -q 'AArch64' || die "$addon is not an arm64 binary"
+  done < <(find "$APP/node_modules" -name '*.node')
+# <<< deps
+  tar -C "$APP" -cf "$DEPS_TAR.partial" node_modules && mv "$DEPS_TAR.partial" "$DEPS_TAR"
+fi
 echo "native addons: $(find "$APP/node_modules" -name '*.node' | sed "s|$APP/node_modules/||" | tr '\n' ' ')"
 
 # ---------------------------------------------------------------- assemble
@@ -112,6 +127,8 @@ mount -t proc proc "$ROOT/proc" && mount -t sysfs sys "$ROOT/sys" && mount --bin
 cp -a "$IMAGE_DIR/overlay/." "$ROOT/"
 chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil"
 bash "$IMAGE_DIR/install-repo-files.sh" "$REPO" "$ROOT"
+# Mount point of the data partition (the root is read-only at run time: it must exist in the image).
+install -d -m 0700 "$ROOT/var/lib/vigil"
 mkdir -p "$ROOT/opt/vigil"
 cp -a "$APP/." "$ROOT/opt/vigil/"
 chown -R root:root "$ROOT/opt/vigil"
@@ -161,9 +178,16 @@ genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --
   { tail -30 "$GEN/genimage.log"; die "genimage failed (log: $GEN/genimage.log)"; }
 rm -rf "$GEN/tmp"
 
+if [ "$RAW" = 1 ]; then
+  mv "$GEN/out/$NAME.img" "$OUT/$NAME.img"
+  stage ""
+  echo "raw image: $OUT/$NAME.img (./build.sh image-check $OUT/$NAME.img)"
+  exit 0
+fi
+
 stage "compress"
 rm -f "$OUT/$NAME.img.xz"
-xz -T2 -6 -c "$GEN/out/$NAME.img" > "$OUT/$NAME.img.xz"
+xz -T2 "-${VIGIL_XZ_LEVEL:-6}" -c "$GEN/out/$NAME.img" > "$OUT/$NAME.img.xz"
 (cd "$OUT" && sha256sum "$NAME.img.xz" > "$NAME.img.xz.sha256")
 stage ""
 printf 'image:     %s (%s MiB compressed, %s MiB raw)\n' "$OUT/$NAME.img.xz" \

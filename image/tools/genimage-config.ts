@@ -50,7 +50,9 @@ image data.ext4 {
   ext4 {
     label = "${DATA_LABEL}"
     use-mke2fs = true
-    extraargs = "-m 1"
+    # 4 KiB blocks and the default inode ratio: mke2fs would pick its "small" profile (1 KiB blocks)
+    # for 64 MiB, and the partition grows to the whole card on first boot.
+    extraargs = "-m 1 -b 4096 -T default"
   }
   empty = true
   size = ${layout.dataMib}M
