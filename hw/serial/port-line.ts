@@ -202,10 +202,12 @@ export class PortLine implements SerialLine {
 
   private metrics(): Record<string, string | number | boolean | null> {
     const c = this.counters;
-    return {
+    const metrics: Record<string, string | number | boolean | null> = {
       bytes_in: c.bytesIn, bytes_out: c.bytesOut, framing_errors: c.framingErrors, reopens: c.reopens,
       open: this.port !== null, baud_rate: this.options.baudRate, owner: this.options.owner,
     };
+    if (this.options.receiverId !== undefined) metrics.receiver_id = this.options.receiverId;
+    return metrics;
   }
 
   private publish(): void {

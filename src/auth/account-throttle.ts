@@ -16,6 +16,7 @@
  * episode, for the login_failed internal event.
  */
 import type { Clock } from '../core/clock.js';
+import { backoffDelay, touchLru } from './backoff.js';
 import type { ThrottleDecision } from './login-throttle.js';
 
 export interface AccountThrottleOptions {
@@ -94,8 +95,7 @@ export class AccountThrottle {
       if (state.failingAddresses.size < MAX_FAILING_ADDRESSES) state.failingAddresses.add(address);
       const over = state.failures - this.freeFailures;
       if (over >= 0) {
-        const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.min(over, 20));
-        state.blockedUntil = this.clock.now() + delay;
+        state.blockedUntil = this.clock.now() + backoffDelay(this.baseDelayMs, this.maxDelayMs, over);
         if (!state.burstReported) {
           state.burstReported = true;
           burst = { failures: state.failures, addresses: state.failingAddresses.size };
@@ -107,14 +107,7 @@ export class AccountThrottle {
   }
 
   private touch(login: string): AccountState {
-    let state = this.states.get(login);
-    if (state) {
-      this.states.delete(login);
-    } else {
-      state = { failures: 0, blockedUntil: 0, inFlight: 0, failingAddresses: new Set(), trusted: [], burstReported: false };
-    }
-    this.states.set(login, state);
-    while (this.states.size > this.maxAccounts) this.states.delete(this.states.keys().next().value as string);
-    return state;
+    const fresh = (): AccountState => ({ failures: 0, blockedUntil: 0, inFlight: 0, failingAddresses: new Set(), trusted: [], burstReported: false });
+    return touchLru(this.states, login, fresh, this.maxAccounts);
   }
 }

@@ -10,6 +10,7 @@
  * Failures are also counted per login name (AccountThrottle: distributed guessing of one account).
  */
 import type { Clock } from '../core/clock.js';
+import { backoffDelay, touchLru } from './backoff.js';
 import { AccountThrottle, type AccountBurst, type AccountThrottleOptions } from './account-throttle.js';
 
 export interface LoginThrottleOptions {
@@ -98,26 +99,14 @@ export class LoginThrottle {
       state.failures += 1;
       const over = state.failures - this.freeFailures;
       if (over >= 0) {
-        // 1 s after the 5th failure, 2 s after the 6th, ... capped (2^20 keeps the shift exact).
-        const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.min(over, 20));
-        state.blockedUntil = this.clock.now() + delay;
+        // 1 s after the 5th failure, 2 s after the 6th, ... capped.
+        state.blockedUntil = this.clock.now() + backoffDelay(this.baseDelayMs, this.maxDelayMs, over);
       }
     }
     if (state.failures === 0 && state.inFlight === 0) this.states.delete(address);
   }
 
   private touch(address: string): AddressState {
-    let state = this.states.get(address);
-    if (state) {
-      this.states.delete(address);
-    } else {
-      state = { failures: 0, blockedUntil: 0, inFlight: 0 };
-    }
-    this.states.set(address, state);
-    while (this.states.size > this.maxAddresses) {
-      const oldest = this.states.keys().next().value as string;
-      this.states.delete(oldest);
-    }
-    return state;
+    return touchLru(this.states, address, () => ({ failures: 0, blockedUntil: 0, inFlight: 0 }), this.maxAddresses);
   }
 }

@@ -21,6 +21,9 @@ export interface SerialLineOptions {
   readonly flowControl: FlowControl;
   /** Who uses it, for logs and the health detail (e.g. `rx:com:3`). */
   readonly owner: string;
+  /** The receiver that reads the line, if one does: the port's health entry carries it (`receiver_id`), so a caller
+   * limited to some receivers sees only their ports in /api/status (docs/api.md). */
+  readonly receiverId?: number;
 }
 
 /** Plain counters since the line was built; the health entry copies them (metrics, snake_case). */

@@ -65,6 +65,8 @@ export class EventIngest {
   private queue: Op[] = [];
   private queuedItems = 0;
   private inFlight = false;
+  /** performance.now() when the batch in flight left (the gate compares gathers with commits). */
+  private sentAt = 0;
   private scheduled: NodeJS.Immediate | null = null;
   private failing = false;
   /** Gathers the fleet into one commit after an answer (batch-gate.ts). */
@@ -157,6 +159,7 @@ export class EventIngest {
       return;
     }
     this.inFlight = true;
+    this.sentAt = performance.now();
     this.writer
       .write(sent.batch)
       .then(
@@ -181,7 +184,7 @@ export class EventIngest {
       if (device && device.account === '') device.account = account;
     }
     this.inFlight = false;
-    if (this.gate.answered(sent.items, this.queuedItems)) this.dispatch();
+    if (this.gate.answered(sent.items, this.queuedItems, performance.now() - this.sentAt)) this.dispatch();
     const stats = this.stats;
     stats.flushes++;
     stats.items += sent.items;

@@ -65,7 +65,7 @@ export class ComReceiver implements Service {
     this.deps.health.report(this.name, 'receiver', 'starting', null);
     const line = this.deps.serial({
       path: s.port_id, baudRate: s.baud_rate, dataBits: s.data_bits, parity: s.parity, stopBits: s.stop_bits,
-      flowControl: s.flow_control, owner: this.name,
+      flowControl: s.flow_control, owner: this.name, receiverId: s.id,
     });
     this.line = line;
     this.unsubscribe = [

@@ -150,7 +150,7 @@ export class SerialSimulator {
     this.transmit(p);
   }
 
-  /** Onto the wire when it is free; the answer is awaited from the moment the last byte left. */
+  /** Onto the wire when it is free; delivered, and the answer awaited, from the moment its last byte arrived. */
   private transmit(p: Pending): void {
     p.attempts++;
     const now = Date.now();
@@ -163,7 +163,8 @@ export class SerialSimulator {
       this.stats.bytes_out += p.bytes.length;
       this.line.write(p.bytes);
     };
-    if (start > now) this.later(write, start - now);
+    // The far end can decide a message only once its last byte has crossed the wire: hand it over then.
+    if (this.txFreeAt > now) this.later(write, this.txFreeAt - now);
     else write();
     p.timer = this.later(() => this.timedOut(p), this.txFreeAt - now + this.o.ackTimeoutMs);
   }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
-import { SKIP_AFTER_TIMEOUT } from '../../src/ingest/batch-gate.js';
+import { BatchGate, SKIP_AFTER_TIMEOUT } from '../../src/ingest/batch-gate.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -57,6 +57,20 @@ test('a gather that times out sends what it has, and the next answers send at on
   } finally {
     await r.close();
   }
+});
+
+test('a gather that fills faster than a commit keeps gathering; one slower than the commits stops it for a while', async () => {
+  const gate = new BatchGate(() => undefined, 5000);
+  assert.is(gate.answered(2, 0, 1000), false, 'commits take 1 s: gather');
+  assert.ok(gate.full(2));
+  assert.is(gate.answered(2, 0, 1000), false, 'filled at once: gather again');
+  gate.cancel();
+  const slow = new BatchGate(() => undefined, 5000);
+  assert.is(slow.answered(2, 0, 1), false);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.not.ok(slow.full(1));
+  assert.ok(slow.full(2));
+  assert.is(slow.answered(2, 0, 1), true, 'filled in 20 ms against 1 ms commits: send at once');
 });
 
 test.run();

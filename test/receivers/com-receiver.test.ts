@@ -34,6 +34,7 @@ test('SIA-DC09 on a COM line: a frame split over two writes, after garbage, is j
     );
     await waitFor(() => rig.health.get(`serial:${rig.pty.a}`)?.metrics.framing_errors === 1, 2000);
     assert.is(rig.health.get('rx:com:3')!.metrics.rejected, 1);
+    assert.is(rig.health.get(`serial:${rig.pty.a}`)!.metrics.receiver_id, 3, 'the port is shown to whoever may see receiver 3');
   } finally {
     await rig.close();
   }

@@ -94,6 +94,7 @@ test('status lists every registry component generically; a user limited to recei
   h.health.report('rx:tcp:1', 'receiver', 'ok', null, { connections: 3, events: 10, rejected: 1, naks: 0, listening: '0.0.0.0:10001' });
   h.health.report('rx:udp:2', 'receiver', 'failed', 'EADDRINUSE', { connections: 0 });
   h.health.report('modem:ttyUSB2', 'modem', 'ok', null, { csq: 18, rssi_dbm: -77, receiver_id: 2 });
+  h.health.report('rx:modem:3', 'receiver', 'degraded', 'signal low (csq 6)', { csq: 6, rssi_dbm: -101, registered: true });
   h.health.report('serial:ttyS0', 'serial', 'degraded', 'no data', { bytes_in: 1024 });
   h.health.report('out:1', 'output', 'ok', null, { connected: true, backlog: 4, last_ack_at: h.clock.now() - 5000, delivered: 9 });
   const admin = new Browser(h);
@@ -101,6 +102,7 @@ test('status lists every registry component generically; a user limited to recei
   const all = await (await admin.get('/')).text();
   for (const name of ['rx:tcp:1', 'rx:udp:2', 'modem:ttyUSB2', 'serial:ttyS0', 'out:1']) assert.match(all, `data-component="${name}"`);
   assert.match(all, 'rssi dbm');
+  assert.match(all, '<td data-label="Signal">csq 6 (-101 dBm)</td>');
   const operator = new Browser(h);
   await operator.login(OPERATOR.login, OPERATOR.password);
   const limited = await (await operator.get('/')).text();

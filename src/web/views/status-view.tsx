@@ -41,8 +41,18 @@ function num(value: unknown): number | null {
   return typeof value === 'number' ? value : null;
 }
 
+/** A modem receiver's signal (csq 0..31, 99 unknown; RSSI in dBm) and registration, else null. */
+function signal(m: StatusComponent['metrics']): string | null {
+  if (m.csq === undefined && m.rssi_dbm === undefined) return null;
+  const csq = typeof m.csq === 'number' ? (m.csq === 99 ? 'unknown' : `csq ${m.csq}`) : '—';
+  const dbm = typeof m.rssi_dbm === 'number' ? ` (${m.rssi_dbm} dBm)` : '';
+  const reg = m.registered === false ? ', not registered' : '';
+  return `${csq}${dbm}${reg}`;
+}
+
 function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: ComponentNames }) {
   if (props.rows.length === 0) return <p class="empty">No receivers are running. Configure them under Settings → receivers.</p>;
+  const modems = props.rows.some((r) => signal(r.metrics) !== null);
   return (
     <div class="table-wrap">
       <table class="grid stack-narrow">
@@ -56,6 +66,7 @@ function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: Co
             <th class="num">Events</th>
             <th class="num">Rejected</th>
             <th>Listening</th>
+            {modems && <th>Signal</th>}
           </tr>
         </thead>
         <tbody>
@@ -69,6 +80,7 @@ function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: Co
               <td data-label="Events" class="num">{figure(r.metrics.events)}</td>
               <td data-label="Rejected" class="num">{figure(num(r.metrics.rejected) === null ? null : (num(r.metrics.rejected) ?? 0) + (num(r.metrics.naks) ?? 0))}</td>
               <td data-label="Listening" class="mono">{figure(r.metrics.listening ?? r.metrics.port)}</td>
+              {modems && <td data-label="Signal">{signal(r.metrics) ?? '—'}</td>}
             </tr>
           ))}
         </tbody>
