@@ -61,6 +61,9 @@ test('SMS and a test call through vigil serve, socat and vigil sim-modem', async
       throw new Error(`modem receiver not ok: ${JSON.stringify(modem)}`);
     });
     assert.equal([modem.metrics.manufacturer, modem.metrics.imei, modem.metrics.csq, modem.metrics.registered], ['VIGIL-SIM', '356938035643809', 20, true]);
+    // The modem's serial line belongs to receiver 5: /api/status shows it only to callers who see receiver 5.
+    const port = (await client.get('/api/status')).components.find((c: any) => c.name === `serial:${pty.a}`);
+    assert.is(port?.metrics.receiver_id, 5, JSON.stringify(port));
 
     sim.stdin!.write('sms +37060000000 1234 18 1 602 00 000 2\n');
     sim.stdin!.write('sms +37060000000 Power failure at the warehouse\n');
