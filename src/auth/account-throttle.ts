@@ -16,8 +16,7 @@
  * episode, for the login_failed internal event.
  */
 import type { Clock } from '../core/clock.js';
-import { backoffDelay, touchLru } from './backoff.js';
-import type { ThrottleDecision } from './login-throttle.js';
+import { admitAttempt, backoffDelay, touchLru, type AttemptState, type ThrottleDecision } from './backoff.js';
 
 export interface AccountThrottleOptions {
   readonly clock: Clock;
@@ -33,10 +32,7 @@ export interface AccountBurst {
   readonly addresses: number;
 }
 
-interface AccountState {
-  failures: number;
-  blockedUntil: number;
-  inFlight: number;
+interface AccountState extends AttemptState {
   /** Distinct addresses of the current run of failures (bounded). */
   failingAddresses: Set<string>;
   /** Addresses that logged in successfully, oldest first. */
@@ -67,14 +63,8 @@ export class AccountThrottle {
   /** Call after the per-address check allowed the attempt; when allowed, call `finish` once. */
   begin(login: string, address: string): ThrottleDecision {
     const state = this.touch(login);
-    if (!state.trusted.includes(address)) {
-      const now = this.clock.now();
-      if (now < state.blockedUntil) {
-        return { allowed: false, retryAfterS: Math.max(1, Math.ceil((state.blockedUntil - now) / 1000)) };
-      }
-      const budget = Math.max(1, this.freeFailures - state.failures);
-      if (state.inFlight >= budget) return { allowed: false, retryAfterS: 1 };
-    }
+    // An address that logged in to this name before is never held back by the name's backoff.
+    if (!state.trusted.includes(address)) return admitAttempt(state, this.clock.now(), this.freeFailures);
     state.inFlight += 1;
     return { allowed: true };
   }

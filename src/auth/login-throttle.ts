@@ -10,7 +10,7 @@
  * Failures are also counted per login name (AccountThrottle: distributed guessing of one account).
  */
 import type { Clock } from '../core/clock.js';
-import { backoffDelay, touchLru } from './backoff.js';
+import { admitAttempt, backoffDelay, touchLru, type AttemptState, type ThrottleDecision } from './backoff.js';
 import { AccountThrottle, type AccountBurst, type AccountThrottleOptions } from './account-throttle.js';
 
 export interface LoginThrottleOptions {
@@ -25,13 +25,9 @@ export interface LoginThrottleOptions {
 /** Login names longer than this are tracked by their first characters (no real login is that long). */
 const MAX_TRACKED_LOGIN = 256;
 
-export type ThrottleDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterS: number };
+export type { ThrottleDecision } from './backoff.js';
 
-interface AddressState {
-  failures: number;
-  blockedUntil: number;
-  inFlight: number;
-}
+type AddressState = AttemptState;
 
 export class LoginThrottle {
   private readonly clock: Clock;
@@ -59,15 +55,7 @@ export class LoginThrottle {
 
   /** Call before checking a password; when allowed, call `finish` exactly once afterwards. */
   begin(address: string): ThrottleDecision {
-    const state = this.touch(address);
-    const now = this.clock.now();
-    if (now < state.blockedUntil) {
-      return { allowed: false, retryAfterS: Math.max(1, Math.ceil((state.blockedUntil - now) / 1000)) };
-    }
-    const budget = Math.max(1, this.freeFailures - state.failures);
-    if (state.inFlight >= budget) return { allowed: false, retryAfterS: 1 };
-    state.inFlight += 1;
-    return { allowed: true };
+    return admitAttempt(this.touch(address), this.clock.now(), this.freeFailures);
   }
 
   /**
