@@ -11,7 +11,6 @@ import { HttpListeners } from './api/http-listeners.js';
 import { registerWeb } from './web/web-app.js';
 import { registerMetrics } from './api/routes/metrics.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
-import { timedWriter } from './metrics/timed.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -162,7 +161,7 @@ export class Gateway {
       metrics.start();
       const receivers = new ReceiverRuntime({
         store,
-        writer: timedWriter(writer, metrics),
+        writer,
         pipeline: metrics,
         health: this.health,
         clock: this.clock,

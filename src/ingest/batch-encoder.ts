@@ -12,7 +12,11 @@ import type { FrameItem, HelloItem, IngestItem, IngestResult, LinkedDevice, Sess
 import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';
 
 export type Op =
-  | { kind: 'items'; items: readonly IngestItem[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void }
+  | {
+    kind: 'items'; items: readonly IngestItem[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void;
+    /** performance.now() at submit (ACK latency for the metrics), 0 when nobody measures. */
+    at: number;
+  }
   | { kind: 'close'; session: SessionLog; at: number };
 
 export type MutableRow = { -readonly [K in keyof NewEvent]: NewEvent[K] };

@@ -16,6 +16,7 @@ import type { TypedBus } from '../core/bus.js';
 import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import type { NewEvent } from '../store/types.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
 import { BatchEncoder, emptySent, type Op, type Sent } from './batch-encoder.js';
@@ -50,6 +51,11 @@ export interface EventIngestDeps {
    * the account's first datagram.
    */
   readonly eventFlags?: (row: NewEvent, item: FrameItem) => number;
+  /**
+   * Commit and ACK timings for GET /metrics (docs/metrics.md): measured here, once per batch and
+   * once per submit, rather than by wrapping submit() in another promise per connection.
+   */
+  readonly pipeline?: PipelineMetrics;
 }
 
 export const DEFAULT_MAX_BATCH_ITEMS = 2000;
@@ -91,7 +97,7 @@ export class EventIngest {
   submit(items: readonly IngestItem[]): Promise<IngestResult[]> {
     if (items.length === 0) return Promise.resolve([]);
     const promise = new Promise<IngestResult[]>((resolve, reject) => {
-      this.queue.push({ kind: 'items', items, resolve, reject });
+      this.queue.push({ kind: 'items', items, resolve, reject, at: this.deps.pipeline ? performance.now() : 0 });
     });
     this.queuedItems += items.length;
     if (this.inFlight) return promise;
@@ -184,7 +190,9 @@ export class EventIngest {
       if (device && device.account === '') device.account = account;
     }
     this.inFlight = false;
-    if (this.gate.answered(sent.items, this.queuedItems, performance.now() - this.sentAt)) this.dispatch();
+    const now = performance.now();
+    const commitMs = now - this.sentAt;
+    if (this.gate.answered(sent.items, this.queuedItems, commitMs)) this.dispatch();
     const stats = this.stats;
     stats.flushes++;
     stats.items += sent.items;
@@ -198,6 +206,11 @@ export class EventIngest {
       this.deps.health?.report('store', 'store', 'ok', null);
     }
     this.publish(sent, result);
+    const pipeline = this.deps.pipeline;
+    if (pipeline) {
+      pipeline.journalCommit(commitMs, result.eventCount);
+      for (const op of sent.ops) if (op.kind === 'items') pipeline.ackLatency(now - op.at, op.items.length);
+    }
   }
 
   private publish(sent: Sent, result: WireResult): void {
