@@ -49,8 +49,8 @@ export interface ReceiverRuntimeDeps {
   readonly sessionLogCount?: () => number;
   readonly options?: Partial<ReceiverOptions>;
   readonly timers?: TimerApi;
-  /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
-  readonly eventFlags?: EventIngestDeps['eventFlags'];
+  /** Passed to the ingest: the tracker's ignorable startup events, flagged by the journal writer. */
+  readonly startupRules?: EventIngestDeps['startupRules'];
   /** Commit durations and the time from each submit until its frames may be ACKed (GET /metrics, docs/metrics.md). */
   readonly pipeline?: PipelineMetrics;
   /** The serial port layer (hw/serial), for COM and modem receivers; src/main.ts passes it in. */
@@ -84,7 +84,7 @@ export class ReceiverRuntime {
       bus: this.bus,
       health: deps.health,
       ...(deps.sessionLogCount ? { sessionLogCount: deps.sessionLogCount } : {}),
-      ...(deps.eventFlags ? { eventFlags: deps.eventFlags } : {}),
+      ...(deps.startupRules ? { startupRules: deps.startupRules } : {}),
       ...(deps.pipeline ? { pipeline: deps.pipeline } : {}),
     });
     // The writer thread drains and closes its connection before the store closes its own.
