@@ -40,8 +40,8 @@ test('the migrations create the whole schema, stamp user_version and the Vigil a
   const dir = tempDir();
   try {
     const db = openDatabase(join(dir.path, 'v.db'));
-    assert.equal(migrate(db, silentLogger), { from: 0, to: 3 });
-    assert.is(schemaVersion(db), 3);
+    assert.equal(migrate(db, silentLogger), { from: 0, to: 4 });
+    assert.is(schemaVersion(db), 4);
     assert.is(db.pragma('application_id', { simple: true }), VIGIL_APPLICATION_ID);
     assert.equal(tables(db), [
       'events',
@@ -70,7 +70,7 @@ test('migration 2 drops every secondary journal index of a version-1 file and ke
     const indexes = () =>
       (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
     assert.equal(indexes(), ['events_by_account', 'events_by_code', 'events_by_object', 'events_by_received_at', 'events_by_receiver']);
-    assert.equal(migrate(db, silentLogger), { from: 1, to: 3 });
+    assert.equal(migrate(db, silentLogger), { from: 1, to: 4 });
     assert.equal(indexes(), []);
     assert.equal(db.prepare('SELECT id, account FROM events').all(), [{ id: 1, account: 'A1' }]);
     db.close();

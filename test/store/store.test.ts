@@ -27,7 +27,7 @@ test('start reports the store healthy with its schema version; stop reports it s
   const fx = await startStore();
   try {
     const health = fx.health.get('store');
-    assert.equal([health?.kind, health?.state, health?.detail, health?.metrics], ['store', 'ok', null, { schema_version: 3 }]);
+    assert.equal([health?.kind, health?.state, health?.detail, health?.metrics], ['store', 'ok', null, { schema_version: 4 }]);
     assert.ok(fx.store.isWritable());
     await fx.store.stop();
     assert.is(fx.health.get('store')?.state, 'stopped');
