@@ -9,12 +9,12 @@ import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
 import type { NewEvent } from '../store/types.js';
 import type { StartupRules } from '../tracker/startup-events.js';
 import { journalRow } from './journal-row.js';
-import type { FrameItem, HelloItem, IngestItem, IngestResult, LinkedDevice, SessionLog } from './types.js';
+import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';
 import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';
 
 export type Op =
   | {
-    kind: 'items'; items: readonly IngestItem[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void;
+    kind: 'items'; items: readonly IngestItem[]; sink: IngestSink;
     /** performance.now() at submit (ACK latency for the metrics), 0 when nobody measures. */
     at: number;
   }

@@ -22,7 +22,7 @@ import type { StartupRules } from '../tracker/startup-events.js';
 import { BatchEncoder, type Op, type Sent } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
 import { collectSightings } from './sightings.js';
-import type { IngestEvents, IngestItem, IngestResult, IngestStats, SessionLog } from './types.js';
+import type { IngestEvents, IngestItem, IngestResult, IngestSink, IngestStats, SessionLog } from './types.js';
 import type { JournalWriter, WireResult } from './wire.js';
 
 export type { IngestStore } from './batch-writer.js';
@@ -91,20 +91,29 @@ export class EventIngest {
   /** Queues items for the next group commit; resolves after COMMIT with one result per item, in order. */
   submit(items: readonly IngestItem[]): Promise<IngestResult[]> {
     if (items.length === 0) return Promise.resolve([]);
-    const promise = new Promise<IngestResult[]>((resolve, reject) => {
-      this.queue.push({ kind: 'items', items, resolve, reject, at: this.deps.pipeline ? performance.now() : 0 });
-    });
+    return new Promise<IngestResult[]>((resolve, reject) => this.submitTo(items, { committed: resolve, failed: reject }));
+  }
+
+  /**
+   * submit() for the receivers' hot path: `sink` hears the outcome after COMMIT (or the failure),
+   * without a promise and its reactions per connection read.
+   */
+  submitTo(items: readonly IngestItem[], sink: IngestSink): void {
+    if (items.length === 0) {
+      sink.committed([]);
+      return;
+    }
+    this.queue.push({ kind: 'items', items, sink, at: this.deps.pipeline ? performance.now() : 0 });
     this.queuedItems += items.length;
-    if (this.inFlight) return promise;
+    if (this.inFlight) return;
     if (this.gate.gathering) {
       // Gathered: it leaves after this turn of the event loop, with whatever else this turn submits.
       if (this.queuedItems >= this.maxBatchItems) this.dispatch();
       else if (this.gate.full(this.queuedItems)) this.schedule();
-      return promise;
+      return;
     }
     if (this.queuedItems >= this.maxBatchItems) this.dispatch();
     else this.schedule();
-    return promise;
   }
 
   /** The connection ended: its session row is closed in the next batch, after its last frames. */
@@ -252,7 +261,24 @@ export class EventIngest {
       for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
     }
     let r = 0;
-    for (const op of sent.ops) if (op.kind === 'items') op.resolve(results[r++]!);
+    for (const op of sent.ops) if (op.kind === 'items') this.settle(op.sink, results[r++]!);
+  }
+
+  /** A sink that throws (a bug) is logged; it must not keep the other submits of the batch from hearing. */
+  private settle(sink: IngestSink, results: IngestResult[]): void {
+    try {
+      sink.committed(results);
+    } catch (err) {
+      this.deps.logger.error('a receiver failed to take its committed frames', { error: describeError(err) });
+    }
+  }
+
+  private fail(sink: IngestSink, cause: unknown): void {
+    try {
+      sink.failed(cause);
+    } catch (err) {
+      this.deps.logger.error('a receiver failed to take a failed commit', { error: describeError(err) });
+    }
   }
 
   /** Nothing of the batch was stored: undo what this thread counted, report, reject every submit. */
@@ -265,8 +291,9 @@ export class EventIngest {
       this.deps.logger.error('journal write failed: devices get no ACK and will retransmit', { items: sent.items, error: message });
       this.deps.health?.report('store', 'store', 'failed', `journal write failed: ${message}`);
     }
-    for (const op of sent.ops) if (op.kind === 'items') op.reject(err);
+    for (const op of sent.ops) if (op.kind === 'items') this.fail(op.sink, err);
     this.inFlight = false;
     this.dispatch();
   }
 }
+

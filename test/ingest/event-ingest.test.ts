@@ -204,4 +204,24 @@ test('a queue of maxBatchItems leaves at once, without waiting for the next turn
   assert.is(small.stats.flushes, 1);
 });
 
+test('submitTo: each sink hears its own results once; a sink that throws is logged and the others of the batch still hear', async () => {
+  const errors: string[] = [];
+  const logger = { ...silentLogger, error: (message: string) => void errors.push(message), child: () => logger };
+  const own = new EventIngest({ store: flaky, logger });
+  const heard: Array<[string, number]> = [];
+  await new Promise<void>((resolve) => {
+    own.submitTo([frame('S001')], { committed: () => { throw new Error('receiver bug'); }, failed: () => heard.push(['failed', 0]) });
+    own.submitTo([frame('S002'), frame('S003')], {
+      committed: (results) => {
+        heard.push(['committed', results.length]);
+        resolve();
+      },
+      failed: () => heard.push(['failed', 0]),
+    });
+  });
+  assert.equal(heard, [['committed', 2]]);
+  assert.equal(errors, ['a receiver failed to take its committed frames']);
+  assert.is(own.stats.flushes, 1, 'both submits went in one transaction');
+});
+
 test.run();
