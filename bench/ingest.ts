@@ -14,11 +14,15 @@
  * case back to back (order alternating per repeat), then one floor: the fairest before/after on a
  * machine whose speed drifts;
  * BENCH_CPU_PROF=<dir> writes a .cpuprofile per gateway thread.
+ * Every saturating case also runs against the store-nothing reference (bench/lib/store-nothing.ts:
+ * Vigil's codec answering at once, no journal), pinned like the gateway, and the summary prints
+ * Vigil's rate over it, as issue 9's table does; BENCH_REFERENCE=0 skips it.
  */
 import { loadavg, tmpdir } from 'node:os';
 import { durableFloor, type FloorResult } from './lib/durable-floor.js';
 import { PINNING, freePort, pinSelf, startGatewayChild, sleep, type GatewayChild } from './lib/gateway-child.js';
 import { runPhase, type PhaseResult } from './lib/run-phase.js';
+import { startStoreNothingChild } from './lib/store-nothing.js';
 import { formatTable, verdict } from './lib/table.js';
 
 const MEASURE_MS = Number(process.env.BENCH_MEASURE_S ?? 6) * 1000;
@@ -70,6 +74,8 @@ function row(r: Row): (string | number)[] {
 
 /** Devices started per second: a steady-state measurement, not a reconnection storm. */
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 1000);
+const REFERENCE = process.env.BENCH_REFERENCE !== '0';
+const REFERENCE_LABEL = 'nothing';
 
 async function main(): Promise<void> {
   const cases = parseCases(process.env.BENCH_CASES ?? DEFAULT_CASES);
@@ -91,6 +97,11 @@ async function main(): Promise<void> {
       });
       gateways.push({ label: b.label, tcpPort, udpPort, child });
     }
+    if (REFERENCE) {
+      const tcpPort = await freePort();
+      const udpPort = await freePort();
+      gateways.push({ label: REFERENCE_LABEL, tcpPort, udpPort, child: await startStoreNothingChild(tcpPort, udpPort, KEY, PINNING ? 1 : null) });
+    }
     for (const c of cases) {
       const runs = new Map<string, PhaseResult[]>(gateways.map((g) => [g.label, []]));
       const rates = new Map<string, number>();
@@ -103,6 +114,7 @@ async function main(): Promise<void> {
         for (const g of order) {
           const rate = rates.get(g.label);
           if (c.paced && rate === undefined) continue;
+          if (c.paced && g.label === REFERENCE_LABEL) continue;
           runs.get(g.label)!.push(await runPhase(g.child, {
             label: `${g.label} ${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
             warmupMs: WARMUP_MS,
@@ -142,6 +154,16 @@ async function main(): Promise<void> {
   const goal = (label: string, r: Row | undefined, value: (r: Row) => number, ok: (v: number) => boolean, unit = 'events/s'): void => {
     if (r) print(`  ${label.padEnd(40)} ${value(r)} ${unit} ${verdict(ok(value(r)))}${r.floor ? ` (floor ${r.floor.eventsPerS}/s, ratio ${(r.ackedPerS / r.floor.eventsPerS).toFixed(2)})` : ''}`);
   };
+  const reference = rows.filter((r) => r.build === REFERENCE_LABEL);
+  if (reference.length > 0) {
+    print(`\nVigil (build "${last}") against the store-nothing reference (issue 9's table), same simulator, same pinning:`);
+    for (const ref of reference) {
+      const vigil = find(ref.transport, ref.devices, ref.aes);
+      if (!vigil) continue;
+      const name = `${ref.transport.toUpperCase()} ${ref.aes ? 'AES-128' : 'plain'}, ${ref.devices} ${ref.transport === 'udp' ? 'senders' : 'connections'}`;
+      print(`  ${name.padEnd(32)} Vigil ${String(vigil.ackedPerS).padStart(6)}/s  store-nothing ${String(ref.ackedPerS).padStart(6)}/s  ratio ${(vigil.ackedPerS / ref.ackedPerS).toFixed(2)}  (cpu µs/ev ${vigil.cpuUsPerEvent} vs ${ref.cpuUsPerEvent})`);
+    }
+  }
   print(`\ngoals (issue 9), build "${last}":`);
   goal('TCP 1 connection >= 2,500', find('tcp', 1, false), (r) => r.ackedPerS, (v) => v >= 2500);
   goal('TCP 10 connections >= 20,000', find('tcp', 10, false), (r) => r.ackedPerS, (v) => v >= 20_000);

@@ -9,30 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../src/core/logger.js';
 import { Store } from '../src/store/store.js';
-import type { NewEvent } from '../src/store/types.js';
+import { sampleJournalEvent } from './lib/journal-sample.js';
 
 const SECONDS_PER_SIZE = 3;
 const MAX_EVENTS_PER_SIZE = 2_000_000;
-
-function event(i: number): NewEvent {
-  return {
-    receivedAt: Date.now(),
-    receiverId: 1,
-    receiverKind: 'tcp',
-    transport: 'tcp',
-    remoteAddress: '192.0.2.10:40000',
-    account: String(1000 + (i % 500)).padStart(6, '0'),
-    sequence: String(i % 10000).padStart(4, '0'),
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '003',
-    raw: Buffer.from(`"SIA-DCS"${String(i % 10000).padStart(4, '0')}R1L1#001234[#001234|Nri01/BA003]`),
-  };
-}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -46,7 +26,7 @@ async function main(): Promise<void> {
       const started = process.hrtime.bigint();
       const deadline = started + BigInt(SECONDS_PER_SIZE * 1e9);
       while (process.hrtime.bigint() < deadline && events < MAX_EVENTS_PER_SIZE) {
-        store.events.append(Array.from({ length: size }, (_, i) => event(events + i)));
+        store.events.append(Array.from({ length: size }, (_, i) => sampleJournalEvent(events + i, Date.now())));
         events += size;
         commits++;
       }

@@ -11,7 +11,6 @@ import { HttpListeners } from './api/http-listeners.js';
 import { registerWeb } from './web/web-app.js';
 import { registerMetrics } from './api/routes/metrics.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
-import { timedWriter } from './metrics/timed.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
@@ -36,7 +35,7 @@ import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { SelfCheck } from './system/self-check.js';
 import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
-import { StartupEventClassifier } from './tracker/startup-events.js';
+import type { StartupRules } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
 import { openStatusLeds } from '../hw/leds/status-leds.js';
@@ -152,23 +151,21 @@ export class Gateway {
       await this.startService(new FirstBootReporter(dataDir, this.health));
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
-      // Ignorable startup events are flagged inside the ingest's transaction (docs/supervision.md).
-      const startup = new StartupEventClassifier({
-        gatewayStartedAt: this.startedAt,
-        triplets: () => settings.current().ignorable_startup_events,
-      });
+      // Ignorable startup events are flagged by the journal writer, inside the ingest's transaction
+      // (docs/supervision.md): these rules travel with every batch.
+      const startupRules = (): StartupRules => ({ gatewayStartedAt: this.startedAt, triplets: settings.current().ignorable_startup_events });
       // Prometheus figures (GET /metrics, docs/metrics.md); the ingest's timings come through PipelineMetrics.
       const metrics = new GatewayMetrics({ health: this.health, objects: store.objects, dbPath, now: () => this.clock.now() });
       metrics.start();
       const receivers = new ReceiverRuntime({
         store,
-        writer: timedWriter(writer, metrics),
+        writer,
         pipeline: metrics,
         health: this.health,
         clock: this.clock,
         logger: logger.child('receivers'),
         sessionLogCount: () => settings.current().database.device_session_log_count,
-        eventFlags: (row, item) => startup.flagsFor(row, item.session?.connectedAt ?? null),
+        startupRules,
         serial: this.serialLines,
       });
       this.receiversRef = receivers;
@@ -176,7 +173,7 @@ export class Gateway {
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
         store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
-        version, ingest: receivers, startup,
+        version, ingest: receivers,
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);

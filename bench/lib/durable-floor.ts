@@ -1,8 +1,16 @@
 /**
- * The durable floor (issue 9): a bare better-sqlite3 insert + COMMIT loop, WAL, synchronous=FULL,
- * on the same file system as the gateway, with a row as wide as a journal row. Run as a child
- * process pinned like the gateway (durableFloor() below); prints one JSON line:
- * { batch, eventsPerS, commitsPerS, bytesPerEvent }.
+ * The durable floor (issue 9): the bare cost of storing Vigil's own journal row durably, as a
+ * bare better-sqlite3 loop: a BEGIN IMMEDIATE, `batch` INSERTs of one row each, a COMMIT, again
+ * and again. The file is opened by the store's own openDatabase (WAL, synchronous=FULL, 1 KiB
+ * pages, journal_size_limit), on the same file system as the gateway's; its table is the journal's
+ * `events` table exactly as migration 4 leaves it (EVENTS_TABLE_SQL: 22 columns plus the
+ * AUTOINCREMENT id, the same CHECKs, no index), the INSERT is the store's single-row statement
+ * (INSERT_EVENT_SQL) and the rows are realistic journal rows built before timing
+ * (journal-sample.ts). What it leaves out is everything that is Vigil's own work: sockets,
+ * parsing, the thread hop, objects and sessions, building the rows, and the multi-row INSERTs the
+ * journal uses (one statement per row here, so the floor is the plain way to store the same row).
+ * Run as a child process pinned like the gateway (durableFloor() below); prints one JSON line:
+ * { batch, eventsPerS, commitsPerS, bytesPerEvent, cpuUsPerEvent }.
  *
  *   node dist/bench/lib/durable-floor.js <batch> <seconds> <dir>
  */
@@ -10,7 +18,10 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
+import { openDatabase } from '../../src/store/database.js';
+import { INSERT_EVENT_SQL } from '../../src/store/event-rows.js';
+import { EVENTS_TABLE_SQL } from '../../src/store/schema-v4.js';
+import { sampleJournalRows } from './journal-sample.js';
 import { writeBytes } from './proc-io.js';
 
 export interface FloorResult {
@@ -18,25 +29,24 @@ export interface FloorResult {
   readonly eventsPerS: number;
   readonly commitsPerS: number;
   readonly bytesPerEvent: number;
+  /** User + system CPU of the loop per stored row (process.cpuUsage; the fsync wait is not CPU). */
+  readonly cpuUsPerEvent: number;
 }
 
 const MAX_EVENTS = 5_000_000;
 
 function run(batch: number, seconds: number, dir: string): FloorResult {
-  const db = new BetterSqlite3(join(dir, 'floor.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec(`CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, received_at INTEGER NOT NULL,
-    receiver_id INTEGER, transport TEXT, remote_address TEXT, object_id INTEGER, account TEXT NOT NULL, sequence TEXT,
-    protocol TEXT NOT NULL, code TEXT, zone_no TEXT, flags INTEGER NOT NULL, raw BLOB NOT NULL)`);
-  const insert = db.prepare('INSERT INTO events (received_at, receiver_id, transport, remote_address, object_id, account, sequence, protocol, code, zone_no, flags, raw) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)');
-  const raw = Buffer.from('"SIA-DCS"0001R1L1#100001[#100001|Nri01/BA003]');
+  const db = openDatabase(join(dir, 'floor.db'));
+  db.exec(EVENTS_TABLE_SQL);
+  const insert = db.prepare(INSERT_EVENT_SQL);
+  const rows = sampleJournalRows();
   const commit = db.transaction((n: number, base: number) => {
-    for (let i = 0; i < n; i++) insert.run(Date.now(), 1, 'tcp', '127.0.0.1:40000', 1 + ((base + i) % 1000), '100001', '0001', 'SIA-DCS', 'BA', '003', 0, raw);
+    for (let i = 0; i < n; i++) insert.run(rows[(base + i) % rows.length]);
   });
   let events = 0;
   let commits = 0;
   const bytes0 = writeBytes('self');
+  const cpu0 = process.cpuUsage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
   while (performance.now() < deadline && events < MAX_EVENTS) {
@@ -45,9 +55,16 @@ function run(batch: number, seconds: number, dir: string): FloorResult {
     commits++;
   }
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   const bytes = writeBytes('self') - bytes0;
   db.close();
-  return { batch, eventsPerS: Math.round(events / elapsed), commitsPerS: Math.round(commits / elapsed), bytesPerEvent: Math.round(bytes / Math.max(1, events)) };
+  return {
+    batch,
+    eventsPerS: Math.round(events / elapsed),
+    commitsPerS: Math.round(commits / elapsed),
+    bytesPerEvent: Math.round(bytes / Math.max(1, events)),
+    cpuUsPerEvent: Math.round(((cpu.user + cpu.system) / Math.max(1, events)) * 10) / 10,
+  };
 }
 
 /** Runs the floor loop in a child process (optionally pinned with taskset), in a temp dir under `parent`. */

@@ -1,18 +1,23 @@
 /**
  * One queued batch -> its wire form (src/ingest/wire.ts) plus what the main thread keeps to apply,
  * publish or undo when the writer answers (docs/receivers.md §Group commit). Runs on the main
- * thread when the batch leaves: journal rows are built and flagged here (eventFlags), raw frames
- * are packed into one transferable buffer, session event counts are added (undone if it fails).
+ * thread when the batch leaves: journal rows are built here, raw frames are packed into one
+ * transferable buffer, session event counts are added (undone if it fails). Which object a frame
+ * belongs to, and so its rows' startup flags, is decided by the writer only.
  */
 import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
 import type { NewEvent } from '../store/types.js';
-import type { FlagObjects } from './flag-objects.js';
+import type { StartupRules } from '../tracker/startup-events.js';
 import { journalRow } from './journal-row.js';
-import type { FrameItem, HelloItem, IngestItem, IngestResult, LinkedDevice, SessionLog } from './types.js';
+import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';
 import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';
 
 export type Op =
-  | { kind: 'items'; items: readonly IngestItem[]; resolve: (r: IngestResult[]) => void; reject: (e: unknown) => void }
+  | {
+    kind: 'items'; items: readonly IngestItem[]; sink: IngestSink;
+    /** performance.now() at submit (ACK latency for the metrics), 0 when nobody measures. */
+    at: number;
+  }
   | { kind: 'close'; session: SessionLog; at: number };
 
 export type MutableRow = { -readonly [K in keyof NewEvent]: NewEvent[K] };
@@ -34,35 +39,22 @@ export interface Sent {
 }
 
 export interface BatchEncoderOptions {
-  readonly flagObjects: FlagObjects;
-  readonly eventFlags?: ((row: NewEvent, item: FrameItem) => number) | undefined;
+  readonly startupRules?: (() => StartupRules) | undefined;
   readonly sessionLogCount?: (() => number) | undefined;
 }
 
 export class BatchEncoder {
   private readonly options: BatchEncoderOptions;
-  private readonly flagObjects: FlagObjects;
   private readonly sessionKeys = new WeakMap<SessionLog, number>();
   private nextSessionKey = 1;
 
   constructor(options: BatchEncoderOptions) {
     this.options = options;
-    this.flagObjects = options.flagObjects;
   }
 
   /** The wire form of the queued ops; counts session events now (undone if the batch fails). */
   encode(ops: readonly Op[]): Sent {
     const sent = emptySent(ops);
-    try {
-      return this.fill(sent);
-    } catch (err) {
-      // A throwing eventFlags hook: nothing of the batch leaves, so nothing of it stays counted.
-      for (const [session, n] of sent.counted) session.events -= n;
-      throw err;
-    }
-  }
-
-  private fill(sent: Sent): Sent {
     const wire: WireOp[] = [];
     for (const op of sent.ops) {
       if (op.kind === 'close') {
@@ -89,7 +81,10 @@ export class BatchEncoder {
       raw.set(r, at);
       at += r.byteLength;
     }
-    sent.batch = { ops: wire, raw, sessionLogCount: this.options.sessionLogCount?.() ?? DEFAULT_SESSION_LOG_COUNT };
+    sent.batch = {
+      ops: wire, raw, sessionLogCount: this.options.sessionLogCount?.() ?? DEFAULT_SESSION_LOG_COUNT,
+      startup: this.options.startupRules?.() ?? null,
+    };
     return sent;
   }
 
@@ -97,18 +92,8 @@ export class BatchEncoder {
     const events = item.events;
     const rows: MutableRow[] = new Array(events.length);
     const wired: WireRow[] = new Array(events.length);
-    const flagsOf = this.options.eventFlags;
-    let flagItem: FrameItem = item;
-    let objectId: number | null = null;
-    if (flagsOf && item.session === null && events.length > 0) {
-      const known = this.flagObjects.lookup(item.receiver.id, events[0]!.account, item.receivedAt);
-      objectId = known.id;
-      if (known.id === null) flagItem = { ...item, session: datagramSession(known.firstAt, item.remoteAddress) };
-    }
     for (let i = 0; i < events.length; i++) {
-      const row = journalRow(events[i]!, item, objectId) as MutableRow;
-      if (flagsOf) row.flags = flagsOf(row, flagItem);
-      row.objectId = null;
+      const row = journalRow(events[i]!, item, null) as MutableRow;
       rows[i] = row;
       wired[i] = wireRow(row);
     }
@@ -154,14 +139,9 @@ export class BatchEncoder {
   }
 }
 
-export function emptySent(ops: readonly Op[]): Sent {
+function emptySent(ops: readonly Op[]): Sent {
   return {
-    ops, batch: { ops: [], raw: new Uint8Array(0), sessionLogCount: 0 }, rows: [], raws: [], rawLength: 0,
+    ops, batch: { ops: [], raw: new Uint8Array(0), sessionLogCount: 0, startup: null }, rows: [], raws: [], rawLength: 0,
     sessions: new Map(), devices: new Map(), counted: [], items: 0, linkTests: 0, rowCount: 0,
   };
-}
-
-/** The datagram session of an account first heard at `at` (see eventFlags). */
-function datagramSession(at: number, remoteAddress: string): SessionLog {
-  return { id: null, objectId: null, connectedAt: at, remoteAddress, events: 0, bytesIn: 0, bytesOut: 0, closed: false };
 }

@@ -2,7 +2,9 @@
  * The database half of the group commit (docs/receivers.md §Group commit): applies one batch in
  * ONE transaction — journal rows, objects registered or adopted on first sight, related objects,
  * last_seen / last_ping (throttled, src/ingest/seen-log.ts), session rows — and returns what it
- * did. Runs wherever its store connection is: in the journal writer thread (writer-worker.ts) or,
+ * did. It is the one place that decides which object a message belongs to, so the rows' ignorable
+ * startup flag (docs/supervision.md), which depends on the object for datagrams, is decided here
+ * too, inside the same transaction. Runs wherever its store connection is: in the journal writer thread (writer-worker.ts) or,
  * for tests and tools, in the caller's thread (InlineJournalWriter).
  *
  * It keeps what it needs to answer without a SELECT on the hot path: the ObjectDirectory, the
@@ -11,10 +13,11 @@
  */
 import type { EventInsertParams } from '../store/event-rows.js';
 import type { ObjectRecord } from '../store/types.js';
+import { StartupEventClassifier, type StartupRules, type StartupRow } from '../tracker/startup-events.js';
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog } from './seen-log.js';
 import { collectSightings } from './sightings.js';
-import { insertParamsOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireSession, type WriterLiveness } from './wire.js';
+import { insertParamsOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireRow, type WireSession, type WriterLiveness } from './wire.js';
 
 /** The slice of the store (src/store/store.ts) a batch is written through. */
 export interface IngestStore {
@@ -36,6 +39,7 @@ class Work {
   readonly registered: ObjectRecord[] = [];
   readonly opened: Array<[number, number, number]> = [];
   readonly adopted: Array<[number, string]> = [];
+  readonly flagged: Array<[number, number]> = [];
   ids: number[] = [];
   now = 0;
 }
@@ -48,6 +52,9 @@ export class BatchWriter {
   private readonly sessions = new Map<number, [number, number]>();
   /** Device object id -> the account its first message told (until the main thread knows it). */
   private readonly adopted = new Map<number, string>();
+  /** Ignorable startup events: made with the first batch that carries rules, for this writer's life. */
+  private startup: StartupEventClassifier | null = null;
+  private rules: StartupRules | null = null;
 
   constructor(store: IngestStore, seenLog: SeenLog = new SeenLog()) {
     this.store = store;
@@ -66,7 +73,7 @@ export class BatchWriter {
     }
     return {
       objectIds: work.objectIds, eventIds: compactIds(work.ids), eventCount: work.ids.length, helloObjects: work.helloObjects, registered: work.registered,
-      opened: work.opened, adopted: work.adopted,
+      opened: work.opened, adopted: work.adopted, flagged: work.flagged,
     } satisfies WireResult;
   }
 
@@ -76,6 +83,11 @@ export class BatchWriter {
   }
 
   private apply(batch: WireBatch, work: Work): void {
+    this.rules = batch.startup;
+    if (batch.startup && this.startup === null) {
+      const gatewayStartedAt = batch.startup.gatewayStartedAt;
+      this.startup = new StartupEventClassifier({ gatewayStartedAt, triplets: () => this.rules?.triplets ?? [] });
+    }
     for (const op of batch.ops) this.op(op, batch, work);
     if (work.rows.length > 0) work.ids = this.store.events.appendRows(work.rows);
     this.seenLog.apply(this.store.objects, collectSightings(batch.ops, work.objectIds), work.now);
@@ -117,10 +129,22 @@ export class BatchWriter {
     if (objectId !== null) {
       if (op.session) this.openSession(op.session, device ? device.objectId : objectId, batch, work);
     }
+    const startup = this.rules && this.startup;
     if (op.rows.length > 0) {
       const raw = Buffer.from(batch.raw.buffer, batch.raw.byteOffset + op.raw[0], op.raw[1]);
-      for (const row of op.rows) work.rows.push(insertParamsOf(op, row, raw, objectId));
+      for (const row of op.rows) {
+        if (startup) {
+          const flags = startup.flagsFor(startupRow(op, row, objectId), op.session ? op.session.connectedAt : null);
+          if (flags !== row[14]) {
+            row[14] = flags;
+            work.flagged.push([work.rows.length, flags]);
+          }
+        }
+        work.rows.push(insertParamsOf(op, row, raw, objectId));
+      }
     }
+    // Every attributed message, link tests included, keeps a datagram device's "session" open.
+    if (startup && objectId !== null) startup.seen(objectId, op.receivedAt);
     return objectId;
   }
 
@@ -157,6 +181,10 @@ export class BatchWriter {
     for (const [key] of work.opened) this.sessions.delete(key);
     for (const [objectId] of work.adopted) this.adopted.delete(objectId);
   }
+}
+
+function startupRow(op: WireFrame, row: WireRow, objectId: number | null): StartupRow {
+  return { receivedAt: op.receivedAt, objectId, flags: row[14], protocol: row[6] as StartupRow['protocol'], code: row[10], groupNo: row[11], zoneNo: row[12] };
 }
 
 function sighting(op: WireFrame | WireHello): Sighting {

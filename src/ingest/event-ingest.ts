@@ -16,19 +16,19 @@ import type { TypedBus } from '../core/bus.js';
 import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
-import type { NewEvent } from '../store/types.js';
+import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
-import { BatchEncoder, emptySent, type Op, type Sent } from './batch-encoder.js';
+import type { StartupRules } from '../tracker/startup-events.js';
+import { BatchEncoder, type Op, type Sent } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
 import { collectSightings } from './sightings.js';
-import { FlagObjects } from './flag-objects.js';
-import type { FrameItem, IngestEvents, IngestItem, IngestResult, IngestStats, SessionLog } from './types.js';
+import type { IngestEvents, IngestItem, IngestResult, IngestSink, IngestStats, SessionLog } from './types.js';
 import type { JournalWriter, WireResult } from './wire.js';
 
 export type { IngestStore } from './batch-writer.js';
 
 export interface EventIngestDeps {
-  /** Read on this thread (eventFlags of datagrams); written through `writer`, or inline when none. */
+  /** Written through `writer`, or inline when none. */
   readonly store: IngestStore;
   /** The journal writer; default: an InlineJournalWriter on `store` (commits in this thread). */
   readonly writer?: JournalWriter;
@@ -43,13 +43,16 @@ export interface EventIngestDeps {
   /** Items queued before a batch leaves at once instead of on the next setImmediate. */
   readonly maxBatchItems?: number;
   /**
-   * Tracker hook (docs/supervision.md §Ignorable startup events): the flags a device event row is
-   * journaled with, decided before the batch leaves so an output can never see the row unflagged.
-   * `row.objectId` is set for datagrams (no session) only: the object the account is known as,
-   * or null for an account not registered yet, whose item then carries a session that starts at
-   * the account's first datagram.
+   * Ignorable startup events (docs/supervision.md): read when a batch leaves and sent with it; the
+   * writer flags the rows inside the transaction, where it decides each row's object, so an output
+   * never sees a row unflagged and identity is decided in one thread only. None: nothing flagged.
    */
-  readonly eventFlags?: (row: NewEvent, item: FrameItem) => number;
+  readonly startupRules?: () => StartupRules;
+  /**
+   * Commit and ACK timings for GET /metrics (docs/metrics.md): measured here, once per batch and
+   * once per submit, rather than by wrapping submit() in another promise per connection.
+   */
+  readonly pipeline?: PipelineMetrics;
 }
 
 export const DEFAULT_MAX_BATCH_ITEMS = 2000;
@@ -60,7 +63,6 @@ export class EventIngest {
   private readonly deps: EventIngestDeps;
   private readonly writer: JournalWriter;
   private readonly maxBatchItems: number;
-  private readonly flagObjects: FlagObjects;
   private readonly encoder: BatchEncoder;
   private queue: Op[] = [];
   private queuedItems = 0;
@@ -83,27 +85,35 @@ export class EventIngest {
     this.gate = new BatchGate(() => {
       if (!this.inFlight) this.dispatch();
     }, deps.gatherMaxMs);
-    this.flagObjects = new FlagObjects(() => deps.store.objects);
-    this.encoder = new BatchEncoder({ flagObjects: this.flagObjects, eventFlags: deps.eventFlags, sessionLogCount: deps.sessionLogCount });
+    this.encoder = new BatchEncoder({ startupRules: deps.startupRules, sessionLogCount: deps.sessionLogCount });
   }
 
   /** Queues items for the next group commit; resolves after COMMIT with one result per item, in order. */
   submit(items: readonly IngestItem[]): Promise<IngestResult[]> {
     if (items.length === 0) return Promise.resolve([]);
-    const promise = new Promise<IngestResult[]>((resolve, reject) => {
-      this.queue.push({ kind: 'items', items, resolve, reject });
-    });
+    return new Promise<IngestResult[]>((resolve, reject) => this.submitTo(items, { committed: resolve, failed: reject }));
+  }
+
+  /**
+   * submit() for the receivers' hot path: `sink` hears the outcome after COMMIT (or the failure),
+   * without a promise and its reactions per connection read.
+   */
+  submitTo(items: readonly IngestItem[], sink: IngestSink): void {
+    if (items.length === 0) {
+      sink.committed([]);
+      return;
+    }
+    this.queue.push({ kind: 'items', items, sink, at: this.deps.pipeline ? performance.now() : 0 });
     this.queuedItems += items.length;
-    if (this.inFlight) return promise;
+    if (this.inFlight) return;
     if (this.gate.gathering) {
       // Gathered: it leaves after this turn of the event loop, with whatever else this turn submits.
       if (this.queuedItems >= this.maxBatchItems) this.dispatch();
       else if (this.gate.full(this.queuedItems)) this.schedule();
-      return promise;
+      return;
     }
     if (this.queuedItems >= this.maxBatchItems) this.dispatch();
     else this.schedule();
-    return promise;
   }
 
   /** The connection ended: its session row is closed in the next batch, after its last frames. */
@@ -149,15 +159,7 @@ export class EventIngest {
     if (ops.length === 0) return;
     this.queue = [];
     this.queuedItems = 0;
-    let sent: Sent;
-    try {
-      sent = this.encoder.encode(ops);
-    } catch (err) {
-      // A throwing eventFlags hook: the batch cannot be journaled as decided (the encoder has
-      // undone its counts already).
-      this.failed(emptySent(ops), err);
-      return;
-    }
+    const sent = this.encoder.encode(ops);
     this.inFlight = true;
     this.sentAt = performance.now();
     this.writer
@@ -184,7 +186,9 @@ export class EventIngest {
       if (device && device.account === '') device.account = account;
     }
     this.inFlight = false;
-    if (this.gate.answered(sent.items, this.queuedItems, performance.now() - this.sentAt)) this.dispatch();
+    const now = performance.now();
+    const commitMs = now - this.sentAt;
+    if (this.gate.answered(sent.items, this.queuedItems, commitMs)) this.dispatch();
     const stats = this.stats;
     stats.flushes++;
     stats.items += sent.items;
@@ -198,6 +202,11 @@ export class EventIngest {
       this.deps.health?.report('store', 'store', 'ok', null);
     }
     this.publish(sent, result);
+    const pipeline = this.deps.pipeline;
+    if (pipeline) {
+      pipeline.journalCommit(commitMs, result.eventCount);
+      for (const op of sent.ops) if (op.kind === 'items') pipeline.ackLatency(now - op.at, op.items.length);
+    }
   }
 
   private publish(sent: Sent, result: WireResult): void {
@@ -210,6 +219,8 @@ export class EventIngest {
     let oi = 0;
     let ei = 0;
     let hi = 0;
+    let fi = 0;
+    const flagged = result.flagged;
     const results: IngestResult[][] = [];
     for (const op of sent.ops) {
       if (op.kind === 'close') {
@@ -225,9 +236,6 @@ export class EventIngest {
           continue;
         }
         if (item.kind !== 'frame') continue;
-        if (objectId !== null && item.device === null && item.account !== null && item.session === null) {
-          this.flagObjects.learn(item.receiverId, item.account, objectId, item.receivedAt);
-        }
         const rows = sent.rows[w - 1]!;
         const n = rows.length;
         let ids = NO_IDS;
@@ -238,6 +246,8 @@ export class EventIngest {
             own[k] = id;
             const row = rows[k]!;
             row.objectId = objectId;
+            // The flags the writer decided (rows are numbered across the batch, as their ids).
+            if (fi < flagged.length && flagged[fi]![0] === ei - 1) row.flags = flagged[fi++]![1];
             bus?.emit('event-stored', { id, event: row });
           }
           ids = own;
@@ -251,13 +261,29 @@ export class EventIngest {
       for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
     }
     let r = 0;
-    for (const op of sent.ops) if (op.kind === 'items') op.resolve(results[r++]!);
+    for (const op of sent.ops) if (op.kind === 'items') this.settle(op.sink, results[r++]!);
+  }
+
+  /** A sink that throws (a bug) is logged; it must not keep the other submits of the batch from hearing. */
+  private settle(sink: IngestSink, results: IngestResult[]): void {
+    try {
+      sink.committed(results);
+    } catch (err) {
+      this.deps.logger.error('a receiver failed to take its committed frames', { error: describeError(err) });
+    }
+  }
+
+  private fail(sink: IngestSink, cause: unknown): void {
+    try {
+      sink.failed(cause);
+    } catch (err) {
+      this.deps.logger.error('a receiver failed to take a failed commit', { error: describeError(err) });
+    }
   }
 
   /** Nothing of the batch was stored: undo what this thread counted, report, reject every submit. */
   private failed(sent: Sent, err: unknown): void {
     for (const [session, n] of sent.counted) session.events -= n;
-    this.flagObjects.forgetFresh();
     this.stats.failedFlushes++;
     const message = describeError(err);
     if (!this.failing) {
@@ -265,8 +291,9 @@ export class EventIngest {
       this.deps.logger.error('journal write failed: devices get no ACK and will retransmit', { items: sent.items, error: message });
       this.deps.health?.report('store', 'store', 'failed', `journal write failed: ${message}`);
     }
-    for (const op of sent.ops) if (op.kind === 'items') op.reject(err);
+    for (const op of sent.ops) if (op.kind === 'items') this.fail(op.sink, err);
     this.inFlight = false;
     this.dispatch();
   }
 }
+

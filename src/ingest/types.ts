@@ -75,6 +75,15 @@ export interface IngestResult {
   readonly object?: ObjectRecord;
 }
 
+/**
+ * Who hears how a submit ended (EventIngest.submitTo): exactly one of the two is called, once.
+ * The receivers' sessions pass one object per read instead of a promise and its reactions.
+ */
+export interface IngestSink {
+  committed(results: IngestResult[]): void;
+  failed(err: unknown): void;
+}
+
 /** Bus events, emitted after COMMIT only, in journal order. */
 export interface IngestEvents {
   'event-stored': { readonly id: number; readonly event: NewEvent };

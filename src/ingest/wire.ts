@@ -7,6 +7,7 @@
  */
 import type { EventInsertParams } from '../store/event-rows.js';
 import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
+import type { StartupRules } from '../tracker/startup-events.js';
 
 /** A connection's session row as the main thread knows it when the batch leaves. */
 export interface WireSession {
@@ -36,7 +37,7 @@ export interface WireFrame extends WireItemBase {
   readonly device: { readonly objectId: number; readonly uid: string; readonly account: string } | null;
   /** The frame as received: [offset, length] in WireBatch.raw (all rows of a frame share it). */
   readonly raw: readonly [number, number];
-  /** Journal rows with flags decided; the writer adds the frame's fields and the object id. */
+  /** Journal rows; the writer adds the frame's fields, the object id and the startup flag. */
   readonly rows: WireRow[];
 }
 
@@ -111,6 +112,8 @@ export interface WireBatch {
   readonly raw: Uint8Array;
   /** database.device_session_log_count when the batch left. */
   readonly sessionLogCount: number;
+  /** Ignorable startup events (docs/supervision.md), flagged by the writer; null: flag nothing. */
+  readonly startup: StartupRules | null;
 }
 
 /** What one committed batch did. Arrays of tuples keep the reply small to clone. */
@@ -131,6 +134,8 @@ export interface WireResult {
   readonly opened: Array<[number, number, number]>;
   /** [device object id, account] of devices whose first message told their account. */
   readonly adopted: Array<[number, string]>;
+  /** [row index in the batch, flags] of rows the writer flagged (ignorable startup events). */
+  readonly flagged: Array<[number, number]>;
 }
 
 /**

@@ -25,7 +25,8 @@ import type { StoreWriter } from '../store/store.js';
 import type { WriteCall, WriteCommand, WriteResult } from '../store/write-commands.js';
 import { WriteClient, writerChannel, type WriterEndpoint } from '../store/writer-channel.js';
 import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
-import type { WriterInit, WriterReply } from './writer-messages.js';
+import type { PackedBatch, WriterInit, WriterReply, WriterRequest } from './writer-messages.js';
+import { packOps } from './wire-pack.js';
 
 export const RESTART_DELAYS_MS: readonly number[] = [0, 250, 500, 1000, 2000, 5000];
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -103,8 +104,10 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     return new Promise<WireResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, since: performance.now() });
       if (this.pending.size === 1) worker.ref();
-      // The raw-bytes buffer moves to the writer thread (zero copy); nothing here reads it again.
-      worker.postMessage({ type: 'write', seq, batch }, [batch.raw.buffer as ArrayBuffer]);
+      // The ops cross packed flat (wire-pack.ts); the raw-bytes buffer moves to the writer thread
+      // (zero copy): nothing here reads it again.
+      const packed: PackedBatch = { ops: packOps(batch.ops), raw: batch.raw, sessionLogCount: batch.sessionLogCount, startup: batch.startup };
+      worker.postMessage({ type: 'write', seq, batch: packed } satisfies WriterRequest, [batch.raw.buffer as ArrayBuffer]);
     });
   }
 

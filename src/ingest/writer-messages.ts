@@ -2,6 +2,10 @@
 import type { ErrorCode } from '../core/errors.js';
 import type { WriterEndpoint } from '../store/writer-channel.js';
 import type { WireBatch, WireResult } from './wire.js';
+import type { PackedOps } from './wire-pack.js';
+
+/** A WireBatch as it crosses to the writer thread: its ops packed flat (wire-pack.ts). */
+export type PackedBatch = Omit<WireBatch, 'ops'> & { readonly ops: PackedOps };
 
 export interface WriterInit {
   /** The store's SQLite file. */
@@ -12,7 +16,7 @@ export interface WriterInit {
 }
 
 export type WriterRequest =
-  | { readonly type: 'write'; readonly seq: number; readonly batch: WireBatch }
+  | { readonly type: 'write'; readonly seq: number; readonly batch: PackedBatch }
   /** Another thread's write-command channel (an output worker). */
   | { readonly type: 'endpoint'; readonly endpoint: WriterEndpoint }
   /** Liveness round trip (JournalWriter.ping): answered with a pong of the same seq, in order. */

@@ -17,6 +17,7 @@ import { serveWrites } from '../store/writer-channel.js';
 import { BatchWriter, type IngestStore } from './batch-writer.js';
 import { SeenLog } from './seen-log.js';
 import type { WriterInit, WriterReply, WriterRequest } from './writer-messages.js';
+import { unpackOps } from './wire-pack.js';
 
 const port = parentPort;
 if (!port) throw new Error('writer-worker.js runs as a worker thread only');
@@ -48,7 +49,8 @@ serve(init.endpoint);
 port.on('message', (request: WriterRequest) => {
   if (request.type === 'write') {
     try {
-      post({ type: 'done', seq: request.seq, result: writer.write(request.batch) });
+      const { ops, raw, sessionLogCount, startup } = request.batch;
+      post({ type: 'done', seq: request.seq, result: writer.write({ ops: unpackOps(ops), raw, sessionLogCount, startup }) });
     } catch (err) {
       post({ type: 'failed', seq: request.seq, error: describeError(err), code: isVigilError(err) ? err.code : 'STORE_FAILURE' });
     }

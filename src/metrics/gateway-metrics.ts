@@ -54,6 +54,7 @@ export class GatewayMetrics implements PipelineMetrics {
   /** Last seen value of each cumulative health figure, to turn it into a monotonic counter. */
   private readonly lastSeen = new Map<string, number>();
   private defaultsStarted = false;
+  private readonly eventsByLabels = new Map<string, { inc(): void }>();
 
   constructor(deps: GatewayMetricsDeps) {
     this.deps = deps;
@@ -79,7 +80,15 @@ export class GatewayMetrics implements PipelineMetrics {
   }
 
   eventStored(receiverId: number | null, protocol: string): void {
-    this.eventsReceived.inc({ receiver: receiverId === null ? 'gateway' : String(receiverId), protocol });
+    // Called for every stored event: the labelled child is looked up once per (receiver, protocol),
+    // not hashed from a labels object each time.
+    const key = `${receiverId ?? 'gateway'}\u0000${protocol}`;
+    let child = this.eventsByLabels.get(key);
+    if (!child) {
+      child = this.eventsReceived.labels({ receiver: receiverId === null ? 'gateway' : String(receiverId), protocol });
+      this.eventsByLabels.set(key, child);
+    }
+    child.inc();
   }
 
   journalCommit(durationMs: number, events: number): void {

@@ -18,17 +18,33 @@
  *     transmitter repeats them). Memory stays bounded either way.
  */
 import { decodeDatagram, type FramerItem } from '../protocols/dc09/frame.js';
-import type { IngestItem, IngestResult, LinkedDevice, SessionLog } from '../ingest/types.js';
+import type { IngestItem, IngestResult, IngestSink, LinkedDevice, SessionLog } from '../ingest/types.js';
 import type { DatagramOutcome, FrameChannel } from './frame-channel.js';
 import { LinkEndpoint } from './link-endpoint.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
 import type { SessionDeps, StreamFramer } from './session-deps.js';
 
-/** A batch being built from one chunk or datagram: the items for the ingest, their reply slots and (datagrams) peers. */
-interface Batch<Peer> {
-  readonly items: IngestItem[];
-  readonly slots: ReplySlot[];
-  readonly peers: Peer[];
+/**
+ * A batch built from one chunk or datagram: the items for the ingest, their reply slots and
+ * (datagrams) peers. It is also the ingest's sink for them (one object per read, no promise).
+ */
+class Batch<Peer> implements IngestSink {
+  readonly items: IngestItem[] = [];
+  readonly slots: ReplySlot[] = [];
+  readonly peers: Peer[] = [];
+  private readonly session: Dc09Session<Peer>;
+
+  constructor(session: Dc09Session<Peer>) {
+    this.session = session;
+  }
+
+  committed(results: IngestResult[]): void {
+    this.session.committed(this, results);
+  }
+
+  failed(): void {
+    this.session.failed(this);
+  }
 }
 
 export class Dc09Session<Peer = void> {
@@ -147,7 +163,7 @@ export class Dc09Session<Peer = void> {
   /** Queues an item for the ingest with the reply to write after its commit (LinkEndpoint uses it for HELLO). */
   enqueue(item: IngestItem, reply: Buffer | null, peer?: Peer): ReplySlot {
     const slot = this.channel.framing === 'stream' ? this.replies.push(reply, false) : { reply, ready: false, after: null };
-    const batch = (this.batch ??= { items: [], slots: [], peers: [] });
+    const batch = (this.batch ??= new Batch(this));
     batch.items.push(item);
     batch.slots.push(slot);
     if (this.channel.framing === 'datagram') batch.peers.push(peer as Peer);
@@ -196,14 +212,12 @@ export class Dc09Session<Peer = void> {
     const batch = this.batch;
     if (!batch) return;
     this.batch = null;
-    this.deps.ingest.submit(batch.items).then(
-      (results) => this.committed(batch, results),
-      () => this.failed(batch),
-    );
+    this.deps.ingest.submitTo(batch.items, batch);
     this.updatePause();
   }
 
-  private committed(batch: Batch<Peer>, results: IngestResult[]): void {
+  /** The batch's frames are committed (its sink calls this): count, hand over, reply in order. */
+  committed(batch: Batch<Peer>, results: IngestResult[]): void {
     const counters = this.deps.counters;
     const channel = this.channel;
     for (let i = 0; i < batch.items.length; i++) {
@@ -227,7 +241,7 @@ export class Dc09Session<Peer = void> {
   }
 
   /** The transaction failed: no ACK for these frames (the device retransmits), order kept for the rest. */
-  private failed(batch: Batch<Peer>): void {
+  failed(batch: Batch<Peer>): void {
     for (let i = 0; i < batch.items.length; i++) {
       const slot = batch.slots[i]!;
       slot.reply = null;

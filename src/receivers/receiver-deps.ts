@@ -9,7 +9,7 @@ import type { EventIngest } from '../ingest/event-ingest.js';
 import type { ReceiverOptions } from './receiver-options.js';
 
 export interface ReceiverDeps {
-  readonly ingest: Pick<EventIngest, 'submit' | 'closeSession' | 'drain'>;
+  readonly ingest: Pick<EventIngest, 'submit' | 'submitTo' | 'closeSession' | 'drain'>;
   readonly links: LinkRegistry;
   readonly health: HealthRegistry;
   readonly clock: Clock;

@@ -9,7 +9,6 @@ import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
-import { timedIngest } from '../metrics/timed.js';
 import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
@@ -50,9 +49,9 @@ export interface ReceiverRuntimeDeps {
   readonly sessionLogCount?: () => number;
   readonly options?: Partial<ReceiverOptions>;
   readonly timers?: TimerApi;
-  /** Passed to the ingest: flags of device event rows (the tracker's ignorable startup events). */
-  readonly eventFlags?: EventIngestDeps['eventFlags'];
-  /** Times each submit until its frames may be ACKed (GET /metrics, docs/metrics.md). */
+  /** Passed to the ingest: the tracker's ignorable startup events, flagged by the journal writer. */
+  readonly startupRules?: EventIngestDeps['startupRules'];
+  /** Commit durations and the time from each submit until its frames may be ACKed (GET /metrics, docs/metrics.md). */
   readonly pipeline?: PipelineMetrics;
   /** The serial port layer (hw/serial), for COM and modem receivers; src/main.ts passes it in. */
   readonly serial?: SerialLineFactory;
@@ -85,7 +84,8 @@ export class ReceiverRuntime {
       bus: this.bus,
       health: deps.health,
       ...(deps.sessionLogCount ? { sessionLogCount: deps.sessionLogCount } : {}),
-      ...(deps.eventFlags ? { eventFlags: deps.eventFlags } : {}),
+      ...(deps.startupRules ? { startupRules: deps.startupRules } : {}),
+      ...(deps.pipeline ? { pipeline: deps.pipeline } : {}),
     });
     // The writer thread drains and closes its connection before the store closes its own.
     if (threaded) store.onStop!(() => this.ingest.close());
@@ -103,7 +103,7 @@ export class ReceiverRuntime {
   /** TCP, UDP, COM, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
-      ingest: this.deps.pipeline ? timedIngest(this.ingest, this.deps.pipeline) : this.ingest,
+      ingest: this.ingest,
       links: this.links,
       health: this.deps.health,
       clock: this.deps.clock,

@@ -43,7 +43,7 @@ export interface SessionDeps {
   /** Given where a stream is one device that can be commanded (TCP): `VL-` bodies are served; elsewhere counted `link_ignored`. */
   readonly deviceLink?: LinkRules;
   readonly counters: ReceiverCounters;
-  readonly ingest: Pick<EventIngest, 'submit' | 'closeSession'>;
+  readonly ingest: Pick<EventIngest, 'submit' | 'submitTo' | 'closeSession'>;
   readonly links: LinkRegistry;
   readonly clock: Clock;
   readonly logger: Logger;

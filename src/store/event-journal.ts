@@ -6,9 +6,10 @@
  * synchronous=FULL that means after the WAL fsync. A receiver ACKs a device only after
  * append() returned (docs/store.md §Durability).
  */
+import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
-import { INSERT_EVENT_SQL, toInsertParams, toStoredEvent, type EventInsertParams, type EventRow } from './event-rows.js';
-import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params } from './sql.js';
+import { EVENT_INSERT_PARAMS, insertEventsSql, toInsertParams, toStoredEvent, type EventInsertParams, type EventRow } from './event-rows.js';
+import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params, type Statement } from './sql.js';
 import type { EventQuery, NewEvent, Page, StoredEvent, StoredEventRef } from './types.js';
 
 /** Upper bound of one readAfter() batch (outputs read in bounded steps). */
@@ -17,15 +18,32 @@ export const MAX_READ_BATCH = 10_000;
 /** Rows one query() examines at most (docs/store.md §Indexes): bounds the time of any filter. */
 export const QUERY_SCAN_BUDGET = 50_000;
 
+/**
+ * Rows per INSERT statement in appendRows: one multi-row INSERT costs less CPU per row than one
+ * statement per row (measured, docs/benchmarks.md "Journal row cost").
+ */
+export const ROWS_PER_INSERT = 16;
+
+/** SQLite's bound-parameter limit (SQLITE_MAX_VARIABLE_NUMBER, 32766 since SQLite 3.32). */
+const MAX_BOUND_PARAMS = 32766;
+
+export interface EventJournalOptions {
+  /** Rows per INSERT statement (default ROWS_PER_INSERT); 1 = one statement per row. */
+  readonly rowsPerInsert?: number;
+}
+
 export class EventJournal {
   private readonly db: Database;
   private readonly sql: StatementCache;
-  private appendTx: ((events: readonly NewEvent[]) => StoredEventRef[]) | undefined;
+  private readonly rowsPerInsert: number;
+  /** inserts[n]: the INSERT of n rows, prepared on first use. */
+  private readonly inserts: Statement[] = [];
   private appendRowsTx: ((rows: readonly EventInsertParams[]) => number[]) | undefined;
 
-  constructor(db: Database) {
+  constructor(db: Database, options: EventJournalOptions = {}) {
     this.db = db;
     this.sql = new StatementCache(db);
+    this.rowsPerInsert = options.rowsPerInsert ?? ROWS_PER_INSERT;
   }
 
   /**
@@ -34,37 +52,54 @@ export class EventJournal {
    */
   append(events: readonly NewEvent[]): StoredEventRef[] {
     if (events.length === 0) return [];
-    if (!this.appendTx) {
-      const insert = this.sql.get(INSERT_EVENT_SQL);
-      const tx = this.db.transaction((batch: readonly NewEvent[]) =>
-        batch.map((event) => ({
-          id: Number(insert.run(toInsertParams(event)).lastInsertRowid),
-          receivedAt: event.receivedAt,
-        })),
-      );
-      this.appendTx = (batch) => tx.immediate(batch);
-    }
-    const appendTx = this.appendTx;
-    return guard('append events', () => appendTx(events));
+    const ids = this.appendRows(events.map(toInsertParams));
+    return events.map((event, i) => ({ id: ids[i]!, receivedAt: event.receivedAt }));
   }
 
   /**
-   * append() for rows already in INSERT_EVENT_SQL's positional order (the writer thread builds them
-   * straight from the wire rows: no NewEvent object in between); returns the ids in input order.
+   * append() for rows already in EventInsertParams order (the writer thread builds them straight
+   * from the wire rows: no NewEvent object in between); returns the ids in input order.
+   *
+   * The rows go in chunks of rowsPerInsert per INSERT statement, the remainder in one smaller
+   * statement (each size prepared once). Ids: the one writer inserts in one transaction into an
+   * AUTOINCREMENT key, so the rows of one statement get consecutive ids in VALUES order, the last
+   * being lastInsertRowid (test/store/event-journal-ids.test.ts checks them against the table).
    */
   appendRows(rows: readonly EventInsertParams[]): number[] {
     if (rows.length === 0) return [];
     if (!this.appendRowsTx) {
-      const insert = this.sql.get(INSERT_EVENT_SQL);
+      const chunk = this.rowsPerInsert;
+      if (!Number.isInteger(chunk) || chunk < 1 || chunk * EVENT_INSERT_PARAMS > MAX_BOUND_PARAMS) {
+        throw new VigilError('INTERNAL', `rowsPerInsert ${chunk} is not a row count SQLite can bind`);
+      }
       const tx = this.db.transaction((batch: readonly EventInsertParams[]) => {
         const ids: number[] = new Array(batch.length);
-        for (let i = 0; i < batch.length; i++) ids[i] = Number(insert.run(batch[i]).lastInsertRowid);
+        for (let start = 0; start < batch.length; start += chunk) {
+          const end = Math.min(start + chunk, batch.length);
+          const count = end - start;
+          // An array argument binds its elements in order: the rows' values one after the other.
+          const result = this.insertOf(count).run(...batch.slice(start, end));
+          if (result.changes !== count) {
+            throw new VigilError('INTERNAL', `an INSERT of ${count} events stored ${result.changes}`);
+          }
+          const last = Number(result.lastInsertRowid);
+          for (let i = 0; i < count; i++) ids[start + i] = last - count + 1 + i;
+        }
         return ids;
       });
       this.appendRowsTx = (batch) => tx.immediate(batch);
     }
     const appendRowsTx = this.appendRowsTx;
     return guard('append events', () => appendRowsTx(rows));
+  }
+
+  private insertOf(rows: number): Statement {
+    let statement = this.inserts[rows];
+    if (!statement) {
+      statement = this.db.prepare(insertEventsSql(rows));
+      this.inserts[rows] = statement;
+    }
+    return statement;
   }
 
   get(id: number): StoredEvent | null {

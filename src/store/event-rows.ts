@@ -27,12 +27,27 @@ export interface EventRow {
   raw: Buffer;
 }
 
-/** Positional parameters: binding 22 named ones per row cost more than the insert itself. */
-export const INSERT_EVENT_SQL = `
-INSERT INTO events (received_at, device_time, device_time_text, receiver_id, receiver_kind, transport,
-  remote_address, object_id, account, dc09_receiver, dc09_line, sequence, protocol, encrypted, event_class,
-  qualifier, code, group_no, zone_no, text, flags, raw)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** The journal's columns in the order of EventInsertParams (id comes from AUTOINCREMENT). */
+const INSERT_COLUMNS = [
+  'received_at', 'device_time', 'device_time_text', 'receiver_id', 'receiver_kind', 'transport',
+  'remote_address', 'object_id', 'account', 'dc09_receiver', 'dc09_line', 'sequence', 'protocol', 'encrypted', 'event_class',
+  'qualifier', 'code', 'group_no', 'zone_no', 'text', 'flags', 'raw',
+] as const;
+
+/** Bound parameters per row. */
+export const EVENT_INSERT_PARAMS = INSERT_COLUMNS.length;
+
+/**
+ * One INSERT of `rows` rows (`VALUES (...), (...)`), positional parameters row after row.
+ * Positional: binding 22 named ones per row cost more than the insert itself.
+ */
+export function insertEventsSql(rows: number): string {
+  const tuple = `(${new Array<string>(EVENT_INSERT_PARAMS).fill('?').join(', ')})`;
+  return `INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES ${new Array<string>(rows).fill(tuple).join(', ')}`;
+}
+
+/** One row per INSERT. */
+export const INSERT_EVENT_SQL = insertEventsSql(1);
 
 /** One row's values in INSERT_EVENT_SQL's order. */
 export type EventInsertParams = unknown[];

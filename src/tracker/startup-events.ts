@@ -22,6 +22,19 @@ export const QUIET_GAP_MS = 120_000;
 
 type EventFields = Pick<NewEvent, 'protocol' | 'code' | 'groupNo' | 'zoneNo'>;
 
+/** What flagsFor reads of a journal row. */
+export type StartupRow = EventFields & Pick<NewEvent, 'receivedAt' | 'objectId' | 'flags'>;
+
+/**
+ * The part of the classifier's options the main thread owns and sends with every journal batch:
+ * the journal writer thread flags the rows (src/ingest/batch-writer.ts), where each row's object
+ * is decided, so identity is decided once, in one thread.
+ */
+export interface StartupRules {
+  readonly gatewayStartedAt: number;
+  readonly triplets: readonly IgnorableStartupEvent[];
+}
+
 function hexValue(text: string | null | undefined): number | null {
   if (text === null || text === undefined || !/^[0-9A-Fa-f]{1,8}$/.test(text)) return null;
   return Number.parseInt(text, 16);
@@ -62,10 +75,11 @@ export class StartupEventClassifier {
   }
 
   /**
-   * The flags a device event row gets before it is committed (the ingest's eventFlags hook).
-   * `connectedAt`: when the TCP connection carrying it opened; null for a datagram.
+   * The flags a device event row gets, decided in the journal writer's transaction once the row's
+   * object is known (src/ingest/batch-writer.ts). `connectedAt`: when the TCP connection carrying it
+   * opened; null for a datagram.
    */
-  flagsFor(row: NewEvent, connectedAt: number | null): number {
+  flagsFor(row: StartupRow, connectedAt: number | null): number {
     const at = row.receivedAt;
     let sessionAt = connectedAt;
     if (sessionAt === null && row.objectId != null) sessionAt = this.noteDatagram(row.objectId, at);
@@ -75,8 +89,8 @@ export class StartupEventClassifier {
   }
 
   /**
-   * Any committed message of an object (the ingest's object-seen), link tests included: a UDP
-   * device that keeps sending NULLs is not silent, so its next alarm opens no new session.
+   * Any message of an object the journal writer attributed, link tests included: a UDP device
+   * that keeps sending NULLs is not silent, so its next alarm opens no new session.
    */
   seen(objectId: number, at: number): void {
     this.noteDatagram(objectId, at);

@@ -3,7 +3,7 @@
  * gateway adds a few lines only. Everything here lives for the whole process, outside the
  * restartable receivers/outputs group: a restart of the services is not a gateway restart.
  *
- *   before the services:  health bridge (receiver/output/store events), clock monitor, startup feed
+ *   before the services:  health bridge (receiver/output/store events), clock monitor
  *   after the services:   tracker, time sync, gateway events (gateway_started last; on stop,
  *                         gateway_stopping is journaled first, while the outputs still run)
  */
@@ -24,7 +24,6 @@ import { InternalEventRecorder, type RaiseInternalEvent } from '../internal-even
 import type { EventSubject } from '../internal-events/catalog.js';
 import type { Settings } from '../settings/schema.js';
 import type { Store } from '../store/store.js';
-import type { StartupEventClassifier } from './startup-events.js';
 import { TimeSync, type SyncableLink } from './time-sync.js';
 import { Tracker, monotonicClock } from './tracker.js';
 
@@ -43,7 +42,6 @@ export interface SupervisionDeps {
     readonly bus: TypedBus<IngestEvents>;
     readonly links: { entries(): Iterable<[number, LinkCommander]> };
   };
-  readonly startup: StartupEventClassifier;
   /**
    * Wraps the raise function the Tracker gets, to observe its lost / restored transitions
    * (the device status output, src/status-output/feed.ts tapTransitions). Optional.
@@ -57,27 +55,6 @@ export interface SupervisionParts {
   readonly raise: RaiseInternalEvent;
   /** The API's login throttle, raising login_failed. */
   readonly loginThrottle: ReportingLoginThrottle;
-}
-
-/** Feeds every committed message to the startup classifier (UDP "sessions"). */
-class StartupFeed implements Service {
-  readonly name = 'startup-events';
-  private readonly bus: TypedBus<IngestEvents>;
-  private readonly startup: StartupEventClassifier;
-  private off: (() => void) | null = null;
-
-  constructor(bus: TypedBus<IngestEvents>, startup: StartupEventClassifier) {
-    this.bus = bus;
-    this.startup = startup;
-  }
-
-  async start(): Promise<void> {
-    this.off ??= this.bus.on('object-seen', ({ objectId, at }) => this.startup.seen(objectId, at));
-  }
-  async stop(): Promise<void> {
-    this.off?.();
-    this.off = null;
-  }
 }
 
 export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
@@ -105,7 +82,6 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
   const before: Service[] = [
     new HealthEventBridge({ health: deps.health, raise, logger: logger.child('health'), onStoreRestored: () => void recorder.retryPending() }),
     new ClockMonitor({ clock, monotonic: () => performance.now(), timers: systemTimers, raise, logger: logger.child('clock') }),
-    new StartupFeed(ingest.bus, deps.startup),
   ];
   const after: Service[] = [
     new Tracker({

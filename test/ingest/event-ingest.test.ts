@@ -204,35 +204,24 @@ test('a queue of maxBatchItems leaves at once, without waiting for the next turn
   assert.is(small.stats.flushes, 1);
 });
 
-test('eventFlags of a datagram: a registered account is named by its object, a new one by a session from its first datagram', async () => {
-  const calls: Array<[string, number | null, number | null]> = [];
-  const flagged = new EventIngest({
-    store: flaky, logger: silentLogger,
-    eventFlags: (row, item) => {
-      calls.push([row.account, row.objectId ?? null, item.session?.connectedAt ?? null]);
-      return row.account === 'M002' ? 1 : 0;
-    },
+test('submitTo: each sink hears its own results once; a sink that throws is logged and the others of the batch still hear', async () => {
+  const errors: string[] = [];
+  const logger = { ...silentLogger, error: (message: string) => void errors.push(message), child: () => logger };
+  const own = new EventIngest({ store: flaky, logger });
+  const heard: Array<[string, number]> = [];
+  await new Promise<void>((resolve) => {
+    own.submitTo([frame('S001')], { committed: () => { throw new Error('receiver bug'); }, failed: () => heard.push(['failed', 0]) });
+    own.submitTo([frame('S002'), frame('S003')], {
+      committed: (results) => {
+        heard.push(['committed', results.length]);
+        resolve();
+      },
+      failed: () => heard.push(['failed', 0]),
+    });
   });
-  const [known] = await flagged.submit([frame('M001')]);
-  calls.length = 0;
-  const pending = flagged.submit([frame('M001', { receivedAt: T0 + 10 }), frame('M002', { receivedAt: T0 + 20 })]);
-  const later = flagged.submit([frame('M002', { receivedAt: T0 + 30 })]);
-  const [[one, two], [three]] = await Promise.all([pending, later]);
-  assert.equal(calls, [['M001', known!.objectId, null], ['M002', null, T0 + 20], ['M002', null, T0 + 20]]);
-  assert.equal([one!.objectId, two!.objectId === three!.objectId], [known!.objectId, true]);
-  assert.equal([two, three].map((r) => store.events.get(r!.eventIds[0]!)!.flags), [1, 1]);
-  calls.length = 0;
-  await flagged.submit([frame('M002', { receivedAt: T0 + 40 })]);
-  assert.equal(calls, [['M002', two!.objectId, null]], 'after its commit the new object is known by id');
-});
-
-test('an eventFlags hook that throws: the batch is not journaled, its submits reject and session counts are undone', async () => {
-  const log = sessionLog();
-  const broken = new EventIngest({ store: flaky, logger: silentLogger, eventFlags: () => { throw new Error('hook broke'); } });
-  const before = store.events.maxId();
-  const outcome = await broken.submit([frame('N001', { session: log }), frame('N002', { session: log })]).then(() => 'stored', (e: Error) => e.message);
-  assert.equal([outcome, log.events, store.events.maxId()], ['hook broke', 0, before]);
-  assert.is(broken.stats.failedFlushes, 1);
+  assert.equal(heard, [['committed', 2]]);
+  assert.equal(errors, ['a receiver failed to take its committed frames']);
+  assert.is(own.stats.flushes, 1, 'both submits went in one transaction');
 });
 
 test.run();

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { systemClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { LinkRegistry } from '../../src/devices/link-registry.js';
-import type { IngestItem, IngestResult, SessionLog } from '../../src/ingest/types.js';
+import type { IngestItem, IngestResult, IngestSink, SessionLog } from '../../src/ingest/types.js';
 import { encodeFrame } from '../../src/protocols/dc09/frame.js';
 import { encodeHello } from '../../src/protocols/device-link/codec.js';
 import { Dc09Session } from '../../src/receivers/dc09-session.js';
@@ -53,6 +53,9 @@ class HeldIngest {
   readonly closed: SessionLog[] = [];
   submit(items: readonly IngestItem[]): Promise<IngestResult[]> {
     return new Promise((resolve, reject) => this.held.push({ items, resolve, reject }));
+  }
+  submitTo(items: readonly IngestItem[], sink: IngestSink): void {
+    this.held.push({ items, resolve: (r) => sink.committed(r), reject: (e) => sink.failed(e) });
   }
   closeSession(session: SessionLog): void {
     this.closed.push(session);

@@ -4,6 +4,7 @@ import { isVigilError } from '../../../src/core/errors.js';
 import {
   decryptBlocks, decryptPayload, encryptPayload, parseKey, receiverPasswordKey,
 } from '../../../src/protocols/dc09/crypto.js';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { openSealed } from '../../../src/protocols/dc09/message.js';
 import { aesHex, prng, zeroBytes } from './fixtures.js';
 
@@ -59,6 +60,34 @@ test('encryptPayload is AES-CBC with a zero IV over pad + "|" + text, in upper-c
   const plain = ']_12:00:00,01-01-2026'; // 21 chars: 1 + 21 = 22, pad to 32 with 10 characters
   const expected = aesHex(`${'!'.repeat(10)}|${plain}`, key);
   assert.is(encryptPayload(plain, key, zeroBytes), expected);
+});
+
+test('the long-lived block contexts give exactly OpenSSL\'s AES-CBC, keys interleaved, 1 to 40 blocks, both ways', () => {
+  const rnd = prng(11);
+  const random = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
+  const keys = [random(16), random(24), random(32), random(16)];
+  const name = (key: Buffer): string => `aes-${key.length * 8}-cbc`;
+  for (let round = 0; round < 200; round++) {
+    const key = keys[round % keys.length]!;
+    const blocks = 1 + (round % 40);
+    // Decryption: any ciphertext of whole blocks, as OpenSSL decrypts it with a zero IV.
+    const cipherText = random(blocks * 16);
+    const reference = createDecipheriv(name(key), key, Buffer.alloc(16)).setAutoPadding(false);
+    const expected = Buffer.concat([reference.update(cipherText), reference.final()]);
+    assert.equal(decryptBlocks(cipherText.toString('hex'), key), expected, `decrypt round ${round}`);
+    // Encryption: the pad is random, so check against OpenSSL over the plaintext we decrypt back.
+    const hex = encryptPayload('x'.repeat(round % 50), key);
+    const plain = decryptBlocks(hex, key)!;
+    const again = createCipheriv(name(key), key, Buffer.alloc(16)).setAutoPadding(false);
+    assert.is(Buffer.concat([again.update(plain), again.final()]).toString('hex').toUpperCase(), hex, `encrypt round ${round}`);
+  }
+});
+
+test('two ACK pads in a row differ (the pooled randomness is never handed out twice)', () => {
+  const key = Buffer.from('0123456789ABCDEF');
+  const pads = new Set<string>();
+  for (let i = 0; i < 2000; i++) pads.add(decryptBlocks(encryptPayload('A', key), key)!.toString('latin1').split('|')[0]!);
+  assert.ok(pads.size > 1990, `only ${pads.size} distinct pads of 14 characters in 2,000`);
 });
 
 test('the pad is never empty: 15 characters of text get a whole block of pad', () => {

@@ -1,0 +1,49 @@
+/** packOps / unpackOps: a journal batch's ops survive the flat form (and a structured clone) exactly, whatever is absent or null. */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { packOps, unpackOps } from '../../src/ingest/wire-pack.js';
+import type { WireOp, WireRow } from '../../src/ingest/wire.js';
+
+const row = (code: string, flags = 0): WireRow => [
+  1_700_000_000_000, '_12:00:00,11-23-2026', '1234', 'R1', 'L1', '0001', 'SIA-DCS', false, 'alarm', null, code, '01', '003', null, flags,
+];
+const session = { key: 4, id: 17, connectedAt: 1_700_000_000_000, remoteAddress: '127.0.0.1:4000' };
+
+const ops: WireOp[] = [
+  {
+    kind: 'hello', receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '192.0.2.1:1', receivedAt: 5, session,
+    uid: 'AB12', account: null, hwId: 'HW', firmware: null,
+  },
+  {
+    kind: 'frame', receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '192.0.2.1:1', receivedAt: 6,
+    session: { ...session, id: null }, account: '1234', linkTest: false, device: { objectId: 9, uid: 'AB12', account: '' },
+    raw: [0, 42], rows: [row('BA'), row('BR', 4)],
+  },
+  {
+    kind: 'frame', receiverId: 2, receiverKind: 'udp', transport: 'udp', remoteAddress: '[::1]:5', receivedAt: 7, session: null,
+    account: null, linkTest: true, device: null, raw: [0, 0], rows: [],
+  },
+  { kind: 'close', session, at: 8, events: 3, bytesIn: 120, bytesOut: 40 },
+  {
+    kind: 'hello', receiverId: 3, receiverKind: 'com', transport: 'serial', remoteAddress: '/dev/ttyUSB0', receivedAt: 9, session: null,
+    uid: 'CD', account: '5678', hwId: null, firmware: '1.2',
+  },
+];
+
+test('every op kind round-trips, through a structured clone as postMessage does', () => {
+  assert.equal(unpackOps(structuredClone(packOps(ops))), ops);
+});
+
+test('the packed form is a flat array of values and tuples: no object with named fields crosses', () => {
+  const packed = packOps(ops);
+  for (const value of packed) {
+    if (value !== null && typeof value === 'object') assert.ok(Array.isArray(value), 'only the rows array is nested');
+  }
+});
+
+test('an empty batch packs to nothing; an unknown op is refused, not guessed', () => {
+  assert.equal(unpackOps(packOps([])), []);
+  assert.throws(() => unpackOps([7, 1, 2]), /unknown op 7/);
+});
+
+test.run();
