@@ -12,7 +12,9 @@ import { createLogger } from '../../src/core/logger.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import type { IngestEvents, LinkedDevice } from '../../src/ingest/types.js';
 import type { JournalWriter, WireBatch, WireResult } from '../../src/ingest/wire.js';
+import { SEEN_PERSIST_MS } from '../../src/ingest/seen-log.js';
 import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { openDatabase } from '../../src/store/database.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { T0, frame, hello, sessionLog } from './helpers/items.js';
@@ -165,6 +167,32 @@ test('last_seen is written at most once per interval while the bus carries every
     assert.is(r.store.objects.get(id)!.lastSeen, T0 + 3000, 'within the interval: not yet');
     await r.ingest.close();
     assert.is(r.store.objects.get(id)!.lastSeen, T0 + 4000, 'written when the writer stops');
+  } finally {
+    await r.close();
+  }
+});
+
+test('the sweep writes a pending sighting at the latest SEEN_PERSIST_MS after the last one, into object_sightings', async () => {
+  const r = await rig();
+  try {
+    const [first] = await r.ingest.submit([frame('S001')]);
+    const id = first!.objectId!;
+    await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + 3000 })]);
+    await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + 5000 })]);
+    await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + SEEN_PERSIST_MS - 1 })]);
+    assert.equal([r.store.objects.get(id)!.lastSeen, r.store.objects.get(id)!.lastPing], [T0 + 3000, T0 + 3000], 'pending until the sweep');
+    // Another device's batch one interval after the last sweep (at T0) carries the sweep.
+    await r.ingest.submit([frame('S002', { receivedAt: T0 + SEEN_PERSIST_MS })]);
+    const row = r.store.objects.get(id)!;
+    assert.equal([row.lastSeen, row.lastPing], [T0 + SEEN_PERSIST_MS - 1, T0 + SEEN_PERSIST_MS - 1]);
+    const raw = openDatabase(r.path, { readonly: true });
+    try {
+      assert.equal(raw.prepare('SELECT last_seen, last_ping FROM object_sightings WHERE object_id = ?').get(id), {
+        last_seen: T0 + SEEN_PERSIST_MS - 1, last_ping: T0 + SEEN_PERSIST_MS - 1,
+      });
+    } finally {
+      raw.close();
+    }
   } finally {
     await r.close();
   }
