@@ -11,6 +11,7 @@ import { SCHEMA_V1, VIGIL_APPLICATION_ID } from './schema-v1.js';
 import { SCHEMA_V2 } from './schema-v2.js';
 import { SCHEMA_V3 } from './schema-v3.js';
 import { rewriteEventChecks } from './schema-v4.js';
+import { SCHEMA_V5 } from './schema-v5.js';
 
 export interface Migration {
   readonly version: number;
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: 'lean journal indexes', up: SCHEMA_V2 },
   { version: 3, name: 'token epochs and output sequences', up: SCHEMA_V3 },
   { version: 4, name: 'journal CHECKs as OR chains', up: rewriteEventChecks },
+  { version: 5, name: 'object sightings table', up: SCHEMA_V5 },
 ];
 
 export interface MigrationResult {

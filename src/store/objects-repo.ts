@@ -21,6 +21,15 @@ import type {
 
 const HEX = /^[0-9A-F]+$/;
 
+/**
+ * Objects with their sighting columns (docs/store.md §Sightings): last_seen / last_ping live in
+ * object_sightings, one narrow row per object, so the writer's sightings sweep dirties a few
+ * pages instead of the whole objects table. Every object has its row (inserted with it, cascaded
+ * away with it); were one missing, the object still reads, as last seen when first seen.
+ */
+const SELECT_OBJECTS = `SELECT objects.*, coalesce(sightings.last_seen, objects.first_seen) AS last_seen, sightings.last_ping AS last_ping
+  FROM objects LEFT JOIN object_sightings AS sightings ON sightings.object_id = objects.id`;
+
 export class ObjectsRepo {
   private readonly db: Database;
   private readonly sql: StatementCache;
@@ -31,11 +40,11 @@ export class ObjectsRepo {
   }
 
   get(id: number): ObjectRecord | null {
-    return this.one('read object', 'SELECT * FROM objects WHERE id = ?', id);
+    return this.one('read object', `${SELECT_OBJECTS} WHERE id = ?`, id);
   }
 
   findByUid(uid: string): ObjectRecord | null {
-    return this.one('find object by UID', 'SELECT * FROM objects WHERE uid = ?', normalizeHex(uid));
+    return this.one('find object by UID', `${SELECT_OBJECTS} WHERE uid = ?`, normalizeHex(uid));
   }
 
   /** Main devices reporting this account (on one receiver when given), oldest first. */
@@ -43,7 +52,7 @@ export class ObjectsRepo {
     const byReceiver = receiverId === undefined ? '' : ' AND receiver_id = @receiverId';
     return this.many(
       'find objects by account',
-      `SELECT * FROM objects WHERE main_object_id IS NULL AND account = @account${byReceiver} ORDER BY id`,
+      `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND account = @account${byReceiver} ORDER BY id`,
       { account, receiverId },
     );
   }
@@ -55,7 +64,7 @@ export class ObjectsRepo {
   findByOverrideAccount(account: string): ObjectRecord[] {
     return this.many(
       'find objects by override account',
-      'SELECT * FROM objects WHERE main_object_id IS NULL AND upper(trim(account)) = @account ORDER BY id',
+      `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND upper(trim(account)) = @account ORDER BY id`,
       { account: normalizeHex(account) },
     );
   }
@@ -71,15 +80,15 @@ export class ObjectsRepo {
     const where = ['main_object_id IS NULL', 'uid IS NOT NULL', 'substr(uid, -length(@tail)) = @tail'];
     const params: Params = { tail };
     visibilityClause('receiver_id', receiverIds, where, params);
-    return this.many('find objects by partial UID', `SELECT * FROM objects WHERE ${where.join(' AND ')} ORDER BY id`, params);
+    return this.many('find objects by partial UID', `${SELECT_OBJECTS} WHERE ${where.join(' AND ')} ORDER BY id`, params);
   }
 
   findRelated(mainId: number, account: string): ObjectRecord | null {
-    return this.one('find related object', 'SELECT * FROM objects WHERE main_object_id = ? AND account = ?', mainId, account);
+    return this.one('find related object', `${SELECT_OBJECTS} WHERE main_object_id = ? AND account = ?`, mainId, account);
   }
 
   relatedOf(mainId: number): ObjectRecord[] {
-    return this.many('list related objects', 'SELECT * FROM objects WHERE main_object_id = @mainId ORDER BY id', { mainId });
+    return this.many('list related objects', `${SELECT_OBJECTS} WHERE main_object_id = @mainId ORDER BY id`, { mainId });
   }
 
   /**
@@ -95,7 +104,7 @@ export class ObjectsRepo {
         (uid !== null ? this.findByUid(uid) : null) ??
         this.one(
           'find object by account',
-          'SELECT * FROM objects WHERE main_object_id IS NULL AND uid IS NULL AND receiver_id = ? AND account = ?',
+          `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND uid IS NULL AND receiver_id = ? AND account = ?`,
           input.receiverId,
           input.account,
         );
@@ -117,21 +126,22 @@ export class ObjectsRepo {
             `UPDATE objects SET uid = coalesce(@uid, uid), account = @account, receiver_id = @receiverId,
                receiver_kind = @receiverKind, transport = coalesce(@transport, transport),
                remote_address = coalesce(@remote, remote_address), hw_id = coalesce(@hwId, hw_id),
-               firmware = coalesce(@firmware, firmware), sms = coalesce(@sms, sms), last_seen = max(last_seen, @at)
+               firmware = coalesce(@firmware, firmware), sms = coalesce(@sms, sms)
              WHERE id = @id`,
           )
           .run({ ...params, id: existing.id });
+        this.seenAt(existing.id, input.at);
         return existing.id;
       }
       const result = this.sql
         .get(
           `INSERT INTO objects (account, uid, hw_id, firmware, receiver_id, receiver_kind, transport, remote_address,
-             first_seen, last_seen, sms)
-           VALUES (@account, @uid, @hwId, @firmware, @receiverId, @receiverKind, @transport, @remote, @at, @at,
+             first_seen, sms)
+           VALUES (@account, @uid, @hwId, @firmware, @receiverId, @receiverKind, @transport, @remote, @at,
              coalesce(@sms, 0))`,
         )
         .run(params);
-      return Number(result.lastInsertRowid);
+      return this.addSightings(Number(result.lastInsertRowid), input.at);
     });
     return this.reread(guard('save main object', () => run.immediate()));
   }
@@ -156,38 +166,46 @@ export class ObjectsRepo {
         this.sql
           .get(
             `UPDATE objects SET hw_id = coalesce(@hwId, hw_id), firmware = coalesce(@firmware, firmware),
-               remote_address = coalesce(@remote, remote_address), last_seen = max(last_seen, @at),
+               remote_address = coalesce(@remote, remote_address),
                receiver_id = m.receiver_id, receiver_kind = m.receiver_kind, transport = m.transport
              FROM (SELECT receiver_id, receiver_kind, transport FROM objects WHERE id = @mainId) AS m
              WHERE objects.id = @id`,
           )
           .run({ ...params, id: existing.id });
+        this.seenAt(existing.id, input.at);
         return existing.id;
       }
       const result = this.sql
         .get(
           `INSERT INTO objects (account, hw_id, firmware, main_object_id, receiver_id, receiver_kind, transport,
-             remote_address, first_seen, last_seen)
-           SELECT @account, @hwId, @firmware, id, receiver_id, receiver_kind, transport, @remote, @at, @at
+             remote_address, first_seen)
+           SELECT @account, @hwId, @firmware, id, receiver_id, receiver_kind, transport, @remote, @at
            FROM objects WHERE id = @mainId`,
         )
         .run(params);
-      return Number(result.lastInsertRowid);
+      return this.addSightings(Number(result.lastInsertRowid), input.at);
     });
     return this.reread(guard('save related object', () => run.immediate()));
   }
 
-  /** The object communicated at `at` (a ping too when `ping`); timestamps never move backwards. */
+  /**
+   * The object communicated at `at` (a ping too when `ping`); timestamps never move backwards.
+   * The objects row is written only when the remote address changed: a sighting from the same
+   * address dirties one page of object_sightings and nothing else (docs/store.md §Sightings).
+   */
   markSeen(id: number, at: number, remoteAddress: string | null, options: { ping?: boolean } = {}): void {
-    guard('mark object seen', () =>
+    guard('mark object seen', () => {
       this.sql
         .get(
-          `UPDATE objects SET last_seen = max(last_seen, @at), remote_address = coalesce(@remote, remote_address),
+          `UPDATE object_sightings SET last_seen = max(last_seen, @at),
              last_ping = CASE WHEN @ping THEN max(coalesce(last_ping, 0), @at) ELSE last_ping END
-           WHERE id = @id`,
+           WHERE object_id = @id`,
         )
-        .run({ id, at, remote: remoteAddress, ping: options.ping ? 1 : 0 }),
-    );
+        .run({ id, at, ping: options.ping ? 1 : 0 });
+      if (remoteAddress !== null) {
+        this.sql.get('UPDATE objects SET remote_address = ? WHERE id = ? AND remote_address IS NOT ?').run(remoteAddress, id, remoteAddress);
+      }
+    });
   }
 
   setConnectionState(id: number, state: ConnectionState): void {
@@ -241,7 +259,7 @@ export class ObjectsRepo {
       params.before = filter.before;
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    return toPage(this.many('list objects', `SELECT * FROM objects ${clause} ORDER BY id DESC LIMIT @limit`, params), filter.limit);
+    return toPage(this.many('list objects', `${SELECT_OBJECTS} ${clause} ORDER BY id DESC LIMIT @limit`, params), filter.limit);
   }
 
   /** How many objects are in each connection state (GET /metrics: lost objects). */
@@ -254,7 +272,7 @@ export class ObjectsRepo {
 
   /** Every object, oldest first: the tracker's working set at start. */
   all(): ObjectRecord[] {
-    return this.many('list all objects', 'SELECT * FROM objects ORDER BY id', {});
+    return this.many('list all objects', `${SELECT_OBJECTS} ORDER BY id`, {});
   }
 
   /**
@@ -264,8 +282,23 @@ export class ObjectsRepo {
    */
   deleteLostOlderThan(cutoff: number): number {
     return guard('delete lost objects', () =>
-      this.sql.get("DELETE FROM objects WHERE connection_state = 'lost' AND last_seen < ?").run(cutoff).changes,
+      this.sql
+        .get(
+          `DELETE FROM objects WHERE connection_state = 'lost'
+             AND coalesce((SELECT last_seen FROM object_sightings WHERE object_id = objects.id), first_seen) < ?`,
+        )
+        .run(cutoff).changes,
     );
+  }
+
+  /** A new object's sightings row: last seen when first seen, never pinged. */
+  private addSightings(id: number, at: number): number {
+    this.sql.get('INSERT INTO object_sightings (object_id, last_seen) VALUES (?, ?)').run(id, at);
+    return id;
+  }
+
+  private seenAt(id: number, at: number): void {
+    this.sql.get('UPDATE object_sightings SET last_seen = max(last_seen, ?) WHERE object_id = ?').run(at, id);
   }
 
   private reread(id: number): ObjectRecord {

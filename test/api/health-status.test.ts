@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { VIEWER, call, createHarness, expectResponse, type Harness } from './harness.js';
 
 let h: Harness;
@@ -48,7 +49,7 @@ test('GET /api/status needs a token but no scope, and groups the registry by kin
     store: { state: 'ok' },
     receivers: [{ name: 'rx:tcp:1', kind: 'receiver', state: 'ok', detail: null, since, metrics: { connections: 3 } }],
     outputs: [{ name: 'out:1', kind: 'output', state: 'failed', detail: 'no ACK', since, metrics: { backlog: 12 } }],
-    components: [{ name: 'store', kind: 'store', state: 'ok', detail: null, since: storeSince, metrics: { schema_version: 4 } }],
+    components: [{ name: 'store', kind: 'store', state: 'ok', detail: null, since: storeSince, metrics: { schema_version: MIGRATIONS.length } }],
   });
 });
 

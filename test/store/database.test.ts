@@ -40,13 +40,14 @@ test('the migrations create the whole schema, stamp user_version and the Vigil a
   const dir = tempDir();
   try {
     const db = openDatabase(join(dir.path, 'v.db'));
-    assert.equal(migrate(db, silentLogger), { from: 0, to: 4 });
-    assert.is(schemaVersion(db), 4);
+    assert.equal(migrate(db, silentLogger), { from: 0, to: MIGRATIONS.length });
+    assert.is(schemaVersion(db), MIGRATIONS.length);
     assert.is(db.pragma('application_id', { simple: true }), VIGIL_APPLICATION_ID);
     assert.equal(tables(db), [
       'events',
       'meta',
       'object_sessions',
+      'object_sightings',
       'objects',
       'oid_overrides',
       'output_cursors',
@@ -70,7 +71,7 @@ test('migration 2 drops every secondary journal index of a version-1 file and ke
     const indexes = () =>
       (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
     assert.equal(indexes(), ['events_by_account', 'events_by_code', 'events_by_object', 'events_by_received_at', 'events_by_receiver']);
-    assert.equal(migrate(db, silentLogger), { from: 1, to: 4 });
+    assert.equal(migrate(db, silentLogger), { from: 1, to: MIGRATIONS.length });
     assert.equal(indexes(), []);
     assert.equal(db.prepare('SELECT id, account FROM events').all(), [{ id: 1, account: 'A1' }]);
     db.close();

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store } from '../../src/store/store.js';
 import { sampleEvent, startStore } from './helpers/store-fixture.js';
 
@@ -27,7 +28,7 @@ test('start reports the store healthy with its schema version; stop reports it s
   const fx = await startStore();
   try {
     const health = fx.health.get('store');
-    assert.equal([health?.kind, health?.state, health?.detail, health?.metrics], ['store', 'ok', null, { schema_version: 4 }]);
+    assert.equal([health?.kind, health?.state, health?.detail, health?.metrics], ['store', 'ok', null, { schema_version: MIGRATIONS.length }]);
     assert.ok(fx.store.isWritable());
     await fx.store.stop();
     assert.is(fx.health.get('store')?.state, 'stopped');
