@@ -42,6 +42,19 @@ test('the devices just answered and those that come back turns later commit toge
   }
 });
 
+test('one device alone never arms a gather: its batches leave at once, whatever the gather limit', async () => {
+  const r = await rig(5000);
+  try {
+    for (let i = 0; i < 5; i++) {
+      await r.ingest.submit([frame('S001')]);
+      assert.is(r.ingest.gate.gathering, false, `after answer ${i + 1}`);
+    }
+    assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.filled, r.ingest.gate.stats.timedOut], [5, 0, 0]);
+  } finally {
+    await r.close();
+  }
+});
+
 test('a gather that times out sends what it has, and the next answers send at once', async () => {
   const r = await rig(50);
   try {
