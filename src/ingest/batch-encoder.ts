@@ -93,7 +93,7 @@ export class BatchEncoder {
     const rows: MutableRow[] = new Array(events.length);
     const wired: WireRow[] = new Array(events.length);
     for (let i = 0; i < events.length; i++) {
-      const row = journalRow(events[i]!, item, null) as MutableRow;
+      const row = journalRow(events[i]!, item) as MutableRow;
       rows[i] = row;
       wired[i] = wireRow(row);
     }

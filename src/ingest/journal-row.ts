@@ -10,10 +10,11 @@ import type { NewEvent } from '../store/types.js';
 import type { FrameItem } from './types.js';
 
 /**
- * Every field is present from the start (flags too): the ingest sets flags and objectId later, and
- * a row that kept one hidden-class shape keeps the bus listeners that read it monomorphic.
+ * Every field is present from the start (flags too): the ingest sets objectId and flags after the
+ * writer has decided them, and a row that kept one hidden-class shape keeps the bus listeners that
+ * read it monomorphic.
  */
-export function journalRow(e: DecodedEvent, item: FrameItem, objectId: number | null, flags = 0): NewEvent {
+export function journalRow(e: DecodedEvent, item: FrameItem): NewEvent {
   return {
     receivedAt: item.receivedAt,
     deviceTime: e.deviceTime,
@@ -22,7 +23,7 @@ export function journalRow(e: DecodedEvent, item: FrameItem, objectId: number | 
     receiverKind: item.receiver.kind,
     transport: item.transport,
     remoteAddress: item.remoteAddress,
-    objectId,
+    objectId: null,
     account: e.account,
     dc09Receiver: e.receiver ?? null,
     dc09Line: e.line ?? null,
@@ -35,7 +36,7 @@ export function journalRow(e: DecodedEvent, item: FrameItem, objectId: number | 
     groupNo: e.groupNo ?? null,
     zoneNo: e.zoneNo ?? null,
     text: eventText(e),
-    flags,
+    flags: 0,
     raw: item.raw,
   };
 }

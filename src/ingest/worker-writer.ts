@@ -106,7 +106,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
       if (this.pending.size === 1) worker.ref();
       // The ops cross packed flat (wire-pack.ts); the raw-bytes buffer moves to the writer thread
       // (zero copy): nothing here reads it again.
-      const packed: PackedBatch = { ops: packOps(batch.ops), raw: batch.raw, sessionLogCount: batch.sessionLogCount, startup: batch.startup };
+      const packed: PackedBatch = { ...batch, ops: packOps(batch.ops) };
       worker.postMessage({ type: 'write', seq, batch: packed } satisfies WriterRequest, [batch.raw.buffer as ArrayBuffer]);
     });
   }

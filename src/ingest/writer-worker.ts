@@ -49,8 +49,7 @@ serve(init.endpoint);
 port.on('message', (request: WriterRequest) => {
   if (request.type === 'write') {
     try {
-      const { ops, raw, sessionLogCount, startup } = request.batch;
-      post({ type: 'done', seq: request.seq, result: writer.write({ ops: unpackOps(ops), raw, sessionLogCount, startup }) });
+      post({ type: 'done', seq: request.seq, result: writer.write({ ...request.batch, ops: unpackOps(request.batch.ops) }) });
     } catch (err) {
       post({ type: 'failed', seq: request.seq, error: describeError(err), code: isVigilError(err) ? err.code : 'STORE_FAILURE' });
     }
