@@ -6,10 +6,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sleep, waitFor } from '../helpers/net.js';
-import { Mlr2Peer } from './helpers/mlr2-peer.js';
+import { HEARTBEAT_LINE as HEARTBEAT, Mlr2Peer } from './helpers/mlr2-peer.js';
 import { FAST, cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
 
-const HEARTBEAT = '1011           @    ';
 const zone = (n: number): string => String(n).padStart(3, '0');
 const line = (n: number): string => `5011 181234E13001${zone(n)}`;
 

@@ -6,7 +6,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitFor } from '../helpers/net.js';
-import { Mlr2Peer } from './helpers/mlr2-peer.js';
+import { HEARTBEAT_LINE, Mlr2Peer } from './helpers/mlr2-peer.js';
 import { FAST, cidEvent, siaEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
 
 let fx: OutputFixture;
@@ -110,7 +110,7 @@ test('the heartbeat goes out at its period, byte for byte, and is ACKed like an 
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` }, { timings: { ...FAST, supervisionIntervalMs: 60 } });
   await out.start();
   await waitFor(() => peer.heartbeats() >= 3, 3000, 5);
-  assert.ok(peer.lines.every((l) => l.text === '1011           @    '));
+  assert.ok(peer.lines.every((l) => l.text === HEARTBEAT_LINE));
   assert.is(fx.health.get('out:1')?.state, 'ok');
   await out.stop();
 });

@@ -8,10 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sleep, waitFor } from '../helpers/net.js';
-import { Mlr2Peer } from './helpers/mlr2-peer.js';
+import { HEARTBEAT_LINE as HEARTBEAT, Mlr2Peer } from './helpers/mlr2-peer.js';
 import { cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
 
-const HEARTBEAT = '1011           @    ';
 const line = (zone: string): string => `5011 181234E130${zone}`;
 
 let fx: OutputFixture;

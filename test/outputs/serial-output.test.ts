@@ -10,9 +10,9 @@ import { serialLineFactory } from '../../hw/serial/index.js';
 import type { Service } from '../../src/core/service.js';
 import { waitFor } from '../helpers/net.js';
 import { PtyPair } from '../helpers/pty-pair.js';
+import { HEARTBEAT_LINE as HEARTBEAT } from './helpers/mlr2-peer.js';
 import { cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
 
-const HEARTBEAT = '1011           @    ';
 const line = (zone: string): string => `5011 181234E13001${zone}`;
 
 /** The automation computer on the far end: collects DC4-terminated lines, answers ACK unless told to be silent. */

@@ -6,6 +6,9 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { LOOPBACK, waitFor } from '../../helpers/net.js';
 
+/** The MLR2 heartbeat line as the automation side receives it (the computer-port test frame). */
+export const HEARTBEAT_LINE = '1011           @    ';
+
 /** 'drop' cuts the connection instead of answering. */
 export type Mlr2Answer = 'ack' | 'nak' | 'silent' | 'drop' | { lateAckMs: number };
 
@@ -59,7 +62,7 @@ export class Mlr2Peer {
   }
 
   heartbeats(): number {
-    return this.lines.filter((l) => l.text === '1011           @    ').length;
+    return this.lines.filter((l) => l.text === HEARTBEAT_LINE).length;
   }
 
   /** The distinct lines in order of first arrival (a re-sent line counts once). */
