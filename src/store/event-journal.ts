@@ -71,9 +71,11 @@ export class EventJournal {
    * from the wire rows: no NewEvent object in between); returns the ids in input order.
    *
    * The rows go in chunks of rowsPerInsert per INSERT statement, the remainder in one smaller
-   * statement (each size prepared once). Ids: read once per batch inside its write transaction
-   * (BEGIN IMMEDIATE: no other connection can insert or delete meanwhile), the highest id ever
-   * assigned plus 1, 2, 3... in input order, bound explicitly: a batch's ids are consecutive
+   * statement (each size prepared once). Ids: read once per batch inside the batch's transaction
+   * (its own BEGIN IMMEDIATE, or the caller's: in WAL mode a transaction writes on the newest
+   * snapshot or fails with SQLITE_BUSY, and an explicit id already taken fails the PRIMARY KEY,
+   * never overwrites), the highest id ever assigned plus 1, 2, 3... in input order, bound
+   * explicitly: a batch's ids are consecutive
    * (src/ingest/batch-writer.ts sends the first only). An id taken by a batch that rolled back is
    * handed out again, as AUTOINCREMENT did: it was never committed, so no cursor can point past it.
    * test/store/event-journal-ids.test.ts checks the ids against the table.
