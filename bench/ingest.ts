@@ -61,14 +61,14 @@ function print(text: string): void {
 
 const HEADER = [
   'build', 'transport', 'devices', 'crypto', 'mode', 'acked/s', 'p50 ms', 'p99 ms', 'max ms', 'cpu µs/ev', 'bytes/ev', 'floor/s', 'vs floor',
-  'floor B/ev', 'sim cpu', 'gw cpu', 'other cpu', 'nak+duh', 'timeouts',
+  'floor B/ev', 'floor cpu µs/ev', 'sim cpu', 'gw cpu', 'other cpu', 'nak+duh', 'timeouts',
 ];
 
 function row(r: Row): (string | number)[] {
   return [
     r.build, r.transport, r.devices, r.aes ? 'AES' : 'plain', r.mode, r.ackedPerS, r.p50.toFixed(2), r.p99.toFixed(2), r.max.toFixed(1),
     r.cpuUsPerEvent, r.bytesPerEvent, r.floor?.eventsPerS ?? '-', r.floor ? (r.ackedPerS / r.floor.eventsPerS).toFixed(2) : '-',
-    r.floor?.bytesPerEvent ?? '-', `${r.simCpu}%`, `${r.gatewayCpu}%`, `${r.otherCpu}%`, r.naks + r.duhs, r.timeouts,
+    r.floor?.bytesPerEvent ?? '-', r.floor?.cpuUsPerEvent ?? '-', `${r.simCpu}%`, `${r.gatewayCpu}%`, `${r.otherCpu}%`, r.naks + r.duhs, r.timeouts,
   ];
 }
 
@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   goal('CPU per event, TCP 100 plain <= 15 µs', find('tcp', 100, false), (r) => r.cpuUsPerEvent, (v) => v <= 15, 'µs');
   goal('ACK p99, TCP 100 plain saturating < 5 ms', find('tcp', 100, false), (r) => Number(r.p99.toFixed(2)), (v) => v < 5, 'ms');
   goal('ACK p99, TCP 100 plain paced at half < 5 ms', find('tcp', 100, false, true), (r) => Number(r.p99.toFixed(2)), (v) => v < 5, 'ms');
-  print('  (bytes/ev: /proc/<gateway>/io write_bytes per ACKed event, all threads; floor B/ev the same for the bare loop)');
+  print('  (bytes/ev: /proc/<gateway>/io write_bytes per ACKed event, all threads; floor B/ev and floor cpu µs/ev the same for the bare loop)');
   print('  (sim cpu near 100% means the simulator, not the gateway, set the pace; other cpu = the rest of the machine, noise)');
   print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }

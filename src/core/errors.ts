@@ -18,13 +18,17 @@ export type ErrorCode =
 
 export class VigilError extends Error {
   readonly code: ErrorCode;
-  readonly details: readonly string[];
+  /**
+   * The values or field paths the message is about. Not named `details`: uvu reads an error's
+   * `details` as its diff text (a string) and, given an array, stops the suite without a report.
+   */
+  readonly context: readonly string[];
 
-  constructor(code: ErrorCode, message: string, details: readonly string[] = [], options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, context: readonly string[] = [], options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'VigilError';
     this.code = code;
-    this.details = details;
+    this.context = context;
   }
 }
 

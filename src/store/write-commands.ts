@@ -64,7 +64,7 @@ export type WriteCall = <C extends WriteCommand>(command: C) => WriteResult<C>;
 export interface WireError {
   readonly code: ErrorCode;
   readonly message: string;
-  readonly details: readonly string[];
+  readonly context: readonly string[];
 }
 
 export function isWriteMethod(repo: string, method: string): boolean {
@@ -103,11 +103,11 @@ function execute(db: Database, repos: Repos, command: WriteCommand): unknown {
 
 export function toWireError(err: unknown): WireError {
   const e = storeError(err, 'write');
-  return { code: e.code, message: e.message, details: e.details };
+  return { code: e.code, message: e.message, context: e.context };
 }
 
 export function fromWireError(err: WireError): VigilError {
-  return new VigilError(err.code, err.message, err.details);
+  return new VigilError(err.code, err.message, err.context);
 }
 
 /** A cheap real write: a meta row inside BEGIN IMMEDIATE … ROLLBACK. The failure, or null. */

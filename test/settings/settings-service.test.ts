@@ -52,7 +52,7 @@ test('stored settings from an older version gain the defaults of new fields; inv
     assert.unreachable('start should fail');
   } catch (err) {
     assert.ok(isVigilError(err, 'INVALID_SETTINGS'));
-    assert.equal((err as VigilError).details, ['api.api_port: must be between 1 and 65535']);
+    assert.equal((err as VigilError).context, ['api.api_port: must be between 1 and 65535']);
   }
 });
 
