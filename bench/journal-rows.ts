@@ -1,14 +1,15 @@
 /**
- * Journal row cost (issue 9): CPU per stored event of EventJournal.appendRows on a real store file
- * (openDatabase + the migrations, as Store.start does: WAL, synchronous=FULL, 1 KiB pages), one
- * transaction per batch of 1, 10 or 100 rows. Cases:
- *   - `v3 IN, 1/stmt`: the journal as it was before migration 4 (IN-list CHECKs), one INSERT per row;
- *   - `v4 OR, 1/stmt`: after migration 4 (OR-chain CHECKs), one INSERT per row;
- *   - `v4 OR, N/stmt`: after migration 4, N rows per INSERT (EventJournal's rowsPerInsert).
+ * Journal row cost (issue 9): CPU and bytes written per stored event of EventJournal.appendRows on
+ * a real store file (openDatabase + every migration, as Store.start does: WAL, synchronous=FULL,
+ * 1 KiB pages), one transaction per batch of 1, 10 or 100 rows. Cases: `N/stmt`, N rows per INSERT
+ * statement (EventJournal's rowsPerInsert; 16 is the default). The journal as it was before
+ * migrations 4 (IN-list CHECKs) and 6 (AUTOINCREMENT) cannot run on this code: their figures are
+ * in docs/benchmarks.md ("Journal row cost", "Journal ids without AUTOINCREMENT").
  * Prints user and system CPU µs per row (process.cpuUsage, this process only: the commit's fsync
- * wait is not CPU) and rows/s; with several rounds, the median of each figure. Rows are built before
- * timing (as the writer thread receives them); each case runs on a fresh file for `seconds` or at
- * most MAX_ROWS rows. Run it pinned, like the other benchmarks:
+ * wait is not CPU), bytes written per row (/proc/self/io write_bytes: the WAL and the checkpoints;
+ * at batch 1, the bytes of a one-row commit) and rows/s; with several rounds, the median of each
+ * figure. Rows are built before timing (as the writer thread receives them); each case runs on a
+ * fresh file for `seconds` or at most MAX_ROWS rows. Run it pinned, like the other benchmarks:
  *
  *   taskset -c 1 node dist/bench/journal-rows.js [seconds=2] [rounds=1] [batches=1,10,100]
  */
@@ -19,8 +20,9 @@ import { silentLogger } from '../src/core/logger.js';
 import { openDatabase } from '../src/store/database.js';
 import { EventJournal } from '../src/store/event-journal.js';
 import type { EventInsertParams } from '../src/store/event-rows.js';
-import { MIGRATIONS, migrate } from '../src/store/migrations.js';
+import { migrate } from '../src/store/migrations.js';
 import { sampleJournalRows } from './lib/journal-sample.js';
+import { writeBytes } from './lib/proc-io.js';
 import { formatTable } from './lib/table.js';
 
 const MAX_ROWS = 2_000_000;
@@ -28,19 +30,15 @@ const DEFAULT_BATCHES = '1,10,100';
 
 interface Variant {
   readonly label: string;
-  readonly schemaVersion: number;
   readonly rowsPerInsert: number;
 }
 
-const VARIANTS: readonly Variant[] = [
-  { label: 'v3 IN, 1/stmt', schemaVersion: 3, rowsPerInsert: 1 },
-  { label: 'v4 OR, 1/stmt', schemaVersion: 4, rowsPerInsert: 1 },
-  ...[8, 16, 32, 64].map((n) => ({ label: `v4 OR, ${n}/stmt`, schemaVersion: 4, rowsPerInsert: n })),
-];
+const VARIANTS: readonly Variant[] = [1, 8, 16, 32, 64].map((n) => ({ label: `${n}/stmt`, rowsPerInsert: n }));
 
 interface Figures {
   readonly userUs: number;
   readonly sysUs: number;
+  readonly bytes: number;
   readonly rowsPerS: number;
 }
 
@@ -48,11 +46,12 @@ function runCase(variant: Variant, batch: number, seconds: number, pool: readonl
   const dir = mkdtempSync(join(tmpdir(), 'vigil-rows-'));
   const db = openDatabase(join(dir, 'journal.db'));
   try {
-    migrate(db, silentLogger, MIGRATIONS.slice(0, variant.schemaVersion));
+    migrate(db, silentLogger);
     const journal = new EventJournal(db, { rowsPerInsert: variant.rowsPerInsert });
     const batches = Array.from({ length: pool.length }, (_, i) => Array.from({ length: batch }, (_, j) => pool[(i + j) % pool.length]!));
     journal.appendRows(batches[0]!); // prepares the statements outside the timing
     let rows = 0;
+    const bytes0 = writeBytes('self');
     const cpu0 = process.cpuUsage();
     const started = performance.now();
     const deadline = started + seconds * 1000;
@@ -62,7 +61,7 @@ function runCase(variant: Variant, batch: number, seconds: number, pool: readonl
     }
     const elapsed = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    return { userUs: cpu.user / rows, sysUs: cpu.system / rows, rowsPerS: rows / elapsed };
+    return { userUs: cpu.user / rows, sysUs: cpu.system / rows, bytes: (writeBytes('self') - bytes0) / rows, rowsPerS: rows / elapsed };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -96,10 +95,11 @@ function main(): void {
       const all = results.get(`${batch}|${variant.label}`)!;
       const user = median(all.map((f) => f.userUs));
       const sys = median(all.map((f) => f.sysUs));
-      rows.push([String(batch), variant.label, user.toFixed(2), sys.toFixed(2), (user + sys).toFixed(2), Math.round(median(all.map((f) => f.rowsPerS)))]);
+      const bytes = Math.round(median(all.map((f) => f.bytes)));
+      rows.push([String(batch), variant.label, user.toFixed(2), sys.toFixed(2), (user + sys).toFixed(2), bytes, Math.round(median(all.map((f) => f.rowsPerS)))]);
     }
   }
-  process.stdout.write(formatTable(['batch', 'case', 'user µs/row', 'sys µs/row', 'cpu µs/row', 'rows/s'], rows) + '\n');
+  process.stdout.write(formatTable(['batch', 'case', 'user µs/row', 'sys µs/row', 'cpu µs/row', 'bytes/row', 'rows/s'], rows) + '\n');
 }
 
 main();

@@ -3,12 +3,13 @@
  * bare better-sqlite3 loop: a BEGIN IMMEDIATE, `batch` INSERTs of one row each, a COMMIT, again
  * and again. The file is opened by the store's own openDatabase (WAL, synchronous=FULL, 1 KiB
  * pages, journal_size_limit), on the same file system as the gateway's; its table is the journal's
- * `events` table exactly as migration 4 leaves it (EVENTS_TABLE_SQL: 22 columns plus the
- * AUTOINCREMENT id, the same CHECKs, no index), the INSERT is the store's single-row statement
- * (INSERT_EVENT_SQL) and the rows are realistic journal rows built before timing
+ * `events` table exactly as migration 6 leaves it (EVENTS_TABLE_SQL: 22 columns plus the id, no
+ * AUTOINCREMENT, the same CHECKs, no index), the INSERT is the bare single-row statement with the
+ * id left to SQLite (INSERT_EVENT_SQL) and the rows are realistic journal rows built before timing
  * (journal-sample.ts). What it leaves out is everything that is Vigil's own work: sockets,
- * parsing, the thread hop, objects and sessions, building the rows, and the multi-row INSERTs the
- * journal uses (one statement per row here, so the floor is the plain way to store the same row).
+ * parsing, the thread hop, objects and sessions, building the rows, the journal's id read per
+ * batch (docs/store.md "Event ids") and the multi-row INSERTs the journal uses (one statement per
+ * row here, so the floor is the plain way to store the same row).
  * Run as a child process pinned like the gateway (durableFloor() below); prints one JSON line:
  * { batch, eventsPerS, commitsPerS, bytesPerEvent, cpuUsPerEvent }.
  *
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/store/database.js';
 import { INSERT_EVENT_SQL } from '../../src/store/event-rows.js';
-import { EVENTS_TABLE_SQL } from '../../src/store/schema-v4.js';
+import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
 import { sampleJournalRows } from './journal-sample.js';
 import { writeBytes } from './proc-io.js';
 

@@ -217,7 +217,7 @@ function sighting(op: WireFrame | WireHello): Sighting {
   return { receiver: { id: op.receiverId, kind: op.receiverKind }, transport: op.transport, remoteAddress: op.remoteAddress, receivedAt: op.receivedAt };
 }
 
-/** A batch's ids are consecutive (one transaction, one writer, AUTOINCREMENT): send the first only. */
+/** A batch's ids are consecutive (one transaction; EventJournal.appendRows assigns them so): send the first only. */
 function compactIds(ids: readonly number[]): number | number[] {
   const n = ids.length;
   if (n === 0) return [];

@@ -122,7 +122,7 @@ export interface WireResult {
   readonly objectIds: Array<number | null>;
   /**
    * Journal ids of every row of the batch, in row order: the first id when they are consecutive
-   * (always, with one writer: one transaction, AUTOINCREMENT), else the list.
+   * (always: one transaction, and the journal assigns a batch consecutive ids, EventJournal.appendRows), else the list.
    */
   readonly eventIds: number | number[];
   /** Journal rows the batch wrote. */

@@ -1,6 +1,8 @@
 /**
- * The event journal: every event received (and every internal one), in arrival order. Ids
- * come from an AUTOINCREMENT sequence that only grows; outputs keep a cursor into it.
+ * The event journal: every event received (and every internal one), in arrival order. Ids only
+ * grow and are never reused, even after retention emptied the table; outputs keep a cursor into
+ * them (docs/store.md "Event ids": assigned here from max(id) and the high-water mark that
+ * migration 6 keeps, schema-v6.ts).
  *
  * Durability: append() returns only after its transaction committed, and with
  * synchronous=FULL that means after the WAL fsync. A receiver ACKs a device only after
@@ -26,6 +28,14 @@ export const ROWS_PER_INSERT = 16;
 
 /** SQLite's bound-parameter limit (SQLITE_MAX_VARIABLE_NUMBER, 32766 since SQLite 3.32). */
 const MAX_BOUND_PARAMS = 32766;
+
+/**
+ * The highest id ever assigned: the newest row's, or the high-water mark when deletes took the
+ * newest rows (events_high_water, kept by a trigger on every DELETE: schema-v6.ts). NULL when the
+ * mark's row is missing, which appendRows refuses rather than guess.
+ */
+const TOP_ID_SQL =
+  'SELECT max(ifnull((SELECT max(id) FROM events), 0), (SELECT last_id FROM events_high_water WHERE singleton = 1)) AS top';
 
 export interface EventJournalOptions {
   /** Rows per INSERT statement (default ROWS_PER_INSERT); 1 = one statement per row. */
@@ -61,29 +71,35 @@ export class EventJournal {
    * from the wire rows: no NewEvent object in between); returns the ids in input order.
    *
    * The rows go in chunks of rowsPerInsert per INSERT statement, the remainder in one smaller
-   * statement (each size prepared once). Ids: the one writer inserts in one transaction into an
-   * AUTOINCREMENT key, so the rows of one statement get consecutive ids in VALUES order, the last
-   * being lastInsertRowid (test/store/event-journal-ids.test.ts checks them against the table).
+   * statement (each size prepared once). Ids: read once per batch inside the batch's transaction
+   * (its own BEGIN IMMEDIATE, or the caller's: in WAL mode a transaction writes on the newest
+   * snapshot or fails with SQLITE_BUSY, and an explicit id already taken fails the PRIMARY KEY,
+   * never overwrites), the highest id ever assigned plus 1, 2, 3... in input order, bound
+   * explicitly: a batch's ids are consecutive
+   * (src/ingest/batch-writer.ts sends the first only). An id taken by a batch that rolled back is
+   * handed out again, as AUTOINCREMENT did: it was never committed, so no cursor can point past it.
+   * test/store/event-journal-ids.test.ts checks the ids against the table.
    */
   appendRows(rows: readonly EventInsertParams[]): number[] {
     if (rows.length === 0) return [];
     if (!this.appendRowsTx) {
       const chunk = this.rowsPerInsert;
-      if (!Number.isInteger(chunk) || chunk < 1 || chunk * EVENT_INSERT_PARAMS > MAX_BOUND_PARAMS) {
+      if (!Number.isInteger(chunk) || chunk < 1 || chunk * EVENT_INSERT_PARAMS + 1 > MAX_BOUND_PARAMS) {
         throw new VigilError('INTERNAL', `rowsPerInsert ${chunk} is not a row count SQLite can bind`);
       }
       const tx = this.db.transaction((batch: readonly EventInsertParams[]) => {
         const ids: number[] = new Array(batch.length);
+        let next = this.topId() + 1;
         for (let start = 0; start < batch.length; start += chunk) {
           const end = Math.min(start + chunk, batch.length);
           const count = end - start;
           // An array argument binds its elements in order: the rows' values one after the other.
-          const result = this.insertOf(count).run(...batch.slice(start, end));
-          if (result.changes !== count) {
-            throw new VigilError('INTERNAL', `an INSERT of ${count} events stored ${result.changes}`);
+          const result = this.insertOf(count).run(...batch.slice(start, end), { firstId: next });
+          if (result.changes !== count || Number(result.lastInsertRowid) !== next + count - 1) {
+            throw new VigilError('INTERNAL', `an INSERT of ${count} events from id ${next} stored ${result.changes} ending at ${result.lastInsertRowid}`);
           }
-          const last = Number(result.lastInsertRowid);
-          for (let i = 0; i < count; i++) ids[start + i] = last - count + 1 + i;
+          for (let i = 0; i < count; i++) ids[start + i] = next + i;
+          next += count;
         }
         return ids;
       });
@@ -91,6 +107,13 @@ export class EventJournal {
     }
     const appendRowsTx = this.appendRowsTx;
     return guard('append events', () => appendRowsTx(rows));
+  }
+
+  /** TOP_ID_SQL's value; a missing high-water row is STORE_FAILURE (never an id guessed low). */
+  private topId(): number {
+    const top = (this.sql.get(TOP_ID_SQL).get() as { top: number | null }).top;
+    if (top === null) throw new VigilError('STORE_FAILURE', 'the journal high-water mark (events_high_water) is missing');
+    return top;
   }
 
   private insertOf(rows: number): Statement {
@@ -235,16 +258,11 @@ export class EventJournal {
   }
 
   /**
-   * The highest id ever assigned (0 for a new journal). Read from the AUTOINCREMENT sequence,
+   * The highest id ever assigned (0 for a new journal): the newest row's or the high-water mark,
    * so it does not go back when retention empties the table: a new output may start here.
    */
   maxId(): number {
-    return guard('read max event id', () => {
-      const row = this.sql.get("SELECT seq FROM sqlite_sequence WHERE name = 'events'").get() as
-        | { seq: number }
-        | undefined;
-      return row?.seq ?? 0;
-    });
+    return guard('read max event id', () => this.topId());
   }
 
   /** How many events lie after a cursor: an output's backlog, for health metrics. */

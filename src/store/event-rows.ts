@@ -27,7 +27,7 @@ export interface EventRow {
   raw: Buffer;
 }
 
-/** The journal's columns in the order of EventInsertParams (id comes from AUTOINCREMENT). */
+/** The journal's columns in the order of EventInsertParams (the id is bound apart: insertEventsSql). */
 const INSERT_COLUMNS = [
   'received_at', 'device_time', 'device_time_text', 'receiver_id', 'receiver_kind', 'transport',
   'remote_address', 'object_id', 'account', 'dc09_receiver', 'dc09_line', 'sequence', 'protocol', 'encrypted', 'event_class',
@@ -37,17 +37,25 @@ const INSERT_COLUMNS = [
 /** Bound parameters per row. */
 export const EVENT_INSERT_PARAMS = INSERT_COLUMNS.length;
 
+/** One row's positional parameters. */
+const PLACEHOLDERS = new Array<string>(EVENT_INSERT_PARAMS).fill('?').join(', ');
+
 /**
- * One INSERT of `rows` rows (`VALUES (...), (...)`), positional parameters row after row.
- * Positional: binding 22 named ones per row cost more than the insert itself.
+ * One INSERT of `rows` rows (`VALUES (...), (...)`) with explicit ids `@firstId`, `@firstId + 1`, …
+ * (the journal assigns them: docs/store.md "Event ids"), the columns as positional parameters row
+ * after row. Positional: binding 22 named ones per row cost more than the insert itself; the one
+ * named parameter is bound once per statement.
  */
 export function insertEventsSql(rows: number): string {
-  const tuple = `(${new Array<string>(EVENT_INSERT_PARAMS).fill('?').join(', ')})`;
-  return `INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES ${new Array<string>(rows).fill(tuple).join(', ')}`;
+  const tuples = Array.from({ length: rows }, (_, i) => `(${i === 0 ? '@firstId' : `@firstId + ${i}`}, ${PLACEHOLDERS})`);
+  return `INSERT INTO events (id, ${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
 }
 
-/** One row per INSERT. */
-export const INSERT_EVENT_SQL = insertEventsSql(1);
+/**
+ * One row, its id left to SQLite (max(rowid) + 1): the bare statement of the durable floor
+ * (bench/lib/durable-floor.ts), not the journal's.
+ */
+export const INSERT_EVENT_SQL = `INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS})`;
 
 /** One row's values in INSERT_EVENT_SQL's order. */
 export type EventInsertParams = unknown[];

@@ -12,6 +12,7 @@ import { SCHEMA_V2 } from './schema-v2.js';
 import { SCHEMA_V3 } from './schema-v3.js';
 import { rewriteEventChecks } from './schema-v4.js';
 import { SCHEMA_V5 } from './schema-v5.js';
+import { dropEventsAutoincrement } from './schema-v6.js';
 
 export interface Migration {
   readonly version: number;
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'token epochs and output sequences', up: SCHEMA_V3 },
   { version: 4, name: 'journal CHECKs as OR chains', up: rewriteEventChecks },
   { version: 5, name: 'object sightings table', up: SCHEMA_V5 },
+  { version: 6, name: 'journal ids without AUTOINCREMENT', up: dropEventsAutoincrement },
 ];
 
 export interface MigrationResult {

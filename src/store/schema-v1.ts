@@ -1,6 +1,8 @@
 /**
  * Migration 1: the schema for the whole product, designed up front even where later work
  * fills it. docs/store.md explains each table, the identity rules and the retention policy.
+ * Later migrations change parts of it (never this text: a released migration is not edited);
+ * migration 6 drops the journal's AUTOINCREMENT (schema-v6.ts, docs/store.md "Event ids").
  */
 
 /** 'VGIL': marks the file as a Vigil store so a foreign SQLite file is never migrated. */

@@ -45,6 +45,7 @@ test('the migrations create the whole schema, stamp user_version and the Vigil a
     assert.is(db.pragma('application_id', { simple: true }), VIGIL_APPLICATION_ID);
     assert.equal(tables(db), [
       'events',
+      'events_high_water',
       'meta',
       'object_sessions',
       'object_sightings',

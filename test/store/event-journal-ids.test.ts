@@ -1,7 +1,9 @@
 /**
- * EventJournal.appendRows inserts several rows per INSERT statement and computes their ids from
- * lastInsertRowid; these tests check every returned id against the table itself, for batch sizes
- * around the chunk size, after rolled-back batches and after the newest rows were deleted.
+ * EventJournal.appendRows assigns ids itself (the highest id ever assigned + 1, 2, ...) and inserts
+ * several rows per INSERT statement; these tests check every returned id against the table itself,
+ * for batch sizes around the chunk size, after rolled-back batches, and that no id is ever reused:
+ * after retention emptied the table, after deletes took the newest rows (in any order), across a
+ * restart (docs/store.md "Event ids").
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -76,7 +78,7 @@ test('a batch refused in its third INSERT stores nothing, and the next batch get
       assert.ok(isVigilError(err, 'CONFLICT'));
     }
     assert.equal(storedIds(db, 'bad'), []);
-    // The rolled-back transaction took its sqlite_sequence update with it: ids go on from 17.
+    // The rolled-back ids were never committed (no cursor can point past them): ids go on from 18.
     const next = journal.appendRows(rows('next', 33));
     assert.equal(next, storedIds(db, 'next'));
     assert.equal(next, Array.from({ length: 33 }, (_, i) => 18 + i));
@@ -100,13 +102,53 @@ test('inside a caller transaction that rolls back, then one that commits, the id
   });
 });
 
-test('after the newest rows were deleted AUTOINCREMENT does not reuse their ids, and the returned ids follow', () => {
+test('after the newest rows were deleted their ids are not reused, and the returned ids follow', () => {
   withJournal(undefined, (journal, db) => {
     journal.appendRows(rows('old', 50));
     db.prepare('DELETE FROM events WHERE id > 20').run();
+    assert.is(journal.maxId(), 50);
     const ids = journal.appendRows(rows('new', 40));
     assert.equal(ids, storedIds(db, 'new'));
     assert.equal(ids, Array.from({ length: 40 }, (_, i) => 51 + i));
+  });
+});
+
+test('deletes in any order (newest first, one by one, a middle range, everything) never let an id come back', () => {
+  withJournal(undefined, (journal, db) => {
+    journal.appendRows(rows('a', 30));
+    for (let id = 30; id > 25; id--) db.prepare('DELETE FROM events WHERE id = ?').run(id);
+    assert.equal(journal.appendRows(rows('b', 2)), [31, 32]);
+    db.prepare('DELETE FROM events WHERE id BETWEEN 10 AND 31').run();
+    assert.equal(journal.appendRows(rows('c', 1)), [33]);
+    // One statement deleting rows in descending order of id (the trigger fires per row).
+    db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id DESC)').run();
+    assert.equal(allIds(db), []);
+    assert.is(journal.maxId(), 33);
+    assert.equal(journal.appendRows(rows('d', 17)), Array.from({ length: 17 }, (_, i) => 34 + i));
+  });
+});
+
+test('retention (deleteOlderThan) emptying the journal does not reset the ids, and a batch after it is consecutive', () => {
+  withJournal(undefined, (journal, db) => {
+    journal.appendRows(rows('old', 120, { receivedAt: 1_000 }));
+    let deleted = 0;
+    for (let n = -1; n !== 0; ) deleted += n = journal.deleteOlderThan(2_000, { batchLimit: 50 });
+    assert.is(deleted, 120);
+    assert.equal(allIds(db), []);
+    assert.is(journal.maxId(), 120);
+    const ids = journal.appendRows(rows('new', 33, { receivedAt: 3_000 }));
+    assert.equal(ids, storedIds(db, 'new'));
+    assert.equal(ids, Array.from({ length: 33 }, (_, i) => 121 + i));
+  });
+});
+
+test('a missing high-water row fails the append (STORE_FAILURE, nothing stored) instead of guessing an id', () => {
+  withJournal(undefined, (journal, db) => {
+    journal.appendRows(rows('a', 3));
+    db.prepare('DELETE FROM events_high_water').run();
+    assert.throws(() => journal.appendRows(rows('b', 2)), (err: Error) => isVigilError(err, 'STORE_FAILURE'));
+    assert.throws(() => journal.maxId(), (err: Error) => isVigilError(err, 'STORE_FAILURE'));
+    assert.equal(allIds(db), [1, 2, 3]);
   });
 });
 

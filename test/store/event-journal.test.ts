@@ -215,6 +215,22 @@ test('retention deletes old events in bounded batches, spares undelivered ones, 
   }
 });
 
+test('after retention emptied the journal a restarted store goes on above the last id, in one consecutive batch', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    assert.is(fx.store.events.deleteOlderThan(T0 + 24 * 3600_000), 12);
+    await fx.store.stop();
+    const again = await fx.reopen();
+    assert.equal(again.events.readAfter(0, 100), []);
+    assert.is(again.events.maxId(), 12);
+    const refs = again.events.append([sampleEvent(), sampleEvent(), sampleEvent()]);
+    assert.equal(refs.map((r) => r.id), [13, 14, 15]);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
 test('a filter without an index stops at the scan budget: a short page with a cursor at the last row examined', async () => {
   const fx = await startStore();
   try {

@@ -12,6 +12,7 @@ import { openDatabase, type Database } from '../../src/store/database.js';
 import { MIGRATIONS, migrate, schemaVersion } from '../../src/store/migrations.js';
 import { EVENTS_TABLE_SQL } from '../../src/store/schema-v4.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { eventsSql, schema, withFiles } from './helpers/migration-files.js';
 
 const V3 = MIGRATIONS.slice(0, 3);
 /** Up to this migration: later ones (5: object_sightings) change other tables. */
@@ -71,29 +72,6 @@ function expectedOutcomes(): Record<string, string> {
   return out;
 }
 
-function eventsSql(db: Database): string {
-  return (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'").get() as { sql: string }).sql;
-}
-
-function schema(db: Database): unknown[] {
-  return db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name <> 'sqlite_sequence' ORDER BY type, name").all();
-}
-
-function withFiles(run: (open: (name: string) => Database) => void): void {
-  const dir = tempDir();
-  const opened: Database[] = [];
-  try {
-    run((name) => {
-      const db = openDatabase(join(dir.path, name));
-      opened.push(db);
-      return db;
-    });
-  } finally {
-    for (const db of opened) if (db.open) db.close();
-    dir.remove();
-  }
-}
-
 /** A version-3 journal with `count` rows of every class, as a running gateway leaves it. */
 function seedV3(db: Database, count: number): void {
   migrate(db, silentLogger, V3);
@@ -132,7 +110,7 @@ test('every value the version-3 CHECKs accept is accepted after migration 4 and 
 test('a refused value fails with the new constraint named, and the OR chains are what the table holds', () => {
   withFiles((open) => {
     const db = open('v.db');
-    migrate(db, silentLogger);
+    migrate(db, silentLogger, V4);
     assert.is(eventsSql(db), EVENTS_TABLE_SQL);
     assert.not.match(eventsSql(db), / IN \(/);
     assert.throws(
