@@ -169,6 +169,8 @@ export class Gateway {
         serial: this.serialLines,
       });
       this.receiversRef = receivers;
+      // Reads of objects show what was heard, ahead of the throttled stored sightings (docs/store.md §Sightings).
+      receivers.bus.on('object-seen', ({ objectId, at, ping }) => store.sightings.note(objectId, at, ping));
       const links: LiveLinks = receivers.links;
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({

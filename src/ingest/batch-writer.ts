@@ -41,7 +41,6 @@ class Work {
   readonly adopted: Array<[number, string]> = [];
   readonly flagged: Array<[number, number]> = [];
   ids: number[] = [];
-  now = 0;
 }
 
 export class BatchWriter {
@@ -71,15 +70,43 @@ export class BatchWriter {
       this.undo(work);
       throw err;
     }
+    this.seenLog.committed();
     return {
       objectIds: work.objectIds, eventIds: compactIds(work.ids), eventCount: work.ids.length, helloObjects: work.helloObjects, registered: work.registered,
       opened: work.opened, adopted: work.adopted, flagged: work.flagged,
     } satisfies WireResult;
   }
 
-  /** Writes the throttled sightings still pending (the writer is stopping). */
-  flushSeen(): void {
-    if (this.seenLog.pendingCount > 0) this.store.transaction(() => this.seenLog.flush(this.store.objects));
+  /**
+   * Writes the throttled sightings still pending (the writer is stopping), and what `also`
+   * writes, in one transaction (the writer thread's mark that every sighting is stored).
+   */
+  flushSeen(also?: () => void): void {
+    if (this.seenLog.pendingCount === 0 && !also) return;
+    this.seenTransaction(() => {
+      this.seenLog.flush(this.store.objects);
+      also?.();
+    });
+  }
+
+  /** Milliseconds until the sightings sweep is due, null while nothing is pending (the writer thread's timer). */
+  seenDueInMs(): number | null {
+    return this.seenLog.dueInMs();
+  }
+
+  /** The sweep in a commit of its own, when it is due and no batch came to carry it. */
+  sweepSeen(): void {
+    if (this.seenLog.dueInMs() === 0) this.seenTransaction(() => this.seenLog.sweep(this.store.objects));
+  }
+
+  private seenTransaction(fn: () => void): void {
+    try {
+      this.store.transaction(fn);
+    } catch (err) {
+      this.seenLog.forget();
+      throw err;
+    }
+    this.seenLog.committed();
   }
 
   private apply(batch: WireBatch, work: Work): void {
@@ -90,7 +117,7 @@ export class BatchWriter {
     }
     for (const op of batch.ops) this.op(op, batch, work);
     if (work.rows.length > 0) work.ids = this.store.events.appendRows(work.rows);
-    this.seenLog.apply(this.store.objects, collectSightings(batch.ops, work.objectIds), work.now);
+    this.seenLog.apply(this.store.objects, collectSightings(batch.ops, work.objectIds));
   }
 
   private op(op: WireOp, batch: WireBatch, work: Work): void {
@@ -100,7 +127,6 @@ export class BatchWriter {
       if (id !== null) this.store.sessions.close(id, op.at, { events: op.events, bytesIn: op.bytesIn, bytesOut: op.bytesOut });
       return;
     }
-    if (op.receivedAt > work.now) work.now = op.receivedAt;
     work.objectIds.push(op.kind === 'frame' ? this.frame(op, batch, work) : this.hello(op, batch, work));
   }
 

@@ -15,7 +15,7 @@ import { createRepos } from '../store/repos.js';
 import { CommandClock, executeWrite } from '../store/write-commands.js';
 import { serveWrites } from '../store/writer-channel.js';
 import { BatchWriter, type IngestStore } from './batch-writer.js';
-import { SeenLog } from './seen-log.js';
+import { SIGHTINGS_FLUSHED_KEY, SeenLog } from './seen-log.js';
 import type { WriterInit, WriterReply, WriterRequest } from './writer-messages.js';
 import { unpackOps } from './wire-pack.js';
 
@@ -46,6 +46,26 @@ const endpoints = [init.endpoint];
 const serve = (endpoint: WriterInit['endpoint']): void => serveWrites(endpoint, (command) => executeWrite(open, repos, clock, command));
 serve(init.endpoint);
 
+/**
+ * The sightings sweep when no batch carries it (a quiet site): armed while sightings are pending,
+ * so each is stored at most one interval after it got here (src/ingest/seen-log.ts). A failed
+ * sweep leaves them pending and is tried again one interval later.
+ */
+let sweepTimer: ReturnType<typeof setTimeout> | null = null;
+const armSweep = (): void => {
+  const due = writer.seenDueInMs();
+  if (sweepTimer !== null || due === null) return;
+  sweepTimer = setTimeout(() => {
+    sweepTimer = null;
+    try {
+      writer.sweepSeen();
+    } catch {
+      // Nothing to tell: the batches that follow meet the same store and report it; the sightings stay pending.
+    }
+    armSweep();
+  }, due);
+};
+
 port.on('message', (request: WriterRequest) => {
   if (request.type === 'write') {
     try {
@@ -53,6 +73,7 @@ port.on('message', (request: WriterRequest) => {
     } catch (err) {
       post({ type: 'failed', seq: request.seq, error: describeError(err), code: isVigilError(err) ? err.code : 'STORE_FAILURE' });
     }
+    armSweep();
     return;
   }
   if (request.type === 'endpoint') {
@@ -64,11 +85,14 @@ port.on('message', (request: WriterRequest) => {
     post({ type: 'pong', seq: request.seq });
     return;
   }
-  // close: the last throttled sightings, planner statistics, then the connection (a clean close
-  // checkpoints the WAL).
+  // close: the last throttled sightings, with the mark that every sighting is stored (a restarted
+  // tracker then needs no allowance for their lag, docs/supervision.md §Restart), planner
+  // statistics, then the connection (a clean close checkpoints the WAL).
+  if (sweepTimer !== null) clearTimeout(sweepTimer);
+  sweepTimer = null;
   let error: string | null = null;
   try {
-    writer.flushSeen();
+    writer.flushSeen(() => repos.meta.set(SIGHTINGS_FLUSHED_KEY, String(Date.now())));
     open.pragma('optimize');
   } catch (err) {
     error = describeError(err);

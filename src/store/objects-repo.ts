@@ -7,6 +7,7 @@
  */
 import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
+import type { LiveSightings } from './live-sightings.js';
 import { toRecord, type ObjectRow } from './object-rows.js';
 import { StatementCache, checkLimit, guard, normalizeHex, toPage, visibilityClause, type Params } from './sql.js';
 import type {
@@ -33,10 +34,13 @@ const SELECT_OBJECTS = `SELECT objects.*, coalesce(sightings.last_seen, objects.
 export class ObjectsRepo {
   private readonly db: Database;
   private readonly sql: StatementCache;
+  private readonly live: LiveSightings | null;
 
-  constructor(db: Database) {
+  /** `live`: the sightings heard but maybe not stored yet, shown by every read (the main thread's). */
+  constructor(db: Database, live: LiveSightings | null = null) {
     this.db = db;
     this.sql = new StatementCache(db);
+    this.live = live;
   }
 
   get(id: number): ObjectRecord | null {
@@ -310,11 +314,16 @@ export class ObjectsRepo {
   private one(what: string, sql: string, ...params: unknown[]): ObjectRecord | null {
     return guard(what, () => {
       const row = this.sql.get(sql).get(...params) as ObjectRow | undefined;
-      return row ? toRecord(row) : null;
+      return row ? this.record(row) : null;
     });
   }
 
   private many(what: string, sql: string, params: Params): ObjectRecord[] {
-    return guard(what, () => (this.sql.get(sql).all(params) as ObjectRow[]).map(toRecord));
+    return guard(what, () => (this.sql.get(sql).all(params) as ObjectRow[]).map((row) => this.record(row)));
+  }
+
+  private record(row: ObjectRow): ObjectRecord {
+    const record = toRecord(row);
+    return this.live ? this.live.apply(record) : record;
   }
 }

@@ -1,6 +1,7 @@
 /** The repositories of one connection (docs/store.md §Files): the main thread's, the writer thread's. */
 import { type Clock } from '../core/clock.js';
 import type { Database } from './database.js';
+import type { LiveSightings } from './live-sightings.js';
 import { EventJournal } from './event-journal.js';
 import { GrantsRepo } from './grants-repo.js';
 import { MetaRepo } from './meta-repo.js';
@@ -21,11 +22,12 @@ export interface Repos {
   readonly sessions: SessionsRepo;
 }
 
-export function createRepos(db: Database, clock: Clock): Repos {
+/** `live`: the sightings the main thread heard on the bus, shown by its object reads (src/store/live-sightings.ts). */
+export function createRepos(db: Database, clock: Clock, live: LiveSightings | null = null): Repos {
   return {
     settings: new SettingsRepo(db, clock),
     grants: new GrantsRepo(db, clock),
-    objects: new ObjectsRepo(db),
+    objects: new ObjectsRepo(db, live),
     overrides: new OidOverridesRepo(db, clock),
     events: new EventJournal(db),
     cursors: new OutputCursors(db, clock),

@@ -15,6 +15,7 @@ import { checkCompatible, latestVersion, migrate } from './migrations.js';
 import type { ObjectsRepo } from './objects-repo.js';
 import type { OidOverridesRepo } from './oid-overrides-repo.js';
 import type { OutputCursors } from './output-cursors.js';
+import { LiveSightings } from './live-sightings.js';
 import { createRepos, type Repos } from './repos.js';
 import { routeWrites } from './routed-repos.js';
 import type { SessionsRepo } from './sessions-repo.js';
@@ -71,6 +72,11 @@ export class Store implements Service {
   private readonly stopHooks = new Set<() => Promise<void>>();
   /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
   readonly tokenEpochs = new TokenEpochs();
+  /**
+   * What the ingest heard, ahead of the throttled stored sightings; fed from the bus by the
+   * composition root (`object-seen`), shown by every objects read of this store.
+   */
+  readonly sightings = new LiveSightings();
 
   constructor(path: string, logger: Logger, health?: HealthRegistry, options: StoreOptions = {}) {
     this.path = path;
@@ -88,7 +94,7 @@ export class Store implements Service {
     try {
       db = openDatabase(this.path, { readonly: this.readonly });
       const version = this.readonly ? this.checkReadonlyVersion(db) : migrate(db, this.logger).to;
-      let repos = createRepos(db, this.clock);
+      let repos = createRepos(db, this.clock, this.sightings);
       if (!this.readonly) {
         // Nothing is connected yet: every session still open was cut by the previous run's end.
         const closed = repos.sessions.closeDangling(this.clock.now());

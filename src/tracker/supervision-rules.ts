@@ -35,8 +35,13 @@ export function isOverdue(now: number, heardAt: number, timeout: number): boolea
 }
 
 export interface RestartInput {
-  /** Wall time the object was last heard (objects.last_seen). */
+  /** Wall time the object was last heard as stored (last_seen). */
   readonly lastSeen: number;
+  /**
+   * How far the stored last_seen may lag what the previous run heard: 0 when it wrote every
+   * sighting as it stopped, else the sightings sweep's bound (SEEN_MAX_LAG_MS).
+   */
+  readonly lastSeenLagMs: number;
   readonly periodS: number;
   readonly params: SupervisionParams;
   /** Wall time the previous run was last known to be supervising (meta checkpoint), or null. */
@@ -57,12 +62,16 @@ export interface RestartInput {
  * plus the tolerance (a live device is heard within that, even though its messages during the
  * downtime were lost) and never more than its full timeout (a clock stepped back cannot extend
  * it). Without a checkpoint (first run, or meta lost) every object gets its full timeout.
+ *
+ * The stored last_seen may lag by up to `lastSeenLagMs` (a crash before the sightings sweep): the
+ * deadline is counted from lastSeen + lag, so a device heard before the crash is never taken
+ * for silent, and one that really went silent is reported at most that lag later.
  */
 export function restartGraceMs(input: RestartInput): number {
   const timeout = timeoutMs(input.periodS, input.params);
   if (input.aliveAt === null) return timeout;
   const minimum = Math.min(timeout, (input.periodS + input.params.toleranceS) * 1000);
-  let deadline = input.lastSeen + timeout;
+  let deadline = input.lastSeen + input.lastSeenLagMs + timeout;
   if (input.previousRunStart !== null) deadline = Math.max(deadline, input.previousRunStart + minimum);
   const remaining = deadline - input.aliveAt;
   // At exactly the deadline an object is not overdue yet (isOverdue is strict).

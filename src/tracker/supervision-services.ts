@@ -12,6 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
+import { SEEN_MAX_LAG_MS } from '../ingest/seen-log.js';
 import type { IngestEvents } from '../ingest/types.js';
 import { systemTimers } from '../protocols/device-link/command-queue.js';
 import type { LinkCommander } from '../protocols/device-link/link-commander.js';
@@ -86,6 +87,8 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
   const after: Service[] = [
     new Tracker({
       objects: store.objects, meta: store.meta, settings: () => settings.current().tracker, bus: ingest.bus,
+      // The journal writer thread stores sightings throttled (src/ingest/seen-log.ts).
+      storedSightingsLagMs: SEEN_MAX_LAG_MS,
       raise: deps.tapTrackerRaise ? deps.tapTrackerRaise(raise) : raise,
       clock, supervisionClock: monotonicClock, logger, health: deps.health,
     }),

@@ -35,6 +35,13 @@ export interface RunCheckpoint {
   readonly aliveAt: number;
 }
 
+/** What the previous run left, as load() takes it over. */
+export interface PreviousRun {
+  readonly checkpoint: RunCheckpoint | null;
+  /** How far the stored last_seen may lag what that run heard (0: it wrote every sighting as it stopped). */
+  readonly lastSeenLagMs: number;
+}
+
 export interface Transition {
   readonly kind: 'lost' | 'restored';
   readonly objectId: number;
@@ -77,11 +84,12 @@ export class Supervisor {
   }
 
   /**
-   * Takes over the persisted state at start (docs/supervision.md §Restart). `previous` is the
-   * checkpoint of the run before, null when none. Both it and last_seen are in the previous
+   * Takes over the persisted state at start (docs/supervision.md §Restart). `previous.checkpoint`
+   * is the checkpoint of the run before, null when none. Both it and last_seen are in the previous
    * run's wall-clock base, so a clock stepped between runs does not distort the remaining time.
    */
-  load(previous: RunCheckpoint | null): void {
+  load(run: PreviousRun): void {
+    const previous = run.checkpoint;
     this.watched.clear();
     this.ignored.clear();
     const now = this.deps.now();
@@ -97,6 +105,7 @@ export class Supervisor {
         const timeout = timeoutMs(state.periodS, params);
         const grace = restartGraceMs({
           lastSeen: record.lastSeen,
+          lastSeenLagMs: run.lastSeenLagMs,
           periodS: state.periodS,
           params,
           aliveAt: previous?.aliveAt ?? null,

@@ -10,6 +10,7 @@ import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
+import { SIGHTINGS_FLUSHED_KEY } from '../ingest/seen-log.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { EventSubject } from '../internal-events/catalog.js';
 import type { RaiseInternalEvent } from '../internal-events/recorder.js';
@@ -27,6 +28,7 @@ export const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
 export interface TrackerMeta {
   get(key: string): string | null;
   set(key: string, value: string): void;
+  delete(key: string): void;
 }
 
 export interface TrackerDeps {
@@ -34,6 +36,12 @@ export interface TrackerDeps {
   readonly meta: TrackerMeta;
   /** The tracker section, read at every use so a settings change applies at once. */
   readonly settings: () => TrackerSettings;
+  /**
+   * How far the stored last_seen may lag what the gateway heard after a stop that did not write
+   * the pending sightings (crash, power loss): SEEN_MAX_LAG_MS with the journal writer thread's
+   * throttled sightings, 0 for a store written at every sighting. docs/supervision.md §Restart.
+   */
+  readonly storedSightingsLagMs: number;
   readonly bus?: TypedBus<IngestEvents>;
   readonly raise: RaiseInternalEvent;
   /** Wall clock: persisted times and event times. */
@@ -91,8 +99,9 @@ export class Tracker implements Service {
   async start(): Promise<void> {
     if (this.running) return;
     const previous = parseCheckpoint(this.deps.meta.get(CHECKPOINT_KEY));
+    const flushed = this.sightingsFlushed(previous);
     const wallNow = this.deps.clock.now();
-    this.supervisor.load(previous);
+    this.supervisor.load({ checkpoint: previous, lastSeenLagMs: flushed ? 0 : this.deps.storedSightingsLagMs });
     this.runStartedAt = wallNow;
     this.writeCheckpoint(wallNow);
     this.running = true;
@@ -106,7 +115,7 @@ export class Tracker implements Service {
         bus.on('object-seen', ({ objectId, ping }) => this.heard(objectId, ping)),
       ];
     }
-    this.deps.logger.info('supervision started', { objects: this.supervisor.size, previous_run: previous !== null });
+    this.deps.logger.info('supervision started', { objects: this.supervisor.size, previous_run: previous !== null, sightings_flushed: flushed });
     this.sweep();
     this.arm();
   }
@@ -156,6 +165,23 @@ export class Tracker implements Service {
     } catch (err) {
       this.deps.logger.error('cannot read object for its event', { object_id: objectId, error: describeError(err) });
       return null;
+    }
+  }
+
+  /**
+   * Whether the previous run's writer stored every sighting as it closed, after that run's last
+   * checkpoint (docs/supervision.md §Restart). The mark is removed here, so a crash of this run
+   * cannot be taken for a clean stop.
+   */
+  private sightingsFlushed(previous: RunCheckpoint | null): boolean {
+    try {
+      const mark = Number(this.deps.meta.get(SIGHTINGS_FLUSHED_KEY));
+      if (mark > 0) this.deps.meta.delete(SIGHTINGS_FLUSHED_KEY);
+      return previous !== null && mark >= previous.aliveAt;
+    } catch (err) {
+      // Unknown: allowing for the lag is the safe side (a real loss reported later, never a false one).
+      this.deps.logger.error('cannot read the sightings mark', { error: describeError(err) });
+      return false;
     }
   }
 

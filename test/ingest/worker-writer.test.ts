@@ -12,10 +12,11 @@ import { createLogger } from '../../src/core/logger.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import type { IngestEvents, LinkedDevice } from '../../src/ingest/types.js';
 import type { JournalWriter, WireBatch, WireResult } from '../../src/ingest/wire.js';
-import { SEEN_PERSIST_MS } from '../../src/ingest/seen-log.js';
+import { SIGHTINGS_FLUSHED_KEY } from '../../src/ingest/seen-log.js';
 import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
 import { openDatabase } from '../../src/store/database.js';
 import { Store } from '../../src/store/store.js';
+import { sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { T0, frame, hello, sessionLog } from './helpers/items.js';
 
@@ -165,31 +166,37 @@ test('last_seen is written at most once per interval while the bus carries every
     assert.equal([row.lastSeen, row.lastPing], [T0 + 3000, T0 + 3000], 'a first ping is written at once');
     await r.ingest.submit([frame('S001', { receivedAt: T0 + 4000 })]);
     assert.is(r.store.objects.get(id)!.lastSeen, T0 + 3000, 'within the interval: not yet');
+    const closedFrom = Date.now();
     await r.ingest.close();
     assert.is(r.store.objects.get(id)!.lastSeen, T0 + 4000, 'written when the writer stops');
+    assert.ok(Number(r.store.meta.get(SIGHTINGS_FLUSHED_KEY)) >= closedFrom, 'with the mark that every sighting is stored');
   } finally {
     await r.close();
   }
 });
 
-test('the sweep writes a pending sighting at the latest SEEN_PERSIST_MS after the last one, into object_sightings', async () => {
-  const r = await rig();
+test('with no batch to carry it, the writer thread sweeps pending sightings on its own, once per interval, into object_sightings', async () => {
+  const interval = 3000;
+  const r = await rig({ seenPersistMs: interval });
   try {
     const [first] = await r.ingest.submit([frame('S001')]);
     const id = first!.objectId!;
     await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + 3000 })]);
     await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + 5000 })]);
-    await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + SEEN_PERSIST_MS - 1 })]);
-    assert.equal([r.store.objects.get(id)!.lastSeen, r.store.objects.get(id)!.lastPing], [T0 + 3000, T0 + 3000], 'pending until the sweep');
-    // Another device's batch one interval after the last sweep (at T0) carries the sweep.
-    await r.ingest.submit([frame('S002', { receivedAt: T0 + SEEN_PERSIST_MS })]);
-    const row = r.store.objects.get(id)!;
-    assert.equal([row.lastSeen, row.lastPing], [T0 + SEEN_PERSIST_MS - 1, T0 + SEEN_PERSIST_MS - 1]);
+    const stored = () => [r.store.objects.get(id)!.lastSeen, r.store.objects.get(id)!.lastPing];
+    assert.equal(stored(), [T0 + 3000, T0 + 3000], 'a first ping at once, the next one pending');
+    // No other batch: the thread's timer writes it within one interval of the thread's start.
+    await waitFor(() => stored()[0] === T0 + 5000, 2 * interval);
+    const sweptAt = performance.now();
+    assert.equal(stored(), [T0 + 5000, T0 + 5000]);
+    await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + 7000 })]);
+    await sleep(interval / 3);
+    if (performance.now() - sweptAt < interval) assert.equal(stored(), [T0 + 5000, T0 + 5000], 'not before one interval after the last sweep');
+    await waitFor(() => stored()[0] === T0 + 7000, 2 * interval);
+    assert.ok(performance.now() - sweptAt >= interval - 50, 'one interval after the last sweep');
     const raw = openDatabase(r.path, { readonly: true });
     try {
-      assert.equal(raw.prepare('SELECT last_seen, last_ping FROM object_sightings WHERE object_id = ?').get(id), {
-        last_seen: T0 + SEEN_PERSIST_MS - 1, last_ping: T0 + SEEN_PERSIST_MS - 1,
-      });
+      assert.equal(raw.prepare('SELECT last_seen, last_ping FROM object_sightings WHERE object_id = ?').get(id), { last_seen: T0 + 7000, last_ping: T0 + 7000 });
     } finally {
       raw.close();
     }

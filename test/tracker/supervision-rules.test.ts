@@ -18,7 +18,7 @@ test('the timeout is period × multiplier + tolerance; the sms flag selects the 
 });
 
 test('restart grace: remaining time at the last checkpoint, within [period + tolerance, timeout]', () => {
-  const base = { periodS: 60, params: IP, previousRunStart: 0 };
+  const base = { periodS: 60, params: IP, previousRunStart: 0, lastSeenLagMs: 0 };
   // heard 10 s before the checkpoint: 230 s left
   assert.is(restartGraceMs({ ...base, lastSeen: 1000 * S, aliveAt: 1010 * S }), 230 * S);
   // 200 s before: 40 s left, raised to one period + tolerance
@@ -33,10 +33,24 @@ test('restart grace: remaining time at the last checkpoint, within [period + tol
 });
 
 test('restart grace: an object unheard during a short previous run keeps at least the grace that run gave it', () => {
-  const input = { periodS: 60, params: IP, lastSeen: 0, previousRunStart: 5000 * S };
+  const input = { periodS: 60, params: IP, lastSeen: 0, previousRunStart: 5000 * S, lastSeenLagMs: 0 };
   assert.is(restartGraceMs({ ...input, aliveAt: 5020 * S }), 120 * S);
   assert.is(restartGraceMs({ ...input, aliveAt: 5120 * S }), 120 * S);
   assert.is(restartGraceMs({ ...input, aliveAt: 5121 * S }), 0);
+});
+
+test('restart grace: a stored last_seen that may lag (a crash before the sightings sweep) counts from last_seen + lag', () => {
+  // Period 60 s, multiplier 1, no tolerance: timeout − period = 0 < the lag, where a stale value did harm.
+  const tight = paramsFor({ ...tracker, timeout_multiplier: 1, timeout_tolerance: 0 }, false);
+  const base = { periodS: 60, params: tight, previousRunStart: 0, lastSeen: 1000 * S };
+  // Heard at 1040 s (still pending, 1000 s stored), watched until 1080 s: without the lag it looks overdue.
+  assert.is(restartGraceMs({ ...base, lastSeenLagMs: 0, aliveAt: 1080 * S }), 0);
+  assert.is(restartGraceMs({ ...base, lastSeenLagMs: 65 * S, aliveAt: 1080 * S }), 60 * S);
+  // Silent since the stored 1000 s: reported at start once the checkpoint is past 1000 + 65 + 60 s.
+  assert.is(restartGraceMs({ ...base, lastSeenLagMs: 65 * S, aliveAt: 1125 * S }), 60 * S);
+  assert.is(restartGraceMs({ ...base, lastSeenLagMs: 65 * S, aliveAt: 1126 * S }), 0);
+  // Never beyond the full timeout.
+  assert.is(restartGraceMs({ ...base, lastSeenLagMs: 65 * S, aliveAt: 1000 * S }), 60 * S);
 });
 
 test.run();

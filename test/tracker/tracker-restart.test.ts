@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
+import { SEEN_MAX_LAG_MS, SIGHTINGS_FLUSHED_KEY } from '../../src/ingest/seen-log.js';
 import { CHECKPOINT_KEY, Tracker } from '../../src/tracker/tracker.js';
 import { ClockTimers, settle } from './helpers/clock-timers.js';
 import { T0, trackerFixture, type TrackerFixture } from './helpers/tracker-fixture.js';
@@ -163,7 +164,7 @@ test('a wall-clock step while running changes no deadline: silences are measured
     const steady = new ManualClock(1_000_000);
     const timers = new ClockTimers(steady);
     const tracker = new Tracker({
-      objects: t.fx.store.objects, meta: t.fx.store.meta, settings: () => t.tracker_settings, bus: t.bus,
+      objects: t.fx.store.objects, meta: t.fx.store.meta, settings: () => t.tracker_settings, storedSightingsLagMs: 0, bus: t.bus,
       raise: t.recorder.raise, clock: t.clock, supervisionClock: steady, timers, logger: silentLogger,
     });
     t.tracker = tracker;
@@ -190,6 +191,77 @@ test('the checkpoint records this run\'s start and is refreshed while supervisin
     assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 + 60 * S });
     await t.tracker.stop();
     assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 + 90 * S });
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('after a crash the stored last_seen may lag one sweep: a device heard before the crash and again within its period is not lost', async () => {
+  // Timeout 70 s for a period of 60 s: timeout − period (10 s) is under the sweep's lag.
+  const t = await trackerFixture({ timeout_multiplier: 1, timeout_tolerance: 10 });
+  try {
+    t.sightingsLagMs = SEEN_MAX_LAG_MS;
+    // Heard at T0 (stored by the sweep at T0+59 s) and at T0+60 s (pending: the next sweep was due at
+    // T0+119 s); the last checkpoint at T0+117 s, the crash at T0+118 s.
+    const live = supervisedObject(t, '0009', T0);
+    checkpoint(t, T0 - HOUR, T0 + 117 * S);
+    t.clock.set(T0 + 150 * S);
+    await t.newTracker().start();
+    assert.equal(await lostAccounts(t), [], 'taken at the stored value, it would be overdue since T0+70 s');
+    t.timers.advance(50 * S);
+    t.message(live); // its next link test after the restart
+    t.timers.advance(70 * S);
+    assert.equal(await lostAccounts(t), []);
+    t.timers.advance(1 * S);
+    assert.equal(await lostAccounts(t), ['E350#0009'], 'then silent for its timeout: lost');
+  } finally {
+    await t.cleanup();
+  }
+});
+
+/**
+ * Timeout 190 s; an object silent since T0, 90 s left at the previous run's last checkpoint
+ * (T0+100 s); `mark`: the writer's clean-stop mark. Restarted an hour later: when is it lost?
+ */
+async function silentObjectLostAfter(mark: number | null): Promise<{ lostAfterMs: number; markLeft: string | null }> {
+  const t = await trackerFixture({ timeout_multiplier: 3, timeout_tolerance: 10 });
+  try {
+    t.sightingsLagMs = SEEN_MAX_LAG_MS;
+    supervisedObject(t, '000C', T0);
+    checkpoint(t, T0 - HOUR, T0 + 100 * S);
+    if (mark !== null) t.fx.store.meta.set(SIGHTINGS_FLUSHED_KEY, String(mark));
+    t.clock.set(T0 + HOUR);
+    await t.newTracker().start();
+    const markLeft = t.fx.store.meta.get(SIGHTINGS_FLUSHED_KEY);
+    for (let elapsed = 0; elapsed <= 300 * S; elapsed += S) {
+      if ((await lostAccounts(t)).includes('E350#000C')) return { lostAfterMs: elapsed, markLeft };
+      t.timers.advance(S);
+    }
+    return { lostAfterMs: Infinity, markLeft };
+  } finally {
+    await t.cleanup();
+  }
+}
+
+test('after a crash a device silent since its stored last_seen is still reported, at most the lag later', async () => {
+  // 90 s left; allowed the lag, 90 s + 65 s; lost one tick after.
+  assert.equal(await silentObjectLostAfter(null), { lostAfterMs: 90 * S + SEEN_MAX_LAG_MS + S, markLeft: null });
+});
+
+test('after a clean stop (the writer\'s mark, after the last checkpoint) the stored last_seen is exact: no allowance, and the mark is used once', async () => {
+  assert.equal(await silentObjectLostAfter(T0 + 101 * S), { lostAfterMs: 91 * S, markLeft: null });
+});
+
+test('a mark older than the last checkpoint (a clean stop of some earlier run) does not count', async () => {
+  const t = await trackerFixture({ timeout_multiplier: 1, timeout_tolerance: 10 });
+  try {
+    t.sightingsLagMs = SEEN_MAX_LAG_MS;
+    supervisedObject(t, '000E', T0);
+    checkpoint(t, T0 - HOUR, T0 + 117 * S);
+    t.fx.store.meta.set(SIGHTINGS_FLUSHED_KEY, String(T0 + 116 * S));
+    t.clock.set(T0 + 150 * S);
+    await t.newTracker().start();
+    assert.equal(await lostAccounts(t), [], 'the lag is allowed for');
   } finally {
     await t.cleanup();
   }

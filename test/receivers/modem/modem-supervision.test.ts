@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../../src/core/clock.js';
 import { silentLogger } from '../../../src/core/logger.js';
+import { SEEN_MAX_LAG_MS } from '../../../src/ingest/seen-log.js';
 import { contactIdChecksum } from '../../../src/protocols/sms/contact-id.js';
 import { defaultSettings } from '../../../src/settings/schema.js';
 import { Tracker } from '../../../src/tracker/tracker.js';
@@ -26,6 +27,8 @@ test('test calls teach the period; lost after period × sms_timeout_multiplier +
   const settings = { ...defaultSettings().tracker, timeout_multiplier: 1, timeout_tolerance: 0, sms_timeout_multiplier: 2, sms_timeout_tolerance: 600 };
   const tracker = new Tracker({
     objects: rig.store.objects, meta: rig.store.meta, settings: () => settings, bus: rig.runtime.bus,
+    // This rig's ingest commits in the test's thread: sightings are stored throttled, as in the gateway.
+    storedSightingsLagMs: SEEN_MAX_LAG_MS,
     raise: async (type) => {
       raised.push(type);
       return null;

@@ -25,6 +25,8 @@ export interface TrackerFixture {
   tracker: Tracker;
   tracker_settings: TrackerSettings;
   internal_events: InternalEventSettings[];
+  /** The next tracker's storedSightingsLagMs: 0, since message() stores last_seen with every sighting. */
+  sightingsLagMs: number;
   /** A new Tracker over the same store (after the old one was stopped). */
   newTracker(): Tracker;
   addObject(overrides?: Partial<MainObjectInput>): ObjectRecord;
@@ -51,6 +53,7 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
     tracker: undefined as unknown as Tracker,
     tracker_settings: { ...defaults.tracker, ...tracker },
     internal_events: defaults.internal_events.map((e) => ({ ...e })),
+    sightingsLagMs: 0,
     recorder: new InternalEventRecorder({
       journal: ingestJournal(() => fx.store.events, bus),
       entries: () => self.internal_events,
@@ -62,6 +65,7 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
         objects: fx.store.objects,
         meta: fx.store.meta,
         settings: () => self.tracker_settings,
+        storedSightingsLagMs: self.sightingsLagMs,
         bus,
         raise: self.recorder.raise,
         clock,
