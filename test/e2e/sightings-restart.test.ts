@@ -128,7 +128,7 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
     const live = new LinkTester('A001', rxPort);
     const silent = new LinkTester('B002', rxPort);
     testers.push(live, silent);
-    await waitFor(() => live.acked.length >= 4 && silent.acked.length >= 4, 5 * PERIOD_MS);
+    await waitFor(() => live.acked.length >= 5 && silent.acked.length >= 5, 6 * PERIOD_MS);
     await waitFor(async () => (await stored('A001')).linkPeriodS !== null && (await stored('B002')).linkPeriodS !== null, 5 * S);
     const periodS = Math.max((await stored('A001')).linkPeriodS!, (await stored('B002')).linkPeriodS!);
     assert.ok(periodS <= 7, `period ${periodS} s`);
