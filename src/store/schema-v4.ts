@@ -68,11 +68,7 @@ export const EVENTS_TABLE_SQL = `CREATE TABLE events (
 
 /** Migration 4's step; runs inside the migration's transaction (migrations.ts). */
 export function rewriteEventChecks(db: Database): void {
-  const row = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'").get() as
-    | { sql: string }
-    | undefined;
-  if (!row) throw new VigilError('STORE_FAILURE', 'the events table is missing');
-  let sql = row.sql;
+  let sql = storedTableSql(db, 'events');
   for (const [inList, orChain] of EVENTS_CHECK_REWRITES) {
     if (sql.split(inList).length !== 2) {
       throw new VigilError('STORE_FAILURE', `the events table does not hold the CHECK "${inList}" exactly once`);
@@ -83,6 +79,15 @@ export function rewriteEventChecks(db: Database): void {
     throw new VigilError('STORE_FAILURE', 'the events table differs from the one migration 1 created; not rewriting it');
   }
   replaceTableSql(db, 'events', sql);
+}
+
+/** The CREATE TABLE text sqlite_schema holds for `table` (what replaceTableSql rewrites). */
+export function storedTableSql(db: Database, table: string): string {
+  const row = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?").get(table) as
+    | { sql: string }
+    | undefined;
+  if (!row) throw new VigilError('STORE_FAILURE', `the ${table} table is missing`);
+  return row.sql;
 }
 
 /**

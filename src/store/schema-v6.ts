@@ -32,7 +32,7 @@
  */
 import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
-import { EVENTS_TABLE_SQL as EVENTS_TABLE_SQL_V4, replaceTableSql } from './schema-v4.js';
+import { EVENTS_TABLE_SQL as EVENTS_TABLE_SQL_V4, replaceTableSql, storedTableSql } from './schema-v4.js';
 
 const AUTOINCREMENT_ID = 'id               INTEGER PRIMARY KEY AUTOINCREMENT,';
 const PLAIN_ID = 'id               INTEGER PRIMARY KEY,';
@@ -60,11 +60,8 @@ END;
 
 /** Migration 6's step; runs inside the migration's transaction (migrations.ts). */
 export function dropEventsAutoincrement(db: Database): void {
-  const row = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'").get() as
-    | { sql: string }
-    | undefined;
-  if (!row) throw new VigilError('STORE_FAILURE', 'the events table is missing');
-  if (row.sql !== EVENTS_TABLE_SQL_V4 || row.sql.split(AUTOINCREMENT_ID).length !== 2) {
+  const sql = storedTableSql(db, 'events');
+  if (sql !== EVENTS_TABLE_SQL_V4 || sql.split(AUTOINCREMENT_ID).length !== 2) {
     throw new VigilError('STORE_FAILURE', 'the events table differs from the one migration 4 left; not rewriting it');
   }
   // Read before the rewrite: the highest id AUTOINCREMENT ever assigned (none: 0).
