@@ -134,7 +134,7 @@ export class ObjectsRepo {
              WHERE id = @id`,
           )
           .run({ ...params, id: existing.id });
-        this.seenAt(existing.id, input.at);
+        this.seenAt(existing.id, input.at, false);
         return existing.id;
       }
       const result = this.sql
@@ -176,7 +176,7 @@ export class ObjectsRepo {
              WHERE objects.id = @id`,
           )
           .run({ ...params, id: existing.id });
-        this.seenAt(existing.id, input.at);
+        this.seenAt(existing.id, input.at, false);
         return existing.id;
       }
       const result = this.sql
@@ -199,13 +199,7 @@ export class ObjectsRepo {
    */
   markSeen(id: number, at: number, remoteAddress: string | null, options: { ping?: boolean } = {}): void {
     guard('mark object seen', () => {
-      this.sql
-        .get(
-          `UPDATE object_sightings SET last_seen = max(last_seen, @at),
-             last_ping = CASE WHEN @ping THEN max(coalesce(last_ping, 0), @at) ELSE last_ping END
-           WHERE object_id = @id`,
-        )
-        .run({ id, at, ping: options.ping ? 1 : 0 });
+      this.seenAt(id, at, options.ping === true);
       if (remoteAddress !== null) {
         this.sql.get('UPDATE objects SET remote_address = ? WHERE id = ? AND remote_address IS NOT ?').run(remoteAddress, id, remoteAddress);
       }
@@ -301,8 +295,15 @@ export class ObjectsRepo {
     return id;
   }
 
-  private seenAt(id: number, at: number): void {
-    this.sql.get('UPDATE object_sightings SET last_seen = max(last_seen, ?) WHERE object_id = ?').run(at, id);
+  /** The sightings row heard at `at` (a ping too when `ping`); its timestamps never move backwards. */
+  private seenAt(id: number, at: number, ping: boolean): void {
+    this.sql
+      .get(
+        `UPDATE object_sightings SET last_seen = max(last_seen, @at),
+           last_ping = CASE WHEN @ping THEN max(coalesce(last_ping, 0), @at) ELSE last_ping END
+         WHERE object_id = @id`,
+      )
+      .run({ id, at, ping: ping ? 1 : 0 });
   }
 
   private reread(id: number): ObjectRecord {
