@@ -296,4 +296,3 @@ export class EventIngest {
     this.dispatch();
   }
 }
-

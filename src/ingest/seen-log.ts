@@ -80,7 +80,8 @@ export class SeenLog {
       if (due) this.write(objects, id, sight);
       else this.merge(id, sight);
     }
-    if (this.pending.size > 0 && this.dueInMs() === 0) this.sweep(objects);
+    // dueInMs is null while nothing is pending: no sweep then.
+    if (this.dueInMs() === 0) this.sweep(objects);
   }
 
   /** The sweep (inside a transaction): every pending sighting, and the interval starts over. */
