@@ -119,6 +119,19 @@ function readProc(pid: number, file: string): string {
   return readFileSync(`/proc/${pid}/${file}`, 'utf8');
 }
 
+/** A child process's figures from /proc, as GatewayChild reports them (the store-nothing reference's too). */
+export function procFigures(pid: number): Pick<GatewayChild, 'rssKiB' | 'cpuSeconds' | 'writeBytes'> {
+  return {
+    rssKiB: () => Number(/VmRSS:\s+(\d+)/.exec(readProc(pid, 'status'))?.[1] ?? NaN),
+    cpuSeconds: () => {
+      // Fields 14 and 15 (utime, stime) after the ")" that ends the command name.
+      const fields = readProc(pid, 'stat').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
+    writeBytes: () => writeBytes(pid),
+  };
+}
+
 export async function startGatewayChild(options: GatewayChildOptions): Promise<GatewayChild> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-gw-'));
   const cli = options.buildDir ? join(options.buildDir, 'dist', 'src', 'cli.js') : CLI;
@@ -179,13 +192,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
       httpPort,
       dataDir,
       token,
-      rssKiB: () => Number(/VmRSS:\s+(\d+)/.exec(readProc(pid, 'status'))?.[1] ?? NaN),
-      cpuSeconds: () => {
-        // Fields 14 and 15 (utime, stime) after the ")" that ends the command name.
-        const fields = readProc(pid, 'stat').split(') ')[1]!.split(' ');
-        return (Number(fields[11]) + Number(fields[12])) / 100;
-      },
-      writeBytes: () => writeBytes(pid),
+      ...procFigures(pid),
       api: async (method, path, body) => {
         const response = await fetch(`http://127.0.0.1:${httpPort}${path}`, {
           method,

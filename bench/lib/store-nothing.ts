@@ -10,13 +10,12 @@
  */
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type HandlerContext } from '../../src/protocols/dc09/handler.js';
 import { receiverPasswordKey } from '../../src/protocols/dc09/crypto.js';
-import { sleep, type GatewayChild } from './gateway-child.js';
+import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
 
 const READY_TIMEOUT_MS = 10_000;
 
@@ -66,15 +65,9 @@ export async function startStoreNothingChild(tcpPort: number, udpPort: number, p
     child.kill('SIGKILL');
     throw new Error('store-nothing receiver did not start');
   }
-  const proc = (file: string): string => readFileSync(`/proc/${pid}/${file}`, 'utf8');
   return {
     pid, httpPort: 0, dataDir: '', token: '',
-    rssKiB: () => Number(/VmRSS:\s+(\d+)/.exec(proc('status'))?.[1] ?? NaN),
-    cpuSeconds: () => {
-      const fields = proc('stat').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
-    writeBytes: () => Number(/write_bytes:\s+(\d+)/.exec(proc('io'))?.[1] ?? 0),
+    ...procFigures(pid),
     api: () => Promise.reject(new Error('the store-nothing receiver has no API')),
     stop: async () => {
       child.kill('SIGTERM');
