@@ -113,6 +113,10 @@ export interface GatewayChildOptions {
   /** CPU to pin the gateway to (default 1 when the machine has 2+ CPUs). */
   readonly cpu?: number | null;
   readonly logLevel?: string;
+  /** Extra node options for the gateway (e.g. `--trace-gc`), before the script. */
+  readonly nodeArgs?: readonly string[];
+  /** Each line the gateway writes to stdout or stderr, as it comes (the tail is kept either way). */
+  readonly onOutputLine?: (line: string) => void;
 }
 
 function readProc(pid: number, file: string): string {
@@ -140,20 +144,33 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     : seedReceivers;
   await seed(dataDir, options.receivers);
   const httpPort = await freePort();
-  const nodeArgs: string[] = [];
+  const nodeArgs: string[] = [...(options.nodeArgs ?? [])];
   const profDir = process.env.BENCH_CPU_PROF;
   if (profDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
   const serveArgs = [...nodeArgs, cli, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];
   const cpu = options.cpu === undefined ? (PINNING ? 1 : null) : options.cpu;
   const pinned = cpu !== null && hasTaskset();
+  const onLine = options.onOutputLine;
+  const stdout = onLine ? 'pipe' : 'ignore';
+  const spawnOptions = { stdio: ['ignore', stdout, 'pipe'] as ['ignore', 'pipe' | 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } };
   const child: ChildProcess = pinned
-    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...serveArgs], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } })
-    : spawn(process.execPath, serveArgs, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } });
+    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...serveArgs], spawnOptions)
+    : spawn(process.execPath, serveArgs, spawnOptions);
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {
     // Keep the tail only: a chatty gateway must not grow the bench's memory.
     stderr = (stderr + c.toString()).slice(-20_000);
   });
+  if (onLine) {
+    for (const stream of [child.stdout, child.stderr]) {
+      let partial = '';
+      stream?.on('data', (c: Buffer) => {
+        const lines = (partial + c.toString()).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) onLine(line);
+      });
+    }
+  }
   const pid = child.pid!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
