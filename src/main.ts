@@ -34,6 +34,7 @@ import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { SelfCheck } from './system/self-check.js';
+import { StorageSpaceWatch } from './system/storage-space.js';
 import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
 import type { StartupRules } from './tracker/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
@@ -137,6 +138,8 @@ export class Gateway {
       const store = new Store(dbPath, logger.child('store'), this.health, { clock: this.clock, writer });
       await this.startService(store);
       this.storeRef = store;
+      // Free space for the journal: component `storage` warns well before the card is full (docs/store.md §Free space).
+      await this.startService(new StorageSpaceWatch({ dir: dataDir, health: this.health, freePageBytes: () => store.freePageBytes(), logger: logger.child('storage') }));
 
       const settings = new SettingsService({
         repo: store.settings,

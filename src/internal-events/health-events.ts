@@ -1,13 +1,13 @@
 /**
  * Turns component health changes into internal events (docs/internal-events.md §Health):
- * receivers (kind 'receiver'), outputs (kind 'output') and the store (kind 'store') report to the
- * one HealthRegistry; this bridge journals their failures and recoveries.
+ * receivers (kind 'receiver'), outputs (kind 'output'), the store (kind 'store') and its free
+ * space (kind 'storage') report to the one HealthRegistry; this bridge journals their failures and recoveries.
  *
  * Rules:
  * - entering `failed` raises the failure type once; repeated `failed` reports (new detail) do not;
  * - `ok` after a raised failure raises the restore type;
  * - entering `degraded` raises the kind's trouble type once where it has one (receivers: a COM
- *   line gone silent, docs/serial.md); `failed` after it still raises the failure; `ok` restores;
+ *   line gone silent, docs/serial.md; storage: low on space, docs/store.md §Free space); `failed` after it still raises the failure; `ok` restores;
  * - otherwise `degraded`, `starting` and `stopped` change nothing: a restart of the services stops and
  *   starts every receiver, which is neither a failure nor a recovery, and a component still
  *   failed after a restart keeps its open failure until it reports `ok`.
@@ -29,6 +29,8 @@ export const HEALTH_EVENT_TYPES: Readonly<Record<string, KindEvents>> = {
   receiver: { failed: 'receiver_failed', restored: 'receiver_restored', degraded: 'receiver_trouble' },
   output: { failed: 'output_failed', restored: 'output_restored' },
   store: { failed: 'store_trouble', restored: 'store_restored' },
+  // The journal's file system running low on space (src/system/storage-space.ts): a store trouble ahead of a failure.
+  storage: { failed: 'store_trouble', restored: 'store_restored', degraded: 'store_trouble' },
 };
 
 export interface HealthEventBridgeDeps {

@@ -41,7 +41,8 @@ function troublesOf(components: readonly ComponentHealth[]): Trouble[] {
   if (components.some((c) => c.kind === 'output' && (down(c) || number(c.metrics.backlog) >= OUTPUT_BACKLOG_TROUBLE))) troubles.push('output');
   if (components.some((c) => c.kind === 'supervision' && number(c.metrics.lost) > 0)) troubles.push('objectsLost');
   if (components.some((c) => isPortOrModem(c) && down(c))) troubles.push('portDown');
-  if (components.some((c) => c.kind === 'store' && down(c))) troubles.push('store');
+  // The store failing, or its file system low on space (kind 'storage', degraded: docs/store.md §Free space).
+  if (components.some((c) => (c.kind === 'store' || c.kind === 'storage') && down(c))) troubles.push('store');
   if (components.some((c) => c.kind === 'first-boot' && c.state === 'failed')) troubles.push('firstBoot');
   return troubles;
 }

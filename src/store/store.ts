@@ -250,6 +250,20 @@ export class Store implements Service {
     }
   }
 
+  /**
+   * Bytes of the file's free pages (SQLite's freelist): room that rows deleted by retention left,
+   * which new rows take before the file grows (docs/store.md §Free space). 0 while closed.
+   */
+  freePageBytes(): number {
+    const db = this.db;
+    if (!db || !db.open) return 0;
+    try {
+      return Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
+    } catch (err) {
+      throw storeError(err, 'free pages');
+    }
+  }
+
   /** Copies the WAL into the main file; TRUNCATE also shrinks the WAL to zero bytes. */
   checkpoint(mode: CheckpointMode = 'TRUNCATE'): CheckpointResult {
     this.open();

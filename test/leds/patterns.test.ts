@@ -83,6 +83,8 @@ test('each trouble has its code: outputs, objects lost, COM ports and modems, st
   }
   assert.equal(troubles([c('rx:modem:3', 'receiver', 'ok')]), []);
   assert.equal(troubles([c('store', 'store', 'failed')]), ['store']);
+  assert.equal(troubles([c('storage', 'storage', 'degraded')]), ['store'], 'the card low on space');
+  assert.equal(troubles([c('storage', 'storage', 'ok')]), []);
   assert.equal(troubles([c('first-boot', 'first-boot', 'failed')]), ['firstBoot']);
   assert.equal(troubles([c('first-boot', 'first-boot', 'ok')]), []);
   const all = ledStates(

@@ -39,8 +39,13 @@ test('first start initialises the data dir, shows the password once and the acco
     const token = await login(base, loginName, password);
     const status = await fetch(`${base}/api/status`, { headers: { authorization: `Bearer ${token}` } });
     assert.is(status.status, 200);
+    assert.match(await status.text(), /\bstorage\b/, '/api/status lists the free-space component');
     const health = await fetch(`${base}/health`);
     assert.is(health.status, 200);
+    // The journal's free space is watched from the start (docs/store.md §Free space).
+    const storage = gateway.health.get('storage');
+    assert.is(storage?.state, 'ok');
+    assert.ok(Number(storage?.metrics.free_bytes) > 0 && Number(storage?.metrics.total_bytes) > 0);
   } finally {
     await gateway.stop();
     dir.remove();
