@@ -7,7 +7,7 @@
  * shows the store pattern (docs/leds.md) and a `store_trouble` internal event reaches the
  * central station (docs/internal-events.md); `ok` again raises `store_restored`.
  *
- * Space counted: what the data directory's file system still gives an unprivileged writer
+ * Figures: `free_mib`, `total_mib`, `trouble_below_mib`. Space counted: what the data directory's file system still gives an unprivileged writer
  * (statfs f_bavail) plus the free pages inside the database file (SQLite's freelist). Retention
  * deletes rows but never shrinks the file; new rows fill those pages first.
  *
@@ -60,6 +60,8 @@ export function spaceIsLow(figures: SpaceFigures, thresholds: StorageThresholds,
   const below = troubleBelow(figures.totalBytes, thresholds);
   return figures.freeBytes < (wasLow ? below * thresholds.restoreFactor : below);
 }
+
+const wholeMiB = (bytes: number): number => Math.floor(bytes / 1024 / 1024);
 
 /** 1,234,567,890 → "1177.4 MiB", as the detail shows it. */
 function mib(bytes: number): string {
@@ -114,7 +116,8 @@ export class StorageSpaceWatch implements Service {
     }
     const below = troubleBelow(figures.totalBytes, this.thresholds);
     const low = spaceIsLow(figures, this.thresholds, this.low);
-    const metrics = { free_bytes: figures.freeBytes, total_bytes: figures.totalBytes, trouble_below_bytes: below };
+    // Whole MiB: the status page and `vigil status` show figures as they are, and a person reads these.
+    const metrics = { free_mib: wholeMiB(figures.freeBytes), total_mib: wholeMiB(figures.totalBytes), trouble_below_mib: wholeMiB(below) };
     if (low && !this.low) logger.warn('storage low on space', metrics);
     if (!low && this.low) logger.info('storage space restored', metrics);
     this.low = low;

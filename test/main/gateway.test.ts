@@ -45,7 +45,7 @@ test('first start initialises the data dir, shows the password once and the acco
     // The journal's free space is watched from the start (docs/store.md §Free space).
     const storage = gateway.health.get('storage');
     assert.is(storage?.state, 'ok');
-    assert.ok(Number(storage?.metrics.free_bytes) > 0 && Number(storage?.metrics.total_bytes) > 0);
+    assert.ok(Number(storage?.metrics.free_mib) > 0 && Number(storage?.metrics.total_mib) > 0);
   } finally {
     await gateway.stop();
     dir.remove();

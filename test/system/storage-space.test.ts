@@ -44,8 +44,9 @@ test('on the real file system: ok with statfs figures, degraded with a detail be
     const ok = health.get(STORAGE_HEALTH)!;
     assert.is(ok.state, 'ok');
     assert.is(ok.kind, 'storage');
-    assert.is(ok.metrics.total_bytes, total);
-    assert.ok(Math.abs(Number(ok.metrics.free_bytes) - free) < 256 * 1024 * 1024, `free ${ok.metrics.free_bytes} against statfs ${free}`);
+    assert.is(ok.metrics.total_mib, Math.floor(total / 1024 / 1024));
+    assert.ok(Math.abs(Number(ok.metrics.free_mib) - free / 1024 / 1024) < 256, `free ${ok.metrics.free_mib} MiB against statfs ${free} bytes`);
+    assert.is(ok.metrics.trouble_below_mib, 0);
     await watch.stop();
     assert.is(health.get(STORAGE_HEALTH), undefined, 'stop removes the component');
 
@@ -58,7 +59,7 @@ test('on the real file system: ok with statfs figures, degraded with a detail be
       freePages = 1.1 * GiB; // above the level, below level × 1.25
       tight.check();
       assert.is(health.get(STORAGE_HEALTH)!.state, 'degraded', 'no flapping at the line');
-      assert.is(health.get(STORAGE_HEALTH)!.metrics.free_bytes as number > free + GiB, true, 'the figures still follow');
+      assert.ok(Number(health.get(STORAGE_HEALTH)!.metrics.free_mib) > (free + GiB) / 1024 / 1024, 'the figures still follow');
       freePages = free + 2 * GiB;
       tight.check();
       assert.is(health.get(STORAGE_HEALTH)!.state, 'ok');
