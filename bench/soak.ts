@@ -10,6 +10,7 @@
  *
  *   node dist/bench/soak.js
  * BENCH_SOAK_S=1200 (measured seconds), BENCH_SOAK_DEVICES=1000, BENCH_SOAK_SAMPLE_S=60,
+ * BENCH_SOAK_LINK_S=6 (link-test period), BENCH_SOAK_RATE=20 (events/s over the site),
  * BENCH_GATEWAY_CLI=<other build>.
  */
 import { readFileSync } from 'node:fs';
@@ -23,8 +24,8 @@ import { formatTable, verdict } from './lib/table.js';
 const SECONDS = Math.min(7200, Number(process.env.BENCH_SOAK_S ?? 1200));
 const DEVICES = Math.min(5000, Number(process.env.BENCH_SOAK_DEVICES ?? 1000));
 const SAMPLE_MS = Math.max(5, Number(process.env.BENCH_SOAK_SAMPLE_S ?? 60)) * 1000;
-const LINK_TEST_MS = 6_000;
-const EVENTS_PER_S = 20;
+const LINK_TEST_MS = Math.max(1, Number(process.env.BENCH_SOAK_LINK_S ?? 6)) * 1000;
+const EVENTS_PER_S = Math.min(2000, Number(process.env.BENCH_SOAK_RATE ?? 20));
 /** Settling: registrations, first pings, and the link-test periods the tracker learns at the third test. */
 const SETTLE_MS = 5 * LINK_TEST_MS + 30_000;
 /** A live heap that rose by less than this (or 5 %) between the first and last third is steady. */
