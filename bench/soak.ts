@@ -18,7 +18,7 @@ import { loadavg } from 'node:os';
 import { resolveSimOptions } from '../src/sim/sim-options.js';
 import { Simulator } from '../src/sim/simulator.js';
 import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
-import { memoryClasses, parseFullGc, type FullGc } from './lib/memory-figures.js';
+import { gcIsolate, memoryClasses, parseFullGc, type FullGc } from './lib/memory-figures.js';
 import { formatTable, verdict } from './lib/table.js';
 
 const SECONDS = Math.min(7200, Number(process.env.BENCH_SOAK_S ?? 1200));
@@ -31,7 +31,7 @@ const SETTLE_MS = 5 * LINK_TEST_MS + 30_000;
 /** A live heap that rose by less than this (or 5 %) between the first and last third is steady. */
 const STEADY_MIB = 1;
 
-const HEADER = ['s', 'RSS MiB', 'V8 pages', 'native', 'brk', 'files', 'live/reserved MiB per isolate', 'events ACKed'];
+const HEADER = ['s', 'RSS MiB', 'V8 pages', 'native', 'brk', 'files', 'live/reserved MiB per thread', 'events ACKed'];
 
 const mib = (kib: number): string => (kib / 1024).toFixed(1);
 
@@ -42,7 +42,24 @@ function print(text: string): void {
 /** Each isolate's full collections inside the measured window, in order. */
 class GcLog {
   private readonly byIsolate = new Map<string, FullGc[]>();
+  /** Isolates in the order they first collected. */
+  private readonly order: string[] = [];
   private windowStartMs = Infinity;
+
+  /** Any trace-gc line: notes the isolate's place in the start order. */
+  saw(isolate: string): void {
+    if (!this.order.includes(isolate)) this.order.push(isolate);
+  }
+
+  /**
+   * The main thread collects first (it loads every module before any worker starts); the workers
+   * (journal writer, output worker) follow in the order they first collect, which is not always
+   * the order they started: they are numbered, not named.
+   */
+  label(isolate: string): string {
+    const n = this.order.indexOf(isolate) + 1;
+    return n === 1 ? 'main thread' : `worker isolate #${n - 1}`;
+  }
 
   /** Collections before this wall-clock moment (the settling) are not kept. */
   openWindow(): void {
@@ -56,10 +73,9 @@ class GcLog {
     list.push(gc);
   }
 
-  /** Isolates, the one with the largest live heap (the main thread's) first. */
+  /** Isolates with full collections in the window, in start order. */
   isolates(): [string, FullGc[]][] {
-    const last = (list: FullGc[]): number => list[list.length - 1]?.liveMiB ?? 0;
-    return [...this.byIsolate.entries()].sort((a, b) => last(b[1]) - last(a[1]));
+    return [...this.byIsolate.entries()].sort((a, b) => this.order.indexOf(a[0]) - this.order.indexOf(b[0]));
   }
 }
 
@@ -72,6 +88,8 @@ async function main(): Promise<void> {
     receivers: { tcp: [{ id: 1, port }], udp: [] },
     nodeArgs: ['--trace-gc'],
     onOutputLine: (line) => {
+      const isolate = gcIsolate(line);
+      if (isolate) gcs.saw(isolate);
       const gc = parseFullGc(line);
       if (gc) gcs.add(gc);
     },
@@ -115,7 +133,7 @@ async function main(): Promise<void> {
       const first = list.filter((g) => g.atMs - startMs < third);
       const last = list.filter((g) => g.atMs - startMs >= 2 * third);
       if (first.length === 0 || last.length === 0) {
-        print(`isolate ${isolate}: ${list.length} full collections, too few to compare thirds`);
+        print(`${gcs.label(isolate)}: ${list.length} full collections, too few to compare thirds`);
         continue;
       }
       // The smallest live heap of each third: a collection in the middle of a burst holds garbage-in-flight.
@@ -123,7 +141,7 @@ async function main(): Promise<void> {
       const after = Math.min(...last.map((g) => g.liveMiB));
       const grew = after - before;
       const steady = grew < Math.max(STEADY_MIB, before * 0.05);
-      print(`isolate ${isolate}: ${list.length} full collections; live heap ${before.toFixed(1)} → ${after.toFixed(1)} MiB (first → last third, smallest of each): ${steady ? 'steady' : verdict(false) + ' (growing)'}`);
+      print(`${gcs.label(isolate)}: ${list.length} full collections; live heap ${before.toFixed(1)} → ${after.toFixed(1)} MiB (first → last third, smallest of each): ${steady ? 'steady' : verdict(false) + ' (growing)'}`);
     }
     print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {

@@ -78,3 +78,13 @@ export function parseFullGc(line: string): FullGc | null {
   if (!match) return null;
   return { isolate: match[1]!, atMs: Number(match[2]), liveMiB: Number(match[3]), reservedMiB: Number(match[4]) };
 }
+
+const ANY_GC = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: /;
+
+/**
+ * The isolate of any `--trace-gc` line (scavenges too), or null: the first isolate to collect is
+ * the main thread's, which loads every module before a worker starts.
+ */
+export function gcIsolate(line: string): string | null {
+  return ANY_GC.exec(line)?.[1] ?? null;
+}

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { memoryClasses, parseFullGc } from '../../bench/lib/memory-figures.js';
+import { gcIsolate, memoryClasses, parseFullGc } from '../../bench/lib/memory-figures.js';
 
 const SMAPS = `00400000-00b6f000 r--p 00000000 08:01 1835 /usr/bin/node
 Size:               7612 kB
@@ -53,6 +53,9 @@ test('trace-gc: full collections give isolate, time, live and reserved heap; sca
   assert.is(parseFullGc('[27116:0x25a6e490]       34 ms: Scavenge 4.0 (4.5) -> 3.6 (5.5) MB, 0.62 / 0.00 ms  (average mu = 1.000) allocation failure;'), null);
   assert.is(parseFullGc('Vigil: data dir initialised.'), null);
   assert.is(parseFullGc(''), null);
+  assert.is(gcIsolate('[27116:0x25a6e490]       34 ms: Scavenge 4.0 (4.5) -> 3.6 (5.5) MB, 0.62 / 0.00 ms'), '0x25a6e490');
+  assert.is(gcIsolate('[25932:0x7fea9c0a1000]   308123 ms: Mark-Compact (reduce) 19.9 (58.0) -> 18.7 (27.0) MB'), '0x7fea9c0a1000');
+  assert.is(gcIsolate('gw: listening on 127.0.0.1:10001'), null);
 });
 
 test.run();
