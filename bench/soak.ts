@@ -1,7 +1,8 @@
 /**
  * Memory soak: does the gateway's memory settle, or grow with every message it handles? A site
  * like bench/site.ts, accelerated so that 20 minutes hold what a real site sends in hours: 1,000
- * TCP devices, a NULL link test every 6 s each (~167/s, 10x the site's) and 20 events/s (20x).
+ * TCP devices, a NULL link test every 6 s each (~167/s, 10x the site's) and 20 events/s (20x),
+ * plus 5 connections a second from 200 devices that connect for each event (bench/lib/churn.ts).
  * Every minute it prints the gateway's RSS split by kind (bench/lib/memory-figures.ts) and each
  * V8 isolate's live heap after its latest full collection (`node --trace-gc`); at the end it
  * compares each isolate's live heap in the first and the last third of the window. A leak shows
@@ -11,6 +12,7 @@
  *   node dist/bench/soak.js
  * BENCH_SOAK_S=1200 (measured seconds), BENCH_SOAK_DEVICES=1000, BENCH_SOAK_SAMPLE_S=60,
  * BENCH_SOAK_LINK_S=6 (link-test period), BENCH_SOAK_RATE=20 (events/s over the site),
+ * BENCH_SOAK_CHURN=5 (connections a second from devices that connect for each event; 0: none),
  * BENCH_GATEWAY_CLI=<other build>.
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { resolveSimOptions } from '../src/sim/sim-options.js';
 import { Simulator } from '../src/sim/simulator.js';
 import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
 import { gcIsolate, memoryClasses, parseFullGc, type FullGc } from './lib/memory-figures.js';
+import { ChurnDevices } from './lib/churn.js';
 import { formatTable, verdict } from './lib/table.js';
 
 const SECONDS = Math.min(7200, Number(process.env.BENCH_SOAK_S ?? 1200));
@@ -26,6 +29,9 @@ const DEVICES = Math.min(5000, Number(process.env.BENCH_SOAK_DEVICES ?? 1000));
 const SAMPLE_MS = Math.max(5, Number(process.env.BENCH_SOAK_SAMPLE_S ?? 60)) * 1000;
 const LINK_TEST_MS = Math.max(1, Number(process.env.BENCH_SOAK_LINK_S ?? 6)) * 1000;
 const EVENTS_PER_S = Math.min(2000, Number(process.env.BENCH_SOAK_RATE ?? 20));
+/** Devices that connect for each event (bench/lib/churn.ts), new connections per second, 200 accounts. */
+const CHURN_PER_S = Math.min(200, Number(process.env.BENCH_SOAK_CHURN ?? 5));
+const CHURN_ACCOUNTS = 200;
 /** Settling: registrations, first pings, and the link-test periods the tracker learns at the third test. */
 const SETTLE_MS = 5 * LINK_TEST_MS + 30_000;
 /** A live heap that rose by less than this (or 5 %) between the first and last third is steady. */
@@ -80,7 +86,7 @@ class GcLog {
 }
 
 async function main(): Promise<void> {
-  print(`soak bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} events/s, ${SECONDS} s measured`);
+  print(`soak bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} events/s; ${CHURN_PER_S} connections/s from ${CHURN_ACCOUNTS} devices connecting per event; ${SECONDS} s measured`);
   print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const gcs = new GcLog();
   const port = await freePort();
@@ -98,10 +104,12 @@ async function main(): Promise<void> {
     port, transport: 'tcp', devices: DEVICES, totalRate: EVENTS_PER_S, linkTestIntervalMs: LINK_TEST_MS, connectRate: 500,
     accountBase: '400000', durationMs: SECONDS * 1000 + SETTLE_MS + 120_000, drainMs: 0, ackTimeoutMs: 10_000,
   }));
+  const churn = new ChurnDevices({ port, perSecond: CHURN_PER_S, accounts: CHURN_ACCOUNTS });
   const smaps = (): ReturnType<typeof memoryClasses> => memoryClasses(readFileSync(`/proc/${gateway.pid}/smaps`, 'utf8'));
   try {
     sim.start();
     await sim.waitConnected(DEVICES, 60_000);
+    churn.start();
     await sleep(SETTLE_MS);
     gcs.openWindow();
     const t0 = performance.now();
@@ -126,6 +134,7 @@ async function main(): Promise<void> {
     print(formatTable(HEADER, samples));
     print('');
     print(`events ACKed ${s.eventsAcked - acked0} in ${SECONDS} s; connected ${s.connected}; ACK timeouts ${s.ackTimeouts}`);
+    print(`connect-per-event devices, whole run: ${churn.stats.opened} connections, ${churn.stats.acked} ACKed, ${churn.stats.failed} failed or timed out`);
     print(`RSS ${mib(rssStart)} → ${mib(gateway.rssKiB())} MiB`);
     const third = (SECONDS * 1000) / 3;
     for (const [isolate, list] of gcs.isolates()) {
@@ -145,6 +154,7 @@ async function main(): Promise<void> {
     }
     print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
+    churn.stop();
     await sim.stop();
     await gateway.stop();
   }
