@@ -84,6 +84,8 @@ export class StorageSpaceWatch implements Service {
   private readonly deps: StorageSpaceDeps;
   private timer: NodeJS.Timeout | null = null;
   private low = false;
+  /** What the component says now: a new state or a new kind of detail is reported, figures alone are updated. */
+  private said: 'ok' | 'low' | 'unreadable' | null = null;
 
   constructor(deps: StorageSpaceDeps) {
     this.deps = deps;
@@ -100,6 +102,7 @@ export class StorageSpaceWatch implements Service {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.said = null;
     this.deps.health.remove(STORAGE_HEALTH);
   }
 
@@ -111,6 +114,7 @@ export class StorageSpaceWatch implements Service {
       const stats = statfsSync(this.deps.dir);
       figures = { totalBytes: stats.blocks * stats.bsize, freeBytes: stats.bavail * stats.bsize + this.deps.freePageBytes() };
     } catch (err) {
+      this.said = 'unreadable';
       health.report(STORAGE_HEALTH, 'storage', 'degraded', `free space unreadable: ${describeError(err)}`, {});
       return null;
     }
@@ -121,12 +125,13 @@ export class StorageSpaceWatch implements Service {
     if (low && !this.low) logger.warn('storage low on space', metrics);
     if (!low && this.low) logger.info('storage space restored', metrics);
     this.low = low;
-    const state = low ? 'degraded' : 'ok';
-    if (health.get(STORAGE_HEALTH)?.state === state) {
+    const says = low ? 'low' : 'ok';
+    if (this.said === says && health.get(STORAGE_HEALTH)) {
       health.setMetrics(STORAGE_HEALTH, metrics);
     } else {
+      this.said = says;
       const detail = low ? `low on space: ${mib(figures.freeBytes)} free of ${mib(figures.totalBytes)}, trouble below ${mib(below)}` : null;
-      health.report(STORAGE_HEALTH, 'storage', state, detail, metrics);
+      health.report(STORAGE_HEALTH, 'storage', low ? 'degraded' : 'ok', detail, metrics);
     }
     return figures;
   }

@@ -94,6 +94,28 @@ test('a data dir that cannot be read is degraded with the reason, and ok when it
   }
 });
 
+test('low, then unreadable, then low again: the detail says which, though the state stays degraded throughout', async () => {
+  const dir = tempDir('vigil-space-');
+  const data = join(dir.path, 'data');
+  mkdirSync(data);
+  const health = new HealthRegistry();
+  const watch = new StorageSpaceWatch({ dir: data, health, freePageBytes: () => 0, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes: Number.MAX_SAFE_INTEGER } });
+  const detail = (): string => `${health.get(STORAGE_HEALTH)!.state}: ${health.get(STORAGE_HEALTH)!.detail ?? ''}`;
+  try {
+    await watch.start();
+    assert.match(detail(), /^degraded: low on space: /);
+    rmSync(data, { recursive: true });
+    watch.check();
+    assert.match(detail(), /^degraded: free space unreadable: /);
+    mkdirSync(data);
+    watch.check();
+    assert.match(detail(), /^degraded: low on space: /);
+  } finally {
+    await watch.stop();
+    dir.remove();
+  }
+});
+
 test('Store.freePageBytes: rows retention deleted leave free pages, counted as space; new rows take them first', async () => {
   const fx = await startStore();
   try {
