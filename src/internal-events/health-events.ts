@@ -1,13 +1,15 @@
 /**
  * Turns component health changes into internal events (docs/internal-events.md §Health):
  * receivers (kind 'receiver'), outputs (kind 'output'), the store (kind 'store') and its free
- * space (kind 'storage') report to the one HealthRegistry; this bridge journals their failures and recoveries.
+ * space (kind 'storage') report to the one HealthRegistry; this bridge journals their failures
+ * and recoveries.
  *
  * Rules:
  * - entering `failed` raises the failure type once; repeated `failed` reports (new detail) do not;
  * - `ok` after a raised failure raises the restore type;
  * - entering `degraded` raises the kind's trouble type once where it has one (receivers: a COM
- *   line gone silent, docs/serial.md; storage: low on space, docs/store.md §Free space); `failed` after it still raises the failure; `ok` restores;
+ *   line gone silent, docs/serial.md; storage: low on space, docs/store.md §Free space); `failed`
+ *   after it still raises the failure; `ok` restores;
  * - otherwise `degraded`, `starting` and `stopped` change nothing: a restart of the services stops and
  *   starts every receiver, which is neither a failure nor a recovery, and a component still
  *   failed after a restart keeps its open failure until it reports `ok`.

@@ -7,9 +7,10 @@
  * shows the store pattern (docs/leds.md) and a `store_trouble` internal event reaches the
  * central station (docs/internal-events.md); `ok` again raises `store_restored`.
  *
- * Figures: `free_mib`, `total_mib`, `trouble_below_mib`. Space counted: what the data directory's file system still gives an unprivileged writer
+ * Space counted: what the data directory's file system still gives an unprivileged writer
  * (statfs f_bavail) plus the free pages inside the database file (SQLite's freelist). Retention
- * deletes rows but never shrinks the file; new rows fill those pages first.
+ * deletes rows but never shrinks the file; new rows fill those pages first. Figures: `free_mib`,
+ * `total_mib`, `trouble_below_mib`.
  *
  * It warns and deletes nothing: events past their age already go by retention, and removing events
  * that are younger, or not yet delivered, would lose what a person relies on being kept.
