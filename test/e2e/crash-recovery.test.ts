@@ -5,14 +5,12 @@
  * The gateway runs as a real `vigil serve` child process.
  */
 import { spawnSync } from 'node:child_process';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
-import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
-import { buildMessage } from '../../src/protocols/dc09/index.js';
 import { Store } from '../../src/store/store.js';
+import { Dc09Panel, eventFields } from '../helpers/dc09-panel.js';
 import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -22,44 +20,10 @@ const DEVICES = 40;
 const MAX_EVENTS_PER_DEVICE = 900;
 const LOAD_MS = 1500;
 
-/** A panel that keeps one ADM-CID event in flight and records which ones were ACKed. */
-class Panel {
-  readonly acked: string[] = [];
-  private readonly socket: Socket;
-  private readonly framer = new Dc09Framer();
-  private zone = 0;
-  private running = true;
-
-  constructor(readonly account: string, port: number) {
-    this.socket = connect({ host: LOOPBACK, port });
-    this.socket.on('error', () => (this.running = false));
-    this.socket.on('close', () => (this.running = false));
-    this.socket.on('data', (chunk: Buffer) => {
-      for (const item of this.framer.push(chunk)) {
-        if (item.kind !== 'frame' || !item.body.toString('latin1').startsWith('"ACK"')) continue;
-        this.acked.push(this.line(this.zone));
-        this.send();
-      }
-    });
-    this.socket.once('connect', () => this.send());
-  }
-
-  /** The MLR2 line the automation peer must receive for this event (receiver 02, line 5). */
-  line(zone: number): string {
-    return `5025 18${this.account}E13001${String(zone).padStart(3, '0')}`;
-  }
-
-  private send(): void {
-    if (!this.running || this.zone >= MAX_EVENTS_PER_DEVICE) return;
-    this.zone++;
-    const data = `#${this.account}|1130 01 ${String(this.zone).padStart(3, '0')}`;
-    this.socket.write(buildMessage({ token: 'ADM-CID', sequence: this.zone, receiver: 1, line: 1, account: this.account, data }));
-  }
-
-  stop(): void {
-    this.running = false;
-    this.socket.destroy();
-  }
+/** The MLR2 line the automation peer must receive for a panel's event n (receiver 02, line 5). */
+function mlr2Line(account: string, n: number): string {
+  const { group, zone } = eventFields(n);
+  return `5025 18${account}E130${group}${zone}`;
 }
 
 test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 peer, in journal order', async () => {
@@ -85,12 +49,12 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
     assert.is((await fetch(`http://${LOOPBACK}:${httpPort}/api/restart-services`, { headers })).status, 200);
     await waitHealthy(httpPort);
 
-    const panels = Array.from({ length: DEVICES }, (_, i) => new Panel((0x1000 + i).toString(16).toUpperCase(), rxPort));
+    const panels = Array.from({ length: DEVICES }, (_, i) => new Dc09Panel((0x1000 + i).toString(16).toUpperCase(), rxPort, { maxEvents: MAX_EVENTS_PER_DEVICE }));
     await sleep(LOAD_MS);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     for (const panel of panels) panel.stop();
-    const acked = panels.flatMap((p) => p.acked);
+    const acked = panels.flatMap((p) => p.acked.map((n) => mlr2Line(p.account, n)));
     assert.ok(acked.length > 500, `only ${acked.length} events were ACKed under load`);
 
     child = serveChild(dir.path, httpPort);

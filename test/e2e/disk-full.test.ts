@@ -7,14 +7,12 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
-import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
-import { buildMessage } from '../../src/protocols/dc09/index.js';
 import { Store } from '../../src/store/store.js';
+import { Dc09Panel, eventNumber } from '../helpers/dc09-panel.js';
 import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -22,66 +20,6 @@ import { tempDir } from '../helpers/temp-dir.js';
 const CARD_MIB = 16;
 const RESEND_MS = 300;
 const MAX_EVENTS = 20_000;
-
-/**
- * A panel with one event in flight: resends it (same sequence) until it is ACKed. Event n carries
- * n in its Contact ID group and zone (group n / 1000, zone n % 1000); an ACK counts only when it
- * names the sequence in flight (a late ACK of a resend must not pass for the next event's).
- */
-class Panel {
-  /** Zones of the events the gateway ACKed. */
-  readonly acked: number[] = [];
-  private readonly socket: Socket;
-  private readonly framer = new Dc09Framer();
-  private zone = 0;
-  private timer: NodeJS.Timeout | null = null;
-  private running = true;
-
-  constructor(readonly account: string, port: number) {
-    this.socket = connect({ host: LOOPBACK, port });
-    this.socket.on('error', () => (this.running = false));
-    this.socket.on('close', () => (this.running = false));
-    this.socket.on('data', (chunk: Buffer) => {
-      for (const item of this.framer.push(chunk)) {
-        if (item.kind !== 'frame') continue;
-        const ack = /^"ACK"(\d{4})/.exec(item.body.toString('latin1'));
-        if (!ack || Number(ack[1]) !== this.sequence) continue;
-        this.acked.push(this.zone);
-        this.next();
-      }
-    });
-    this.socket.once('connect', () => this.next());
-  }
-
-  private get sequence(): number {
-    return (this.zone % 9999) + 1;
-  }
-
-  get connected(): boolean {
-    return this.running;
-  }
-
-  private next(): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (!this.running || this.zone >= MAX_EVENTS) return;
-    this.zone++;
-    this.send();
-  }
-
-  private send(): void {
-    if (!this.running) return;
-    const group = String(Math.floor(this.zone / 1000)).padStart(2, '0');
-    const data = `#${this.account}|1130 ${group} ${String(this.zone % 1000).padStart(3, '0')}`;
-    this.socket.write(buildMessage({ token: 'ADM-CID', sequence: this.sequence, receiver: 1, line: 1, account: this.account, data }));
-    this.timer = setTimeout(() => this.send(), RESEND_MS);
-  }
-
-  stop(): void {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.socket.destroy();
-  }
-}
 
 /** Writes zeros until the file system refuses (ENOSPC); returns the filler's path. */
 function fillUp(dir: string): string {
@@ -112,7 +50,7 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
   const httpPort = await freePort();
   const rxPort = await freePort();
   const child = serveChild(data, httpPort);
-  let panel: Panel | null = null;
+  let panel: Dc09Panel | null = null;
   try {
     await waitHealthy(httpPort);
     const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', data, '--scopes', 'settings,restart_services'], { encoding: 'utf8' }).stdout.trim();
@@ -134,7 +72,7 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
     assert.is(storage?.state, 'degraded');
     assert.match(storage?.detail ?? '', /^low on space: [\d.]+ MiB free of 16\.0 MiB/);
 
-    panel = new Panel('7F01', rxPort);
+    panel = new Dc09Panel('7F01', rxPort, { maxEvents: MAX_EVENTS, resendMs: RESEND_MS });
     await waitFor(() => panel!.acked.length >= 200, 10_000);
     const filler = fillUp(data);
 
@@ -169,7 +107,7 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
         const batch = journal.events.readAfter(after, 5000);
         if (batch.length === 0) break;
         for (const event of batch) {
-          if (event.account === '7F01') stored.add(Number(event.groupNo) * 1000 + Number(event.zoneNo));
+          if (event.account === '7F01') stored.add(eventNumber(event.groupNo, event.zoneNo));
         }
         after = batch[batch.length - 1]!.id;
       }
@@ -177,7 +115,7 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
       await journal.stop();
     }
     const lost = acked.filter((zone) => !stored.has(zone));
-    assert.is(lost.length, 0, `${lost.length} ACKed events are not in the journal, e.g. zones ${lost.slice(0, 5).join(', ')}`);
+    assert.is(lost.length, 0, `${lost.length} ACKed events are not in the journal, e.g. ${lost.slice(0, 5).join(', ')}`);
     assert.ok(acked.length >= ackedWhenFull + 100);
   } finally {
     panel?.stop();
