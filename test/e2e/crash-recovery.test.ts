@@ -4,14 +4,13 @@
  * peer sees them in journal order (a line re-sent after the crash may repeat, none is reordered).
  * The gateway runs as a real `vigil serve` child process.
  */
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/store/store.js';
 import { Dc09Panel, eventFields } from '../helpers/dc09-panel.js';
-import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
+import { applySettings, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { Mlr2Peer } from '../outputs/helpers/mlr2-peer.js';
@@ -35,19 +34,10 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
   let child = serveChild(dir.path, httpPort);
   try {
     await waitHealthy(httpPort);
-    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings,restart_services'], { encoding: 'utf8' }).stdout.trim();
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const put = await fetch(`http://${LOOPBACK}:${httpPort}/api/settings`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({
-        receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
-        outputs: [{ id: 4, name: 'automation', type: 1, protocol: 'MLR2', identificator: `${LOOPBACK}:${peer.port}`, oid: 0xa1, receiver_number: 2, line_number: 5 }],
-      }),
+    await applySettings(dir.path, httpPort, ['settings', 'restart_services'], {
+      receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
+      outputs: [{ id: 4, name: 'automation', type: 1, protocol: 'MLR2', identificator: `${LOOPBACK}:${peer.port}`, oid: 0xa1, receiver_number: 2, line_number: 5 }],
     });
-    assert.is(put.status, 200, await put.text());
-    assert.is((await fetch(`http://${LOOPBACK}:${httpPort}/api/restart-services`, { headers })).status, 200);
-    await waitHealthy(httpPort);
 
     const panels = Array.from({ length: DEVICES }, (_, i) => new Dc09Panel((0x1000 + i).toString(16).toUpperCase(), rxPort, { maxEvents: MAX_EVENTS_PER_DEVICE }));
     await sleep(LOAD_MS);

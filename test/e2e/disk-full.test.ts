@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/store/store.js';
 import { Dc09Panel, eventNumber } from '../helpers/dc09-panel.js';
-import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
+import { applySettings, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -53,16 +53,9 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
   let panel: Dc09Panel | null = null;
   try {
     await waitHealthy(httpPort);
-    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', data, '--scopes', 'settings,restart_services'], { encoding: 'utf8' }).stdout.trim();
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const put = await fetch(`http://${LOOPBACK}:${httpPort}/api/settings`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({ receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] } }),
+    const headers = await applySettings(data, httpPort, ['settings', 'restart_services'], {
+      receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
     });
-    assert.is(put.status, 200, await put.text());
-    assert.is((await fetch(`http://${LOOPBACK}:${httpPort}/api/restart-services`, { headers })).status, 200);
-    await waitHealthy(httpPort);
     const status = async (): Promise<{ components: { name: string; state: string; detail: string | null }[] }> =>
       (await (await fetch(`http://${LOOPBACK}:${httpPort}/api/status`, { headers })).json()) as { components: { name: string; state: string; detail: string | null }[] };
     const component = async (name: string): Promise<{ state: string; detail: string | null } | undefined> => (await status()).components.find((c) => c.name === name);

@@ -6,7 +6,7 @@
  * heard before the crash and again within its period is not reported lost, while one silent since
  * before the crash still is, within its timeout; a clean stop writes every sighting.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -17,7 +17,7 @@ import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { buildMessage } from '../../src/protocols/dc09/index.js';
 import { Store } from '../../src/store/store.js';
 import { CHECKPOINT_KEY } from '../../src/tracker/tracker.js';
-import { CLI, serveChild, waitHealthy } from '../helpers/gateway-process.js';
+import { applySettings, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -102,19 +102,10 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
   const testers: LinkTester[] = [];
   try {
     await waitHealthy(httpPort);
-    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings,restart_services,objects'], { encoding: 'utf8' }).stdout.trim();
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const put = await fetch(`${base}/api/settings`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify({
-        receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
-        tracker: { timeout_multiplier: 1, timeout_tolerance: TOLERANCE_S },
-      }),
+    const headers = await applySettings(dir.path, httpPort, ['settings', 'restart_services', 'objects'], {
+      receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
+      tracker: { timeout_multiplier: 1, timeout_tolerance: TOLERANCE_S },
     });
-    assert.is(put.status, 200, await put.text());
-    assert.is((await fetch(`${base}/api/restart-services`, { headers })).status, 200);
-    await waitHealthy(httpPort);
     const objects = async (): Promise<Map<string, ObjectItem>> => {
       const res = await fetch(`${base}/api/objects`, { headers });
       const body = (await res.json()) as { items: ObjectItem[] };

@@ -1,5 +1,8 @@
-/** `vigil serve` as a child process on loopback, and the wait for its /health = 200 (bounded). */
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+/**
+ * `vigil serve` as a child process on loopback, the wait for its /health = 200 (bounded), and
+ * its configuration through the API as an installer would do it.
+ */
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LOOPBACK, waitFor } from './net.js';
 
@@ -28,4 +31,21 @@ export async function waitHealthy(httpPort: number, timeoutMs = 20_000): Promise
   }, timeoutMs, 50).catch(() => {
     throw new Error(`/health never 200; last answer: ${last}`);
   });
+}
+
+/**
+ * Mints a token with `scopes` (`vigil token`, as on the box), PUTs `settings`, restarts the
+ * services and waits for /health = 200 again. Throws, with the answer, when the settings are
+ * refused or the restart fails. Returns the headers for further calls with that token.
+ */
+export async function applySettings(dataDir: string, httpPort: number, scopes: readonly string[], settings: unknown): Promise<Record<string, string>> {
+  const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dataDir, '--scopes', scopes.join(',')], { encoding: 'utf8' }).stdout.trim();
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const base = `http://${LOOPBACK}:${httpPort}`;
+  const put = await fetch(`${base}/api/settings`, { method: 'PUT', headers, body: JSON.stringify(settings) });
+  if (put.status !== 200) throw new Error(`PUT /api/settings answered ${put.status}: ${await put.text()}`);
+  const restart = await fetch(`${base}/api/restart-services`, { headers });
+  if (restart.status !== 200) throw new Error(`GET /api/restart-services answered ${restart.status}: ${await restart.text()}`);
+  await waitHealthy(httpPort);
+  return headers;
 }
