@@ -92,9 +92,9 @@ export function storedTableSql(db: Database, table: string): string {
 
 /**
  * lang_altertable.html, the simpler procedure, steps 2-8 (the caller holds the transaction of
- * steps 1 and 9); migration 6 uses it too (schema-v6.ts). better-sqlite3 opens every connection with SQLITE_DBCONFIG_DEFENSIVE, which
- * makes sqlite_schema read-only even under writable_schema; unsafeMode lifts it for these few
- * statements only.
+ * steps 1 and 9); migration 6 uses it too (schema-v6.ts). better-sqlite3 opens every connection
+ * with SQLITE_DBCONFIG_DEFENSIVE, which makes sqlite_schema read-only even under writable_schema;
+ * unsafeMode lifts it for these few statements only.
  */
 export function replaceTableSql(db: Database, table: string, sql: string): void {
   const version = Number(db.pragma('schema_version', { simple: true }));
