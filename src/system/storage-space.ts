@@ -127,7 +127,7 @@ export class StorageSpaceWatch implements Service {
     if (!low && this.low) logger.info('storage space restored', metrics);
     this.low = low;
     const says = low ? 'low' : 'ok';
-    if (this.said === says && health.get(STORAGE_HEALTH)) {
+    if (this.said === says) {
       health.setMetrics(STORAGE_HEALTH, metrics);
     } else {
       this.said = says;
