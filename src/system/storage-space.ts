@@ -27,20 +27,27 @@ export interface StorageThresholds {
   readonly intervalMs: number;
   /** Trouble below the larger of this many bytes... */
   readonly minFreeBytes: number;
-  /** ...and this share of the file system. */
+  /** ...and this share of the file system, ... */
   readonly minFreeFraction: number;
+  /**
+   * ...the share counting at most this many bytes: on a large disk 5 % is weeks of journal (50 GB
+   * of a 1 TB disk), a warning nobody would act on yet.
+   */
+  readonly maxFractionBytes: number;
   /** Restored only above trouble level × this: a journal hovering at the line does not flap. */
   readonly restoreFactor: number;
 }
 
 /**
  * On a 16 GB card: trouble below 5 % (≈ 800 MB), restored above ≈ 1 GB. At 10 events/s, a busy
- * site (180-430 MB of journal a day at 210-500 B per event), that is two to four days' warning.
+ * site (180-430 MB of journal a day at 210-500 B per event), that is two to four days' warning;
+ * from a 43 GB file system up, the 2 GiB cap: five to twelve days.
  */
 export const DEFAULT_STORAGE_THRESHOLDS: StorageThresholds = {
   intervalMs: 60_000,
   minFreeBytes: 256 * 1024 * 1024,
   minFreeFraction: 0.05,
+  maxFractionBytes: 2 * 1024 * 1024 * 1024,
   restoreFactor: 1.25,
 };
 
@@ -53,7 +60,7 @@ export interface SpaceFigures {
 
 /** Trouble level for a file system of this size. */
 export function troubleBelow(totalBytes: number, thresholds: StorageThresholds): number {
-  return Math.max(thresholds.minFreeBytes, totalBytes * thresholds.minFreeFraction);
+  return Math.max(thresholds.minFreeBytes, Math.min(totalBytes * thresholds.minFreeFraction, thresholds.maxFractionBytes));
 }
 
 /** Pure: is the space low, given whether it was low at the last check (hysteresis)? */

@@ -20,10 +20,12 @@ function freeNow(dir: string): { total: number; free: number } {
   return { total: s.blocks * s.bsize, free: s.bavail * s.bsize };
 }
 
-test('trouble level and hysteresis: the larger of the byte floor and the share; restored only above the level × restoreFactor', () => {
+test('trouble level and hysteresis: the larger of the byte floor and the share (at most 2 GiB); restored only above the level × restoreFactor', () => {
   const t = DEFAULT_STORAGE_THRESHOLDS;
   assert.is(troubleBelow(16e9, t), 16e9 * 0.05, 'a 16 GB card: 5 %');
   assert.is(troubleBelow(2e9, t), 256 * 1024 * 1024, 'a 2 GB card: the 256 MiB floor');
+  assert.is(troubleBelow(64e9, t), 2 * GiB, 'a 64 GB card: 5 % is 3.2 GB, capped at 2 GiB');
+  assert.is(troubleBelow(1e12, t), 2 * GiB, 'a 1 TB disk: the cap, not 50 GB');
   const total = 16e9;
   const below = troubleBelow(total, t);
   assert.is(spaceIsLow({ totalBytes: total, freeBytes: below - 1 }, t, false), true);
