@@ -74,12 +74,18 @@ test('on the real file system: ok with statfs figures, degraded with a detail be
   }
 });
 
-test('a data dir that cannot be read is degraded with the reason, and ok when it is back', async () => {
+/** A watch on a `data` directory of its own, which a test can remove and make again; trouble below `minFreeBytes`. */
+function watchOnDataDir(minFreeBytes: number) {
   const dir = tempDir('vigil-space-');
   const data = join(dir.path, 'data');
   mkdirSync(data);
   const health = new HealthRegistry();
-  const watch = new StorageSpaceWatch({ dir: data, health, freePageBytes: () => 0, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes: 1 } });
+  const watch = new StorageSpaceWatch({ dir: data, health, freePageBytes: () => 0, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes } });
+  return { dir, data, health, watch };
+}
+
+test('a data dir that cannot be read is degraded with the reason, and ok when it is back', async () => {
+  const { dir, data, health, watch } = watchOnDataDir(1);
   try {
     await watch.start();
     assert.is(health.get(STORAGE_HEALTH)!.state, 'ok');
@@ -97,11 +103,7 @@ test('a data dir that cannot be read is degraded with the reason, and ok when it
 });
 
 test('low, then unreadable, then low again: the detail says which, though the state stays degraded throughout', async () => {
-  const dir = tempDir('vigil-space-');
-  const data = join(dir.path, 'data');
-  mkdirSync(data);
-  const health = new HealthRegistry();
-  const watch = new StorageSpaceWatch({ dir: data, health, freePageBytes: () => 0, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes: Number.MAX_SAFE_INTEGER } });
+  const { dir, data, health, watch } = watchOnDataDir(Number.MAX_SAFE_INTEGER);
   const detail = (): string => `${health.get(STORAGE_HEALTH)!.state}: ${health.get(STORAGE_HEALTH)!.detail ?? ''}`;
   try {
     await watch.start();
