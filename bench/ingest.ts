@@ -16,12 +16,15 @@
  * BENCH_CPU_PROF=<dir> writes a .cpuprofile per gateway thread.
  * Every saturating case also runs against the store-nothing reference (bench/lib/store-nothing.ts:
  * Vigil's codec answering at once, no journal), pinned like the gateway, and the summary prints
- * Vigil's rate over it, as issue 9's table does; BENCH_REFERENCE=0 skips it.
+ * Vigil's rate over it, as issue 9's table does; BENCH_REFERENCE=0 skips it. With it runs the durable
+ * minimum (bench/lib/store-minimal.ts: the same codec plus one writer thread committing each batch
+ * with synchronous=FULL before the ACKs, nothing else), what the issue's rules cost without Vigil.
  */
 import { loadavg, tmpdir } from 'node:os';
 import { durableFloor, type FloorResult } from './lib/durable-floor.js';
 import { PINNING, freePort, pinSelf, startGatewayChild, sleep, type GatewayChild } from './lib/gateway-child.js';
 import { runPhase, type PhaseResult } from './lib/run-phase.js';
+import { startStoreMinimalChild } from './lib/store-minimal.js';
 import { startStoreNothingChild } from './lib/store-nothing.js';
 import { formatTable, verdict } from './lib/table.js';
 
@@ -76,6 +79,10 @@ function row(r: Row): (string | number)[] {
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 1000);
 const REFERENCE = process.env.BENCH_REFERENCE !== '0';
 const REFERENCE_LABEL = 'nothing';
+const MINIMUM_LABEL = 'minimum';
+/** BENCH_INLINE=1 adds the durable minimum with its commit in the socket thread (no hop; not a design the issue allows). */
+const INLINE_LABEL = 'inline';
+const INLINE = process.env.BENCH_INLINE === '1';
 
 async function main(): Promise<void> {
   const cases = parseCases(process.env.BENCH_CASES ?? DEFAULT_CASES);
@@ -101,6 +108,14 @@ async function main(): Promise<void> {
       const tcpPort = await freePort();
       const udpPort = await freePort();
       gateways.push({ label: REFERENCE_LABEL, tcpPort, udpPort, child: await startStoreNothingChild(tcpPort, udpPort, KEY, PINNING ? 1 : null) });
+      const minTcp = await freePort();
+      const minUdp = await freePort();
+      gateways.push({ label: MINIMUM_LABEL, tcpPort: minTcp, udpPort: minUdp, child: await startStoreMinimalChild(minTcp, minUdp, KEY, PINNING ? 1 : null) });
+      if (INLINE) {
+        const inTcp = await freePort();
+        const inUdp = await freePort();
+        gateways.push({ label: INLINE_LABEL, tcpPort: inTcp, udpPort: inUdp, child: await startStoreMinimalChild(inTcp, inUdp, KEY, PINNING ? 1 : null, 'inline') });
+      }
     }
     for (const c of cases) {
       const runs = new Map<string, PhaseResult[]>(gateways.map((g) => [g.label, []]));
@@ -114,7 +129,7 @@ async function main(): Promise<void> {
         for (const g of order) {
           const rate = rates.get(g.label);
           if (c.paced && rate === undefined) continue;
-          if (c.paced && g.label === REFERENCE_LABEL) continue;
+          if (c.paced && (g.label === REFERENCE_LABEL || g.label === MINIMUM_LABEL || g.label === INLINE_LABEL)) continue;
           runs.get(g.label)!.push(await runPhase(g.child, {
             label: `${g.label} ${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
             warmupMs: WARMUP_MS,
@@ -162,6 +177,10 @@ async function main(): Promise<void> {
       if (!vigil) continue;
       const name = `${ref.transport.toUpperCase()} ${ref.aes ? 'AES-128' : 'plain'}, ${ref.devices} ${ref.transport === 'udp' ? 'senders' : 'connections'}`;
       print(`  ${name.padEnd(32)} Vigil ${String(vigil.ackedPerS).padStart(6)}/s  store-nothing ${String(ref.ackedPerS).padStart(6)}/s  ratio ${(vigil.ackedPerS / ref.ackedPerS).toFixed(2)}  (cpu µs/ev ${vigil.cpuUsPerEvent} vs ${ref.cpuUsPerEvent})`);
+      const minimum = rows.find((r) => r.build === MINIMUM_LABEL && r.transport === ref.transport && r.devices === ref.devices && r.aes === ref.aes && !r.paced);
+      if (minimum) print(`  ${''.padEnd(32)} durable minimum ${String(minimum.ackedPerS).padStart(6)}/s  Vigil / minimum ${(vigil.ackedPerS / minimum.ackedPerS).toFixed(2)}  (cpu µs/ev ${minimum.cpuUsPerEvent}, p99 ${minimum.p99.toFixed(2)} ms)`);
+      const inline = rows.find((r) => r.build === INLINE_LABEL && r.transport === ref.transport && r.devices === ref.devices && r.aes === ref.aes && !r.paced);
+      if (inline) print(`  ${''.padEnd(32)} minimum, commit inline ${String(inline.ackedPerS).padStart(6)}/s  (cpu µs/ev ${inline.cpuUsPerEvent}, p99 ${inline.p99.toFixed(2)} ms)`);
     }
   }
   print(`\ngoals (issue 9), build "${last}":`);

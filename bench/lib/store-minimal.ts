@@ -1,0 +1,226 @@
+/**
+ * The durable minimum (issue 9): the least a receiver can do and still keep the issue's rules, so
+ * the bench can tell Vigil's own cost from the cost of the rules themselves. It is the
+ * store-nothing reference (Vigil's codec, the reply written by the thread that read the frame)
+ * plus exactly what the rules add: ONE writer thread owns the database ("One writer"), and a frame
+ * is ACKed only after the transaction holding its events has committed with synchronous=FULL
+ * ("Durability stays exactly as it is"). Everything else Vigil does is left out: objects and
+ * sessions, supervision, sightings, metrics, the bus, outputs, replay detection, the gathering
+ * gate, NAK/DUH bookkeeping.
+ *
+ * Its pipeline is the plainest group commit: frames read while a commit is in flight wait; when the
+ * writer answers, their replies are written and every frame waiting since goes in ONE message (the
+ * rows as one flat array of values, Vigil's wire-pack idea without the ops) to the writer, which
+ * stores them as the journal does (the store's openDatabase, migration 6's `events` table, ids
+ * counted by the one writer, 16 rows per INSERT) in one BEGIN IMMEDIATE … COMMIT and answers with
+ * the count. Rows are Vigil's own (journalRow + toInsertParams), so the row's cost is the same.
+ * Run as a child process pinned like the gateway (startStoreMinimalChild), all threads on one core.
+ *
+ *   node dist/bench/lib/store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline
+ */
+import { spawn } from 'node:child_process';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { journalRow } from '../../src/ingest/journal-row.js';
+import type { FrameItem } from '../../src/ingest/types.js';
+import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
+import { handleFrame, type FrameDecision, type HandlerContext } from '../../src/protocols/dc09/handler.js';
+import { receiverPasswordKey } from '../../src/protocols/dc09/crypto.js';
+import { openDatabase } from '../../src/store/database.js';
+import { EVENT_INSERT_PARAMS, insertEventsSql, toInsertParams } from '../../src/store/event-rows.js';
+import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
+import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
+
+const READY_TIMEOUT_MS = 10_000;
+const ROWS_PER_INSERT = 16;
+
+/** A reply waiting for its commit: the socket (TCP) or the peer (UDP) and the bytes. */
+interface Waiting {
+  readonly reply: Buffer;
+  readonly socket: Socket | null;
+  readonly port: number;
+  readonly address: string;
+}
+
+/** The journal's way to store a batch of flat row values in one transaction; returns the row count. */
+function journalStore(path: string): (values: unknown[]) => number {
+  const db = openDatabase(path);
+  db.exec(EVENTS_TABLE_SQL);
+  const full = db.prepare(insertEventsSql(ROWS_PER_INSERT));
+  const single = db.prepare(insertEventsSql(1));
+  let nextId = ((db.prepare('SELECT max(id) AS id FROM events').get() as { id: number | null }).id ?? 0) + 1;
+  const store = db.transaction((values: unknown[]) => {
+    const rows = values.length / EVENT_INSERT_PARAMS;
+    let row = 0;
+    for (; row + ROWS_PER_INSERT <= rows; row += ROWS_PER_INSERT) {
+      full.run({ firstId: nextId }, values.slice(row * EVENT_INSERT_PARAMS, (row + ROWS_PER_INSERT) * EVENT_INSERT_PARAMS));
+      nextId += ROWS_PER_INSERT;
+    }
+    for (; row < rows; row++) {
+      single.run({ firstId: nextId++ }, values.slice(row * EVENT_INSERT_PARAMS, (row + 1) * EVENT_INSERT_PARAMS));
+    }
+    return rows;
+  });
+  return (values) => store.immediate(values);
+}
+
+/** The writer thread: one transaction per message, answers with the row count. */
+function writer(path: string): void {
+  const store = journalStore(path);
+  parentPort!.on('message', (values: unknown[]) => parentPort!.postMessage(store(values)));
+}
+
+/**
+ * `thread`: the rules as the issue states them, commits in the one writer thread. `inline`: the
+ * commit in the thread that owns the sockets, synchronously, once per event-loop turn (no thread
+ * hop, but nothing is read while the fsync runs): what this machine allows at all, not a design the
+ * issue permits (its writer thread is not the receivers' thread).
+ */
+type Mode = 'thread' | 'inline';
+
+function serve(tcpPort: number, udpPort: number, password: string, dir: string, mode: Mode): void {
+  const key = receiverPasswordKey(password);
+  const context = (): HandlerContext => ({ now: Date.now(), key, requireEncryption: false, checkPlainTimestamps: false, acceptLocalTime: false });
+  const path = join(dir, 'minimal.db');
+  let values: unknown[] = [];
+  let waiting: Waiting[] = [];
+  let inFlight: Waiting[] | null = null;
+  let udp: UdpSocket | null = null;
+
+  const answer = (replies: readonly Waiting[]): void => {
+    for (const w of replies) {
+      if (w.socket) w.socket.write(w.reply);
+      else udp!.send(w.reply, w.port, w.address);
+    }
+  };
+  let send: () => void;
+  let stop: () => Promise<unknown>;
+  if (mode === 'inline') {
+    const store = journalStore(path);
+    let scheduled = false;
+    const commit = (): void => {
+      scheduled = false;
+      const replies = waiting;
+      const batch = values;
+      waiting = [];
+      values = [];
+      store(batch);
+      answer(replies);
+    };
+    send = () => {
+      if (scheduled || waiting.length === 0) return;
+      scheduled = true;
+      setImmediate(commit);
+    };
+    stop = () => Promise.resolve();
+  } else {
+    const thread = new Worker(fileURLToPath(import.meta.url), { workerData: path });
+    send = () => {
+      if (inFlight !== null || waiting.length === 0) return;
+      inFlight = waiting;
+      waiting = [];
+      const batch = values;
+      values = [];
+      thread.postMessage(batch);
+    };
+    thread.on('message', () => {
+      answer(inFlight!);
+      inFlight = null;
+      send();
+    });
+    thread.on('error', (err) => {
+      process.stderr.write(`store-minimal writer failed: ${err.message}\n`);
+      process.exit(1);
+    });
+    stop = () => thread.terminate();
+  }
+
+  /** A frame's decision: events become rows and the reply waits for their commit; the rest is answered at once. */
+  const take = (decision: FrameDecision, raw: Buffer, kind: 'tcp' | 'udp', remoteAddress: string, target: Omit<Waiting, 'reply'>): void => {
+    const reply = decision.reply;
+    if (!reply) return;
+    if (decision.action !== 'ack' || decision.events.length === 0) {
+      if (target.socket) target.socket.write(reply);
+      else udp!.send(reply, target.port, target.address);
+      return;
+    }
+    const item = { kind: 'frame', receiver: { id: kind === 'tcp' ? 1 : 2, kind }, transport: kind, remoteAddress, receivedAt: Date.now(), raw } as FrameItem;
+    for (const e of decision.events) values.push(...toInsertParams(journalRow(e, item)));
+    waiting.push({ reply, ...target });
+  };
+
+  const tcp = createServer((socket) => {
+    const framer = new Dc09Framer();
+    const remote = `${socket.remoteAddress}:${socket.remotePort}`;
+    const target = { socket, port: 0, address: '' };
+    socket.setNoDelay(true);
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      const ctx = context();
+      for (const item of framer.push(chunk)) {
+        if (item.kind === 'frame') take(handleFrame(item.body, ctx), item.body, 'tcp', remote, target);
+      }
+      send();
+    });
+  });
+  udp = createSocket('udp4');
+  udp.on('message', (datagram, peer) => {
+    const item = decodeDatagram(datagram);
+    if (item.kind !== 'frame') return;
+    take(handleFrame(item.body, context()), item.body, 'udp', `${peer.address}:${peer.port}`, { socket: null, port: peer.port, address: peer.address });
+    send();
+  });
+  let pending = 2;
+  const ready = (): void => {
+    if (--pending === 0) process.stdout.write('ready\n');
+  };
+  tcp.listen(tcpPort, '127.0.0.1', ready);
+  udp.bind(udpPort, '127.0.0.1', ready);
+  process.on('SIGTERM', () => {
+    void stop().then(() => process.exit(0));
+  });
+}
+
+/** The durable minimum in its own process, pinned to `cpu` when given; shaped like a gateway child for runPhase. */
+export async function startStoreMinimalChild(tcpPort: number, udpPort: number, password: string, cpu: number | null, mode: Mode = 'thread'): Promise<GatewayChild> {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-minimal-'));
+  // BENCH_CPU_PROF=<dir>: a .cpuprofile per thread, as for the gateway (gateway-child.ts).
+  const profDir = process.env.BENCH_CPU_PROF;
+  const args = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), fileURLToPath(import.meta.url), String(tcpPort), String(udpPort), password, dir, mode];
+  const child = cpu === null
+    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn('taskset', ['-c', String(cpu), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const pid = child.pid!;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));
+  if (!(await Promise.race([ready, sleep(READY_TIMEOUT_MS).then(() => false)]))) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error('durable-minimum receiver did not start');
+  }
+  return {
+    pid, httpPort: 0, dataDir: dir, token: '',
+    ...procFigures(pid),
+    api: () => Promise.reject(new Error('the durable-minimum receiver has no API')),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+if (!isMainThread) {
+  writer(workerData as string);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [tcpPort, udpPort, password, dir, mode] = process.argv.slice(2);
+  if (!tcpPort || !udpPort || !password || !dir || (mode !== 'thread' && mode !== 'inline')) {
+    throw new Error('usage: store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline');
+  }
+  serve(Number(tcpPort), Number(udpPort), password, dir, mode);
+}
