@@ -18,7 +18,10 @@
  * Vigil's codec answering at once, no journal), pinned like the gateway, and the summary prints
  * Vigil's rate over it, as issue 9's table does; BENCH_REFERENCE=0 skips it. With it runs the durable
  * minimum (bench/lib/store-minimal.ts: the same codec plus one writer thread committing each batch
- * with synchronous=FULL before the ACKs, nothing else), what the issue's rules cost without Vigil.
+ * with synchronous=FULL before the ACKs, one commit per fleet round, nothing else), what the issue's
+ * rules cost without Vigil; BENCH_MINIMUM_POLICY=pipeline makes it send what waits as soon as the
+ * writer is free instead, and BENCH_INLINE=1 adds the same minimum with the commit in the socket
+ * thread (no hop: not a design the issue allows).
  */
 import { loadavg, tmpdir } from 'node:os';
 import { durableFloor, type FloorResult } from './lib/durable-floor.js';
@@ -83,11 +86,13 @@ const MINIMUM_LABEL = 'minimum';
 /** BENCH_INLINE=1 adds the durable minimum with its commit in the socket thread (no hop; not a design the issue allows). */
 const INLINE_LABEL = 'inline';
 const INLINE = process.env.BENCH_INLINE === '1';
+const MINIMUM_POLICY = process.env.BENCH_MINIMUM_POLICY === 'pipeline' ? 'pipeline' : 'gather';
 
 async function main(): Promise<void> {
   const cases = parseCases(process.env.BENCH_CASES ?? DEFAULT_CASES);
   print(`ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase, median of ${REPEAT}`);
   print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}`);
+  if (REFERENCE) print(`durable minimum: one writer thread, ${MINIMUM_POLICY === 'gather' ? 'one commit per fleet round' : 'pipelined'}${INLINE ? '; and the same with the commit inline' : ''}`);
   print(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews every figure)`);
   const compare = process.env.BENCH_COMPARE;
   const builds: Array<{ label: string; buildDir?: string }> = compare ? [{ label: 'before', buildDir: compare }, { label: 'after' }] : [{ label: 'this' }];
@@ -110,11 +115,11 @@ async function main(): Promise<void> {
       gateways.push({ label: REFERENCE_LABEL, tcpPort, udpPort, child: await startStoreNothingChild(tcpPort, udpPort, KEY, PINNING ? 1 : null) });
       const minTcp = await freePort();
       const minUdp = await freePort();
-      gateways.push({ label: MINIMUM_LABEL, tcpPort: minTcp, udpPort: minUdp, child: await startStoreMinimalChild(minTcp, minUdp, KEY, PINNING ? 1 : null) });
+      gateways.push({ label: MINIMUM_LABEL, tcpPort: minTcp, udpPort: minUdp, child: await startStoreMinimalChild(minTcp, minUdp, KEY, PINNING ? 1 : null, 'thread', MINIMUM_POLICY) });
       if (INLINE) {
         const inTcp = await freePort();
         const inUdp = await freePort();
-        gateways.push({ label: INLINE_LABEL, tcpPort: inTcp, udpPort: inUdp, child: await startStoreMinimalChild(inTcp, inUdp, KEY, PINNING ? 1 : null, 'inline') });
+        gateways.push({ label: INLINE_LABEL, tcpPort: inTcp, udpPort: inUdp, child: await startStoreMinimalChild(inTcp, inUdp, KEY, PINNING ? 1 : null, 'inline', MINIMUM_POLICY) });
       }
     }
     for (const c of cases) {

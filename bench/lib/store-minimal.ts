@@ -8,15 +8,17 @@
  * sessions, supervision, sightings, metrics, the bus, outputs, replay detection, the gathering
  * gate, NAK/DUH bookkeeping.
  *
- * Its pipeline is the plainest group commit: frames read while a commit is in flight wait; when the
- * writer answers, their replies are written and every frame waiting since goes in ONE message (the
+ * Frames read while a commit is in flight wait; the waiting ones leave together in ONE message (the
  * rows as one flat array of values, Vigil's wire-pack idea without the ops) to the writer, which
  * stores them as the journal does (the store's openDatabase, migration 6's `events` table, ids
  * counted by the one writer, 16 rows per INSERT) in one BEGIN IMMEDIATE … COMMIT and answers with
- * the count. Rows are Vigil's own (journalRow + toInsertParams), so the row's cost is the same.
+ * the count; then their replies are written. When they leave is the policy (Policy below): by
+ * default once the whole fleet is waiting, which a receiver can only estimate (its gate,
+ * src/ingest/batch-gate.ts, does) and this one counts, so it is an upper bound of the rules.
+ * Rows are Vigil's own (journalRow + toInsertParams), so the row's cost is the same.
  * Run as a child process pinned like the gateway (startStoreMinimalChild), all threads on one core.
  *
- *   node dist/bench/lib/store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline
+ *   node dist/bench/lib/store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline pipeline|gather
  */
 import { spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
@@ -82,14 +84,49 @@ function writer(path: string): void {
  * issue permits (its writer thread is not the receivers' thread).
  */
 type Mode = 'thread' | 'inline';
+/**
+ * `pipeline`: what is waiting leaves as soon as the writer is free (Vigil without its gate).
+ * `gather`: it leaves once every sender of the fleet is waiting (open TCP connections, UDP peers
+ * heard in the last second), or GATHER_MAX_MS after the first: one commit per fleet round.
+ */
+type Policy = 'pipeline' | 'gather';
 
-function serve(tcpPort: number, udpPort: number, password: string, dir: string, mode: Mode): void {
+const GATHER_MAX_MS = 1;
+const PEER_WINDOW_MS = 1000;
+
+/** The senders a saturating fleet has: TCP connections open, UDP peers heard lately. */
+class Fleet {
+  connections = 0;
+  private readonly peers = new Map<string, number>();
+  private counted = 0;
+  private countedAt = 0;
+
+  heard(peer: string, now: number): void {
+    this.peers.set(peer, now);
+  }
+
+  size(now: number): number {
+    if (now - this.countedAt > 100) {
+      this.countedAt = now;
+      this.counted = 0;
+      for (const [peer, at] of this.peers) {
+        if (now - at > PEER_WINDOW_MS) this.peers.delete(peer);
+        else this.counted++;
+      }
+    }
+    return this.connections + this.counted;
+  }
+}
+
+function serve(tcpPort: number, udpPort: number, password: string, dir: string, mode: Mode, policy: Policy): void {
   const key = receiverPasswordKey(password);
   const context = (): HandlerContext => ({ now: Date.now(), key, requireEncryption: false, checkPlainTimestamps: false, acceptLocalTime: false });
   const path = join(dir, 'minimal.db');
+  const fleet = new Fleet();
   let values: unknown[] = [];
   let waiting: Waiting[] = [];
-  let inFlight: Waiting[] | null = null;
+  let busy = false;
+  let gatherTimer: NodeJS.Timeout | null = null;
   let udp: UdpSocket | null = null;
 
   const answer = (replies: readonly Waiting[]): void => {
@@ -98,45 +135,63 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
       else udp!.send(w.reply, w.port, w.address);
     }
   };
-  let send: () => void;
+  /** Stores `batch` and answers `replies` after its commit, then calls done(). */
+  let dispatch: (batch: unknown[], replies: Waiting[]) => void;
   let stop: () => Promise<unknown>;
+  const send = (force = false): void => {
+    if (busy || waiting.length === 0) return;
+    if (policy === 'gather' && !force && waiting.length < fleet.size(Date.now())) {
+      gatherTimer ??= setTimeout(() => {
+        gatherTimer = null;
+        send(true);
+      }, GATHER_MAX_MS);
+      return;
+    }
+    if (gatherTimer) clearTimeout(gatherTimer);
+    gatherTimer = null;
+    const replies = waiting;
+    const batch = values;
+    waiting = [];
+    values = [];
+    busy = true;
+    dispatch(batch, replies);
+  };
+  const done = (replies: readonly Waiting[]): void => {
+    busy = false;
+    answer(replies);
+    send();
+  };
+  /** After a read: inline, the commit waits for the end of this event-loop turn (every socket read in it). */
+  let kick: () => void;
   if (mode === 'inline') {
     const store = journalStore(path);
     let scheduled = false;
-    const commit = (): void => {
-      scheduled = false;
-      const replies = waiting;
-      const batch = values;
-      waiting = [];
-      values = [];
+    dispatch = (batch, replies) => {
       store(batch);
-      answer(replies);
+      done(replies);
     };
-    send = () => {
-      if (scheduled || waiting.length === 0) return;
+    kick = () => {
+      if (scheduled) return;
       scheduled = true;
-      setImmediate(commit);
+      setImmediate(() => {
+        scheduled = false;
+        send();
+      });
     };
     stop = () => Promise.resolve();
   } else {
     const thread = new Worker(fileURLToPath(import.meta.url), { workerData: path });
-    send = () => {
-      if (inFlight !== null || waiting.length === 0) return;
-      inFlight = waiting;
-      waiting = [];
-      const batch = values;
-      values = [];
+    let inFlight: Waiting[] = [];
+    dispatch = (batch, replies) => {
+      inFlight = replies;
       thread.postMessage(batch);
     };
-    thread.on('message', () => {
-      answer(inFlight!);
-      inFlight = null;
-      send();
-    });
+    thread.on('message', () => done(inFlight));
     thread.on('error', (err) => {
       process.stderr.write(`store-minimal writer failed: ${err.message}\n`);
       process.exit(1);
     });
+    kick = () => send();
     stop = () => thread.terminate();
   }
 
@@ -158,22 +213,26 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
     const framer = new Dc09Framer();
     const remote = `${socket.remoteAddress}:${socket.remotePort}`;
     const target = { socket, port: 0, address: '' };
+    fleet.connections++;
     socket.setNoDelay(true);
     socket.on('error', () => undefined);
+    socket.on('close', () => fleet.connections--);
     socket.on('data', (chunk: Buffer) => {
       const ctx = context();
       for (const item of framer.push(chunk)) {
         if (item.kind === 'frame') take(handleFrame(item.body, ctx), item.body, 'tcp', remote, target);
       }
-      send();
+      kick();
     });
   });
   udp = createSocket('udp4');
   udp.on('message', (datagram, peer) => {
     const item = decodeDatagram(datagram);
     if (item.kind !== 'frame') return;
-    take(handleFrame(item.body, context()), item.body, 'udp', `${peer.address}:${peer.port}`, { socket: null, port: peer.port, address: peer.address });
-    send();
+    const remote = `${peer.address}:${peer.port}`;
+    fleet.heard(remote, Date.now());
+    take(handleFrame(item.body, context()), item.body, 'udp', remote, { socket: null, port: peer.port, address: peer.address });
+    kick();
   });
   let pending = 2;
   const ready = (): void => {
@@ -187,11 +246,11 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
 }
 
 /** The durable minimum in its own process, pinned to `cpu` when given; shaped like a gateway child for runPhase. */
-export async function startStoreMinimalChild(tcpPort: number, udpPort: number, password: string, cpu: number | null, mode: Mode = 'thread'): Promise<GatewayChild> {
+export async function startStoreMinimalChild(tcpPort: number, udpPort: number, password: string, cpu: number | null, mode: Mode = 'thread', policy: Policy = 'gather'): Promise<GatewayChild> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-minimal-'));
   // BENCH_CPU_PROF=<dir>: a .cpuprofile per thread, as for the gateway (gateway-child.ts).
   const profDir = process.env.BENCH_CPU_PROF;
-  const args = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), fileURLToPath(import.meta.url), String(tcpPort), String(udpPort), password, dir, mode];
+  const args = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), fileURLToPath(import.meta.url), String(tcpPort), String(udpPort), password, dir, mode, policy];
   const child = cpu === null
     ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
     : spawn('taskset', ['-c', String(cpu), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -218,9 +277,9 @@ export async function startStoreMinimalChild(tcpPort: number, udpPort: number, p
 if (!isMainThread) {
   writer(workerData as string);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [tcpPort, udpPort, password, dir, mode] = process.argv.slice(2);
-  if (!tcpPort || !udpPort || !password || !dir || (mode !== 'thread' && mode !== 'inline')) {
-    throw new Error('usage: store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline');
+  const [tcpPort, udpPort, password, dir, mode, policy] = process.argv.slice(2);
+  if (!tcpPort || !udpPort || !password || !dir || (mode !== 'thread' && mode !== 'inline') || (policy !== 'pipeline' && policy !== 'gather')) {
+    throw new Error('usage: store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline pipeline|gather');
   }
-  serve(Number(tcpPort), Number(udpPort), password, dir, mode);
+  serve(Number(tcpPort), Number(udpPort), password, dir, mode, policy);
 }
