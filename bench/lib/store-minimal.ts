@@ -20,7 +20,6 @@
  *
  *   node dist/bench/lib/store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline pipeline|gather
  */
-import { spawn } from 'node:child_process';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
@@ -36,9 +35,9 @@ import { receiverPasswordKey } from '../../src/protocols/dc09/crypto.js';
 import { openDatabase } from '../../src/store/database.js';
 import { EVENT_INSERT_PARAMS, insertEventsSql, toInsertParams } from '../../src/store/event-rows.js';
 import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
-import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
+import type { GatewayChild } from './gateway-child.js';
+import { startReferenceChild } from './reference-child.js';
 
-const READY_TIMEOUT_MS = 10_000;
 const ROWS_PER_INSERT = 16;
 
 /** A reply waiting for its commit: the socket (TCP) or the peer (UDP) and the bytes. */
@@ -245,33 +244,11 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   });
 }
 
-/** The durable minimum in its own process, pinned to `cpu` when given; shaped like a gateway child for runPhase. */
-export async function startStoreMinimalChild(tcpPort: number, udpPort: number, password: string, cpu: number | null, mode: Mode = 'thread', policy: Policy = 'gather'): Promise<GatewayChild> {
+/** The durable minimum in its own process (reference-child.ts), all its threads pinned to `cpu` when given. */
+export function startStoreMinimalChild(tcpPort: number, udpPort: number, password: string, cpu: number | null, mode: Mode = 'thread', policy: Policy = 'gather'): Promise<GatewayChild> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-minimal-'));
-  // BENCH_CPU_PROF=<dir>: a .cpuprofile per thread, as for the gateway (gateway-child.ts).
-  const profDir = process.env.BENCH_CPU_PROF;
-  const args = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), fileURLToPath(import.meta.url), String(tcpPort), String(udpPort), password, dir, mode, policy];
-  const child = cpu === null
-    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn('taskset', ['-c', String(cpu), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pid = child.pid!;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));
-  if (!(await Promise.race([ready, sleep(READY_TIMEOUT_MS).then(() => false)]))) {
-    child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-    throw new Error('durable-minimum receiver did not start');
-  }
-  return {
-    pid, httpPort: 0, dataDir: dir, token: '',
-    ...procFigures(pid),
-    api: () => Promise.reject(new Error('the durable-minimum receiver has no API')),
-    stop: async () => {
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const args = [String(tcpPort), String(udpPort), password, dir, mode, policy];
+  return startReferenceChild('durable-minimum', fileURLToPath(import.meta.url), args, cpu, () => rmSync(dir, { recursive: true, force: true }));
 }
 
 if (!isMainThread) {

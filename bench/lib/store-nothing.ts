@@ -8,16 +8,14 @@
  *
  *   node dist/bench/lib/store-nothing.js <tcpPort> <udpPort> <key>
  */
-import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type HandlerContext } from '../../src/protocols/dc09/handler.js';
 import { receiverPasswordKey } from '../../src/protocols/dc09/crypto.js';
-import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
-
-const READY_TIMEOUT_MS = 10_000;
+import type { GatewayChild } from './gateway-child.js';
+import { startReferenceChild } from './reference-child.js';
 
 function serve(tcpPort: number, udpPort: number, password: string): void {
   const key = receiverPasswordKey(password);
@@ -52,28 +50,9 @@ function serve(tcpPort: number, udpPort: number, password: string): void {
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/** The reference receiver in its own process, pinned to `cpu` when given; shaped like a gateway child for runPhase. */
-export async function startStoreNothingChild(tcpPort: number, udpPort: number, password: string, cpu: number | null): Promise<GatewayChild> {
-  const args = [fileURLToPath(import.meta.url), String(tcpPort), String(udpPort), password];
-  const child = cpu === null
-    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn('taskset', ['-c', String(cpu), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const pid = child.pid!;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));
-  if (!(await Promise.race([ready, sleep(READY_TIMEOUT_MS).then(() => false)]))) {
-    child.kill('SIGKILL');
-    throw new Error('store-nothing receiver did not start');
-  }
-  return {
-    pid, httpPort: 0, dataDir: '', token: '',
-    ...procFigures(pid),
-    api: () => Promise.reject(new Error('the store-nothing receiver has no API')),
-    stop: async () => {
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
-    },
-  };
+/** The reference receiver in its own process (reference-child.ts), pinned to `cpu` when given. */
+export function startStoreNothingChild(tcpPort: number, udpPort: number, password: string, cpu: number | null): Promise<GatewayChild> {
+  return startReferenceChild('store-nothing', fileURLToPath(import.meta.url), [String(tcpPort), String(udpPort), password], cpu);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
