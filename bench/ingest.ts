@@ -86,6 +86,8 @@ const MINIMUM_LABEL = 'minimum';
 /** BENCH_INLINE=1 adds the durable minimum with its commit in the socket thread (no hop; not a design the issue allows). */
 const INLINE_LABEL = 'inline';
 const INLINE = process.env.BENCH_INLINE === '1';
+/** The receivers that are not Vigil: they run the saturating cases only. */
+const REFERENCE_LABELS = new Set([REFERENCE_LABEL, MINIMUM_LABEL, INLINE_LABEL]);
 const MINIMUM_POLICY = process.env.BENCH_MINIMUM_POLICY === 'pipeline' ? 'pipeline' : 'gather';
 
 async function main(): Promise<void> {
@@ -109,18 +111,15 @@ async function main(): Promise<void> {
       });
       gateways.push({ label: b.label, tcpPort, udpPort, child });
     }
-    if (REFERENCE) {
+    const addReference = async (label: string, start: (tcpPort: number, udpPort: number, cpu: number | null) => Promise<GatewayChild>): Promise<void> => {
       const tcpPort = await freePort();
       const udpPort = await freePort();
-      gateways.push({ label: REFERENCE_LABEL, tcpPort, udpPort, child: await startStoreNothingChild(tcpPort, udpPort, KEY, PINNING ? 1 : null) });
-      const minTcp = await freePort();
-      const minUdp = await freePort();
-      gateways.push({ label: MINIMUM_LABEL, tcpPort: minTcp, udpPort: minUdp, child: await startStoreMinimalChild(minTcp, minUdp, KEY, PINNING ? 1 : null, 'thread', MINIMUM_POLICY) });
-      if (INLINE) {
-        const inTcp = await freePort();
-        const inUdp = await freePort();
-        gateways.push({ label: INLINE_LABEL, tcpPort: inTcp, udpPort: inUdp, child: await startStoreMinimalChild(inTcp, inUdp, KEY, PINNING ? 1 : null, 'inline', MINIMUM_POLICY) });
-      }
+      gateways.push({ label, tcpPort, udpPort, child: await start(tcpPort, udpPort, PINNING ? 1 : null) });
+    };
+    if (REFERENCE) {
+      await addReference(REFERENCE_LABEL, (tcp, udp, cpu) => startStoreNothingChild(tcp, udp, KEY, cpu));
+      await addReference(MINIMUM_LABEL, (tcp, udp, cpu) => startStoreMinimalChild(tcp, udp, KEY, cpu, 'thread', MINIMUM_POLICY));
+      if (INLINE) await addReference(INLINE_LABEL, (tcp, udp, cpu) => startStoreMinimalChild(tcp, udp, KEY, cpu, 'inline', MINIMUM_POLICY));
     }
     for (const c of cases) {
       const runs = new Map<string, PhaseResult[]>(gateways.map((g) => [g.label, []]));
@@ -134,7 +133,7 @@ async function main(): Promise<void> {
         for (const g of order) {
           const rate = rates.get(g.label);
           if (c.paced && rate === undefined) continue;
-          if (c.paced && (g.label === REFERENCE_LABEL || g.label === MINIMUM_LABEL || g.label === INLINE_LABEL)) continue;
+          if (c.paced && REFERENCE_LABELS.has(g.label)) continue;
           runs.get(g.label)!.push(await runPhase(g.child, {
             label: `${g.label} ${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
             warmupMs: WARMUP_MS,
@@ -169,8 +168,9 @@ async function main(): Promise<void> {
   }
   print('\n' + formatTable(HEADER, rows.map(row)));
   const last = builds[builds.length - 1]!.label;
-  const find = (t: string, devices: number, aes: boolean, paced = false): Row | undefined =>
-    rows.find((r) => r.build === last && r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced);
+  const rowOf = (build: string, t: string, devices: number, aes: boolean, paced = false): Row | undefined =>
+    rows.find((r) => r.build === build && r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced);
+  const find = (t: string, devices: number, aes: boolean, paced = false): Row | undefined => rowOf(last, t, devices, aes, paced);
   const goal = (label: string, r: Row | undefined, value: (r: Row) => number, ok: (v: number) => boolean, unit = 'events/s'): void => {
     if (r) print(`  ${label.padEnd(40)} ${value(r)} ${unit} ${verdict(ok(value(r)))}${r.floor ? ` (floor ${r.floor.eventsPerS}/s, ratio ${(r.ackedPerS / r.floor.eventsPerS).toFixed(2)})` : ''}`);
   };
@@ -182,9 +182,9 @@ async function main(): Promise<void> {
       if (!vigil) continue;
       const name = `${ref.transport.toUpperCase()} ${ref.aes ? 'AES-128' : 'plain'}, ${ref.devices} ${ref.transport === 'udp' ? 'senders' : 'connections'}`;
       print(`  ${name.padEnd(32)} Vigil ${String(vigil.ackedPerS).padStart(6)}/s  store-nothing ${String(ref.ackedPerS).padStart(6)}/s  ratio ${(vigil.ackedPerS / ref.ackedPerS).toFixed(2)}  (cpu µs/ev ${vigil.cpuUsPerEvent} vs ${ref.cpuUsPerEvent})`);
-      const minimum = rows.find((r) => r.build === MINIMUM_LABEL && r.transport === ref.transport && r.devices === ref.devices && r.aes === ref.aes && !r.paced);
+      const minimum = rowOf(MINIMUM_LABEL, ref.transport, ref.devices, ref.aes);
       if (minimum) print(`  ${''.padEnd(32)} durable minimum ${String(minimum.ackedPerS).padStart(6)}/s  Vigil / minimum ${(vigil.ackedPerS / minimum.ackedPerS).toFixed(2)}  (cpu µs/ev ${minimum.cpuUsPerEvent}, p99 ${minimum.p99.toFixed(2)} ms)`);
-      const inline = rows.find((r) => r.build === INLINE_LABEL && r.transport === ref.transport && r.devices === ref.devices && r.aes === ref.aes && !r.paced);
+      const inline = rowOf(INLINE_LABEL, ref.transport, ref.devices, ref.aes);
       if (inline) print(`  ${''.padEnd(32)} minimum, commit inline ${String(inline.ackedPerS).padStart(6)}/s  (cpu µs/ev ${inline.cpuUsPerEvent}, p99 ${inline.p99.toFixed(2)} ms)`);
     }
   }

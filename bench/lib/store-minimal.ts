@@ -128,11 +128,12 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   let gatherTimer: NodeJS.Timeout | null = null;
   let udp: UdpSocket | null = null;
 
+  const reply = (target: Omit<Waiting, 'reply'>, bytes: Buffer): void => {
+    if (target.socket) target.socket.write(bytes);
+    else udp!.send(bytes, target.port, target.address);
+  };
   const answer = (replies: readonly Waiting[]): void => {
-    for (const w of replies) {
-      if (w.socket) w.socket.write(w.reply);
-      else udp!.send(w.reply, w.port, w.address);
-    }
+    for (const w of replies) reply(w, w.reply);
   };
   /** Stores `batch` and answers `replies` after its commit, then calls done(). */
   let dispatch: (batch: unknown[], replies: Waiting[]) => void;
@@ -196,16 +197,15 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
 
   /** A frame's decision: events become rows and the reply waits for their commit; the rest is answered at once. */
   const take = (decision: FrameDecision, raw: Buffer, kind: 'tcp' | 'udp', remoteAddress: string, target: Omit<Waiting, 'reply'>): void => {
-    const reply = decision.reply;
-    if (!reply) return;
+    const bytes = decision.reply;
+    if (!bytes) return;
     if (decision.action !== 'ack' || decision.events.length === 0) {
-      if (target.socket) target.socket.write(reply);
-      else udp!.send(reply, target.port, target.address);
+      reply(target, bytes);
       return;
     }
     const item = { kind: 'frame', receiver: { id: kind === 'tcp' ? 1 : 2, kind }, transport: kind, remoteAddress, receivedAt: Date.now(), raw } as FrameItem;
     for (const e of decision.events) values.push(...toInsertParams(journalRow(e, item)));
-    waiting.push({ reply, ...target });
+    waiting.push({ reply: bytes, ...target });
   };
 
   const tcp = createServer((socket) => {
