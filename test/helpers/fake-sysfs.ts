@@ -1,12 +1,11 @@
 /**
  * A temporary directory laid out like /sys for the GPIO driver (docs/leds.md §Tests): gpiochipN/
  * with label, base and ngpio, the export and unexport files, and the device-tree model. A small
- * shell process plays the kernel's part. export and unexport are FIFOs, so every write the driver
- * (or onoff) makes arrives as one message, as with the kernel's sysfs files: a number within a
- * chip's range becomes gpioN/ with direction, value, active_low and edge; unexport removes it; a
- * number outside every chip is refused (recorded, no directory: the kernel's EINVAL). GPIO is the
- * one part that cannot exist on a development machine, so this is the only fake the LED tests
- * use, under the real driver.
+ * shell process plays the kernel's part. export and unexport are FIFOs: a number within a chip's
+ * range becomes gpioN/ with direction, value, active_low and edge; unexport removes it; a number
+ * outside every chip is refused (recorded, no directory: the kernel's EINVAL). GPIO is the one
+ * part that cannot exist on a development machine, so this is the only fake the LED tests use,
+ * under the real driver.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,12 +13,20 @@ import { join } from 'node:path';
 import { tempDir } from './temp-dir.js';
 
 // $1: class/gpio dir; $2: export|unexport. Chips are read from .chips ("base ngpio" lines) per message.
-// Writes that arrive while the loop is busy are read together ("529539"): onoff's unexport writes
-// the bare number, so unexport takes the exported numbers off the front one by one.
+// The loop holds its FIFO open read-write for its whole life. Reopening it per message (cat) lost
+// writes: a write that opened the FIFO after cat's EOF but before its close went into a pipe that
+// was then discarded (onoff's close() writes three unexports back to back; CI saw one vanish).
+// Held open, the pipe always has a reader, so nothing written is lost. A message is what arrives
+// before 10 ms of quiet (one write arrives whole); writes that arrive together are read together
+// ("529539"): onoff writes the bare number, so unexport takes the exported numbers off the front.
 const KERNEL = `
 dir=$1; file=$2
+exec 3<>"$dir/$file"
 while :; do
-  data=$(cat "$dir/$file") || exit 0
+  IFS= read -r -N 1 data <&3 || exit 0
+  while IFS= read -r -N 1 -t 0.01 more <&3; do data=$data$more; done
+  data=\${data//[!0-9]/}
+  [ -n "$data" ] || continue
   if [ "$file" = unexport ]; then
     while [ -n "$data" ]; do
       hit=
