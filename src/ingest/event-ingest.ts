@@ -209,11 +209,15 @@ export class EventIngest {
     }
   }
 
+  /**
+   * The ACKs first, then the bus: a device waits for its ACK, and nothing on the bus (outputs'
+   * wake-up, supervision, metrics, the status feed) has to run before it. Every row is durable
+   * already; the listeners still hear every row in id order in this same turn of the event loop.
+   */
   private publish(sent: Sent, result: WireResult): void {
     const bus = this.deps.bus;
     const { objectIds, eventIds, helloObjects } = result;
     const firstId = typeof eventIds === 'number' ? eventIds : 0;
-    if (bus) for (const object of result.registered) bus.emit('object-registered', { object });
     const wire = sent.batch.ops;
     let w = 0;
     let oi = 0;
@@ -221,7 +225,7 @@ export class EventIngest {
     let hi = 0;
     let fi = 0;
     const flagged = result.flagged;
-    const results: IngestResult[][] = [];
+    const stored: Array<IngestEvents['event-stored']> = [];
     for (const op of sent.ops) {
       if (op.kind === 'close') {
         w++;
@@ -248,20 +252,19 @@ export class EventIngest {
             row.objectId = objectId;
             // The flags the writer decided (rows are numbered across the batch, as their ids).
             if (fi < flagged.length && flagged[fi]![0] === ei - 1) row.flags = flagged[fi++]![1];
-            bus?.emit('event-stored', { id, event: row });
+            if (bus) stored.push({ id, event: row });
           }
           ids = own;
         }
         list[i] = { objectId, eventIds: ids };
       }
-      results.push(list);
+      this.settle(op.sink, list);
     }
-    if (bus) {
-      // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
-      for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
-    }
-    let r = 0;
-    for (const op of sent.ops) if (op.kind === 'items') this.settle(op.sink, results[r++]!);
+    if (!bus) return;
+    for (const object of result.registered) bus.emit('object-registered', { object });
+    for (const payload of stored) bus.emit('event-stored', payload);
+    // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
+    for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
   }
 
   /** A sink that throws (a bug) is logged; it must not keep the other submits of the batch from hearing. */
