@@ -172,7 +172,7 @@ export class EventIngest {
       .catch((err: unknown) => this.deps.logger.error('cannot publish a journal batch', { error: describeError(err) }));
   }
 
-  /** After COMMIT: records learnt, the next batch sent, counters, health, bus, then the ACKs. */
+  /** After COMMIT: records learnt, the next batch sent, counters, health, then the ACKs and the bus (publish). */
   private committed(sent: Sent, result: WireResult): void {
     for (const [key, id, objectId] of result.opened) {
       const session = sent.sessions.get(key);
