@@ -8,20 +8,29 @@
  * then the whole fleet goes in one commit.
  *
  * Gathering pays only while the fleet comes back faster than the writer commits: otherwise the
- * writer would have committed the first arrivals meanwhile (pipelining, as before). So after a
- * gather that took longer than the recent commits (EWMA of dispatch → answer), or timed out
- * (paced, sporadic devices), the next SKIP_AFTER_TIMEOUT answers send at once; then it tries again.
+ * writer would have committed the first arrivals meanwhile (pipelining, as before). A gather that
+ * took longer than the recent commits (EWMA of dispatch → answer), or timed out, is a miss: the
+ * next 1, 2, 4 … answers (doubling with each miss, at most MAX_SKIP) send at once, then it tries
+ * again; a gather that paid takes one miss back. A paced or sporadic fleet, whose gathers nearly
+ * all miss, soon pipelines for MAX_SKIP answers at a time and keeps its latency. A saturating
+ * fleet that misses now and then (a GC pause, the writer's turn on a shared core) is back to
+ * gathering after a few answers: giving up for 1,000 answers after any one miss cost 10 devices
+ * an eighth of their rate and 17 % more CPU per event (docs/benchmarks.md, 2026-11-24).
  */
 
 /** The longest a gather delays a batch (a timer: 1 ms is its floor). */
 export const GATHER_MAX_MS = 1;
-/** Answers that send at once after a gather that did not pay (at most one try per 1,000 batches costs ≤ 0.1 %). */
-export const SKIP_AFTER_TIMEOUT = 1000;
+/** The most answers that send at once after misses (one try per 1,000 batches costs ≤ 0.1 %). */
+export const MAX_SKIP = 1000;
+/** 2 ** (11 - 1) ≥ MAX_SKIP: more misses than this change nothing, and would take as many paid gathers back. */
+const MISSES_AT_MAX_SKIP = 11;
 
 export class BatchGate {
   private target = 0;
   private timer: NodeJS.Timeout | null = null;
   private skip = 0;
+  /** Misses not yet taken back by gathers that paid (the skip doubles with each). */
+  private misses = 0;
   private startedAt = 0;
   /** EWMA of the recent commits' round trips (ms). */
   private commitMs = 0;
@@ -65,7 +74,8 @@ export class BatchGate {
     if (queued < this.target) return false;
     this.stats.filled++;
     // Slower than a commit: pipelining would have done better; leave it for a while.
-    if (performance.now() - this.startedAt > this.commitMs) this.skip = SKIP_AFTER_TIMEOUT;
+    if (performance.now() - this.startedAt > this.commitMs) this.missed();
+    else if (this.misses > 0) this.misses--;
     this.cancel();
     return true;
   }
@@ -78,7 +88,12 @@ export class BatchGate {
   private readonly timedOut = (): void => {
     this.timer = null;
     this.stats.timedOut++;
-    this.skip = SKIP_AFTER_TIMEOUT;
+    this.missed();
     this.release();
   };
+
+  private missed(): void {
+    this.misses = Math.min(this.misses + 1, MISSES_AT_MAX_SKIP);
+    this.skip = Math.min(MAX_SKIP, 2 ** (this.misses - 1));
+  }
 }

@@ -1,13 +1,14 @@
 /**
  * Gathering (src/ingest/batch-gate.ts, docs/receivers.md §Group commit): after an answer, the
  * devices just ACKed and those already waiting go in ONE commit; a gather that times out sends
- * what it has and the next answers send at once. Real SQLite store, inline writer.
+ * what it has and the next answers send at once, for longer after each miss. Real SQLite store,
+ * inline writer (the gate's own rules: BatchGate alone).
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
-import { BatchGate, SKIP_AFTER_TIMEOUT } from '../../src/ingest/batch-gate.js';
+import { BatchGate, MAX_SKIP } from '../../src/ingest/batch-gate.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -66,7 +67,7 @@ test('a gather that times out sends what it has, and the next answers send at on
     assert.ok(performance.now() - started >= 48, 'waited for the device that did not come back');
     assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut], [2, 1]);
     for (let i = 0; i < 3; i++) await r.ingest.submit([frame('H001')]);
-    assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut, r.ingest.gate.gathering], [5, 1, false], `next ${SKIP_AFTER_TIMEOUT} answers do not gather`);
+    assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut, r.ingest.gate.gathering], [5, 1, false], 'the next answer does not gather');
   } finally {
     await r.close();
   }
@@ -84,6 +85,50 @@ test('a gather that fills faster than a commit keeps gathering; one slower than 
   assert.not.ok(slow.full(1));
   assert.ok(slow.full(2));
   assert.is(slow.answered(2, 0, 1), true, 'filled in 20 ms against 1 ms commits: send at once');
+});
+
+/** Answers that send at once before the gate gathers again (it is then left gathering, cancelled). */
+function answersAtOnce(gate: BatchGate): number {
+  let n = 0;
+  while (gate.answered(2, 0, 1000)) n++;
+  gate.cancel();
+  return n;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('each miss doubles the answers that send at once; a gather that pays takes one miss back', async () => {
+  // Commits take 1 s (EWMA): only timeouts miss here; the limit is 2 ms.
+  const gate = new BatchGate(() => undefined, 2);
+  assert.is(gate.answered(2, 0, 1000), false, 'gathers');
+  await sleep(15);
+  assert.is(gate.stats.timedOut, 1);
+  assert.is(answersAtOnce(gate), 1, 'one miss: one answer at once');
+  assert.is(gate.answered(2, 0, 1000), false);
+  await sleep(15);
+  assert.is(answersAtOnce(gate), 2, 'two misses: two');
+  assert.is(gate.answered(2, 0, 1000), false);
+  assert.ok(gate.full(2), 'filled at once: paid, one miss taken back');
+  assert.is(gate.answered(2, 0, 1000), false, 'no skip after a paid gather');
+  await sleep(15);
+  assert.is(answersAtOnce(gate), 2, 'two misses again (not three: one was taken back; not one: not forgotten)');
+});
+
+test('misses in a row (a paced fleet) pipeline for at most MAX_SKIP answers at a time', () => {
+  // Commits "take" 0 ms: every gather is slower than a commit, a miss, without waiting for a timer.
+  const gate = new BatchGate(() => undefined, 5000);
+  const skips: number[] = [];
+  for (let miss = 1; miss <= 13; miss++) {
+    assert.is(gate.answered(2, 0, 0), false, `gathers after miss ${miss - 1}`);
+    const armed = performance.now();
+    while (performance.now() === armed);
+    assert.ok(gate.full(2));
+    let n = 0;
+    while (gate.answered(2, 0, 0)) n++;
+    gate.cancel();
+    skips.push(n);
+  }
+  assert.equal(skips, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_SKIP, MAX_SKIP, MAX_SKIP]);
 });
 
 test.run();
