@@ -11,6 +11,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { BatchGate, MAX_SKIP } from '../../src/ingest/batch-gate.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { Store } from '../../src/store/store.js';
+import { sleep } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { frame } from './helpers/items.js';
 
@@ -87,15 +88,13 @@ test('a gather that fills faster than a commit keeps gathering; one slower than 
   assert.is(slow.answered(2, 0, 1), true, 'filled in 20 ms against 1 ms commits: send at once');
 });
 
-/** Answers that send at once before the gate gathers again (it is then left gathering, cancelled). */
-function answersAtOnce(gate: BatchGate): number {
+/** Answers (of commits taking `commitMs`) that send at once before the gate gathers again; that gather is cancelled. */
+function answersAtOnce(gate: BatchGate, commitMs = 1000): number {
   let n = 0;
-  while (gate.answered(2, 0, 1000)) n++;
+  while (gate.answered(2, 0, commitMs)) n++;
   gate.cancel();
   return n;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('each miss doubles the answers that send at once; a gather that pays takes one miss back', async () => {
   // Commits take 1 s (EWMA): only timeouts miss here; the limit is 2 ms.
@@ -123,10 +122,7 @@ test('misses in a row (a paced fleet) pipeline for at most MAX_SKIP answers at a
     const armed = performance.now();
     while (performance.now() === armed);
     assert.ok(gate.full(2));
-    let n = 0;
-    while (gate.answered(2, 0, 0)) n++;
-    gate.cancel();
-    skips.push(n);
+    skips.push(answersAtOnce(gate, 0));
   }
   assert.equal(skips, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_SKIP, MAX_SKIP, MAX_SKIP]);
 });
