@@ -34,7 +34,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-function hasTaskset(): boolean {
+export function hasTaskset(): boolean {
   try {
     execFileSync('taskset', ['-V'], { stdio: 'ignore', timeout: 2000 });
     return true;

@@ -1,0 +1,225 @@
+/**
+ * The commit cycle without sockets (issue 9, "Shorter commit cycle"): how much CPU one group
+ * commit costs each thread, in Vigil's ingest (EventIngest + the journal writer thread, the real
+ * store file, synchronous=FULL) and in the durable minimum's (bench/lib/store-minimal.ts: flat row
+ * values to a bare writer thread). No network, no codec, no simulator: `devices` closed loops each
+ * keep one frame of one event in flight and submit the next when it is committed, so every figure
+ * is the ingest's and the writer's own. The socket benchmark (bench/ingest.ts) cannot tell these
+ * costs apart: its run-to-run spread (±10 %) is larger than any one of them.
+ *
+ * Each case runs in its own process, pinned to one core as the gateway is in bench/ingest.ts, the
+ * two builds' runs alternating; CPU per thread from /proc/self/task/<tid>/stat over the window.
+ *
+ *   node dist/bench/commit-cycle.js            # BENCH_CYCLE_DEVICES=1,10,100 BENCH_REPEAT=3 BENCH_MEASURE_S=3
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { HealthRegistry } from '../src/core/health.js';
+import { createLogger } from '../src/core/logger.js';
+import { EventIngest } from '../src/ingest/event-ingest.js';
+import { journalRow } from '../src/ingest/journal-row.js';
+import type { FrameItem } from '../src/ingest/types.js';
+import { WorkerJournalWriter } from '../src/ingest/worker-writer.js';
+import type { DecodedEvent } from '../src/protocols/dc09/handler.js';
+import { toInsertParams } from '../src/store/event-rows.js';
+import { Store } from '../src/store/store.js';
+import { hasTaskset } from './lib/gateway-child.js';
+import { formatTable } from './lib/table.js';
+
+type Build = 'vigil' | 'minimum';
+
+interface CycleResult {
+  readonly build: Build;
+  readonly devices: number;
+  readonly eventsPerS: number;
+  readonly eventsPerCommit: number;
+  /** µs per commit: the main thread (user, sys), the writer thread, all threads. */
+  readonly mainUser: number;
+  readonly mainSys: number;
+  readonly writerUser: number;
+  readonly writerSys: number;
+  readonly total: number;
+}
+
+const RAW = Buffer.from('"SIA-DCS"0001R1L1#100000[#100000|NBA01]_12:00:00,11-24-2026');
+
+function event(account: string): DecodedEvent {
+  return {
+    protocol: 'SIA-DCS', account, receiver: 'R1', line: 'L1', sequence: '0001', encrypted: false, eventClass: 'alarm',
+    code: 'BA', groupNo: '1', zoneNo: '01', deviceTime: null, deviceTimeText: null,
+  };
+}
+
+function frame(device: number): FrameItem {
+  const account = String(100000 + device);
+  return {
+    kind: 'frame', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: `127.0.0.1:${40000 + device}`, receivedAt: Date.now(),
+    session: null, raw: RAW, events: [event(account)], linkTest: false, account, device: null,
+  };
+}
+
+type TaskTimes = Map<string, [user: number, sys: number]>;
+
+function taskTimes(): TaskTimes {
+  const times: TaskTimes = new Map();
+  for (const tid of readdirSync('/proc/self/task')) {
+    const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    times.set(tid, [Number(fields[11]), Number(fields[12])]);
+  }
+  return times;
+}
+
+/** One build's closed loops; `submit(device, done)` queues a frame and calls done() after its commit. */
+interface Loop {
+  submit(device: number, done: () => void): void;
+  commits(): number;
+  close(): Promise<void>;
+}
+
+async function vigilLoop(dir: string): Promise<Loop> {
+  const path = join(dir, 'vigil.db');
+  const logger = createLogger('cycle', () => undefined, 'error');
+  const store = new Store(path, logger, new HealthRegistry());
+  await store.start();
+  const writer = new WorkerJournalWriter({ path, logger });
+  await writer.start();
+  const ingest = new EventIngest({ store, writer, logger, sessionLogCount: () => 5 });
+  return {
+    submit: (device, done) => ingest.submitTo([frame(device)], { committed: done, failed: done }),
+    commits: () => ingest.stats.flushes,
+    close: async () => {
+      await ingest.close();
+      await store.stop();
+    },
+  };
+}
+
+/** The durable minimum's writer thread (store-minimal.ts) and its send-when-free loop. */
+async function minimumLoop(dir: string): Promise<Loop> {
+  const thread = new Worker(fileURLToPath(new URL('./lib/store-minimal.js', import.meta.url)), { workerData: join(dir, 'minimum.db') });
+  await new Promise((resolve) => thread.once('online', resolve));
+  let values: unknown[] = [];
+  let waiting: Array<() => void> = [];
+  let inFlight: Array<() => void> = [];
+  let commits = 0;
+  const send = (): void => {
+    if (inFlight.length > 0 || waiting.length === 0) return;
+    inFlight = waiting;
+    waiting = [];
+    const batch = values;
+    values = [];
+    thread.postMessage(batch);
+  };
+  thread.on('message', () => {
+    commits++;
+    const done = inFlight;
+    inFlight = [];
+    for (const d of done) d();
+    send();
+  });
+  return {
+    submit: (device, done) => {
+      const item = frame(device);
+      for (const e of item.events) values.push(...toInsertParams(journalRow(e, item)));
+      waiting.push(done);
+      // Sent at once when the writer is free; a batch that is in flight takes the rest after it.
+      queueMicrotask(send);
+    },
+    commits: () => commits,
+    close: async () => {
+      await thread.terminate();
+    },
+  };
+}
+
+async function child(build: Build, devices: number, measureS: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-cycle-'));
+  const loop = build === 'vigil' ? await vigilLoop(dir) : await minimumLoop(dir);
+  let events = 0;
+  let running = true;
+  const next = (device: number): void => {
+    loop.submit(device, () => {
+      events++;
+      if (running) next(device);
+    });
+  };
+  for (let d = 0; d < devices; d++) next(d);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const before = taskTimes();
+  const events0 = events;
+  const commits0 = loop.commits();
+  const t0 = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, measureS * 1000));
+  const after = taskTimes();
+  const seconds = (performance.now() - t0) / 1000;
+  const n = events - events0;
+  const commits = loop.commits() - commits0;
+  running = false;
+  // Ticks are 10 ms (USER_HZ 100): µs per commit.
+  const perCommit = (ticks: number): number => (ticks * 10_000) / commits;
+  let mainUser = 0, mainSys = 0, writerUser = 0, writerSys = 0, total = 0;
+  for (const [tid, [user, sys]] of after) {
+    const [u0, s0] = before.get(tid) ?? [user, sys];
+    const u = user - u0;
+    const s = sys - s0;
+    total += u + s;
+    if (tid === String(process.pid)) [mainUser, mainSys] = [u, s];
+    else if (u + s > writerUser + writerSys) [writerUser, writerSys] = [u, s];
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await loop.close();
+  rmSync(dir, { recursive: true, force: true });
+  const result: CycleResult = {
+    build, devices, eventsPerS: Math.round(n / seconds), eventsPerCommit: n / commits,
+    mainUser: perCommit(mainUser), mainSys: perCommit(mainSys), writerUser: perCommit(writerUser), writerSys: perCommit(writerSys), total: perCommit(total),
+  };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function runChild(build: Build, devices: number, measureS: number): CycleResult {
+  const script = fileURLToPath(import.meta.url);
+  const args = [script, 'child', build, String(devices), String(measureS)];
+  const out = hasTaskset()
+    ? execFileSync('taskset', ['-c', '1', process.execPath, ...args], { encoding: 'utf8' })
+    : execFileSync(process.execPath, args, { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop()!) as CycleResult;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
+}
+
+function driver(): void {
+  const fleets = (process.env.BENCH_CYCLE_DEVICES ?? '1,10,100').split(',').map(Number);
+  const repeat = Math.max(1, Math.min(9, Number(process.env.BENCH_REPEAT ?? 3)));
+  const measureS = Number(process.env.BENCH_MEASURE_S ?? 3);
+  console.log(`commit cycle, no sockets: ${fleets.join(', ')} closed loops, ${repeat} runs of ${measureS} s each, builds alternating, pinned to CPU 1${hasTaskset() ? '' : ' (taskset not found: not pinned)'}`);
+  const rows: string[][] = [];
+  for (const devices of fleets) {
+    const runs: Record<Build, CycleResult[]> = { vigil: [], minimum: [] };
+    for (let r = 0; r < repeat; r++) for (const build of ['vigil', 'minimum'] as const) runs[build].push(runChild(build, devices, measureS));
+    for (const build of ['vigil', 'minimum'] as const) {
+      const list = runs[build];
+      const m = (pick: (r: CycleResult) => number): string => median(list.map(pick)).toFixed(1);
+      const perEvent = median(list.map((r) => r.total / r.eventsPerCommit));
+      rows.push([build, String(devices), String(median(list.map((r) => r.eventsPerS))), m((r) => r.eventsPerCommit),
+        m((r) => r.mainUser), m((r) => r.mainSys), m((r) => r.writerUser), m((r) => r.writerSys), m((r) => r.total), perEvent.toFixed(1)]);
+    }
+  }
+  console.log(formatTable(['build', 'loops', 'events/s', 'ev/commit', 'main user', 'main sys', 'writer user', 'writer sys', 'cpu µs/commit', 'cpu µs/ev'], rows));
+  console.log('(µs per commit, medians; "cpu" = every thread of the process; one frame of one event per loop in flight)');
+}
+
+if (process.argv[2] === 'child') {
+  const build = process.argv[3];
+  if (build !== 'vigil' && build !== 'minimum') throw new Error('usage: commit-cycle.js child vigil|minimum <devices> <seconds>');
+  await child(build, Number(process.argv[4]), Number(process.argv[5]));
+  process.exit(0);
+} else {
+  driver();
+}
