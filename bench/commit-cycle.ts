@@ -2,35 +2,25 @@
  * The commit cycle without sockets (issue 9, "Shorter commit cycle"): how much CPU one group
  * commit costs each thread, in Vigil's ingest (EventIngest + the journal writer thread, the real
  * store file, synchronous=FULL) and in the durable minimum's (bench/lib/store-minimal.ts: flat row
- * values to a bare writer thread). No network, no codec, no simulator: `devices` closed loops each
- * keep one frame of one event in flight and submit the next when it is committed, so every figure
- * is the ingest's and the writer's own. The socket benchmark (bench/ingest.ts) cannot tell these
+ * values to a bare writer thread), each alone and behind its receiver path (bench/lib/cycle-loops.ts).
+ * No network and no simulator: `loops` closed loops each keep one frame of one event in flight and
+ * send the next when it is committed, so every figure is the receiver's, the ingest's and the writer's own. The socket benchmark (bench/ingest.ts) cannot tell these
  * costs apart: its run-to-run spread (±10 %) is larger than any one of them.
  *
  * Each case runs in its own process, pinned to one core as the gateway is in bench/ingest.ts, the
  * two builds' runs alternating; CPU per thread from /proc/self/task/<tid>/stat over the window.
  *
- *   node dist/bench/commit-cycle.js            # BENCH_CYCLE_DEVICES=1,10,100 BENCH_REPEAT=3 BENCH_MEASURE_S=3
+ *   node dist/bench/commit-cycle.js    # BENCH_CYCLE_DEVICES=1,10,100 BENCH_CYCLE_BUILDS=vigil,minimum,vigil-rx,minimum-rx
+ *                                      # BENCH_REPEAT=3 BENCH_MEASURE_S=3
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { HealthRegistry } from '../src/core/health.js';
-import { createLogger } from '../src/core/logger.js';
-import { EventIngest } from '../src/ingest/event-ingest.js';
-import { journalRow } from '../src/ingest/journal-row.js';
-import type { FrameItem } from '../src/ingest/types.js';
-import { WorkerJournalWriter } from '../src/ingest/worker-writer.js';
-import type { DecodedEvent } from '../src/protocols/dc09/handler.js';
-import { toInsertParams } from '../src/store/event-rows.js';
-import { Store } from '../src/store/store.js';
+import { BUILDS, makeLoop, type Build } from './lib/cycle-loops.js';
 import { hasTaskset } from './lib/gateway-child.js';
 import { formatTable } from './lib/table.js';
-
-type Build = 'vigil' | 'minimum';
 
 interface CycleResult {
   readonly build: Build;
@@ -45,23 +35,6 @@ interface CycleResult {
   readonly total: number;
 }
 
-const RAW = Buffer.from('"SIA-DCS"0001R1L1#100000[#100000|NBA01]_12:00:00,11-24-2026');
-
-function event(account: string): DecodedEvent {
-  return {
-    protocol: 'SIA-DCS', account, receiver: 'R1', line: 'L1', sequence: '0001', encrypted: false, eventClass: 'alarm',
-    code: 'BA', groupNo: '1', zoneNo: '01', deviceTime: null, deviceTimeText: null,
-  };
-}
-
-function frame(device: number): FrameItem {
-  const account = String(100000 + device);
-  return {
-    kind: 'frame', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: `127.0.0.1:${40000 + device}`, receivedAt: Date.now(),
-    session: null, raw: RAW, events: [event(account)], linkTest: false, account, device: null,
-  };
-}
-
 type TaskTimes = Map<string, [user: number, sys: number]>;
 
 function taskTimes(): TaskTimes {
@@ -73,72 +46,9 @@ function taskTimes(): TaskTimes {
   return times;
 }
 
-/** One build's closed loops; `submit(device, done)` queues a frame and calls done() after its commit. */
-interface Loop {
-  submit(device: number, done: () => void): void;
-  commits(): number;
-  close(): Promise<void>;
-}
-
-async function vigilLoop(dir: string): Promise<Loop> {
-  const path = join(dir, 'vigil.db');
-  const logger = createLogger('cycle', () => undefined, 'error');
-  const store = new Store(path, logger, new HealthRegistry());
-  await store.start();
-  const writer = new WorkerJournalWriter({ path, logger });
-  await writer.start();
-  const ingest = new EventIngest({ store, writer, logger, sessionLogCount: () => 5 });
-  return {
-    submit: (device, done) => ingest.submitTo([frame(device)], { committed: done, failed: done }),
-    commits: () => ingest.stats.flushes,
-    close: async () => {
-      await ingest.close();
-      await store.stop();
-    },
-  };
-}
-
-/** The durable minimum's writer thread (store-minimal.ts) and its send-when-free loop. */
-async function minimumLoop(dir: string): Promise<Loop> {
-  const thread = new Worker(fileURLToPath(new URL('./lib/store-minimal.js', import.meta.url)), { workerData: join(dir, 'minimum.db') });
-  await new Promise((resolve) => thread.once('online', resolve));
-  let values: unknown[] = [];
-  let waiting: Array<() => void> = [];
-  let inFlight: Array<() => void> = [];
-  let commits = 0;
-  const send = (): void => {
-    if (inFlight.length > 0 || waiting.length === 0) return;
-    inFlight = waiting;
-    waiting = [];
-    const batch = values;
-    values = [];
-    thread.postMessage(batch);
-  };
-  thread.on('message', () => {
-    commits++;
-    const done = inFlight;
-    inFlight = [];
-    for (const d of done) d();
-    send();
-  });
-  return {
-    submit: (device, done) => {
-      const item = frame(device);
-      for (const e of item.events) values.push(...toInsertParams(journalRow(e, item)));
-      waiting.push(done);
-      // Sent at once when the writer is free; a batch that is in flight takes the rest after it.
-      queueMicrotask(send);
-    },
-    commits: () => commits,
-    close: async () => {
-      await thread.terminate();
-    },
-  };
-}
-
 async function child(build: Build, devices: number, measureS: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-cycle-'));
-  const loop = build === 'vigil' ? await vigilLoop(dir) : await minimumLoop(dir);
+  const loop = await makeLoop(build, join(dir, `${build}.db`));
   let events = 0;
   let running = true;
   const next = (device: number): void => {
@@ -196,15 +106,16 @@ function median(values: number[]): number {
 
 function driver(): void {
   const fleets = (process.env.BENCH_CYCLE_DEVICES ?? '1,10,100').split(',').map(Number);
+  const builds = (process.env.BENCH_CYCLE_BUILDS?.split(',') ?? BUILDS).filter((b): b is Build => (BUILDS as readonly string[]).includes(b));
   const repeat = Math.max(1, Math.min(9, Number(process.env.BENCH_REPEAT ?? 3)));
   const measureS = Number(process.env.BENCH_MEASURE_S ?? 3);
-  console.log(`commit cycle, no sockets: ${fleets.join(', ')} closed loops, ${repeat} runs of ${measureS} s each, builds alternating, pinned to CPU 1${hasTaskset() ? '' : ' (taskset not found: not pinned)'}`);
+  console.log(`commit cycle, no sockets: ${fleets.join(', ')} closed loops, ${repeat} runs of ${measureS} s each, the builds' runs alternating, pinned to CPU 1${hasTaskset() ? '' : ' (taskset not found: not pinned)'}`);
   const rows: string[][] = [];
   for (const devices of fleets) {
-    const runs: Record<Build, CycleResult[]> = { vigil: [], minimum: [] };
-    for (let r = 0; r < repeat; r++) for (const build of ['vigil', 'minimum'] as const) runs[build].push(runChild(build, devices, measureS));
-    for (const build of ['vigil', 'minimum'] as const) {
-      const list = runs[build];
+    const runs = new Map<Build, CycleResult[]>(builds.map((b) => [b, []]));
+    for (let r = 0; r < repeat; r++) for (const build of builds) runs.get(build)!.push(runChild(build, devices, measureS));
+    for (const build of builds) {
+      const list = runs.get(build)!;
       const m = (pick: (r: CycleResult) => number): string => median(list.map(pick)).toFixed(1);
       const perEvent = median(list.map((r) => r.total / r.eventsPerCommit));
       rows.push([build, String(devices), String(median(list.map((r) => r.eventsPerS))), m((r) => r.eventsPerCommit),
@@ -216,8 +127,8 @@ function driver(): void {
 }
 
 if (process.argv[2] === 'child') {
-  const build = process.argv[3];
-  if (build !== 'vigil' && build !== 'minimum') throw new Error('usage: commit-cycle.js child vigil|minimum <devices> <seconds>');
+  const build = BUILDS.find((b) => b === process.argv[3]);
+  if (!build) throw new Error(`usage: commit-cycle.js child ${BUILDS.join('|')} <devices> <seconds>`);
   await child(build, Number(process.argv[4]), Number(process.argv[5]));
   process.exit(0);
 } else {
