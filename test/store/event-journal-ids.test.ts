@@ -102,6 +102,22 @@ test('inside a caller transaction that rolls back, then one that commits, the id
   });
 });
 
+test('refused in its third INSERT inside a caller transaction: the caller\'s whole transaction stores nothing, earlier appends included', () => {
+  withJournal(16, (journal, db) => {
+    journal.appendRows(rows('first', 3));
+    const bad = rows('bad', 40);
+    bad[35] = toInsertParams(sampleEvent({ account: 'bad-35', eventClass: 'panic' as NewEvent['eventClass'] }));
+    const caller = db.transaction(() => {
+      journal.appendRows(rows('before', 5));
+      journal.appendRows(bad);
+    });
+    assert.throws(() => caller(), (err: unknown) => isVigilError(err, 'CONFLICT'));
+    assert.equal(storedIds(db, 'before'), []);
+    assert.equal(storedIds(db, 'bad'), []);
+    assert.equal(journal.appendRows(rows('next', 2)), [4, 5]);
+  });
+});
+
 test('after the newest rows were deleted their ids are not reused, and the returned ids follow', () => {
   withJournal(undefined, (journal, db) => {
     journal.appendRows(rows('old', 50));
