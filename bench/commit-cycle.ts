@@ -80,6 +80,7 @@ async function child(build: Build, devices: number, measureS: number): Promise<v
     if (tid === String(process.pid)) [mainUser, mainSys] = [u, s];
     else if (u + s > writerUser + writerSys) [writerUser, writerSys] = [u, s];
   }
+  // Let the frames of the last turn reach their commit before the loop closes under them.
   await new Promise((resolve) => setTimeout(resolve, 50));
   await loop.close();
   rmSync(dir, { recursive: true, force: true });

@@ -26,6 +26,13 @@ function rows(batch: string, count: number, overrides: Partial<NewEvent> = {}): 
 }
 
 /** The ids the table holds for a batch, in input order. */
+/** 40 rows of `batch` whose 36th the CHECK refuses: at 16 rows per INSERT, the third INSERT fails. */
+function refusedInThirdInsert(batch: string): EventInsertParams[] {
+  const bad = rows(batch, 40);
+  bad[35] = toInsertParams(sampleEvent({ account: `${batch}-35`, eventClass: 'panic' as NewEvent['eventClass'] }));
+  return bad;
+}
+
 function storedIds(db: Database, batch: string): number[] {
   const found = db.prepare('SELECT id, account FROM events WHERE account LIKE ? ORDER BY id').all(`${batch}-%`) as { id: number; account: string }[];
   const ids: number[] = [];
@@ -69,8 +76,7 @@ for (const rowsPerInsert of [undefined, 1, 7, 32]) {
 test('a batch refused in its third INSERT stores nothing, and the next batch gets exactly the ids the table gives it', () => {
   withJournal(16, (journal, db) => {
     assert.equal(journal.appendRows(rows('first', 17)), storedIds(db, 'first'));
-    const bad = rows('bad', 40);
-    bad[35] = toInsertParams(sampleEvent({ account: 'bad-35', eventClass: 'panic' as NewEvent['eventClass'] }));
+    const bad = refusedInThirdInsert('bad');
     try {
       journal.appendRows(bad);
       assert.unreachable('the CHECK must refuse the batch');
@@ -105,8 +111,7 @@ test('inside a caller transaction that rolls back, then one that commits, the id
 test('refused in its third INSERT inside a caller transaction: the caller\'s whole transaction stores nothing, earlier appends included', () => {
   withJournal(16, (journal, db) => {
     journal.appendRows(rows('first', 3));
-    const bad = rows('bad', 40);
-    bad[35] = toInsertParams(sampleEvent({ account: 'bad-35', eventClass: 'panic' as NewEvent['eventClass'] }));
+    const bad = refusedInThirdInsert('bad');
     const caller = db.transaction(() => {
       journal.appendRows(rows('before', 5));
       journal.appendRows(bad);
