@@ -113,6 +113,34 @@ test('each miss doubles the answers that send at once; a gather that pays takes 
   assert.is(answersAtOnce(gate), 2, 'two misses again (not three: one was taken back; not one: not forgotten)');
 });
 
+test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fires when the millisecond turns)', async () => {
+  // The receivers keep the loop turning; libuv's clock counts whole milliseconds, so a bare 1 ms
+  // timer fired 0.2 ms after it was armed on average at 10 devices (docs/benchmarks.md).
+  let spinning = true;
+  const spin = (): void => {
+    const until = performance.now() + 0.05;
+    while (performance.now() < until);
+    if (spinning) setImmediate(spin);
+  };
+  setImmediate(spin);
+  const waited: number[] = [];
+  try {
+    for (let i = 0; i < 30; i++) {
+      await new Promise<void>((resolve) => {
+        const armed = performance.now();
+        const gate = new BatchGate(() => {
+          waited.push(performance.now() - armed);
+          resolve();
+        }, 1);
+        assert.is(gate.answered(2, 0, 0.5), false, 'gathers');
+      });
+    }
+  } finally {
+    spinning = false;
+  }
+  assert.equal(waited.filter((ms) => ms < 0.95).map((ms) => ms.toFixed(3)), [], 'no gather released before its limit');
+});
+
 test('misses in a row (a paced fleet) pipeline for at most MAX_SKIP answers at a time', () => {
   // Commits "take" 0 ms: every gather is slower than a commit, a miss, without waiting for a timer.
   const gate = new BatchGate(() => undefined, 5000);
