@@ -126,6 +126,14 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   let waiting: Waiting[] = [];
   let busy = false;
   let gatherTimer: NodeJS.Timeout | null = null;
+  let gatherStarted = 0;
+  // libuv's millisecond clock fires a 1 ms timer early on a busy loop: the limit is kept against
+  // performance.now(), as Vigil's gate does (src/ingest/batch-gate.ts).
+  const gatherTimedOut = (): void => {
+    const left = GATHER_MAX_MS - (performance.now() - gatherStarted);
+    gatherTimer = left > 0.05 ? setTimeout(gatherTimedOut, left) : null;
+    if (!gatherTimer) send(true);
+  };
   let udp: UdpSocket | null = null;
 
   const reply = (target: Omit<Waiting, 'reply'>, bytes: Buffer): void => {
@@ -141,10 +149,10 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   const send = (force = false): void => {
     if (busy || waiting.length === 0) return;
     if (policy === 'gather' && !force && waiting.length < fleet.size(Date.now())) {
-      gatherTimer ??= setTimeout(() => {
-        gatherTimer = null;
-        send(true);
-      }, GATHER_MAX_MS);
+      if (!gatherTimer) {
+        gatherStarted = performance.now();
+        gatherTimer = setTimeout(gatherTimedOut, GATHER_MAX_MS);
+      }
       return;
     }
     if (gatherTimer) clearTimeout(gatherTimer);
