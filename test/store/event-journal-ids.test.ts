@@ -25,7 +25,6 @@ function rows(batch: string, count: number, overrides: Partial<NewEvent> = {}): 
   return Array.from({ length: count }, (_, i) => toInsertParams(sampleEvent({ account: `${batch}-${i}`, ...overrides })));
 }
 
-/** The ids the table holds for a batch, in input order. */
 /** 40 rows of `batch` whose 36th the CHECK refuses: at 16 rows per INSERT, the third INSERT fails. */
 function refusedInThirdInsert(batch: string): EventInsertParams[] {
   const bad = rows(batch, 40);
@@ -33,6 +32,7 @@ function refusedInThirdInsert(batch: string): EventInsertParams[] {
   return bad;
 }
 
+/** The ids the table holds for a batch, in input order. */
 function storedIds(db: Database, batch: string): number[] {
   const found = db.prepare('SELECT id, account FROM events WHERE account LIKE ? ORDER BY id').all(`${batch}-%`) as { id: number; account: string }[];
   const ids: number[] = [];
