@@ -20,7 +20,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILDS, makeLoop, type Build } from './lib/cycle-loops.js';
 import { hasTaskset } from './lib/gateway-child.js';
-import { formatTable } from './lib/table.js';
+import { cpuTicks } from './lib/proc-io.js';
+import { formatTable, median } from './lib/table.js';
 
 interface CycleResult {
   readonly build: Build;
@@ -40,8 +41,7 @@ type TaskTimes = Map<string, [user: number, sys: number]>;
 function taskTimes(): TaskTimes {
   const times: TaskTimes = new Map();
   for (const tid of readdirSync('/proc/self/task')) {
-    const fields = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    times.set(tid, [Number(fields[11]), Number(fields[12])]);
+    times.set(tid, cpuTicks(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')));
   }
   return times;
 }
@@ -98,11 +98,6 @@ function runChild(build: Build, devices: number, measureS: number): CycleResult 
     ? execFileSync('taskset', ['-c', '1', process.execPath, ...args], { encoding: 'utf8' })
     : execFileSync(process.execPath, args, { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as CycleResult;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1]!;
 }
 
 function driver(): void {

@@ -23,7 +23,7 @@ import type { EventInsertParams } from '../src/store/event-rows.js';
 import { migrate } from '../src/store/migrations.js';
 import { sampleJournalRows } from './lib/journal-sample.js';
 import { writeBytes } from './lib/proc-io.js';
-import { formatTable } from './lib/table.js';
+import { formatTable, median } from './lib/table.js';
 
 const MAX_ROWS = 2_000_000;
 const DEFAULT_BATCHES = '1,10,100';
@@ -66,11 +66,6 @@ function runCase(variant: Variant, batch: number, seconds: number, pool: readonl
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function main(): void {

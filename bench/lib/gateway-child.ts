@@ -12,7 +12,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeBytes } from './proc-io.js';
+import { cpuTicks, writeBytes } from './proc-io.js';
 import { seedReceivers, type SeedSpec } from './seed-settings.js';
 
 /** BENCH_GATEWAY_CLI=<path to dist/src/cli.js of another build>: measure that build with this bench (before/after runs). */
@@ -128,9 +128,8 @@ export function procFigures(pid: number): Pick<GatewayChild, 'rssKiB' | 'cpuSeco
   return {
     rssKiB: () => Number(/VmRSS:\s+(\d+)/.exec(readProc(pid, 'status'))?.[1] ?? NaN),
     cpuSeconds: () => {
-      // Fields 14 and 15 (utime, stime) after the ")" that ends the command name.
-      const fields = readProc(pid, 'stat').split(') ')[1]!.split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
+      const [user, sys] = cpuTicks(readProc(pid, 'stat'));
+      return (user + sys) / 100;
     },
     writeBytes: () => writeBytes(pid),
   };

@@ -7,6 +7,12 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 
+/** The middle value (the upper one of the two middles for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 /** "ok" / "MISSED" against a target, for the summary lines. */
 export function verdict(ok: boolean): string {
   return ok ? 'ok' : 'MISSED';
