@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { TIMER_SLACK_MS } from '../../src/ingest/batch-gate.js';
 import { journalRow } from '../../src/ingest/journal-row.js';
 import type { FrameItem } from '../../src/ingest/types.js';
 import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
@@ -131,7 +132,7 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   // performance.now(), as Vigil's gate does (src/ingest/batch-gate.ts).
   const gatherTimedOut = (): void => {
     const left = GATHER_MAX_MS - (performance.now() - gatherStarted);
-    gatherTimer = left > 0.05 ? setTimeout(gatherTimedOut, left) : null;
+    gatherTimer = left > TIMER_SLACK_MS ? setTimeout(gatherTimedOut, left) : null;
     if (!gatherTimer) send(true);
   };
   let udp: UdpSocket | null = null;

@@ -21,7 +21,7 @@
 /** The longest a gather delays a batch (a timer: 1 ms is its floor). */
 export const GATHER_MAX_MS = 1;
 /** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
-const TIMER_SLACK_MS = 0.05;
+export const TIMER_SLACK_MS = 0.05;
 /** The most answers that send at once after misses (one try per 1,000 batches costs ≤ 0.1 %). */
 export const MAX_SKIP = 1000;
 /** 2 ** (11 - 1) ≥ MAX_SKIP: more misses than this change nothing, and would take as many paid gathers back. */
