@@ -18,7 +18,11 @@
  * an eighth of their rate and 17 % more CPU per event (docs/benchmarks.md, 2026-11-24).
  */
 
-/** The longest a gather delays a batch (a timer: 1 ms is its floor). */
+/**
+ * How long a gather waits for its target before it sends what it has: at least this (measured),
+ * and the timer that ends it, in libuv's whole milliseconds, adds up to one more (1.4-2.0 ms on
+ * average at 10 devices, docs/benchmarks.md "The gather's timer").
+ */
 export const GATHER_MAX_MS = 1;
 /** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
 export const TIMER_SLACK_MS = 0.05;
