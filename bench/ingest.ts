@@ -7,7 +7,8 @@
  * "vs floor" is Vigil's rate over it, the figure to compare across noisy runs.
  *
  *   node dist/bench/ingest.js
- * BENCH_CASES=tcp:1:plain,tcp:10:plain,... (transport:devices:plain|aes[:paced]); BENCH_REPEAT=3 takes
+ * BENCH_CASES=tcp:1:plain,tcp:10:plain,... (transport:devices:plain|aes[:paced]); BENCH_PACED_RATE=17000
+ * paces every build at that total rate (default: half of the build's own saturating rate); BENCH_REPEAT=3 takes
  * the median run of each case; phase length BENCH_MEASURE_S=6 BENCH_WARMUP_S=1.5; BENCH_FLOOR_S=3;
  * BENCH_GATEWAY_CLI=<other build>/dist/src/cli.js measures another build; BENCH_COMPARE=<tree of another
  * build> runs that build ("before") and this one ("after") side by side, the two phases of every
@@ -80,6 +81,8 @@ function row(r: Row): (string | number)[] {
 
 /** Devices started per second: a steady-state measurement, not a reconnection storm. */
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 1000);
+/** Events/s of every build's paced phases; unset: half of that build's own saturating rate. */
+const PACED_RATE = process.env.BENCH_PACED_RATE ? Math.max(1, Math.round(Number(process.env.BENCH_PACED_RATE))) : null;
 const REFERENCE = process.env.BENCH_REFERENCE !== '0';
 const REFERENCE_LABEL = 'nothing';
 const MINIMUM_LABEL = 'minimum';
@@ -126,7 +129,8 @@ async function main(): Promise<void> {
       const rates = new Map<string, number>();
       for (const g of gateways) {
         const saturated = rows.find((r) => r.build === g.label && r.transport === c.transport && r.devices === c.devices && r.aes === c.aes && !r.paced);
-        if (c.paced && saturated) rates.set(g.label, Math.max(1, Math.round(saturated.ackedPerS / 2)));
+        if (c.paced && PACED_RATE !== null) rates.set(g.label, PACED_RATE);
+        else if (c.paced && saturated) rates.set(g.label, Math.max(1, Math.round(saturated.ackedPerS / 2)));
       }
       for (let i = 0; i < REPEAT; i++) {
         const order = i % 2 === 0 ? gateways : [...gateways].reverse();
