@@ -7,16 +7,22 @@
  * had their ACKs and usually send again within a network round trip) or GATHER_MAX_MS passed,
  * then the whole fleet goes in one commit.
  *
- * Gathering pays only while the fleet comes back faster than the writer commits: otherwise the
- * writer would have committed the first arrivals meanwhile (pipelining, as before). A gather that
- * took longer than the recent commits (EWMA of dispatch → answer), or timed out, is a miss: the
- * next 1, 2, 4 … answers (doubling with each miss, at most MAX_SKIP) send at once, then it tries
- * again; a gather that paid takes one miss back. A paced or sporadic fleet, whose gathers nearly
- * all miss, soon pipelines for MAX_SKIP answers at a time and keeps its latency. A saturating
- * fleet that misses now and then (a GC pause, the writer's turn on a shared core) is back to
- * gathering after a few answers: giving up for 1,000 answers after any one miss cost 10 devices
- * an eighth of their rate and 17 % more CPU per event (docs/benchmarks.md, 2026-11-24).
+ * Gathering pays only while the fleet comes back faster than the writer commits, or while this
+ * thread is busy anyway: otherwise the writer would have committed the first arrivals meanwhile
+ * (pipelining, as before). A gather is a miss when it took longer than the recent commits (EWMA of
+ * dispatch → answer) or timed out, AND the event loop waited idle for part of it (utilization
+ * under BUSY_LOOP): a loop that worked through the whole gather was reading the returning fleet
+ * (100 devices on one core come back more slowly than a commit), and pipelining would only have
+ * halved its batches. After a miss the next 1, 2, 4 … answers (doubling with each miss, at most
+ * MAX_SKIP) send at once, then it tries again; a gather that paid takes one miss back. A paced or
+ * sporadic fleet, whose gathers nearly all miss, soon pipelines for MAX_SKIP answers at a time and
+ * keeps its latency. A saturating fleet that misses now and then (a GC pause, the writer's turn on
+ * a shared core) is back to gathering after a few answers: giving up for 1,000 answers after any
+ * one miss cost 10 devices an eighth of their rate and 17 % more CPU per event (docs/benchmarks.md,
+ * 2026-11-24).
  */
+
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 /**
  * How long a gather waits for its target before it sends what it has: at least this (measured),
@@ -26,6 +32,13 @@
 export const GATHER_MAX_MS = 1;
 /** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
 export const TIMER_SLACK_MS = 0.05;
+/**
+ * Event-loop utilization over a gather from which it counts as busy, never a miss. Logged per
+ * 2 s at TCP 100 saturating on one core, 83-99 % of the gathers that would have been misses were
+ * ≥ 0.9; at 10 devices 0-63 % (most 0.5-0.7: the loop waits for the devices' round trip); paced
+ * at half rate a few per 2 s, most under 0.3 (docs/benchmarks.md "A busy loop's gathers pay").
+ */
+export const BUSY_LOOP = 0.9;
 /** The most answers that send at once after misses (one try per 1,000 batches costs ≤ 0.1 %). */
 export const MAX_SKIP = 1000;
 /** 2 ** (11 - 1) ≥ MAX_SKIP: more misses than this change nothing, and would take as many paid gathers back. */
@@ -38,6 +51,8 @@ export class BatchGate {
   /** Misses not yet taken back by gathers that paid (the skip doubles with each). */
   private misses = 0;
   private startedAt = 0;
+  /** The event loop's counters when the gather started (performance.eventLoopUtilization). */
+  private startedLoop: EventLoopUtilization | null = null;
   /** EWMA of the recent commits' round trips (ms). */
   private commitMs = 0;
   private readonly release: () => void;
@@ -67,6 +82,7 @@ export class BatchGate {
     }
     this.target = answered + queued;
     this.startedAt = performance.now();
+    this.startedLoop = performance.eventLoopUtilization();
     this.timer = setTimeout(this.timedOut, this.maxMs);
     return false;
   }
@@ -79,8 +95,8 @@ export class BatchGate {
   full(queued: number): boolean {
     if (queued < this.target) return false;
     this.stats.filled++;
-    // Slower than a commit: pipelining would have done better; leave it for a while.
-    if (performance.now() - this.startedAt > this.commitMs) this.missed();
+    // Slower than a commit with the loop idle at times: pipelining would have done better; leave it for a while.
+    if (performance.now() - this.startedAt > this.commitMs && !this.loopWasBusy()) this.missed();
     else if (this.misses > 0) this.misses--;
     this.cancel();
     return true;
@@ -103,9 +119,14 @@ export class BatchGate {
       return;
     }
     this.stats.timedOut++;
-    this.missed();
+    if (!this.loopWasBusy()) this.missed();
     this.release();
   };
+
+  /** Whether the event loop worked through the gather (it never waited idle for long). */
+  private loopWasBusy(): boolean {
+    return this.startedLoop !== null && performance.eventLoopUtilization(this.startedLoop).utilization >= BUSY_LOOP;
+  }
 
   private missed(): void {
     this.misses = Math.min(this.misses + 1, MISSES_AT_MAX_SKIP);

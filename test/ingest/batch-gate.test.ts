@@ -113,9 +113,8 @@ test('each miss doubles the answers that send at once; a gather that pays takes 
   assert.is(answersAtOnce(gate), 2, 'two misses again (not three: one was taken back; not one: not forgotten)');
 });
 
-test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fires when the millisecond turns)', async () => {
-  // The receivers keep the loop turning; libuv's clock counts whole milliseconds, so a bare 1 ms
-  // timer fired 0.2 ms after it was armed on average at 10 devices (docs/benchmarks.md).
+/** Keeps the event loop turning without waiting idle (as 100 devices' reads do) until stop() is called. */
+function busyLoop(): { stop(): void } {
   let spinning = true;
   const spin = (): void => {
     const until = performance.now() + 0.05;
@@ -123,6 +122,13 @@ test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fi
     if (spinning) setImmediate(spin);
   };
   setImmediate(spin);
+  return { stop: () => { spinning = false; } };
+}
+
+test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fires when the millisecond turns)', async () => {
+  // The receivers keep the loop turning; libuv's clock counts whole milliseconds, so a bare 1 ms
+  // timer fired 0.2 ms after it was armed on average at 10 devices (docs/benchmarks.md).
+  const busy = busyLoop();
   const waited: number[] = [];
   try {
     for (let i = 0; i < 30; i++) {
@@ -136,23 +142,48 @@ test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fi
       });
     }
   } finally {
-    spinning = false;
+    busy.stop();
   }
   assert.equal(waited.filter((ms) => ms < 0.95).map((ms) => ms.toFixed(3)), [], 'no gather released before its limit');
 });
 
-test('misses in a row (a paced fleet) pipeline for at most MAX_SKIP answers at a time', () => {
-  // Commits "take" 0 ms: every gather is slower than a commit, a miss, without waiting for a timer.
+test('misses in a row (a paced fleet) pipeline for at most MAX_SKIP answers at a time', async () => {
+  // Commits "take" 0 ms and the loop waits idle: every gather is slower than a commit, a miss.
   const gate = new BatchGate(() => undefined, 5000);
   const skips: number[] = [];
   for (let miss = 1; miss <= 13; miss++) {
     assert.is(gate.answered(2, 0, 0), false, `gathers after miss ${miss - 1}`);
-    const armed = performance.now();
-    while (performance.now() === armed);
+    await sleep(2);
     assert.ok(gate.full(2));
     skips.push(answersAtOnce(gate, 0));
   }
   assert.equal(skips, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_SKIP, MAX_SKIP, MAX_SKIP]);
+});
+
+test('on a loop that never waited idle, a gather slower than a commit or timed out is no miss', async () => {
+  // 100 devices on one core come back more slowly than a commit, but the thread read them all along.
+  const busy = busyLoop();
+  try {
+    const gate = new BatchGate(() => undefined, 5000);
+    assert.is(gate.answered(2, 0, 0.001), false, 'gathers');
+    await sleep(10);
+    assert.ok(gate.full(2), 'filled after 10 ms, commits take 1 µs');
+    assert.is(gate.answered(2, 0, 0.001), false, 'not a miss: gathers again');
+    gate.cancel();
+    const timing = new BatchGate(() => undefined, 2);
+    assert.is(timing.answered(2, 0, 1000), false);
+    while (timing.gathering) await sleep(1);
+    assert.is(timing.stats.timedOut, 1);
+    assert.is(answersAtOnce(timing), 0, 'timed out on a busy loop: not a miss');
+  } finally {
+    busy.stop();
+  }
+  // The same gather on a loop that waited idle is a miss.
+  const idle = new BatchGate(() => undefined, 5000);
+  assert.is(idle.answered(2, 0, 0.001), false);
+  await sleep(10);
+  assert.ok(idle.full(2));
+  assert.is(answersAtOnce(idle, 0.001), 1, 'slower than a commit on an idle loop: a miss');
 });
 
 test.run();
