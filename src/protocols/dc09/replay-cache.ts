@@ -14,8 +14,13 @@
  *   - Bounded: at most `perAccount` entries per account (oldest dropped first) and at most
  *     `accounts` accounts (least recently used dropped first).
  * Pure: no timers, no I/O; the caller passes the time.
+ *
+ * Every encrypted frame passes here twice (`seen`, then `remember` after its commit), so the hot
+ * path keeps Map operations few: an account's recency is a use counter, not a delete and re-insert
+ * in the account map, and an over-full account map drops its least recently used sixteenth in one
+ * pass (docs/benchmarks.md "TCP 100 AES and the replay cache").
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ParsedMessage } from './message.js';
 
 export interface ReplayCacheOptions {
@@ -31,18 +36,26 @@ export const DEFAULT_REPLAY_ACCOUNTS = 10_000;
 /** The replay key of a message, or null when it has no time-tested timestamp (nothing bounds a replay). */
 export function replayKey(msg: ParsedMessage): { account: string; key: string } | null {
   if (msg.timestampText === null) return null;
-  const digest = createHash('sha256');
-  digest.update(`${msg.token}\u0000${msg.receiver ?? ''}\u0000${msg.line ?? ''}\u0000${msg.data ?? ''}`);
-  for (const field of msg.extended) digest.update(`\u0000${field.id}\u0000`).update(field.value);
-  return { account: (msg.account ?? '').toUpperCase(), key: `${msg.sequence}|${msg.timestampText}|${digest.digest('base64')}` };
+  // One string, one one-shot digest: the same SHA-256 as feeding these parts to a hash in turn
+  // (the digest runs over their concatenated UTF-8 bytes either way), without a Hash object per frame.
+  let content = `${msg.token}\u0000${msg.receiver ?? ''}\u0000${msg.line ?? ''}\u0000${msg.data ?? ''}`;
+  for (const field of msg.extended) content += `\u0000${field.id}\u0000${field.value}`;
+  return { account: (msg.account ?? '').toUpperCase(), key: `${msg.sequence}|${msg.timestampText}|${hash('sha256', content, 'base64')}` };
+}
+
+/** One account's entries (key -> expiry, in the order they were remembered) and when it was last used. */
+interface AccountEntries {
+  readonly keys: Map<string, number>;
+  lastUse: number;
 }
 
 export class ReplayCache {
   private readonly ttlMs: number;
   private readonly perAccount: number;
   private readonly maxAccounts: number;
-  /** account -> (key -> expiry); Map order = insertion order, used for LRU and oldest-first. */
-  private readonly byAccount = new Map<string, Map<string, number>>();
+  private readonly byAccount = new Map<string, AccountEntries>();
+  /** Counts remember() calls: an account's lastUse, so recency needs no re-insert. */
+  private uses = 0;
 
   constructor(options: ReplayCacheOptions) {
     this.ttlMs = options.ttlMs;
@@ -52,7 +65,7 @@ export class ReplayCache {
 
   /** True when the message was journaled within the last ttlMs. */
   seen(entry: { account: string; key: string }, now: number): boolean {
-    const keys = this.byAccount.get(entry.account);
+    const keys = this.byAccount.get(entry.account)?.keys;
     const expiry = keys?.get(entry.key);
     if (expiry === undefined) return false;
     if (expiry > now) return true;
@@ -62,23 +75,47 @@ export class ReplayCache {
 
   /** Records a message whose events were committed. */
   remember(entry: { account: string; key: string }, now: number): void {
-    let keys = this.byAccount.get(entry.account);
-    if (keys) this.byAccount.delete(entry.account);
-    else keys = new Map();
-    this.byAccount.set(entry.account, keys);
-    keys.delete(entry.key);
-    keys.set(entry.key, now + this.ttlMs);
-    for (const [key, expiry] of keys) {
-      if (keys.size <= this.perAccount && expiry > now) break;
+    let account = this.byAccount.get(entry.account);
+    if (!account) {
+      account = { keys: new Map(), lastUse: 0 };
+      this.byAccount.set(entry.account, account);
+      if (this.byAccount.size > this.maxAccounts) this.dropLeastRecentAccounts(account);
+    }
+    account.lastUse = ++this.uses;
+    const keys = account.keys;
+    const expiry = now + this.ttlMs;
+    // A key remembered again (a copy committed twice, docs/dc09.md) goes to the end: oldest-first
+    // order is the order of expiry, which the sweep below relies on.
+    if (keys.has(entry.key)) keys.delete(entry.key);
+    keys.set(entry.key, expiry);
+    // Oldest first: the expired ones, and any beyond the bound.
+    for (const [key, at] of keys) {
+      if (keys.size <= this.perAccount && at > now) break;
       keys.delete(key);
     }
-    while (this.byAccount.size > this.maxAccounts) this.byAccount.delete(this.byAccount.keys().next().value as string);
   }
 
   /** Entries held (tests, metrics). */
   size(): number {
     let total = 0;
-    for (const keys of this.byAccount.values()) total += keys.size;
+    for (const account of this.byAccount.values()) total += account.keys.size;
     return total;
+  }
+
+  /** Accounts held (tests). */
+  accounts(): number {
+    return this.byAccount.size;
+  }
+
+  /**
+   * Over the account bound: drops the least recently used sixteenth (at least one), never `keep`
+   * (the account being added). One sort per maxAccounts/16 new accounts, instead of a delete and
+   * re-insert in the account map on every remember.
+   */
+  private dropLeastRecentAccounts(keep: AccountEntries): void {
+    const excess = this.byAccount.size - this.maxAccounts;
+    const drop = Math.max(excess, Math.floor(this.maxAccounts / 16));
+    const byUse = [...this.byAccount].filter(([, a]) => a !== keep).sort((a, b) => a[1].lastUse - b[1].lastUse);
+    for (let i = 0; i < drop && i < byUse.length; i++) this.byAccount.delete(byUse[i]![0]);
   }
 }
