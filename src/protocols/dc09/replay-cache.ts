@@ -86,7 +86,7 @@ export class ReplayCache {
     const expiry = now + this.ttlMs;
     // A key remembered again (a copy committed twice, docs/dc09.md) goes to the end: oldest-first
     // order is the order of expiry, which the sweep below relies on.
-    if (keys.has(entry.key)) keys.delete(entry.key);
+    keys.delete(entry.key);
     keys.set(entry.key, expiry);
     // Oldest first: the expired ones, and any beyond the bound.
     for (const [key, at] of keys) {
@@ -113,8 +113,8 @@ export class ReplayCache {
    * re-insert in the account map on every remember.
    */
   private dropLeastRecentAccounts(keep: AccountEntries): void {
-    const excess = this.byAccount.size - this.maxAccounts;
-    const drop = Math.max(excess, Math.floor(this.maxAccounts / 16));
+    // It runs as each account beyond the bound is added: one over, so at least one goes.
+    const drop = Math.max(1, Math.floor(this.maxAccounts / 16));
     const byUse = [...this.byAccount].filter(([, a]) => a !== keep).sort((a, b) => a[1].lastUse - b[1].lastUse);
     for (let i = 0; i < drop && i < byUse.length; i++) this.byAccount.delete(byUse[i]![0]);
   }
