@@ -2,9 +2,9 @@
  * Replay cache of one receiver (docs/dc09.md "Replays"). An encrypted DC-09 message carries a
  * timestamp that must pass the time test (§5.5.1.8), which bounds how long a captured frame can
  * be replayed, but inside the window an identical frame would be ACKed and journaled again. The
- * cache remembers, per account, the messages whose events were journaled: key = sequence number +
- * timestamp + a SHA-256 digest of the decrypted content (token, receiver, line, data, extended
- * data), so a retransmission that was encrypted again with a fresh pad is recognised too.
+ * cache remembers, per account, the messages whose events were journaled: key = a SHA-256 digest of
+ * the sequence number, the timestamp and the decrypted content (token, receiver, line, data,
+ * extended data), so a retransmission that was encrypted again with a fresh pad is recognised too.
  *   - An entry lives for the length of the time window (past + future): later, the same frame
  *     fails the time test and is NAKed anyway.
  *   - A replay is ACKed (the sender may just have missed our ACK) but its events are not
@@ -19,6 +19,11 @@
  * path keeps Map operations few: an account's recency is a use counter, not a delete and re-insert
  * in the account map, and an over-full account map drops its least recently used sixteenth in one
  * pass (docs/benchmarks.md "TCP 100 AES and the replay cache").
+ *
+ * An entry outlives many young-generation collections, so what it holds is copied and promoted
+ * for every encrypted frame: the key is the digest alone, one flat 44-character string, not the
+ * sequence and timestamp concatenated with it (a rope of several strings). That halved the
+ * scavenger's time at 100 AES devices (docs/benchmarks.md "The replay cache and the scavenger").
  */
 import { hash } from 'node:crypto';
 import type { ParsedMessage } from './message.js';
@@ -36,11 +41,12 @@ export const DEFAULT_REPLAY_ACCOUNTS = 10_000;
 /** The replay key of a message, or null when it has no time-tested timestamp (nothing bounds a replay). */
 export function replayKey(msg: ParsedMessage): { account: string; key: string } | null {
   if (msg.timestampText === null) return null;
-  // One string, one one-shot digest: the same SHA-256 as feeding these parts to a hash in turn
-  // (the digest runs over their concatenated UTF-8 bytes either way), without a Hash object per frame.
-  let content = `${msg.token}\u0000${msg.receiver ?? ''}\u0000${msg.line ?? ''}\u0000${msg.data ?? ''}`;
+  // One string, one one-shot digest (no Hash object per frame). The sequence (four digits) and the
+  // timestamp text (§5.5.1.8 format) hold no NUL, so the NUL-separated parts cannot run into each
+  // other: two messages share a key only when all of them are equal (or SHA-256 collides).
+  let content = `${msg.sequence}\u0000${msg.timestampText}\u0000${msg.token}\u0000${msg.receiver ?? ''}\u0000${msg.line ?? ''}\u0000${msg.data ?? ''}`;
   for (const field of msg.extended) content += `\u0000${field.id}\u0000${field.value}`;
-  return { account: (msg.account ?? '').toUpperCase(), key: `${msg.sequence}|${msg.timestampText}|${hash('sha256', content, 'base64')}` };
+  return { account: (msg.account ?? '').toUpperCase(), key: hash('sha256', content, 'base64') };
 }
 
 /** One account's entries (key -> expiry, in the order they were remembered) and when it was last used. */

@@ -17,22 +17,36 @@ function message(over: Partial<ParsedMessage> = {}): ParsedMessage {
   } as ParsedMessage;
 }
 
-/** The key as the cache first computed it: the parts fed to a SHA-256 hash one after the other. */
+/** The key as docs/dc09.md "Replays" defines it: the parts, NUL-separated, fed to a SHA-256 hash one after the other. */
 function streamedKey(msg: ParsedMessage): string {
   const digest = createHash('sha256');
+  digest.update(`${msg.sequence}\u0000${msg.timestampText}\u0000`);
   digest.update(`${msg.token}\u0000${msg.receiver ?? ''}\u0000${msg.line ?? ''}\u0000${msg.data ?? ''}`);
   for (const field of msg.extended) digest.update(`\u0000${field.id}\u0000`).update(field.value);
-  return `${msg.sequence}|${msg.timestampText}|${digest.digest('base64')}`;
+  return digest.digest('base64');
 }
 
 const entry = (account: string, key: string) => ({ account, key });
 
-test('the key is the sequence, the timestamp and a SHA-256 of the content, extended data and non-ASCII text included', () => {
+test('the key is a SHA-256 of the sequence, the timestamp and the content, extended data and non-ASCII text included', () => {
   const plain = message();
   assert.equal(replayKey(plain), { account: 'AB12', key: streamedKey(plain) });
   const extended = message({ receiver: undefined, line: undefined, extended: [{ id: 'X', value: 'E012.3456' }, { id: 'I', value: 'Tür offen' }] });
   assert.equal(replayKey(extended)!.key, streamedKey(extended));
   assert.is.not(replayKey(extended)!.key, replayKey(message({ extended: [{ id: 'X', value: 'E012.3457' }] }))!.key);
+});
+
+test('the same content with another sequence number or timestamp is another message', () => {
+  const key = replayKey(message())!.key;
+  assert.is.not(replayKey(message({ sequence: '0043' }))!.key, key);
+  assert.is.not(replayKey(message({ timestampText: '12:00:01,11-24-2026' }))!.key, key);
+  // A part cannot move into its neighbour: the separators keep "0042" + "12:00:00…" apart from "004" + "212:00:00…".
+  assert.is.not(replayKey(message({ sequence: '004', timestampText: '212:00:00,11-24-2026' }))!.key, key);
+});
+
+test('the key is one flat digest: 44 base64 characters, whatever the message holds', () => {
+  assert.match(replayKey(message())!.key, /^[A-Za-z0-9+/]{43}=$/);
+  assert.match(replayKey(message({ data: 'x'.repeat(400), extended: [{ id: 'I', value: 'y'.repeat(100) }] }))!.key, /^[A-Za-z0-9+/]{43}=$/);
 });
 
 test('a message without a time-tested timestamp has no key', () => {
