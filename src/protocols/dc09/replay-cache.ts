@@ -43,8 +43,8 @@ export const DEFAULT_REPLAY_ACCOUNTS = 10_000;
 export function replayKey(msg: ParsedMessage): { account: string; key: string } | null {
   if (msg.timestampText === null) return null;
   // One string, one one-shot digest (no Hash object per frame). The sequence (four digits) and the
-  // timestamp text (§5.5.1.8 format) hold no NUL, so the NUL-separated parts cannot run into each
-  // other: two messages share a key only when all of them are equal (or SHA-256 collides).
+  // timestamp text (§5.5.1.8 format) hold no NUL, so neither can run into the other or into the
+  // content: another sequence or timestamp is always another key (unless SHA-256 collides).
   let content = `${msg.sequence}\u0000${msg.timestampText}\u0000${msg.token}\u0000${msg.receiver ?? ''}\u0000${msg.line ?? ''}\u0000${msg.data ?? ''}`;
   for (const field of msg.extended) content += `\u0000${field.id}\u0000${field.value}`;
   return { account: (msg.account ?? '').toUpperCase(), key: hash('sha256', content, 'base64') };
