@@ -21,10 +21,8 @@
  * pass (docs/benchmarks.md "TCP 100 AES and the replay cache").
  *
  * An entry outlives many young-generation collections, so what it holds is copied and promoted
- * for every encrypted frame: the key is the digest alone, one flat 44-character string, not the
- * sequence and timestamp concatenated with it (a rope of several strings): 112-118 bytes held per
- * entry instead of 288-296, and the main thread's scavenges at 100 AES devices 27-30 ms per second
- * instead of 45-50 (docs/benchmarks.md "The replay cache and the scavenger").
+ * for every encrypted frame: the key is the digest alone, one flat 44-character string (≈ 115
+ * bytes held per entry; docs/benchmarks.md "The replay cache and the scavenger").
  */
 import { hash } from 'node:crypto';
 import type { ParsedMessage } from './message.js';
