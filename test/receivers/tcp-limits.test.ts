@@ -60,21 +60,55 @@ test('connections beyond max_connections are refused and counted', async () => {
 });
 
 test('a device that floods without reading its ACKs is paused; memory stays bounded and the receiver serves others', async () => {
-  const flood = await device();
-  flood.socket.pause(); // never reads its ACKs
-  const frame = message({ token: 'SIA-DCS', sequence: 1 });
-  const burst = Buffer.concat(Array.from({ length: 2000 }, () => frame));
-  const deadline = Date.now() + 4000;
-  let written = 0;
-  // Write until the kernel pushes back on the sender: the gateway has stopped reading.
-  while (Date.now() < deadline && flood.socket.write(burst)) written += burst.length;
-  // Had the gateway kept reading (queueing ACKs nobody takes), the sender would never be pushed back.
-  assert.ok(Date.now() < deadline, `the sender was pushed back after ${written} bytes: the gateway paused reading`);
-  await sleep(300);
-  assert.ok(flood.socket.writableLength > 0, 'and it stays blocked');
-  const other = await device();
-  other.send(message({ token: 'SIA-DCS', sequence: 2 }));
-  assert.is(await other.nextText(), '"ACK"0002R1L1#1234[]');
+  // Its own rig: with the shared rig's 600 ms idle timeout, the paused flooder would be closed as
+  // idle while the test waits to see it stay blocked (a closed socket's buffer is empty).
+  const flooded = await startRig({ receiver: { idleTimeoutMs: 60_000, maxConnections: 3, maxInFlight: 8 } });
+  const floodedPort = portOf((await flooded.tcp()).address);
+  const flood = await TcpDevice.connect(floodedPort);
+  const other = await TcpDevice.connect(floodedPort);
+  try {
+    flood.socket.pause(); // never reads its ACKs
+    const frame = message({ token: 'SIA-DCS', sequence: 1 });
+    const burst = Buffer.concat(Array.from({ length: 2000 }, () => frame));
+    // The gateway reads on while the device's unread ACKs still fit in the sockets' kernel buffers
+    // (their size depends on the machine); once they are full its writes block and it must stop
+    // reading for good. Write until the sender is pushed back and stays so: no 'drain' for 2 s,
+    // longer than any one commit of the frames read takes here, even on a loaded machine.
+    const deadline = Date.now() + 15_000;
+    let written = 0;
+    let blocked = false;
+    while (!blocked && Date.now() < deadline) {
+      while (Date.now() < deadline && flood.socket.write(burst)) written += burst.length;
+      written += burst.length;
+      blocked = !(await drainedWithin(flood, 2000));
+    }
+    // Had the gateway kept reading (queueing ACKs nobody takes), the sender would never stay pushed back.
+    assert.ok(blocked, `the sender stayed pushed back after ${written} bytes: the gateway stopped reading`);
+    assert.ok(written < 64 * 1024 * 1024, `bounded: ${written} bytes written before it stopped`);
+    await sleep(300);
+    assert.ok(!flood.socket.destroyed && flood.socket.writableLength > 0, `and it stays blocked, still connected (destroyed ${flood.socket.destroyed}, buffered ${flood.socket.writableLength}, written ${written})`);
+    other.send(message({ token: 'SIA-DCS', sequence: 2 }));
+    assert.is(await other.nextText(), '"ACK"0002R1L1#1234[]');
+  } finally {
+    await flood.close();
+    await other.close();
+    await flooded.close();
+  }
 });
+
+/** Whether the socket's write buffer drained (the peer read) within `ms`. */
+function drainedWithin(d: TcpDevice, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      d.socket.off('drain', onDrain);
+      resolve(false);
+    }, ms);
+    const onDrain = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    d.socket.once('drain', onDrain);
+  });
+}
 
 test.run();
