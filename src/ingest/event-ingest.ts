@@ -2,10 +2,11 @@
  * Group commit, pipelined (docs/receivers.md §Group commit). Every receiver connection submits
  * its ACKable frames here; what is queued during one turn of the event loop, from all
  * connections, becomes ONE batch for the journal writer (src/ingest/batch-writer.ts, in its own
- * thread in the gateway) on the next setImmediate (at once when the queue is large). While the
- * writer commits batch k, this thread keeps parsing and queues batch k+1, which leaves as soon
- * as k is answered: at most one batch in flight and one accumulating; the sessions' own
- * in-flight limits pause their sockets when the writer falls behind.
+ * thread in the gateway) on the next setImmediate (at once when the queue is large or fills a
+ * gather, batch-gate.ts). While the writer commits batch k, this thread keeps parsing and queues
+ * batch k+1, which leaves as soon as k is answered: at most one batch in flight and one
+ * accumulating; the sessions' own in-flight limits pause their sockets when the writer falls
+ * behind.
  *
  * Each submit() resolves only after COMMIT (with synchronous=FULL: after the fsync), so a
  * receiver that writes its ACK on resolution never ACKs an event that is not durably stored
@@ -107,9 +108,10 @@ export class EventIngest {
     this.queuedItems += items.length;
     if (this.inFlight) return;
     if (this.gate.gathering) {
-      // Gathered: it leaves after this turn of the event loop, with whatever else this turn submits.
-      if (this.queuedItems >= this.maxBatchItems) this.dispatch();
-      else if (this.gate.full(this.queuedItems)) this.schedule();
+      // Gathered: it leaves now, from the read that filled it. Waiting for the rest of this turn
+      // of the event loop (setImmediate) only delayed the commit the whole fleet waits for
+      // (≈ 1 µs of CPU per event less at 10 devices; docs/benchmarks.md "Another host of the kind").
+      if (this.queuedItems >= this.maxBatchItems || this.gate.full(this.queuedItems)) this.dispatch();
       return;
     }
     if (this.queuedItems >= this.maxBatchItems) this.dispatch();

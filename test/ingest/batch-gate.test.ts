@@ -44,6 +44,21 @@ test('the devices just answered and those that come back turns later commit toge
   }
 });
 
+test('a gather that fills leaves from the submit that fills it, not a turn of the event loop later', async () => {
+  const r = await rig(5000);
+  try {
+    await Promise.all([r.ingest.submit([frame('F001')]), r.ingest.submit([frame('F002')])]);
+    const first = r.ingest.submit([frame('F001')]);
+    assert.is(r.ingest.queued, 1, 'one of two devices back: it waits');
+    const second = r.ingest.submit([frame('F002')]);
+    assert.is(r.ingest.queued, 0, 'the second fills the gather: the batch has left');
+    await Promise.all([first, second]);
+    assert.equal([r.ingest.stats.flushes, r.ingest.stats.largestFlush, r.ingest.gate.stats.filled], [2, 2, 1]);
+  } finally {
+    await r.close();
+  }
+});
+
 test('one device alone never arms a gather: its batches leave at once, whatever the gather limit', async () => {
   const r = await rig(5000);
   try {
