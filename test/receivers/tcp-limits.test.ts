@@ -80,7 +80,7 @@ test('a device that floods without reading its ACKs is paused; memory stays boun
     while (!blocked && Date.now() < deadline) {
       while (Date.now() < deadline && flood.socket.write(burst)) written += burst.length;
       written += burst.length;
-      blocked = !(await drainedWithin(flood, 2000));
+      blocked = !(await flood.drainedWithin(2000));
     }
     // Had the gateway kept reading (queueing ACKs nobody takes), the sender would never stay pushed back.
     assert.ok(blocked, `the sender stayed pushed back after ${written} bytes: the gateway stopped reading`);
@@ -95,20 +95,5 @@ test('a device that floods without reading its ACKs is paused; memory stays boun
     await flooded.close();
   }
 });
-
-/** Whether the socket's write buffer drained (the peer read) within `ms`. */
-function drainedWithin(d: TcpDevice, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      d.socket.off('drain', onDrain);
-      resolve(false);
-    }, ms);
-    const onDrain = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    d.socket.once('drain', onDrain);
-  });
-}
 
 test.run();

@@ -96,6 +96,21 @@ export class TcpDevice {
     return result;
   }
 
+  /** Resolves true when the socket's write buffer drained (the gateway read what was written) within `ms`. */
+  drainedWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const onDrain = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.socket.off('drain', onDrain);
+        resolve(false);
+      }, ms);
+      this.socket.once('drain', onDrain);
+    });
+  }
+
   close(): Promise<void> {
     this.socket.destroy();
     return this.closed;
