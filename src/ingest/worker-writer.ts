@@ -25,8 +25,7 @@ import type { StoreWriter } from '../store/store.js';
 import type { WriteCall, WriteCommand, WriteResult } from '../store/write-commands.js';
 import { WriteClient, writerChannel, type WriterEndpoint } from '../store/writer-channel.js';
 import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
-import type { PackedBatch, WriterInit, WriterReply, WriterRequest } from './writer-messages.js';
-import { packOps } from './wire-pack.js';
+import { isDone, packWrite, unpackDone, type DoneReply, type WriterInit, type WriterReply, type WriterRequest } from './writer-messages.js';
 
 export const RESTART_DELAYS_MS: readonly number[] = [0, 250, 500, 1000, 2000, 5000];
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -104,10 +103,9 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     return new Promise<WireResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, since: performance.now() });
       if (this.pending.size === 1) worker.ref();
-      // The ops cross packed flat (wire-pack.ts); the raw-bytes buffer moves to the writer thread
-      // (zero copy): nothing here reads it again.
-      const packed: PackedBatch = { ...batch, ops: packOps(batch.ops) };
-      worker.postMessage({ type: 'write', seq, batch: packed } satisfies WriterRequest, [batch.raw.buffer as ArrayBuffer]);
+      // The batch crosses as a tuple, its ops packed flat (writer-messages.ts, wire-pack.ts); the
+      // raw-bytes buffer moves to the writer thread (zero copy): nothing here reads it again.
+      worker.postMessage(packWrite(seq, batch) satisfies WriterRequest, [batch.raw.buffer as ArrayBuffer]);
     });
   }
 
@@ -178,7 +176,9 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     return new Promise<Worker>((resolve, reject) => {
       let started = false;
       worker.on('message', (reply: WriterReply) => {
-        if (reply.type === 'ready') {
+        if (isDone(reply)) {
+          this.settle(worker, reply[0], unpackDone(reply));
+        } else if (reply.type === 'ready') {
           started = true;
           this.worker = worker;
           if (this.pending.size === 0) worker.unref();
@@ -202,7 +202,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     });
   }
 
-  private onReply(worker: Worker, reply: WriterReply): void {
+  private onReply(worker: Worker, reply: Exclude<WriterReply, DoneReply>): void {
     if (reply.type === 'closed') {
       if (reply.error) this.options.logger.error('journal writer could not write the last sightings', { error: reply.error });
       this.onClosed?.();
@@ -213,20 +213,25 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
       if (this.outstandingPing?.seq === reply.seq) this.outstandingPing = null;
       return;
     }
-    if (reply.type !== 'done' && reply.type !== 'failed') return;
-    const pending = this.pending.get(reply.seq);
-    if (!pending) return;
-    this.pending.delete(reply.seq);
-    if (this.pending.size === 0) worker.unref();
-    if (reply.type === 'done') {
-      this.deaths = 0;
-      this.lastCommitAt = Date.now();
-      this.commits++;
-      pending.resolve(reply.result);
-    } else {
-      pending.reject(new VigilError(reply.code, reply.error));
-    }
+    if (reply.type === 'failed') this.settle(worker, reply.seq, new VigilError(reply.code, reply.error));
   }
+
+  /** A batch's answer: what it committed, or why it did not. */
+  private settle(worker: Worker, seq: number, outcome: WireResult | VigilError): void {
+    const pending = this.pending.get(seq);
+    if (!pending) return;
+    this.pending.delete(seq);
+    if (this.pending.size === 0) worker.unref();
+    if (outcome instanceof VigilError) {
+      pending.reject(outcome);
+      return;
+    }
+    this.deaths = 0;
+    this.lastCommitAt = Date.now();
+    this.commits++;
+    pending.resolve(outcome);
+  }
+
 
   private onExit(worker: Worker, code: number): void {
     if (this.worker === worker) {

@@ -1,11 +1,16 @@
-/** Messages between the main thread (WorkerJournalWriter) and the writer thread. */
+/**
+ * Messages between the main thread (WorkerJournalWriter) and the writer thread. A batch and its
+ * answer cross as tuples (docs/receivers.md §Group commit, "Crossing to the writer"): structured
+ * clone writes the name of every property of every object, and the receiving thread rebuilds each
+ * object's shape property by property, so the envelope objects and the WireResult cost more to
+ * clone than the values they carry (docs/benchmarks.md "The crossing as tuples"). The rare
+ * messages (ready, ping, close…) stay objects with a `type`; an array is a batch or its answer.
+ */
 import type { ErrorCode } from '../core/errors.js';
 import type { WriterEndpoint } from '../store/writer-channel.js';
+import type { StartupRules } from '../tracker/startup-events.js';
 import type { WireBatch, WireResult } from './wire.js';
-import type { PackedOps } from './wire-pack.js';
-
-/** A WireBatch as it crosses to the writer thread: its ops packed flat (wire-pack.ts). */
-export type PackedBatch = Omit<WireBatch, 'ops'> & { readonly ops: PackedOps };
+import { packOps, unpackOps, type PackedOps } from './wire-pack.js';
 
 export interface WriterInit {
   /** The store's SQLite file. */
@@ -15,8 +20,31 @@ export interface WriterInit {
   readonly endpoint: WriterEndpoint;
 }
 
+/** A batch to commit: its seq, the ops packed flat (wire-pack.ts), the raw bytes (transferred), the rest of WireBatch. */
+export type WriteRequest = readonly [
+  seq: number,
+  ops: PackedOps,
+  raw: Uint8Array,
+  sessionLogCount: number,
+  gatewayStartedAt: number | null,
+  triplets: StartupRules['triplets'] | null,
+];
+
+/** A committed batch: its seq, then WireResult's fields in the order of the interface. */
+export type DoneReply = readonly [
+  seq: number,
+  objectIds: WireResult['objectIds'],
+  eventIds: WireResult['eventIds'],
+  eventCount: number,
+  helloObjects: WireResult['helloObjects'],
+  registered: WireResult['registered'],
+  opened: WireResult['opened'],
+  adopted: WireResult['adopted'],
+  flagged: WireResult['flagged'],
+];
+
 export type WriterRequest =
-  | { readonly type: 'write'; readonly seq: number; readonly batch: PackedBatch }
+  | WriteRequest
   /** Another thread's write-command channel (an output worker). */
   | { readonly type: 'endpoint'; readonly endpoint: WriterEndpoint }
   /** Liveness round trip (JournalWriter.ping): answered with a pong of the same seq, in order. */
@@ -24,9 +52,38 @@ export type WriterRequest =
   | { readonly type: 'close' };
 
 export type WriterReply =
+  | DoneReply
   | { readonly type: 'ready' }
   | { readonly type: 'fatal'; readonly error: string }
-  | { readonly type: 'done'; readonly seq: number; readonly result: WireResult }
   | { readonly type: 'failed'; readonly seq: number; readonly error: string; readonly code: ErrorCode }
   | { readonly type: 'pong'; readonly seq: number }
   | { readonly type: 'closed'; readonly error: string | null };
+
+/** An array is a batch; every other request is an object with a `type`. */
+export function isWrite(request: WriterRequest): request is WriteRequest {
+  return Array.isArray(request);
+}
+
+/** An array is a committed batch; every other reply is an object with a `type`. */
+export function isDone(reply: WriterReply): reply is DoneReply {
+  return Array.isArray(reply);
+}
+
+export function packWrite(seq: number, batch: WireBatch): WriteRequest {
+  const startup = batch.startup;
+  return [seq, packOps(batch.ops), batch.raw, batch.sessionLogCount, startup ? startup.gatewayStartedAt : null, startup ? startup.triplets : null];
+}
+
+export function unpackWrite(request: WriteRequest): WireBatch {
+  const [, ops, raw, sessionLogCount, gatewayStartedAt, triplets] = request;
+  return { ops: unpackOps(ops), raw, sessionLogCount, startup: gatewayStartedAt === null ? null : { gatewayStartedAt, triplets: triplets ?? [] } };
+}
+
+export function packDone(seq: number, r: WireResult): DoneReply {
+  return [seq, r.objectIds, r.eventIds, r.eventCount, r.helloObjects, r.registered, r.opened, r.adopted, r.flagged];
+}
+
+export function unpackDone(reply: DoneReply): WireResult {
+  const [, objectIds, eventIds, eventCount, helloObjects, registered, opened, adopted, flagged] = reply;
+  return { objectIds, eventIds, eventCount, helloObjects, registered, opened, adopted, flagged };
+}

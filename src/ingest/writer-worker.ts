@@ -16,8 +16,7 @@ import { CommandClock, executeWrite } from '../store/write-commands.js';
 import { serveWrites } from '../store/writer-channel.js';
 import { BatchWriter, type IngestStore } from './batch-writer.js';
 import { SIGHTINGS_FLUSHED_KEY, SeenLog } from './seen-log.js';
-import type { WriterInit, WriterReply, WriterRequest } from './writer-messages.js';
-import { unpackOps } from './wire-pack.js';
+import { isWrite, packDone, unpackWrite, type WriterInit, type WriterReply, type WriterRequest } from './writer-messages.js';
 
 const port = parentPort;
 if (!port) throw new Error('writer-worker.js runs as a worker thread only');
@@ -67,11 +66,12 @@ const armSweep = (): void => {
 };
 
 port.on('message', (request: WriterRequest) => {
-  if (request.type === 'write') {
+  if (isWrite(request)) {
+    const seq = request[0];
     try {
-      post({ type: 'done', seq: request.seq, result: writer.write({ ...request.batch, ops: unpackOps(request.batch.ops) }) });
+      post(packDone(seq, writer.write(unpackWrite(request))));
     } catch (err) {
-      post({ type: 'failed', seq: request.seq, error: describeError(err), code: isVigilError(err) ? err.code : 'STORE_FAILURE' });
+      post({ type: 'failed', seq, error: describeError(err), code: isVigilError(err) ? err.code : 'STORE_FAILURE' });
     }
     armSweep();
     return;
