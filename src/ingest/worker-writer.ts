@@ -232,7 +232,6 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     pending.resolve(outcome);
   }
 
-
   private onExit(worker: Worker, code: number): void {
     if (this.worker === worker) {
       this.worker = null;
