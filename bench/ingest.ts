@@ -14,7 +14,7 @@
  * build> runs that build ("before") and this one ("after") side by side, the two phases of every
  * case back to back (order alternating per repeat), then one floor: the fairest before/after on a
  * machine whose speed drifts;
- * BENCH_CPU_PROF=<dir> writes a .cpuprofile per gateway thread.
+ * BENCH_CPU_PROF=<dir> writes a .cpuprofile per gateway thread; BENCH_NODE_ARGS="--flag …" passes node flags to the gateway.
  * Every saturating case also runs against the store-nothing reference (bench/lib/store-nothing.ts:
  * Vigil's codec answering at once, no journal), pinned like the gateway, and the summary prints
  * Vigil's rate over it, as issue 9's table does; BENCH_REFERENCE=0 skips it. With it runs the durable

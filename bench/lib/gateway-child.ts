@@ -143,7 +143,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     : seedReceivers;
   await seed(dataDir, options.receivers);
   const httpPort = await freePort();
-  const nodeArgs: string[] = [...(options.nodeArgs ?? [])];
+  const nodeArgs: string[] = [...(options.nodeArgs ?? []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const profDir = process.env.BENCH_CPU_PROF;
   if (profDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
   const serveArgs = [...nodeArgs, cli, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];

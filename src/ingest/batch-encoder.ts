@@ -90,12 +90,15 @@ export class BatchEncoder {
 
   private frame(item: FrameItem, sent: Sent): WireFrame {
     const events = item.events;
-    const rows: MutableRow[] = new Array(events.length);
-    const wired: WireRow[] = new Array(events.length);
-    for (let i = 0; i < events.length; i++) {
-      const row = journalRow(events[i]!, item) as MutableRow;
-      rows[i] = row;
-      wired[i] = wireRow(row);
+    // Filled by push, not preallocated: `new Array(n)` makes a holey array, which structured clone
+    // writes as a sparse one, index by index as named properties (docs/receivers.md, "Crossing to
+    // the writer").
+    const rows: MutableRow[] = [];
+    const wired: WireRow[] = [];
+    for (const event of events) {
+      const row = journalRow(event, item) as MutableRow;
+      rows.push(row);
+      wired.push(wireRow(row));
     }
     sent.rows.push(rows);
     let raw: [number, number] = [0, 0];

@@ -88,7 +88,7 @@ export class EventJournal {
         throw new VigilError('INTERNAL', `rowsPerInsert ${chunk} is not a row count SQLite can bind`);
       }
       const tx = this.db.transaction((batch: readonly EventInsertParams[]) => {
-        const ids: number[] = new Array(batch.length);
+        const ids: number[] = [];
         let next = this.topId() + 1;
         for (let start = 0; start < batch.length; start += chunk) {
           const end = Math.min(start + chunk, batch.length);
@@ -98,7 +98,7 @@ export class EventJournal {
           if (result.changes !== count || Number(result.lastInsertRowid) !== next + count - 1) {
             throw new VigilError('INTERNAL', `an INSERT of ${count} events from id ${next} stored ${result.changes} ending at ${result.lastInsertRowid}`);
           }
-          for (let i = 0; i < count; i++) ids[start + i] = next + i;
+          for (let i = 0; i < count; i++) ids.push(next + i);
           next += count;
         }
         return ids;

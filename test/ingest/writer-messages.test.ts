@@ -1,9 +1,13 @@
 /** The writer thread's messages: a batch and its answer cross as tuples, and come back out exactly as they went in. */
+import { serialize } from 'node:v8';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { BatchEncoder } from '../../src/ingest/batch-encoder.js';
+import type { IngestSink } from '../../src/ingest/types.js';
 import type { WireBatch, WireResult } from '../../src/ingest/wire.js';
 import { isDone, isWrite, packDone, packWrite, unpackDone, unpackWrite, type WriterReply, type WriterRequest } from '../../src/ingest/writer-messages.js';
 import type { ObjectRecord } from '../../src/store/types.js';
+import { event, frame, hello, sessionLog } from './helpers/items.js';
 
 const batch = (startup: WireBatch['startup']): WireBatch => ({
   ops: [
@@ -40,6 +44,34 @@ test('an ordinary batch and its answer carry no object with named fields across'
   assert.is(namedObjects(packWrite(1, batch({ gatewayStartedAt: 1, triplets: [] }))), 0);
   const result: WireResult = { objectIds: [3, null], eventIds: 41, eventCount: 2, helloObjects: [], registered: [], opened: [[4, 17, 3]], adopted: [[3, '1234']], flagged: [[1, 4]] };
   assert.is(namedObjects(packDone(1, result)), 0);
+});
+
+/**
+ * The same value with every array rebuilt by push (packed elements). Structured clone writes a
+ * holey array (`new Array(n)`, even when filled) as a sparse one, index by index as named
+ * properties; a packed one as a dense run of values. Equal bytes mean no array was holey.
+ */
+function packedCopy(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  const copy: unknown[] = [];
+  for (const v of value) copy.push(packedCopy(v));
+  return copy;
+}
+
+test('a batch the encoder builds crosses as dense arrays only, never sparse ones', () => {
+  const sink: IngestSink = { committed: () => {}, failed: () => {} };
+  const session = sessionLog();
+  const items = [
+    frame('1234', { events: [event('1234'), event('1234', 'BR', '02'), event('1234', 'TA', '03')], session }),
+    frame(null, { linkTest: true }),
+    hello('AB12', '5678', { session }),
+    frame('5678', { events: [event('5678')] }),
+  ];
+  const sent = new BatchEncoder({}).encode([{ kind: 'items', items, sink, at: 0 }, { kind: 'close', session, at: 9 }]);
+  const request = packWrite(3, sent.batch);
+  assert.equal(serialize(request), serialize(packedCopy(request)));
+  const result: WireResult = { objectIds: [3, null, 4, 5], eventIds: [41, 43, 44, 45], eventCount: 4, helloObjects: [], registered: [], opened: [], adopted: [], flagged: [] };
+  assert.equal(serialize(packDone(3, result)), serialize(packedCopy(packDone(3, result))));
 });
 
 test('an answer round-trips, objects of hellos and registrations included', () => {
