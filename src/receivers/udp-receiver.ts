@@ -6,7 +6,8 @@
  * session rows (there is no connection). Health `rx:udp:<id>`.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
-import { isIPv6 } from 'node:net';
+import { lookup as dnsLookup, type LookupOneOptions } from 'node:dns';
+import { isIP, isIPv6 } from 'node:net';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
@@ -18,6 +19,28 @@ import type { DatagramChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 
 export const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, family: number) => void;
+
+/**
+ * The socket's address lookup (dgram's `lookup` option). dgram resolves the address of every send
+ * through dns.lookup, which answers even an IP literal on the next tick: each ACK then waited
+ * until the whole commit's bookkeeping had run (the bus, supervision, metrics) instead of leaving
+ * when it was decided, and 10 UDP devices lost a tenth of their rate (docs/benchmarks.md, "UDP
+ * replies on the next tick"). Replies only go to the address the kernel reported for a datagram,
+ * always a literal: passed back at once, so the send happens inside socket.send(). Anything else
+ * (never expected) still goes to DNS.
+ */
+export function literalLookup(address: string, options: LookupOneOptions | number, callback: LookupCallback): void {
+  // Node passes the socket's family as a number, whatever its type declarations say.
+  const family = typeof options === 'number' ? options : (options.family === 6 || options.family === 'IPv6' ? 6 : 4);
+  const literal = isIP(address);
+  if (literal !== 0) {
+    callback(null, address, literal);
+    return;
+  }
+  dnsLookup(address, { family }, callback);
+}
 
 export class UdpReceiver implements Service {
   readonly name: string;
@@ -58,7 +81,7 @@ export class UdpReceiver implements Service {
     health.report(healthName, 'receiver', 'starting', null);
     // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
     // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
-    const socket = createSocket({ type: isIPv6(bindAddress) ? 'udp6' : 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER_BYTES });
+    const socket = createSocket({ type: isIPv6(bindAddress) ? 'udp6' : 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER_BYTES, lookup: literalLookup });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);

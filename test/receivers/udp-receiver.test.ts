@@ -1,4 +1,6 @@
 import { createSocket } from 'node:dgram';
+import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
@@ -6,6 +8,7 @@ import { receiverPasswordKey } from '../../src/protocols/dc09/crypto.js';
 import { encodeFrame } from '../../src/protocols/dc09/frame.js';
 import { parseReply } from '../../src/protocols/dc09/replies.js';
 import { LOOPBACK } from '../helpers/net.js';
+import { literalLookup } from '../../src/receivers/udp-receiver.js';
 import { UdpDevice } from './helpers/devices.js';
 import { PASSWORD16, PASSWORD6, corruptCrc, message, portOf, startRig, type Rig } from './helpers/rig.js';
 
@@ -97,6 +100,61 @@ test('a datagram with a bad CRC, trailing bytes or two frames gets no reply', as
   await d.silence(200);
   d.send(frame, port);
   assert.is(await d.nextText(), '"ACK"0041R1L1#1234[]');
+});
+
+test('a reply address that is a literal is looked up at once; a name still goes to DNS', async () => {
+  const answers: Array<[string, number]> = [];
+  literalLookup('127.0.0.1', 4, (_err, address, family) => answers.push([address, family]));
+  literalLookup('::1', 6, (_err, address, family) => answers.push([address, family]));
+  assert.equal(answers, [['127.0.0.1', 4], ['::1', 6]], 'answered inside the call');
+  const named = new Promise<[string, number]>((resolve, reject) => {
+    literalLookup('localhost', 4, (err, address, family) => (err ? reject(err) : resolve([address, family])));
+  });
+  assert.is(answers.length, 2);
+  assert.equal(await named, ['127.0.0.1', 4]);
+});
+
+/**
+ * A device in a thread of its own (its own event loop): sends one frame, and reports when the reply
+ * reached it, on the clock every thread shares (performance.timeOrigin + now()).
+ */
+const TIMED_DEVICE = `
+const { createSocket } = require('node:dgram');
+const { parentPort, workerData } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const socket = createSocket('udp4');
+socket.on('message', (reply) => {
+  parentPort.postMessage({ at: performance.timeOrigin + performance.now(), reply: reply.toString('latin1') });
+  socket.close();
+});
+socket.bind(0, workerData.host, () => socket.send(Buffer.from(workerData.frame, 'latin1'), workerData.port, workerData.host));
+`;
+
+test('the ACK leaves before the bus hears of the event: a slow listener does not hold it back', async () => {
+  const HOLD_MS = 300;
+  let heardAt = 0;
+  const slowListener = (): void => {
+    if (heardAt !== 0) return;
+    heardAt = performance.timeOrigin + performance.now();
+    const until = performance.now() + HOLD_MS;
+    while (performance.now() < until) { /* the bus's work, however long */ }
+  };
+  const unsubscribe = rig.runtime.bus.on('event-stored', slowListener);
+  try {
+    const frame = message({ token: 'SIA-DCS', sequence: 31 }).toString('latin1');
+    const worker = new Worker(TIMED_DEVICE, { eval: true, workerData: { host: LOOPBACK, port, frame } });
+    const { at, reply } = await new Promise<{ at: number; reply: string }>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    await worker.terminate();
+    assert.match(reply, /"ACK"0031R1L1#1234\[\]/);
+    assert.ok(heardAt > 0, 'the bus heard the event');
+    // Sent on the next tick, the ACK would leave after the listener: at heardAt + HOLD_MS or later.
+    assert.ok(at < heardAt + HOLD_MS / 2, `ACK received ${Math.round(at - heardAt)} ms after the bus started on the event`);
+  } finally {
+    unsubscribe();
+  }
 });
 
 test("one device's bad datagrams do not affect another device", async () => {
