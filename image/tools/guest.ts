@@ -88,6 +88,8 @@ export async function poll<T>(what: string, timeoutMs: number, probe: () => Prom
       const value = await probe();
       if (value !== null && value !== false) return value;
     } catch (err) {
+      // A dead VM will not come back by waiting: stop at once with its own words.
+      if ((err as Error).name === 'VmDied') throw err;
       lastError = (err as Error).message;
     }
     if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (last error: ${lastError})` : ''}`);
