@@ -12,7 +12,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
-import { Guest, poll, sendFrame } from './guest.js';
+import { Guest, poll as pollGuest, sendFrame } from './guest.js';
+import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
 import { FatPartition, readMbr, Vm } from './vm.js';
 
 const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
@@ -101,6 +102,12 @@ async function main(): Promise<void> {
     forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8080 }, { host: rxPort, guest: RX_PORT }],
   });
   const guest = new Guest({ sshPort, apiPort, keyFile });
+  // Every wait fails at once, with qemu's own words, when qemu has died: a dead VM is not a slow one.
+  const poll: typeof pollGuest = (what, timeoutMs, probe, intervalMs) =>
+    pollGuest(what, timeoutMs, async () => {
+      vm.assertRunning();
+      return probe();
+    }, intervalMs);
   // Interrupted (Ctrl-C, timeout): the VM goes with us.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -116,7 +123,6 @@ async function main(): Promise<void> {
     const bootStarted = Date.now();
     await step('the service reaches healthy (GET /health 200)', async () => {
       await poll('GET /health 200', BOOT_TIMEOUT_MS, async () => {
-        if (!vm.running) throw new Error('qemu exited');
         return guest.healthy();
       }, 3000);
       figures.boot_to_healthy_s = ((Date.now() - bootStarted) / 1000).toFixed(0);
@@ -171,6 +177,13 @@ async function main(): Promise<void> {
       return '';
     });
 
+    await step('the box listens on nothing it does not need (ss -Htlnu, every address but loopback)', async () => {
+      const lan = lanListeners(parseListeners(await guest.ssh('ss -Htlnu')));
+      const surprises = listenerSurprises(lan, [22, 8080, 8443, RX_PORT]);
+      if (surprises.length > 0) throw new Error(`${surprises.join(', ')} (listening: ${lan.join(' ')})`);
+      return lan.join(' ');
+    });
+
     const account = '4E21';
     await step('a DC-09 frame is ACKed and appears in /api/events', async () => {
       const frame = buildMessage({ token: 'SIA-DCS', sequence: 1, receiver: 1, line: 1, account, data: `#${account}|Nri1/BA01`, timestamp: Date.now() });
@@ -212,7 +225,7 @@ async function main(): Promise<void> {
         return id !== bootIdBefore;
       });
       const rebootStarted = Date.now();
-      await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => vm.running && guest.healthy(), 3000);
+      await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => guest.healthy(), 3000);
       figures.reboot_to_healthy_s = ((Date.now() - rebootStarted) / 1000).toFixed(0);
       const login = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
       if (login.status !== 200) throw new Error(`login after reboot: ${login.status}`);
