@@ -95,7 +95,7 @@ else
   (cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
   NODE_GYP=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
   NODE_HEADERS=$(node -p "require('path').resolve(process.execPath, '../..')")
-  for module in better-sqlite3 epoll; do
+  for module in better-sqlite3 epoll unix-dgram; do
     [ -d "$APP/node_modules/$module" ] || continue
     echo "cross-compiling $module for arm64"
     (cd "$APP/node_modules/$module" &&
