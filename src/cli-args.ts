@@ -17,6 +17,7 @@ export type CliCommand =
   | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
   | { command: 'ports'; dataDir: string; json: boolean }
   | { command: 'status'; dataDir: string; watch: boolean; intervalS: number; url?: string }
+  | { command: 'record-stop'; dataDir: string }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -31,6 +32,7 @@ export const USAGE = `usage:
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
   vigil ports [--data-dir DIR] [--json]
   vigil status [--data-dir DIR] [--watch] [--interval S] [--url URL]
+  vigil record-stop [--data-dir DIR]   (systemd's ExecStopPost: why the run ended; docs/watchdog.md)
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
@@ -120,6 +122,10 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         intervalS: Number(intervalText),
         ...(values.url !== undefined ? { url: values.url } : {}),
       };
+    }
+    case 'record-stop': {
+      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' } }, strict: true });
+      return { command: 'record-stop', dataDir: values['data-dir'] ?? defaultDataDir };
     }
     case 'version':
     case '--version':

@@ -115,6 +115,11 @@ async function main(argv: string[]): Promise<void> {
         process.exitCode = await runStatus(command);
         return;
       }
+      case 'record-stop': {
+        const { recordStop } = await import('./system/run-recorder.js');
+        process.stdout.write(recordStop(command.dataDir, process.env, Date.now()) + '\n');
+        return;
+      }
       case 'version':
         process.stdout.write(readVersion() + '\n');
         return;

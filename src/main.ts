@@ -33,6 +33,7 @@ import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
+import { RunRecorder } from './system/run-recorder.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
 import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
@@ -152,6 +153,9 @@ export class Gateway {
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
       // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
       await this.startService(new FirstBootReporter(dataDir, this.health));
+      // Why the previous run ended (watchdog, crash, power loss, clean stop), from last-run.json (docs/watchdog.md).
+      const runRecorder = new RunRecorder({ dataDir, health: this.health, clock: this.clock, logger: logger.child('last-run') });
+      await this.startService(runRecorder);
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
       // Ignorable startup events are flagged by the journal writer, inside the ingest's transaction
@@ -178,7 +182,7 @@ export class Gateway {
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
         store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
-        version, ingest: receivers,
+        version, ingest: receivers, previousRun: () => runRecorder.previousRunLine(),
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);

@@ -38,6 +38,8 @@ export interface SupervisionDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly version: string;
+  /** How the previous run ended, for `gateway_started` (src/system/run-recorder.ts); null on a first start. */
+  readonly previousRun?: () => string | null;
   /** The receivers' shared parts: the ingest bus and the live device links. */
   readonly ingest: {
     readonly bus: TypedBus<IngestEvents>;
@@ -97,7 +99,7 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
       watchInterval: (listener) => settings.onChange(() => listener()), raise, subject, clock: monotonicClock,
       logger: logger.child('time-sync'),
     }),
-    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version }),
+    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version, previousRun: deps.previousRun }),
   ];
   const loginThrottle = new ReportingLoginThrottle({ clock, raise });
   return { before, after, raise, loginThrottle };
