@@ -106,7 +106,7 @@ async function readAndApply(setupPath: string, options: FirstBootOptions): Promi
  */
 function applySystem(config: SetupConfig, options: FirstBootOptions): string[] {
   const files = new SystemFiles(options.root);
-  files.check(PATHS.hostname, PATHS.hosts, PATHS.localtime, PATHS.timezone, PATHS.wired, PATHS.wifi, PATHS.wpa, PATHS.wpaWants, PATHS.ntp, PATHS.authorizedKeys, PATHS.sshWants);
+  files.check(PATHS.hostname, PATHS.hosts, PATHS.localtime, PATHS.timezone, PATHS.wired, PATHS.wifi, PATHS.wpa, PATHS.wpaWants, PATHS.ntp, PATHS.authorizedKeys, PATHS.sshWants, 'etc/ssh/sshd_config');
   const applied: string[] = [];
 
   const hostname = config.hostname ?? DEFAULT_HOSTNAME;
