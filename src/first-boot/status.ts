@@ -11,6 +11,7 @@ import type { SetupLineError } from './setup-file.js';
 export const STATUS_FILE = 'first-boot-status.json';
 export const PROVISION_FILE = 'first-boot-admin.json';
 
+/** `absent` is only read: images whose first boot also ran without a setup file recorded it. */
 export type FirstBootOutcomeKind = 'applied' | 'rejected' | 'absent';
 
 export interface FirstBootStatus {
