@@ -217,7 +217,9 @@ async function main(): Promise<void> {
       return `pid ${before} -> ${after}, healthy ${figures.watchdog_restart_s} s after SIGSTOP (${log.split('\n')[0]})`;
     });
 
-    await step('data survives a reboot; first boot does not run again', async () => {
+    await step('data survives a reboot; first boot does not run again, even when the gateway user deleted its status', async () => {
+      // The gateway's user owns the data dir: what it deletes there must not start first boot as root (#28.5).
+      await guest.ssh('runuser -u vigil -- rm -f /var/lib/vigil/first-boot-status.json');
       const bootIdBefore = await guest.ssh('cat /proc/sys/kernel/random/boot_id');
       await guest.ssh('systemctl reboot').catch(() => undefined); // the session may be cut by the reboot
       await poll('the box went down', 120_000, async () => {

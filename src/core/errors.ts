@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'DEVICE_TIMEOUT'
   | 'DEVICE_REJECTED'
   | 'SERVICE_FAILED'
+  | 'UNSAFE_PATH'
   | 'INTERNAL';
 
 export class VigilError extends Error {
