@@ -13,17 +13,18 @@
 import type { HealthRegistry } from '../core/health.js';
 import { visibleComponent } from '../api/status-body.js';
 import { filterExposition, type LabelPredicate } from '../metrics/visible-series.js';
-import type { Viewer } from './status-service.js';
+import { seesReceiver, type Viewer } from './status-service.js';
 
 export interface MetricsSource {
   render(): Promise<{ body: string; contentType: string }>;
 }
 
-export function seriesVisibleTo(health: HealthRegistry, visibleReceivers: readonly number[]): LabelPredicate {
-  const shown = new Set(health.snapshot().filter((c) => visibleComponent(c, visibleReceivers)).map((c) => c.name));
+/** The samples a viewer limited to some receivers may see; the components are read once per scrape. */
+export function seriesVisibleTo(health: HealthRegistry, viewer: Viewer): LabelPredicate {
+  const shown = new Set(health.snapshot().filter((c) => visibleComponent(c, viewer.visibleReceivers)).map((c) => c.name));
   return function visibleSeries(labels) {
     const receiver = labels.receiver;
-    if (receiver !== undefined && !(/^\d+$/.test(receiver) && visibleReceivers.includes(Number(receiver)))) return false;
+    if (receiver !== undefined && !(/^\d+$/.test(receiver) && seesReceiver(viewer, Number(receiver)))) return false;
     return labels.component === undefined || shown.has(labels.component);
   };
 }
@@ -31,5 +32,5 @@ export function seriesVisibleTo(health: HealthRegistry, visibleReceivers: readon
 export async function metricsFor(source: MetricsSource, health: HealthRegistry, viewer: Viewer): Promise<{ body: string; contentType: string }> {
   const rendered = await source.render();
   if (viewer.visibleReceivers === null) return rendered;
-  return { body: filterExposition(rendered.body, seriesVisibleTo(health, viewer.visibleReceivers)), contentType: rendered.contentType };
+  return { body: filterExposition(rendered.body, seriesVisibleTo(health, viewer)), contentType: rendered.contentType };
 }

@@ -15,6 +15,16 @@ export interface Viewer {
   readonly visibleReceivers: readonly number[] | null;
 }
 
+/**
+ * Whether the viewer sees what belongs to `receiverId`; null is the gateway's own (internal events),
+ * seen only by viewers of every receiver, as in GET /api/events (docs/api.md "Visible receivers").
+ * Anything added to the status that names objects, UIDs or accounts is filtered with this.
+ */
+export function seesReceiver(viewer: Viewer, receiverId: number | null): boolean {
+  if (viewer.visibleReceivers === null) return true;
+  return receiverId !== null && viewer.visibleReceivers.includes(receiverId);
+}
+
 export interface FailingComponent {
   readonly name: string;
   readonly state: string;

@@ -52,6 +52,9 @@ test('GET /health with a token lists the failing components the caller sees: rec
   });
   const all = (await (await call(h, 'GET', '/health', { token: await h.token(VIEWER.id) })).json()) as { components: { name: string }[] };
   assert.equal(all.components.map((c) => c.name), ['rx:tcp:1', 'out:1', 'rx:udp:2', 'serial:/dev/ttyUSB2', 'rx:udp:2:links', 'first-boot']);
+  // Only receiver 2 failing: the code and word are the gateway's, and nothing is listed for receiver 1's user.
+  for (const [name, kind] of [['rx:tcp:1', 'receiver'], ['out:1', 'output'], ['first-boot', 'first-boot']] as const) h.health.report(name, kind, 'ok');
+  await expectResponse(await call(h, 'GET', '/health', { token: await h.token(OPERATOR.id) }), 503, { status: 'failing', components: [] });
 });
 
 test('GET /health: a Bearer token that is refused is 401 like on every token endpoint; all-ok is 200 for everyone', async () => {
