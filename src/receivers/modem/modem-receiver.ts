@@ -2,8 +2,9 @@
  * One GSM modem receiver (settings `modem_receivers[]`, docs/modem.md): a serial line from the
  * port layer, the AT driver on it, the start-up sequence at every open, signal and registration
  * polled, SMS read into the journal (SmsInbox), incoming calls rejected and counted as link tests
- * of the objects their number is known for (KnownCallers: configured, or learned from encrypted SMS). A modem that stops answering is reset
- * with ATZ, then its port is reopened; health shows each step.
+ * of the objects their number is known for (KnownCallers: configured, or learned from encrypted
+ * SMS). A modem that stops answering is reset with ATZ, then its port is reopened; health shows
+ * each step.
  */
 import { describeError, isVigilError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
