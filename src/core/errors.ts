@@ -14,6 +14,8 @@ export type ErrorCode =
   | 'DEVICE_TIMEOUT'
   | 'DEVICE_REJECTED'
   | 'SERVICE_FAILED'
+  | 'BAD_BACKUP'
+  | 'BAD_PASSPHRASE'
   | 'INTERNAL';
 
 export class VigilError extends Error {
