@@ -115,6 +115,16 @@ async function main(argv: string[]): Promise<void> {
         process.exitCode = await runStatus(command);
         return;
       }
+      case 'backup': {
+        const { runBackup } = await import('./backup/backup-cli.js');
+        process.stdout.write((await runBackup(command)) + '\n');
+        return;
+      }
+      case 'restore': {
+        const { runRestore } = await import('./backup/backup-cli.js');
+        process.stdout.write((await runRestore(command)) + '\n');
+        return;
+      }
       case 'record-stop': {
         const { recordStop } = await import('./system/run-recorder.js');
         process.stdout.write(recordStop(command.dataDir, process.env, Date.now()) + '\n');

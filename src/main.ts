@@ -34,6 +34,8 @@ import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
+import { applyPendingRestore } from './backup/apply-restore.js';
+import type { BackupHeader } from './backup/backup-format.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
 import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
@@ -133,6 +135,8 @@ export class Gateway {
     try {
       // The writer thread is the only writer of the file: group commits and every other thread's
       // writes as typed commands (docs/store.md §One writer).
+      // A restore staged by `vigil restore`, the API or the page replaces the store before it opens (docs/backup.md).
+      const restored = applyPendingRestore(dataDir, logger.child('restore'), this.clock.now());
       const dbPath = join(dataDir, 'vigil.db');
       const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
       this.writerRef = writer;
@@ -182,7 +186,7 @@ export class Gateway {
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
         store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
-        version, ingest: receivers, previousRun: () => runRecorder.previousRunLine(),
+        version, ingest: receivers, startNotes: () => startNotes(runRecorder.previousRunLine(), restored),
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
@@ -331,6 +335,14 @@ export function standaloneSerialLines(logger: Logger): SerialLineFactory {
 /** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
 export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
   return listSerialPorts(configured);
+}
+
+/** What `gateway_started` tells beside the version (docs/internal-events.md). */
+function startNotes(previousRun: string | null, restored: BackupHeader | null): string | null {
+  const notes = [];
+  if (previousRun) notes.push(`previous run: ${previousRun}`);
+  if (restored) notes.push(`restored from the backup of ${restored.instance_name || 'this box'} made ${restored.created_at} by version ${restored.app_version}`);
+  return notes.length > 0 ? notes.join('; ') : null;
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {

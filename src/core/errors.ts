@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'DEVICE_REJECTED'
   | 'SERVICE_FAILED'
   | 'UNSAFE_PATH'
+  | 'BAD_BACKUP'
+  | 'BAD_PASSPHRASE'
   | 'INTERNAL';
 
 export class VigilError extends Error {

@@ -22,8 +22,8 @@ export interface GatewayEventsDeps {
   /** Resolves when everything raised so far is journaled or held (InternalEventRecorder.idle). */
   readonly idle: () => Promise<void>;
   readonly version: string;
-  /** How the previous run ended (src/system/run-recorder.ts); null or absent on a first start. */
-  readonly previousRun?: (() => string | null) | undefined;
+  /** Told beside the version (how the previous run ended, a restored backup); null or absent: nothing. */
+  readonly startNotes?: (() => string | null) | undefined;
 }
 
 /** Top-level sections whose content differs, in key order. */
@@ -53,8 +53,8 @@ export class GatewayEvents implements Service {
     });
     // Started after the ingest, outputs and receivers: the event can be journaled and forwarded.
     // The journal in RAM is gone after a reboot: the previous run's end is told here (docs/watchdog.md).
-    const previous = this.deps.previousRun?.() ?? null;
-    const detail = `version ${this.deps.version}${previous ? `; previous run: ${previous}` : ''}`;
+    const notes = this.deps.startNotes?.() ?? null;
+    const detail = `version ${this.deps.version}${notes ? `; ${notes}` : ''}`;
     await this.deps.raise('gateway_started', { detail });
   }
 

@@ -38,8 +38,8 @@ export interface SupervisionDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly version: string;
-  /** How the previous run ended, for `gateway_started` (src/system/run-recorder.ts); null on a first start. */
-  readonly previousRun?: () => string | null;
+  /** What `gateway_started` tells beside the version: how the previous run ended, a restored backup. */
+  readonly startNotes?: () => string | null;
   /** The receivers' shared parts: the ingest bus and the live device links. */
   readonly ingest: {
     readonly bus: TypedBus<IngestEvents>;
@@ -99,7 +99,7 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
       watchInterval: (listener) => settings.onChange(() => listener()), raise, subject, clock: monotonicClock,
       logger: logger.child('time-sync'),
     }),
-    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version, previousRun: deps.previousRun }),
+    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version, startNotes: deps.startNotes }),
   ];
   const loginThrottle = new ReportingLoginThrottle({ clock, raise });
   return { before, after, raise, loginThrottle };
