@@ -292,7 +292,7 @@ export class Store implements Service {
   private checkReadonlyVersion(db: Database): number {
     const current = checkCompatible(db);
     const latest = latestVersion();
-    if (current !== latest) {
+    if (current < latest) {
       throw new VigilError(
         'STORE_FAILURE',
         `database schema version ${current} needs migrating to ${latest}, which a read-only store cannot do`,
