@@ -27,6 +27,11 @@ export async function createParity(): Promise<Parity> {
   h.store.objects.upsertMain({ uid: 'C3C3', account: '3333', receiverId: 1, receiverKind: 'tcp', at });
   h.store.objects.upsertMain({ uid: 'D4D4', account: '3333', receiverId: 2, receiverKind: 'udp', at });
 
+  return createParityLogins({ h });
+}
+
+/** Fresh logins of the operator on both edges (a new token picks up new grants). */
+export async function createParityLogins({ h }: { h: WebHarness }): Promise<Parity> {
   const page = new Browser(h, '192.0.2.60');
   assert.is((await page.login(OPERATOR.login, OPERATOR.password)).status, 303, 'the operator logs in to the page');
   const login = await call(h, 'POST', '/api/login', { body: { login: OPERATOR.login, password: OPERATOR.password }, address: '192.0.2.61' });
