@@ -13,7 +13,7 @@ import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiStorePort } from '../api/deps.js';
 import { parseOidOverride, type OidOverride } from '../api/oid-override-request.js';
-import { overrideAllowed } from '../api/override-visibility.js';
+import { overrideAllowed } from './override-visibility.js';
 import { FORBIDDEN, NOT_READY, hasScope, isStoreProblem, type Forbidden, type NotReady, type Principal } from './principal.js';
 
 export const OVERRIDE_SCOPE = 'objects';

@@ -6,6 +6,7 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { GRANTABLE_SCOPES } from '../../auth/scopes.js';
+import { mayManageSettings } from '../../services/settings-access.js';
 import { listUsers, setUserGrants } from '../../services/users-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
@@ -25,7 +26,7 @@ export function registerUsers(web: Hono<WebEnv>, deps: WebDeps, session: Middlew
       tokenTime: record ? record.token_time : null,
       grants,
     }));
-    const canEditAccounts = c.get('principal').scopes.has('settings');
+    const canEditAccounts = mayManageSettings(c.get('principal'));
     const props = { rows, grantable: GRANTABLE_SCOPES, csrf: c.get('session').csrf, notice, canEditAccounts };
     return view(c, deps, 'Users', '/users', <UsersView {...props} />, status);
   }
