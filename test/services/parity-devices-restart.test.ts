@@ -46,8 +46,17 @@ test('a device on a receiver the user cannot see is NO_OBJECT on both edges and 
   assert.match(await page.text(), 'NO_OBJECT');
   const config = await p.page.post('/device', form('B2B2', 'config'), '/device');
   assert.match(await config.text(), 'Device not connected');
+  // The page's script sends commands to /device/stream (Server-Sent Events): the same answer.
+  const csrf = await p.page.csrf('/device');
+  const stream = await p.page.request('POST', '/device/stream', form('B2B2'), { 'X-CSRF-Token': csrf });
+  assert.is(stream.status, 200);
+  assert.match(await stream.text(), /event: result\ndata: .*"error":"NO_OBJECT"/);
   assert.equal(seen, []);
-  assert.equal(p.h.actions.filter((a) => a.includes('partial UID')), ['operator: control to partial UID B2B2, 2 bytes: NO_OBJECT', 'operator: config to partial UID B2B2, 2 bytes: Device not connected']);
+  assert.equal(p.h.actions.filter((a) => a.includes('partial UID')), [
+    'operator: control to partial UID B2B2, 2 bytes: NO_OBJECT',
+    'operator: config to partial UID B2B2, 2 bytes: Device not connected',
+    'operator: control to partial UID B2B2, 2 bytes: NO_OBJECT',
+  ]);
 });
 
 test('a device the user sees: both edges reach it with the same request, master password not omitted', async () => {
