@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger.js';
 import type { SerialPortInfo } from '../core/serial.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
+import type { Principal } from '../services/principal.js';
 
 export interface ApiUser {
   readonly id: number;
@@ -130,16 +131,8 @@ export interface ApiDeps {
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
 }
 
-/** The authenticated caller, carried in the Hono context as `principal`. */
-export interface Principal {
-  /** `user:<id>` or `installer`. */
-  readonly subject: string;
-  readonly userId: number | null;
-  /** Effective scopes: token scopes ∩ (user's current scopes ∪ current grants). */
-  readonly scopes: ReadonlySet<string>;
-  /** Receiver ids the caller may see; null means all. */
-  readonly visibleReceivers: readonly number[] | null;
-}
+/** The authenticated caller, carried in the Hono context as `principal` (src/services/principal.ts). */
+export type { Principal } from '../services/principal.js';
 
 /** How a route answers its errors: plain text, or `{"error": ...}` (oid-override, grants). */
 export type ErrorStyle = 'text' | 'json';

@@ -13,6 +13,7 @@ import type { MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { INSTALLER_SUBJECT, parseSubject, type TokenService } from '../../auth/tokens.js';
+import { hasScope } from '../../services/principal.js';
 import type { ApiEnv, ApiSettingsPort, ApiStorePort, Principal } from '../deps.js';
 import { FORBIDDEN, NOT_LOGGED_IN, errorResponse } from '../responses.js';
 
@@ -100,7 +101,7 @@ export function requireScope(scope: string): MiddlewareHandler<ApiEnv> {
   if (typeof scope !== 'string' || scope === '') throw new Error('requireScope() requires a scope name');
   return async function requireScope(c, next) {
     const principal = c.get('principal');
-    if (!principal || !principal.scopes.has(scope)) return errorResponse(c, 403, FORBIDDEN);
+    if (!principal || !hasScope(principal, scope)) return errorResponse(c, 403, FORBIDDEN);
     await next();
     return undefined;
   };

@@ -5,7 +5,7 @@
  * The login form is protected by a double-submit cookie (login CSRF) and the Origin check.
  */
 import type { Context, Hono } from 'hono';
-import { checkLogin } from '../../api/login-check.js';
+import { checkLogin } from '../../services/login-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { CSRF_FIELD, endSession, loginCookie, loginCsrf, sameOrigin, sameSecret, startSession } from '../session.js';
 import { Layout } from '../views/layout.js';
