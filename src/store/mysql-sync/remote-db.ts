@@ -1,9 +1,11 @@
 /**
  * The connection to the MySQL/MariaDB mirror (mysql2/promise), behind a small interface: every
- * query has a timeout, a broken connection reports itself once, and closing never hangs.
+ * query has a timeout, a broken connection reports itself once, and closing never hangs. TLS and
+ * the allowed logins follow database.sql_tls_mode (settings/database-tls.ts).
  */
 import { createConnection, type Connection } from 'mysql2/promise';
-import { closeQuietly, resolveSqlPort, type DatabaseTarget } from '../../settings/database-check.js';
+import { closeQuietly, CONNECT_FAILED, resolveSqlPort, type DatabaseTarget } from '../../settings/database-check.js';
+import { connectionSecurity, INSECURE_LOGIN_REASON, isInsecureLoginRefusal } from '../../settings/database-tls.js';
 
 export interface RemoteDb {
   query(sql: string, values?: unknown[]): Promise<unknown>;
@@ -22,7 +24,7 @@ export function describeTarget(db: DatabaseTarget): string {
 }
 
 /**
- * A reason a person can act on, never the password: the driver's error code, plus the server's
+ * The full reason, for the gateway log only: the driver's error code and message, or the server's
  * own message for server errors ("Access denied for user ..." names the user, not the password).
  */
 export function describeRemoteError(err: unknown, password: string): string {
@@ -33,8 +35,21 @@ export function describeRemoteError(err: unknown, password: string): string {
   return password.length >= 4 ? reason.split(password).join('********') : reason;
 }
 
+/**
+ * The reason for health (read over the API): a MySQL server's own answer (it carries an errno and
+ * a SQL state) or Vigil's refusal of an insecure login, else the one text of the connection test,
+ * so that health does not tell a `settings` user what listens at an address (issue #28.4).
+ */
+export function publicRemoteReason(err: unknown, password: string): string {
+  if (isInsecureLoginRefusal(err)) return INSECURE_LOGIN_REASON;
+  const e = err as { sqlState?: unknown; errno?: unknown } | null;
+  const fromServer = typeof e?.sqlState === 'string' && typeof e.errno === 'number';
+  return fromServer ? describeRemoteError(err, password) : CONNECT_FAILED;
+}
+
 export async function openRemoteDb(target: DatabaseTarget, options: RemoteDbOptions): Promise<RemoteDb> {
   const connection: Connection = await createConnection({
+    ...(await connectionSecurity(target)),
     host: target.sqlhost,
     port: resolveSqlPort(target.sqlport),
     user: target.sqluser,
