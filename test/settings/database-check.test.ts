@@ -121,10 +121,11 @@ test('the database is not dialled when the patch leaves it alone, or when a rule
   const env = testEnv({ databaseAnswer: 'should not be asked' });
   const current = await accepted({ database: { enabled: true, sqlpass: 'x' } }, undefined, testEnv());
   assert.equal(await errorsOf({ general: { instance_name: 'x' } }, current, env), []);
-  assert.equal(await errorsOf({ database: { sqlhost: '' } }, current, env), ['database.sqlhost: must not be empty when the database is enabled']);
+  // A new host needs the password typed again (database-credentials.test.ts), so it is sent along.
+  assert.equal(await errorsOf({ database: { sqlhost: '', sqlpass: 'x' } }, current, env), ['database.sqlhost: must not be empty when the database is enabled']);
   assert.equal(await errorsOf({ database: { enabled: false } }, current, env), []);
   assert.equal(env.databaseChecked, []);
-  assert.equal(await errorsOf({ database: { sqlhost: 'db.example' } }, current, env), ['database: connection test failed: should not be asked']);
+  assert.equal(await errorsOf({ database: { sqlhost: 'db.example', sqlpass: 'x' } }, current, env), ['database: connection test failed: should not be asked']);
   assert.equal(env.databaseChecked.map((d) => d.sqlhost), ['db.example']);
 });
 
