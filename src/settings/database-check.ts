@@ -67,7 +67,7 @@ export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 30
   let timedOut = false;
   const attempt = (async (): Promise<void> => {
     const opened = await createConnection({
-      ...(await connectionSecurity(db)),
+      ...(await connectionSecurity(db, port)),
       host: db.sqlhost,
       port,
       user: db.sqluser,

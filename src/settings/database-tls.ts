@@ -12,6 +12,7 @@
  *   who answers on sqlhost) and mysql_clear_password (the password in clear). Unknown plugins
  *   are refused by mysql2 itself.
  */
+import { connect, isIP, type Socket } from 'node:net';
 import { authPlugins, type ConnectionOptions } from 'mysql2';
 import { VigilError } from '../core/errors.js';
 import { caCertificatesProblem, readPem } from './pem-check.js';
@@ -25,11 +26,12 @@ export const INSECURE_LOGIN_REASON =
   'the server asks for the password itself, which Vigil sends only over TLS (set database.sql_tls_mode to "required" or "verify")';
 
 export interface TlsTarget {
+  sqlhost: string;
   sql_tls_mode: SqlTlsMode;
   sql_tls_ca_file: string;
 }
 
-type SecurityOptions = Pick<ConnectionOptions, 'ssl' | 'authPlugins'>;
+type SecurityOptions = Pick<ConnectionOptions, 'ssl' | 'authPlugins' | 'stream'>;
 type AuthPlugin = NonNullable<ConnectionOptions['authPlugins']>[string];
 type PluginAnswer = ReturnType<ReturnType<AuthPlugin>>;
 
@@ -86,8 +88,26 @@ async function readCaFile(path: string): Promise<string> {
   return read.text;
 }
 
-/** The `ssl` and `authPlugins` options of one connect. Throws VigilError when the CA file is unusable. */
-export async function connectionSecurity(target: TlsTarget): Promise<SecurityOptions> {
+/**
+ * The TCP socket for "verify" to an IP address. mysql2 gives Node's TLS no name for an IP host, and
+ * Node then checks the certificate against "localhost" (tls.connect falls back to the socket's
+ * `_host`, which net.connect sets only for names it resolved). Setting it to the address makes the
+ * check compare the certificate's IP SANs with sqlhost, as "verify" promises.
+ */
+function socketNamedFor(host: string, port: number): () => Socket {
+  return () => {
+    const socket = connect(port, host);
+    socket.setNoDelay(true); // as mysql2 does for its own sockets
+    (socket as Socket & { _host: string | null })._host = host;
+    return socket;
+  };
+}
+
+/**
+ * The `ssl`, `authPlugins` (and for "verify" to an IP, `stream`) options of one connect to
+ * `port` (already resolved). Throws VigilError when the CA file is unusable.
+ */
+export async function connectionSecurity(target: TlsTarget, port: number): Promise<SecurityOptions> {
   switch (target.sql_tls_mode) {
     case 'disabled':
       return { authPlugins: hashOnlyPlugins() };
@@ -96,7 +116,8 @@ export async function connectionSecurity(target: TlsTarget): Promise<SecurityOpt
       return { ssl: { rejectUnauthorized: false, minVersion: 'TLSv1.2' } };
     case 'verify': {
       const ca = target.sql_tls_ca_file === '' ? undefined : await readCaFile(target.sql_tls_ca_file);
-      return { ssl: { ca, rejectUnauthorized: true, verifyIdentity: true, minVersion: 'TLSv1.2' } };
+      const ssl = { ca, rejectUnauthorized: true, verifyIdentity: true, minVersion: 'TLSv1.2' };
+      return isIP(target.sqlhost) === 0 ? { ssl } : { ssl, stream: socketNamedFor(target.sqlhost, port) };
     }
   }
 }

@@ -49,7 +49,7 @@ export function publicRemoteReason(err: unknown, password: string): string {
 
 export async function openRemoteDb(target: DatabaseTarget, options: RemoteDbOptions): Promise<RemoteDb> {
   const connection: Connection = await createConnection({
-    ...(await connectionSecurity(target)),
+    ...(await connectionSecurity(target, resolveSqlPort(target.sqlport))),
     host: target.sqlhost,
     port: resolveSqlPort(target.sqlport),
     user: target.sqluser,
