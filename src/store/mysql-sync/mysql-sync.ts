@@ -19,7 +19,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Service } from '../../core/service.js';
 import type { DatabaseTarget } from '../../settings/database-check.js';
 import type { ObjectRecord, OidOverride } from '../types.js';
-import { describeRemoteError, describeTarget, openRemoteDb, publicRemoteReason, type RemoteDb } from './remote-db.js';
+import { describeRemoteError, describeTarget, openRemoteDb, type RemoteDb } from './remote-db.js';
 import { claimMirror, migrateRemote } from './remote-schema.js';
 import { INSTANCE_ID_KEY, OBJECTS_TABLE, OVERRIDES_TABLE, readEventsCursor, replicateEventBatch, type SyncStore } from './replicate.js';
 import { TableMirror } from './table-mirror.js';
@@ -193,7 +193,7 @@ export class MysqlSync implements Service {
     this.db = null;
     void db.close();
     this.deps.logger.warn('MySQL mirror connection lost', { error: describeRemoteError(err, this.deps.target.sqlpass) });
-    this.report('degraded', `connection lost: ${publicRemoteReason(err, this.deps.target.sqlpass)}`);
+    this.report('degraded', `connection lost: ${describeRemoteError(err, this.deps.target.sqlpass)}`);
   }
 
   /** Drops the connection and returns the backoff before the next attempt. */
@@ -208,9 +208,9 @@ export class MysqlSync implements Service {
       ? this.options.maxBackoffMs
       : Math.min(this.options.maxBackoffMs, this.options.minBackoffMs * 2 ** Math.min(this.failures - 1, 30));
     const password = this.deps.target.sqlpass;
-    // The log gets the driver's cause; health (read over the API) only what a MySQL server said.
-    const logged = isVigilError(err) ? err.message : describeRemoteError(err, password);
-    const shown = isVigilError(err) ? err.message : publicRemoteReason(err, password);
+    // A failed login shows only what a MySQL server said (remote-db.ts loginFailure); the log gets the driver's cause.
+    const shown = isVigilError(err) ? err.message : describeRemoteError(err, password);
+    const logged = isVigilError(err) && err.cause !== undefined ? describeRemoteError(err.cause, password) : shown;
     this.deps.logger.warn('MySQL sync failed; SQLite keeps everything, retrying', { error: logged, retry_ms: backoff, failures: this.failures });
     this.report('degraded', `${shown}; retrying in ${Math.ceil(backoff / 1000)} s`);
     return backoff;

@@ -4,6 +4,7 @@
  * the allowed logins follow database.sql_tls_mode (settings/database-tls.ts).
  */
 import { createConnection, type Connection } from 'mysql2/promise';
+import { VigilError } from '../../core/errors.js';
 import { closeQuietly, CONNECT_FAILED, resolveSqlPort, type DatabaseTarget } from '../../settings/database-check.js';
 import { connectionSecurity, INSECURE_LOGIN_REASON, isInsecureLoginRefusal } from '../../settings/database-tls.js';
 
@@ -36,30 +37,40 @@ export function describeRemoteError(err: unknown, password: string): string {
 }
 
 /**
- * The reason for health (read over the API): a MySQL server's own answer (it carries an errno and
- * a SQL state) or Vigil's refusal of an insecure login, else the one text of the connection test,
- * so that health does not tell a `settings` user what listens at an address (issue #28.4).
+ * A failed login as VigilError('DATABASE_UNREACHABLE'), its message fit for health (read over the
+ * API): a MySQL server's own answer (it carries an errno and a SQL state) or Vigil's refusal of an
+ * insecure login; anything else gets the one text of the connection test, so that health does not
+ * tell a `settings` user what listens at an address (issue #28.4). The driver's error is the cause.
  */
-export function publicRemoteReason(err: unknown, password: string): string {
-  if (isInsecureLoginRefusal(err)) return INSECURE_LOGIN_REASON;
+export function loginFailure(err: unknown, password: string): VigilError {
   const e = err as { sqlState?: unknown; errno?: unknown } | null;
   const fromServer = typeof e?.sqlState === 'string' && typeof e.errno === 'number';
-  return fromServer ? describeRemoteError(err, password) : CONNECT_FAILED;
+  const shown = isInsecureLoginRefusal(err) ? INSECURE_LOGIN_REASON : fromServer ? describeRemoteError(err, password) : CONNECT_FAILED;
+  return new VigilError('DATABASE_UNREACHABLE', shown, [], { cause: err });
+}
+
+async function login(target: DatabaseTarget, options: RemoteDbOptions): Promise<Connection> {
+  const security = await connectionSecurity(target, resolveSqlPort(target.sqlport));
+  try {
+    return await createConnection({
+      ...security,
+      host: target.sqlhost,
+      port: resolveSqlPort(target.sqlport),
+      user: target.sqluser,
+      password: target.sqlpass,
+      database: target.sqldatabase,
+      connectTimeout: options.connectTimeoutMs,
+      // Dates go out as UTC; the mirror's DATETIME(3) columns hold UTC (docs/mysql-sync.md).
+      timezone: 'Z',
+      charset: 'utf8mb4',
+    });
+  } catch (err) {
+    throw loginFailure(err, target.sqlpass);
+  }
 }
 
 export async function openRemoteDb(target: DatabaseTarget, options: RemoteDbOptions): Promise<RemoteDb> {
-  const connection: Connection = await createConnection({
-    ...(await connectionSecurity(target, resolveSqlPort(target.sqlport))),
-    host: target.sqlhost,
-    port: resolveSqlPort(target.sqlport),
-    user: target.sqluser,
-    password: target.sqlpass,
-    database: target.sqldatabase,
-    connectTimeout: options.connectTimeoutMs,
-    // Dates go out as UTC; the mirror's DATETIME(3) columns hold UTC (docs/mysql-sync.md).
-    timezone: 'Z',
-    charset: 'utf8mb4',
-  });
+  const connection = await login(target, options);
   let broken = false;
   connection.on('error', (err: Error) => {
     // Without a listener an idle connection dropped by the server would crash the process.
