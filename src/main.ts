@@ -148,7 +148,7 @@ export class Gateway {
 
       const settings = new SettingsService({
         repo: store.settings,
-        env: defaultValidationEnv(this.options.validation),
+        env: defaultValidationEnv(this.options.validation, logger.child('settings')),
         logger: logger.child('settings'),
       });
       await this.startService(settings);
