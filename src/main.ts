@@ -23,6 +23,7 @@ import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-serv
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { InitialPasswordWatch } from './init/initial-password-watch.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { buildOutputs } from './outputs/build-outputs.js';
@@ -150,6 +151,8 @@ export class Gateway {
       this.settingsRef = settings;
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+      // The clear-text first password goes once it no longer opens the first account (#28.13).
+      await this.startService(new InitialPasswordWatch({ dataDir, settings, logger: logger.child('init') }));
       // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
       await this.startService(new FirstBootReporter(dataDir, this.health));
 
