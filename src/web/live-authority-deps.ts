@@ -10,6 +10,7 @@ export function liveAuthorityDeps(deps: WebDeps, logger: Logger): LiveAuthorityD
     verify: (token) => deps.tokens.verifyToken(token),
     settings: deps.settings,
     epochs: deps.store.tokenEpochs,
+    revoked: deps.store.revokedTokens,
     clock: deps.clock,
   };
 }

@@ -23,6 +23,7 @@ export interface LiveAuthorityDeps {
   readonly verify: (token: string) => Promise<TokenClaims>;
   readonly settings: { current(): object };
   readonly epochs: { get(userId: number): number };
+  readonly revoked: { has(jti: string): boolean };
   readonly clock: Clock;
 }
 
@@ -65,9 +66,10 @@ export class LiveAuthority {
   }
 
   private async check(): Promise<boolean> {
-    const { clock, epochs, settings } = this.deps;
+    const { clock, epochs, revoked, settings } = this.deps;
     if (clock.now() >= this.claims.exp * 1000) return false;
     if (this.principal.userId !== null && epochs.get(this.principal.userId) !== this.claims.epoch) return false;
+    if (this.claims.jti !== null && revoked.has(this.claims.jti)) return false;
     const current = settings.current();
     if (current === this.settingsSeen) return true;
     const now = await this.deps.resolve(this.token);

@@ -2,7 +2,7 @@
  * #28.3: the live tail (GET /events/live, real SSE over a real HTTP server on loopback) ends within
  * one re-check interval when its session loses the right to it, in each way that can happen:
  * the user deleted, their password changed, visible_receivers narrowed, the `events` scope removed,
- * api_jwt_secret rotated, the token expired. An event stored after the revocation never reaches
+ * api_jwt_secret rotated, the token expired, the session logged out. An event stored after the revocation never reaches
  * the stream; a settings change that leaves the user's rights alone keeps it open.
  */
 import { test } from 'uvu';
@@ -54,6 +54,7 @@ async function openLive(userLogin: string, password: string): Promise<Live> {
   const login = await browser.login(userLogin, password);
   assert.is(login.status, 303);
   const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  logoutElsewhere = async () => assert.is((await browser.post('/logout', {}, '/')).status, 303);
   const res = await fetch(`${base}/events/live`, { headers: { cookie } });
   assert.is(res.status, 200);
   const reader = res.body!.getReader();
@@ -106,6 +107,9 @@ const REVOCATIONS: Array<[string, () => Promise<unknown>]> = [
   ['api_jwt_secret is rotated', () => h.settings.update({ api: { api_jwt_secret: 'f'.repeat(64) } })],
   ['the token expires', async () => h.clock.advance(60 * 60_000)],
 ];
+// The session logs out in another tab: the page's logout revokes the token (#28.7).
+let logoutElsewhere: () => Promise<unknown> = async () => undefined;
+REVOCATIONS.push(['the session logs out', () => logoutElsewhere()]);
 
 for (const [how, revoke] of REVOCATIONS) {
   test(`the live tail ends within one re-check interval when ${how}`, async () => {
