@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
+import { plainHttpGate } from './api/plain-http-gate.js';
 import { registerWeb } from './web/web-app.js';
 import { registerMetrics } from './api/routes/metrics.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -23,6 +24,7 @@ import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-serv
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { InitialPasswordWatch } from './init/initial-password-watch.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { buildOutputs } from './outputs/build-outputs.js';
@@ -66,6 +68,8 @@ export interface GatewayOptions {
   readonly sysfsRoot?: string;
   /** Where the first-start banner goes (stdout for the CLI). */
   readonly announce?: (text: string) => void;
+  /** Which peers count as the box itself on plain HTTP (default: loopback; tests name a loopback alias "the LAN"). */
+  readonly isLocalClient?: (address: string | undefined) => boolean;
 }
 
 function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
@@ -155,6 +159,8 @@ export class Gateway {
       this.settingsRef = settings;
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+      // The clear-text first password goes once it no longer opens the first account (#28.13).
+      await this.startService(new InitialPasswordWatch({ dataDir, settings, logger: logger.child('init') }));
       // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
       await this.startService(new FirstBootReporter(dataDir, this.health));
       // Why the previous run ended (watchdog, crash, power loss, clean stop), from last-run.json (docs/watchdog.md).
@@ -220,13 +226,20 @@ export class Gateway {
         journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();
-      const listeners = new HttpListeners(
+      const listeners: HttpListeners = new HttpListeners(
         app.fetch,
         {
           host: this.options.host ?? current.api.bind_address,
           httpPort: this.options.httpPort ?? current.api.api_http_port,
           httpsPort: this.options.httpsPort ?? current.api.api_port,
           tls: readTls(current, logger),
+          // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (#28.7).
+          plainHttp: (fetch) =>
+            plainHttpGate(fetch, {
+              allowPlainHttp: () => settings.current().api.allow_plain_http,
+              httpsPort: (): number | null => listeners.ports().https ?? null,
+              ...(this.options.isLocalClient ? { isLocal: this.options.isLocalClient } : {}),
+            }),
         },
         this.health,
         logger.child('api'),

@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const vm = new Vm({
     disk, kernel: join(work, 'vmlinuz'), initrd: join(work, 'initrd.img'), append: boot.append,
     consoleLog: join(work, 'console.log'),
-    forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8080 }, { host: rxPort, guest: RX_PORT }],
+    forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8443 }, { host: rxPort, guest: RX_PORT }],
   });
   const guest = new Guest({ sshPort, apiPort, keyFile });
   // Every wait fails at once, with qemu's own words, when qemu has died: a dead VM is not a slow one.
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     });
   }
   try {
-    await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8080, :${rxPort}->${RX_PORT})`, async () => {
+    await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8443, :${rxPort}->${RX_PORT})`, async () => {
       vm.start();
       return `cmdline: ${boot.append}`;
     });

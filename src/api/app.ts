@@ -14,6 +14,7 @@ import { registerDevices } from './routes/devices.js';
 import { registerEvents } from './routes/events.js';
 import { registerHealth } from './routes/health.js';
 import { registerLogin } from './routes/login.js';
+import { registerLogout } from './routes/logout.js';
 import { registerObjects } from './routes/objects.js';
 import { registerOidOverride } from './routes/oid-override.js';
 import { registerRestart } from './routes/restart.js';
@@ -28,6 +29,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
 
   registerHealth(app, deps, auth);
   registerLogin(app, deps);
+  registerLogout(app, deps, auth);
   registerSettings(app, deps, auth);
   registerDevices(app, deps, auth);
   registerRestart(app, deps, auth);

@@ -45,6 +45,10 @@ export interface ApiStorePort {
   };
   /** Per-user token epochs, kept in memory (docs/security.md "Token invalidation"). */
   readonly tokenEpochs: { get(userId: number): number };
+  /** Token ids ended by logout, kept in memory (docs/security.md "Logout"). */
+  readonly revokedTokens: { has(jti: string): boolean };
+  /** Records a logout: throws VigilError when the file cannot take it (revoked in memory anyway). */
+  revokeToken(jti: string, userId: number | null, expiresAt: number): void;
   readonly overrides: {
     set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
     /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */

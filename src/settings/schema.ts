@@ -33,6 +33,8 @@ const apiEntries = {
   api_port: v.optional(port, 8443),
   api_http_port: v.optional(port, 8080),
   bind_address: v.optional(ipAddress, '0.0.0.0'),
+  // Plain HTTP for clients other than the box itself (docs/settings.md §api, docs/security.md "Transport").
+  allow_plain_http: v.optional(bool, false),
   // Empty until the first start writes a random secret and key paths (docs/settings.md §api).
   api_jwt_secret: v.optional(v.pipe(str, v.check((s) => s === '' || s.length === 64, 'must be exactly 64 characters')), ''),
   private_key: v.optional(str, ''),

@@ -19,6 +19,7 @@ import { SCHEMA_V3 } from './schema-v3.js';
 import { rewriteEventChecks } from './schema-v4.js';
 import { SCHEMA_V5 } from './schema-v5.js';
 import { dropEventsAutoincrement } from './schema-v6.js';
+import { SCHEMA_V7 } from './schema-v7.js';
 
 export interface Migration {
   readonly version: number;
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'journal CHECKs as OR chains', up: rewriteEventChecks, readableFrom: 4 },
   { version: 5, name: 'object sightings table', up: SCHEMA_V5, readableFrom: 5 },
   { version: 6, name: 'journal ids without AUTOINCREMENT', up: dropEventsAutoincrement, readableFrom: 6 },
+  { version: 7, name: 'revoked tokens', up: SCHEMA_V7, readableFrom: 6 },
 ];
 
 /** The file's floor: what its migrations recorded, or its own version when it has no record (older files). */

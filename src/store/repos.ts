@@ -8,6 +8,7 @@ import { MetaRepo } from './meta-repo.js';
 import { ObjectsRepo } from './objects-repo.js';
 import { OidOverridesRepo } from './oid-overrides-repo.js';
 import { OutputCursors } from './output-cursors.js';
+import { RevokedTokensRepo } from './revoked-tokens-repo.js';
 import { SessionsRepo } from './sessions-repo.js';
 import { SettingsRepo } from './settings-repo.js';
 
@@ -20,6 +21,7 @@ export interface Repos {
   readonly cursors: OutputCursors;
   readonly meta: MetaRepo;
   readonly sessions: SessionsRepo;
+  readonly revokedTokens: RevokedTokensRepo;
 }
 
 /** `live`: the sightings the main thread heard on the bus, shown by its object reads (src/store/live-sightings.ts). */
@@ -33,5 +35,6 @@ export function createRepos(db: Database, clock: Clock, live: LiveSightings | nu
     cursors: new OutputCursors(db, clock),
     meta: new MetaRepo(db),
     sessions: new SessionsRepo(db),
+    revokedTokens: new RevokedTokensRepo(db, clock),
   };
 }

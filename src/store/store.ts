@@ -21,6 +21,7 @@ import { routeWrites } from './routed-repos.js';
 import type { SessionsRepo } from './sessions-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
+import { RevokedTokens } from './revoked-tokens-repo.js';
 import { storeError } from './sql.js';
 import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from './write-commands.js';
 
@@ -72,6 +73,8 @@ export class Store implements Service {
   private readonly stopHooks = new Set<() => Promise<void>>();
   /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
   readonly tokenEpochs = new TokenEpochs();
+  /** Tokens ended by logout, mirrored in memory for the same reason (revoked-tokens-repo.ts). */
+  readonly revokedTokens = new RevokedTokens();
   /**
    * What the ingest heard, ahead of the throttled stored sightings; fed from the bus by the
    * composition root (`object-seen`), shown by every objects read of this store.
@@ -107,6 +110,7 @@ export class Store implements Service {
         repos = routeWrites(repos, this.writer.call, this.clock);
       }
       this.tokenEpochs.replace(readEpochRows(db));
+      this.revokedTokens.replace(repos.revokedTokens.live());
       this.db = db;
       this.repos = { ...repos, settings: this.mirrorEpochs(repos.settings) };
       this.writeFailure = null;
@@ -120,6 +124,17 @@ export class Store implements Service {
       this.logger.error('store failed to start', { path: this.path, error: error.message });
       throw error;
     }
+  }
+
+  /**
+   * Ends a token before its expiry (logout). Recorded in the file so a restart keeps it; when the
+   * file cannot take it, the token stays revoked in memory for this run and the failure is thrown.
+   */
+  revokeToken(jti: string, userId: number | null, expiresAt: number): void {
+    this.revokedTokens.add(jti, expiresAt);
+    const result = this.open().revokedTokens.revoke(jti, userId, expiresAt);
+    this.revokedTokens.replace(result.rows);
+    if (result.epochs) this.tokenEpochs.replace(result.epochs);
   }
 
   /** The settings repository, whose save also refreshes the in-memory token epochs once committed. */

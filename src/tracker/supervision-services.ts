@@ -101,6 +101,7 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
     }),
     new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version, startNotes: deps.startNotes }),
   ];
-  const loginThrottle = new ReportingLoginThrottle({ clock, raise });
+  // Real accounts' names keep their per-name state whatever else is tried (docs/security.md "Logins").
+  const loginThrottle = new ReportingLoginThrottle({ clock, raise, knownLogin: (login) => settings.current().users.some((u) => u.login === login) });
   return { before, after, raise, loginThrottle };
 }

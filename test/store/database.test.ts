@@ -52,6 +52,7 @@ test('the migrations create the whole schema, stamp user_version and the Vigil a
       'objects',
       'oid_overrides',
       'output_cursors',
+      'revoked_tokens',
       'settings',
       'user_grants',
       'user_token_epochs',

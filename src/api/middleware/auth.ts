@@ -62,6 +62,8 @@ export function principalResolver(options: AuthOptions): (token: string | null) 
     }
     const subject = parseSubject(claims.sub);
     if (!subject) return null;
+    // Ended by logout before its expiry (docs/security.md "Logout").
+    if (claims.jti !== null && store.revokedTokens.has(claims.jti)) return null;
     if (subject.kind === 'installer') {
       // Made by `vigil token` from the secret itself: exactly the scopes it was issued with.
       return { subject: INSTALLER_SUBJECT, userId: null, scopes: new Set(claims.scopes), visibleReceivers: null };

@@ -15,6 +15,9 @@ import { errorsByParam, pageParams, pageQuery, queryString } from '../query.js';
 import { queryEvents } from '../../services/events-service.js';
 import { DATABASE_NOT_READY } from '../../api/routes/objects.js';
 import { EventsView, type EventRowView } from '../views/events-view.js';
+import { readSession } from '../session.js';
+import { liveAuthorityDeps } from '../live-authority-deps.js';
+import { LiveAuthority } from '../live-authority.js';
 
 export const PAGE_SIZE = 50;
 const LIVE_BATCH = 200;
@@ -29,6 +32,7 @@ const LIVE_PARAMS = { ...EVENT_PARAMS, after: cursorParam };
 export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const logger = deps.logger.child('web:events');
   const service = { store: deps.store, logger };
+  const authorityDeps = liveAuthorityDeps(deps, logger);
 
   function parse(c: Context<WebEnv>) {
     const { result, raw } = pageQuery(c.req.url, LIVE_PARAMS);
@@ -66,12 +70,15 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     );
   });
 
-  web.get('/events/live', session, (c) => {
+  web.get('/events/live', session, async (c) => {
     const principal = c.get('principal');
     if (!principal.scopes.has('events')) return c.text('FORBIDDEN', 403);
     const parsed = parse(c);
     if (!parsed.ok || parsed.q.cursor !== undefined) return c.text('Invalid request', 400);
     const q = parsed.q;
+    // Re-checked before every flush and every RECHECK_MS: revocation ends the stream (#28.3).
+    const authority = await LiveAuthority.open(authorityDeps, readSession(c) ?? '', principal, 'events');
+    if (!authority) return c.text('NOT_LOGGED_IN', 401);
     return streamSSE(c, async (stream) => {
       // Everything after what the page showed (no gap between the page and the stream).
       const newestNow = deps.store.events.query(eventFilter({ ...q, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
@@ -83,6 +90,7 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
         timer = null;
         sending = sending.then(async () => {
           try {
+            if (!(await authority.holds())) return;
             const page = deps.store.events.query(eventFilter({ ...q, limit: LIVE_BATCH, cursor: highest + 1 }, principal.visibleReceivers));
             const fresh = page.items.filter((e) => e.id > lastSent).reverse();
             for (const e of fresh) {
@@ -101,7 +109,9 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
       const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => undefined), KEEPALIVE_MS);
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after: lastSent }) });
       if (highest > lastSent) flush();
-      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), authority.ended()]);
+      authority.stop();
+      if (!stream.aborted) await stream.writeSSE({ event: 'ended', data: '{"reason":"session"}' }).catch(() => undefined);
       off();
       clearInterval(keepAlive);
       if (timer) clearTimeout(timer);
