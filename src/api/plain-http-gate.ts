@@ -10,7 +10,9 @@
  *     any route, token check or body read.
  * `api.allow_plain_http: true` serves everyone over plain HTTP as before (a trusted, isolated LAN).
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import { isLoopback } from '../core/loopback.js';
+
+export { isLoopback };
 
 type Env = { incoming?: { socket?: { remoteAddress?: string } } };
 export type FetchHandler = (request: Request, env: Record<string, unknown>) => Response | Promise<Response>;
@@ -26,14 +28,6 @@ export interface PlainHttpGateOptions {
   readonly httpsPort: () => number | null;
   /** Which peers are the box itself; isLoopback unless a test names a loopback alias as "the LAN". */
   readonly isLocal?: (address: string | undefined) => boolean;
-}
-
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  if (isIPv4(address)) return address.startsWith('127.');
-  if (!isIPv6(address)) return false;
-  const lower = address.toLowerCase();
-  return lower === '::1' || /^::ffff:127\.\d+\.\d+\.\d+$/.test(lower);
 }
 
 export function plainHttpGate(fetch: FetchHandler, options: PlainHttpGateOptions): FetchHandler {
