@@ -1,5 +1,5 @@
 /** The repositories of one connection (docs/store.md §Files): the main thread's, the writer thread's. */
-import { type Clock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import type { LiveSightings } from './live-sightings.js';
 import { EventJournal } from './event-journal.js';

@@ -219,7 +219,7 @@ export class Store implements Service {
    */
   isWritable(): boolean {
     const db = this.db;
-    if (!db || !db.open) return false;
+    if (!db?.open) return false;
     if (db.inTransaction) return true; // a write is under way on this very connection
     if (this.writer) {
       let failure: string | null;
@@ -271,7 +271,7 @@ export class Store implements Service {
    */
   freePageBytes(): number {
     const db = this.db;
-    if (!db || !db.open) return 0;
+    if (!db?.open) return 0;
     try {
       return Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
     } catch (err) {

@@ -70,7 +70,7 @@ export interface WireError {
 
 export function isWriteMethod(repo: string, method: string): boolean {
   const methods = (WRITE_METHODS as Record<string, readonly string[]>)[repo];
-  return methods !== undefined && methods.includes(method);
+  return methods?.includes(method);
 }
 
 /** The writer's clock: the time of the command being executed, else the wall clock. */
