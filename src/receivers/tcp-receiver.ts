@@ -81,7 +81,11 @@ export class TcpReceiver implements Service {
 
   async stop(): Promise<void> {
     const server = this.server;
-    if (!server) return;
+    if (!server) {
+      // Never started, or failed to bind: its `failed` entry goes too (Service: stop() after a failed start).
+      this.deps.health.remove(this.profile.healthName);
+      return;
+    }
     this.server = null;
     if (this.metricsTimer) clearInterval(this.metricsTimer);
     this.metricsTimer = null;

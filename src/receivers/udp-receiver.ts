@@ -117,7 +117,11 @@ export class UdpReceiver implements Service {
 
   async stop(): Promise<void> {
     const socket = this.socket;
-    if (!socket) return;
+    if (!socket) {
+      // Never started, or failed to bind: its `failed` entry goes too (Service: stop() after a failed start).
+      this.deps.health.remove(this.profile.healthName);
+      return;
+    }
     this.socket = null;
     if (this.metricsTimer) clearInterval(this.metricsTimer);
     this.metricsTimer = null;
