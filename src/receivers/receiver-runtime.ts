@@ -20,6 +20,9 @@ import type { IngestEvents } from '../ingest/types.js';
 import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
+import { ConnectionBudget } from './connection-budget.js';
+import { connectionBudgetFor, readFdLimit } from './fd-limit.js';
+import { KnownSources } from './known-sources.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { buildModemReceivers } from './modem/build-modem-receivers.js';
 import type { CallerObject } from './modem/known-callers.js';
@@ -64,6 +67,9 @@ export class ReceiverRuntime {
   readonly options: ReceiverOptions;
   /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
   readonly pins = new PinLedger();
+  /** Device addresses for the IP receivers' per-source rules, for the gateway's whole life. */
+  readonly known = new KnownSources();
+  private budgetRef: ConnectionBudget | null = null;
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
@@ -100,6 +106,24 @@ export class ReceiverRuntime {
     });
   }
 
+  /**
+   * The TCP receivers' connection budget. Made at the first build(): the open-files limit is read
+   * then, and the known device addresses are loaded from the store (objects.remote_address).
+   */
+  get budget(): ConnectionBudget {
+    if (!this.budgetRef) {
+      const fdLimit = readFdLimit();
+      this.budgetRef = new ConnectionBudget(this.options.connectionBudget ?? connectionBudgetFor(fdLimit));
+      try {
+        this.known.load([...(this.deps.store.objects.all?.() ?? [])].map((o) => o.remoteAddress ?? null));
+      } catch (err) {
+        this.deps.logger.warn('cannot read the known device addresses', { error: err instanceof Error ? err.message : String(err) });
+      }
+      this.deps.logger.info('connection budget', { fd_limit: fdLimit, budget: this.budgetRef.limit, known_sources: this.known.size });
+    }
+    return this.budgetRef;
+  }
+
   /** TCP, UDP, COM, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
@@ -109,6 +133,8 @@ export class ReceiverRuntime {
       clock: this.deps.clock,
       logger: this.deps.logger.child('rx'),
       options: this.options,
+      known: this.known,
+      budget: this.budget,
     };
     const serial = this.deps.serial;
     if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {
