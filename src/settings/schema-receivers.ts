@@ -42,7 +42,7 @@ export const SOURCE_LIMIT_DEFAULTS = Object.freeze({
   max_connections_per_source: 256,
   max_accepts_per_source_per_min: 600,
   first_frame_timeout_s: 30,
-  max_datagrams_per_source_per_s: 100,
+  max_datagrams_per_source_per_s: 500,
 });
 
 /** One SIA DC-09 TCP listener. */

@@ -47,7 +47,7 @@ export function siteSettings(): Settings {
     receivers: {
       ...d.receivers,
       tcp_receivers: [{ id: 1, name: 'DC-09 TCP', port: 10001, ...ip, max_connections_per_source: 256, max_accepts_per_source_per_min: 600, first_frame_timeout_s: 30 }],
-      udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001, ...ip, max_datagrams_per_source_per_s: 100 }],
+      udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001, ...ip, max_datagrams_per_source_per_s: 500 }],
     },
   } as Settings;
 }
