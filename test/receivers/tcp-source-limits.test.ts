@@ -135,6 +135,29 @@ test('the budget sheds strangers that sent nothing, the longest idle first, and 
   }
 });
 
+test('an address an object last reported from (stored) is known from the start: it is never a stranger', async () => {
+  const rig = await startRig({ receiver: { connectionBudget: 10 } });
+  // Stored before the receivers are built, as after a gateway restart.
+  rig.store.objects.upsertMain({ account: '5555', receiverId: 1, receiverKind: 'tcp', remoteAddress: '127.0.0.5:40000', at: Date.now() });
+  const receiver = await rig.tcp({ max_connections_per_source: 1000, max_accepts_per_source_per_min: 10_000 });
+  const port = portOf(receiver.address);
+  const strangers: TcpDevice[] = [];
+  const returning: TcpDevice[] = [];
+  try {
+    for (let i = 0; i < 12; i++) strangers.push(await TcpDevice.connect(port, LOCAL, '127.0.0.2'));
+    assert.is((await stillOpen(strangers)).length, 9, 'strangers stop at the ceiling (9 of 10)');
+    // Silent (no frame yet), but from the stored address: the last slot, then a stranger's.
+    for (let i = 0; i < 2; i++) returning.push(await TcpDevice.connect(port, LOCAL, '127.0.0.5'));
+    assert.is((await stillOpen(returning)).length, 2);
+    assert.is((await stillOpen(strangers)).length, 8, 'one stranger shed for the second');
+    returning[0]!.send(message({ token: 'NULL', sequence: 5, account: '5555' }));
+    assert.is(await returning[0]!.nextText(), '"ACK"0005R1L1#5555[]');
+  } finally {
+    await closeAll([...strangers, ...returning]);
+    await rig.close();
+  }
+});
+
 test('a connection that sends no valid frame gets the short first-frame timeout; a device that did keeps the long one', async () => {
   const rig = await startRig();
   const receiver = await rig.tcp({ first_frame_timeout_s: 1 });
