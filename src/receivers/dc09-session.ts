@@ -232,6 +232,8 @@ export class Dc09Session<Peer = void> {
         if (!this.trusted) this.trust();
       } else {
         this.link?.welcomed(results[i]!, slot);
+        // A welcomed HELLO is a valid frame too: a linked device may stay silent until its next NULL.
+        if (!this.trusted && results[i]!.objectId !== null) this.trust();
       }
       slot.ready = true;
       if (channel.framing === 'datagram') {

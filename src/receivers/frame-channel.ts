@@ -22,7 +22,7 @@ export interface StreamChannel {
   write(data: Buffer): boolean;
   pause(): unknown;
   resume(): unknown;
-  /** Told once, when the first frame of the stream is committed and ACKed: the peer spoke valid DC-09 (#28.6). */
+  /** Told once, when the first frame of the stream is committed and ACKed, or a HELLO welcomed: the peer spoke valid DC-09 (#28.6). */
   trusted?(): void;
 }
 

@@ -6,6 +6,7 @@
  */
 import { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
@@ -69,7 +70,7 @@ export class ReceiverRuntime {
   readonly pins = new PinLedger();
   /** Device addresses for the IP receivers' per-source rules, for the gateway's whole life. */
   readonly known = new KnownSources();
-  private budgetRef: ConnectionBudget | null = null;
+  private budget: ConnectionBudget | null = null;
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
@@ -107,21 +108,21 @@ export class ReceiverRuntime {
   }
 
   /**
-   * The TCP receivers' connection budget. Made at the first build(): the open-files limit is read
-   * then, and the known device addresses are loaded from the store (objects.remote_address).
+   * The TCP receivers' connection budget, made at the first build(): the open-files limit is read
+   * then, and the device addresses known from the store (objects.remote_address) are loaded.
    */
-  get budget(): ConnectionBudget {
-    if (!this.budgetRef) {
-      const fdLimit = readFdLimit();
-      this.budgetRef = new ConnectionBudget(this.options.connectionBudget ?? connectionBudgetFor(fdLimit));
-      try {
-        this.known.load([...(this.deps.store.objects.all?.() ?? [])].map((o) => o.remoteAddress ?? null));
-      } catch (err) {
-        this.deps.logger.warn('cannot read the known device addresses', { error: err instanceof Error ? err.message : String(err) });
-      }
-      this.deps.logger.info('connection budget', { fd_limit: fdLimit, budget: this.budgetRef.limit, known_sources: this.known.size });
+  private connectionBudget(): ConnectionBudget {
+    if (this.budget) return this.budget;
+    const fdLimit = readFdLimit();
+    const budget = new ConnectionBudget(this.options.connectionBudget ?? connectionBudgetFor(fdLimit));
+    this.budget = budget;
+    try {
+      this.known.load(Array.from(this.deps.store.objects.all?.() ?? [], (o) => o.remoteAddress ?? null));
+    } catch (err) {
+      this.deps.logger.warn('cannot read the known device addresses', { error: describeError(err) });
     }
-    return this.budgetRef;
+    this.deps.logger.info('connection budget', { fd_limit: fdLimit, budget: budget.limit, known_sources: this.known.size });
+    return budget;
   }
 
   /** TCP, UDP, COM, then modem receivers, in settings order. */
@@ -134,7 +135,7 @@ export class ReceiverRuntime {
       logger: this.deps.logger.child('rx'),
       options: this.options,
       known: this.known,
-      budget: this.budget,
+      budget: this.connectionBudget(),
     };
     const serial = this.deps.serial;
     if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {

@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TcpReceiver } from '../../src/receivers/tcp-receiver.js';
 import { sleep, waitFor } from '../helpers/net.js';
+import { linkDevice } from './helpers/api.js';
 import { TcpDevice } from './helpers/devices.js';
 import { message, portOf, startRig, type Rig } from './helpers/rig.js';
 
@@ -171,6 +172,10 @@ test('a connection that sends no valid frame gets the short first-frame timeout;
     assert.ok(await silent.closedWithin(4000), 'closed after 1 s without a valid frame');
     assert.not.ok(await device.closedWithin(1500), 'the device that sent a valid frame stays');
     assert.is(figures(rig, receiver).first_frame_timeouts, 1);
+    // A device link's welcomed HELLO counts as its first valid frame.
+    const linked = await linkDevice(port, { uid: '00AB00FF01', account: '7001' });
+    assert.not.ok(await linked.closedWithin(2000), 'a welcomed device link stays while silent');
+    await linked.close();
   } finally {
     await closeAll([silent, device]);
     await rig.close();
