@@ -30,7 +30,8 @@ export class TcpReceiver implements Service {
   private readonly sessions = new Map<Socket, Dc09Session>();
   private readonly sourceLimits: SourceLimits;
   private readonly firstFrameTimeoutMs: number;
-  private sources: SourceTable | null = null;
+  /** Per-source counts and buckets, new at every start(). */
+  private sources: SourceTable;
   private server: Server | null = null;
   private listening: string | null = null;
   private metricsTimer: NodeJS.Timeout | null = null;
@@ -45,6 +46,7 @@ export class TcpReceiver implements Service {
       maxConnections: settings.max_connections_per_source ?? SOURCE_LIMIT_DEFAULTS.max_connections_per_source,
     };
     this.firstFrameTimeoutMs = Math.min(deps.options.idleTimeoutMs, (settings.first_frame_timeout_s ?? SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s) * 1000);
+    this.sources = new SourceTable(this.sourceLimits);
     this.profile = new ReceiverProfile('tcp', settings);
     this.name = this.profile.healthName;
     this.deps = deps;
@@ -142,12 +144,7 @@ export class TcpReceiver implements Service {
   }
 
   private accept(socket: Socket): void {
-    const sources = this.sources;
-    if (!sources) {
-      socket.destroy();
-      return;
-    }
-    const { counters, deps } = this;
+    const { counters, deps, sources } = this;
     const key = sourceKey(socket.remoteAddress ?? '');
     const refusal = sources.open(key, deps.clock.now());
     if (refusal !== null) {

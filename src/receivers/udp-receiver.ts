@@ -64,7 +64,8 @@ export class UdpReceiver implements Service {
     },
   };
   private readonly sourceLimits: SourceLimits;
-  private sources: SourceTable | null = null;
+  /** Per-source buckets, new at every start(). */
+  private sources: SourceTable;
   private sweepTimer: NodeJS.Timeout | null = null;
   private session: Dc09Session<RemoteInfo> | null = null;
   private socket: Socket | null = null;
@@ -78,6 +79,7 @@ export class UdpReceiver implements Service {
     const rate = settings.max_datagrams_per_source_per_s ?? SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s;
     // Two seconds' worth at once: a device's retransmissions and a NAT's worth of panels after an outage.
     this.sourceLimits = { ratePerS: rate, burst: rate * 2, maxConnections: Number.POSITIVE_INFINITY };
+    this.sources = new SourceTable(this.sourceLimits);
     this.profile = new ReceiverProfile('udp', settings);
     this.name = this.profile.healthName;
     this.deps = deps;
@@ -145,7 +147,6 @@ export class UdpReceiver implements Service {
     if (this.metricsTimer) clearInterval(this.metricsTimer);
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.metricsTimer = this.sweepTimer = null;
-    this.sources = null;
     // Datagrams already read get committed and answered before the socket goes.
     this.stopping = socket;
     this.deps.ingest.drain();
@@ -170,7 +171,7 @@ export class UdpReceiver implements Service {
     // Stopping: what arrives now could not be answered after its commit; the device repeats it.
     if (!this.socket) return;
     // Over its rate a source's datagrams are not even decided: no commit, no reply (it repeats later).
-    if (!this.sources!.take(sourceKey(rinfo.address), this.deps.clock.now())) {
+    if (!this.sources.take(sourceKey(rinfo.address), this.deps.clock.now())) {
       this.counters.rateLimited++;
       return;
     }
