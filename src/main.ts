@@ -197,7 +197,7 @@ export class Gateway {
       });
       for (const service of supervision.before) await this.startService(service);
 
-      const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));
+      const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'), this.health);
       await this.startService(services);
       this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);

@@ -6,6 +6,7 @@
  */
 import { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
@@ -20,6 +21,9 @@ import type { IngestEvents } from '../ingest/types.js';
 import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
+import { ConnectionBudget } from './connection-budget.js';
+import { connectionBudgetFor, readFdLimit } from './fd-limit.js';
+import { KnownSources } from './known-sources.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { buildModemReceivers } from './modem/build-modem-receivers.js';
 import type { MetaPort } from './modem/learned-caller-store.js';
@@ -30,7 +34,8 @@ import { UdpReceiver } from './udp-receiver.js';
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
   readonly store: IngestStore & {
-    readonly objects: LinkObjectReader;
+    /** `all()`: the addresses objects last reported from, known sources for the per-source rules (docs/receivers.md). */
+    readonly objects: LinkObjectReader & { all?(): Iterable<{ readonly remoteAddress?: string | null }> };
     /** Where modem receivers keep the callers learned from encrypted SMS (docs/modem.md §Test calls). */
     readonly meta?: MetaPort;
     readonly overrides?: OverrideResolver;
@@ -68,6 +73,9 @@ export class ReceiverRuntime {
   readonly options: ReceiverOptions;
   /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
   readonly pins = new PinLedger();
+  /** Device addresses for the IP receivers' per-source rules, for the gateway's whole life. */
+  readonly known = new KnownSources();
+  private budget: ConnectionBudget | null = null;
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
@@ -104,6 +112,24 @@ export class ReceiverRuntime {
     });
   }
 
+  /**
+   * The TCP receivers' connection budget, made at the first build(): the open-files limit is read
+   * then, and the device addresses known from the store (objects.remote_address) are loaded.
+   */
+  private connectionBudget(): ConnectionBudget {
+    if (this.budget) return this.budget;
+    const fdLimit = readFdLimit();
+    const budget = new ConnectionBudget(this.options.connectionBudget ?? connectionBudgetFor(fdLimit));
+    this.budget = budget;
+    try {
+      this.known.load(Array.from(this.deps.store.objects.all?.() ?? [], (o) => o.remoteAddress ?? null));
+    } catch (err) {
+      this.deps.logger.warn('cannot read the known device addresses', { error: describeError(err) });
+    }
+    this.deps.logger.info('connection budget', { fd_limit: fdLimit, budget: budget.limit, known_sources: this.known.size });
+    return budget;
+  }
+
   /** TCP, UDP, COM, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
     const deps = {
@@ -113,6 +139,8 @@ export class ReceiverRuntime {
       clock: this.deps.clock,
       logger: this.deps.logger.child('rx'),
       options: this.options,
+      known: this.known,
+      budget: this.connectionBudget(),
     };
     const serial = this.deps.serial;
     if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {

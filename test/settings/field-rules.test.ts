@@ -235,4 +235,23 @@ function outputFields(): Record<string, unknown> {
   return { id: 1, name: 'O', type: 1, protocol: 'MLR2', identificator: 'cms.example.com:1025', oid: 0, receiver_number: 0, line_number: 0 };
 }
 
+test('per-source limits of IP receivers (#28.6, #28.9): ranges, and each only on its own kind', async () => {
+  const tcp = { id: 1, name: 'T', port: 10001 };
+  assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_connections_per_source: 1, max_accepts_per_source_per_min: 100_000, first_frame_timeout_s: 600 }] } }), []);
+  assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_connections_per_source: 0, max_accepts_per_source_per_min: 0, first_frame_timeout_s: 601 }] } }), [
+    'receivers.tcp_receivers[0].first_frame_timeout_s: must be between 1 and 600',
+    'receivers.tcp_receivers[0].max_accepts_per_source_per_min: must be between 1 and 100000',
+    'receivers.tcp_receivers[0].max_connections_per_source: must be between 1 and 20000',
+  ]);
+  assert.equal(await errorsOf({ receivers: { udp_receivers: [{ ...tcp, max_datagrams_per_source_per_s: 100_001 }] } }), [
+    'receivers.udp_receivers[0].max_datagrams_per_source_per_s: must be between 1 and 100000',
+  ]);
+  assert.equal(await errorsOf({ receivers: { udp_receivers: [{ ...tcp, max_connections_per_source: 5 }] } }), [
+    'receivers.udp_receivers[0].max_connections_per_source: unknown field',
+  ]);
+  assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_datagrams_per_source_per_s: 5 }] } }), [
+    'receivers.tcp_receivers[0].max_datagrams_per_source_per_s: unknown field',
+  ]);
+});
+
 test.run();

@@ -13,7 +13,7 @@ import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import type { ReceiverOptions } from '../../../src/receivers/receiver-options.js';
 import type { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
 import type { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
-import type { IpReceiverSettings } from '../../../src/settings/schema-receivers.js';
+import { SOURCE_LIMIT_DEFAULTS, type IpReceiverSettings, type TcpReceiverSettings, type UdpReceiverSettings } from '../../../src/settings/schema-receivers.js';
 import { Store } from '../../../src/store/store.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -38,6 +38,17 @@ export function rxSettings(overrides: Partial<IpReceiverSettings> = {}): IpRecei
   };
 }
 
+/** A complete stored TCP receiver item (the per-source limits at their defaults unless given). */
+export function tcpRxSettings(overrides: Partial<TcpReceiverSettings> = {}): TcpReceiverSettings {
+  const { max_connections_per_source, max_accepts_per_source_per_min, first_frame_timeout_s } = SOURCE_LIMIT_DEFAULTS;
+  return { ...rxSettings(overrides), max_connections_per_source, max_accepts_per_source_per_min, first_frame_timeout_s, ...overrides };
+}
+
+/** A complete stored UDP receiver item. */
+export function udpRxSettings(overrides: Partial<UdpReceiverSettings> = {}): UdpReceiverSettings {
+  return { ...rxSettings(overrides), max_datagrams_per_source_per_s: SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s, ...overrides };
+}
+
 export interface Rig {
   readonly store: Store;
   readonly health: HealthRegistry;
@@ -45,8 +56,8 @@ export interface Rig {
   readonly logs: string[];
   readonly logger: Logger;
   readonly dbPath: string;
-  tcp(settings?: Partial<IpReceiverSettings>): Promise<TcpReceiver>;
-  udp(settings?: Partial<IpReceiverSettings>): Promise<UdpReceiver>;
+  tcp(settings?: Partial<TcpReceiverSettings>): Promise<TcpReceiver>;
+  udp(settings?: Partial<UdpReceiverSettings>): Promise<UdpReceiver>;
   /** Every journal row, oldest first. */
   events(): StoredEvent[];
   close(): Promise<void>;
@@ -77,7 +88,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     ...(options.timers ? { timers: options.timers } : {}),
   });
   const started: Array<TcpReceiver | UdpReceiver> = [];
-  const build = (kind: 'tcp' | 'udp', s: Partial<IpReceiverSettings>) => {
+  const build = (kind: 'tcp' | 'udp', s: Partial<TcpReceiverSettings & UdpReceiverSettings>) => {
     const one = [rxSettings(s)];
     const list = { tcp_receivers: kind === 'tcp' ? one : [], udp_receivers: kind === 'udp' ? one : [], com_receivers: [], modem_receivers: [] };
     return runtime.build(list as never)[0] as TcpReceiver | UdpReceiver;
