@@ -8,7 +8,7 @@
  *   - UDP: a reply longer than its datagram goes only to a known source (no amplification, #28.9).
  * Bounded: beyond `max` entries the oldest learned goes first (a Set keeps insertion order).
  */
-import { sourceKeyOfRemote } from './source-key.js';
+import { sourceKeyOfRemote } from '../core/source-key.js';
 
 export const KNOWN_SOURCES_MAX = 100_000;
 

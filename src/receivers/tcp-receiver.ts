@@ -17,7 +17,7 @@ import type { StreamChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 import { closeGracefully, formatAddress, listenTcp, type ReceiverDeps } from './receiver-deps.js';
 import type { SessionDeps } from './session-deps.js';
-import { sourceKey } from './source-key.js';
+import { sourceKey } from '../core/source-key.js';
 import { SourceTable, type SourceLimits } from './source-table.js';
 
 export class TcpReceiver implements Service {

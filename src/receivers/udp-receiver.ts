@@ -20,7 +20,7 @@ import { UDP_MAX_IN_FLIGHT_FACTOR } from './receiver-options.js';
 import { Dc09Session } from './dc09-session.js';
 import type { DatagramChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
-import { sourceKey } from './source-key.js';
+import { sourceKey } from '../core/source-key.js';
 import { SourceTable, type SourceLimits } from './source-table.js';
 
 export const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;

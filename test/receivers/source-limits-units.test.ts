@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { ConnectionBudget } from '../../src/receivers/connection-budget.js';
 import { FALLBACK_FD_LIMIT, connectionBudgetFor, parseOpenFilesLimit, readFdLimit } from '../../src/receivers/fd-limit.js';
 import { KnownSources } from '../../src/receivers/known-sources.js';
-import { sourceKey, sourceKeyOfRemote } from '../../src/receivers/source-key.js';
+import { sourceKey, sourceKeyOfRemote } from '../../src/core/source-key.js';
 import { SourceTable } from '../../src/receivers/source-table.js';
 
 test('IPv4 counts per address, IPv4-mapped IPv6 as its IPv4 address, IPv6 per /64', () => {

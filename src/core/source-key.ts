@@ -1,6 +1,6 @@
 /**
- * The "source" every per-source limit of the IP receivers counts under (docs/receivers.md §Per-source
- * limits): an IPv4 address as is, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`, what a dual-stack
+ * The "source" every per-source limit counts under: the IP receivers' connection and datagram limits
+ * (docs/receivers.md §Per-source limits) and the login throttle (docs/security.md "Logins"): an IPv4 address as is, an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`, what a dual-stack
  * socket reports) as its IPv4 address, any other IPv6 address by its /64. One subscriber gets a whole
  * /64 (RFC 6177, RFC 7381), so counting single IPv6 addresses would let one host take 2^64 sources.
  * Pure; called once per accepted connection and once per UDP datagram, so IPv4 costs one `includes`.
