@@ -7,6 +7,8 @@ import * as v from 'valibot';
 import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S } from '../protocols/dc09/timestamp.js';
 import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword } from './fields.js';
 
+export const LINK_ENROLMENT_MODES = ['open', 'closed'] as const;
+
 export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
 
 const simPin = v.pipe(v.string('must be a string'), v.regex(/^\d{4,8}$/, 'must be 4 to 8 digits'));
@@ -32,6 +34,9 @@ export const ipReceiverSchema = obj({
   encryption_password: encryptionPassword,
   bind_address: v.optional(ipAddress, '0.0.0.0'),
   ...dc09RuleEntries,
+  // TCP device link (docs/device-link.md §4.2): `open` lets a UID the gateway has never seen enrol
+  // with its first HELLO; `closed` only after an installer opened enrolment for it. Known UIDs never enrol on their own.
+  link_enrolment: v.optional(oneOf(LINK_ENROLMENT_MODES), 'open'),
 });
 
 export const DATA_BITS = [7, 8] as const;
@@ -88,7 +93,8 @@ export type ReceiverListName = (typeof RECEIVER_LISTS)[number];
 
 export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
 /** The fields the DC-09 decision reads, common to IP and COM receivers. */
-export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | keyof typeof dc09RuleEntries>;
+export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | keyof typeof dc09RuleEntries> &
+  Partial<Pick<IpReceiverSettings, 'link_enrolment'>>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
 export type BaudRate = (typeof BAUD_RATES)[number];

@@ -13,6 +13,7 @@ import { SCHEMA_V3 } from './schema-v3.js';
 import { rewriteEventChecks } from './schema-v4.js';
 import { SCHEMA_V5 } from './schema-v5.js';
 import { dropEventsAutoincrement } from './schema-v6.js';
+import { SCHEMA_V7 } from './schema-v7.js';
 
 export interface Migration {
   readonly version: number;
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'journal CHECKs as OR chains', up: rewriteEventChecks },
   { version: 5, name: 'object sightings table', up: SCHEMA_V5 },
   { version: 6, name: 'journal ids without AUTOINCREMENT', up: dropEventsAutoincrement },
+  { version: 7, name: 'device-link keys', up: SCHEMA_V7 },
 ];
 
 export interface MigrationResult {

@@ -2,6 +2,7 @@
 import { type Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import type { LiveSightings } from './live-sightings.js';
+import { DeviceKeysRepo } from './device-keys-repo.js';
 import { EventJournal } from './event-journal.js';
 import { GrantsRepo } from './grants-repo.js';
 import { MetaRepo } from './meta-repo.js';
@@ -20,6 +21,7 @@ export interface Repos {
   readonly cursors: OutputCursors;
   readonly meta: MetaRepo;
   readonly sessions: SessionsRepo;
+  readonly deviceKeys: DeviceKeysRepo;
 }
 
 /** `live`: the sightings the main thread heard on the bus, shown by its object reads (src/store/live-sightings.ts). */
@@ -33,5 +35,6 @@ export function createRepos(db: Database, clock: Clock, live: LiveSightings | nu
     cursors: new OutputCursors(db, clock),
     meta: new MetaRepo(db),
     sessions: new SessionsRepo(db),
+    deviceKeys: new DeviceKeysRepo(db, clock),
   };
 }

@@ -26,6 +26,7 @@ export const WRITE_METHODS = {
   cursors: ['advance', 'reset', 'remove'],
   meta: ['set', 'delete'],
   sessions: ['open', 'update', 'close', 'closeDangling', 'trim'],
+  deviceKeys: ['enrol', 'reset'],
 } as const satisfies { readonly [R in keyof Repos]: readonly (keyof Repos[R])[] };
 
 type Fn = (...args: never[]) => unknown;

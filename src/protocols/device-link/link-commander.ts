@@ -13,7 +13,7 @@ import {
   type DeviceIdentity,
 } from '../../core/device-commands.js';
 import type { RandomBytes } from '../dc09/crypto.js';
-import { encodeCommand, encodeTime } from './codec.js';
+import { encodeCommand, encodeTime, type LinkKey } from './codec.js';
 import { CommandQueue, type TimerApi } from './command-queue.js';
 import { MAX_ACCESS_CODE_BYTES, MAX_DATA_BYTES, type CommandAuth, type DecodedLinkMessage } from './messages.js';
 import { ReplyAssembler } from './reply-assembler.js';
@@ -21,8 +21,8 @@ import { ReplyAssembler } from './reply-assembler.js';
 export interface LinkCommanderOptions {
   /** Writes one frame; false when it could not be written (the connection is gone). */
   readonly send: (frame: Buffer) => boolean;
-  /** The link's key: set iff the device's HELLO was encrypted (HelloDecision.sessionKey). */
-  readonly key: Buffer | null;
+  /** The link's key: the connection's SessionKey (ProofDecision.sessionKey); null only in tests of plain framing. */
+  readonly key: LinkKey;
   /** Who the device is, read at answer time (the object's oid can change). */
   readonly identity: () => DeviceIdentity;
   readonly clock: Clock;
