@@ -61,6 +61,8 @@ export class LinkCommander {
     const auth = this.authOf(request);
     // A code longer than any device stores cannot be right (docs/device-link.md §4.3).
     if (!auth) return Promise.resolve(this.failure('MPASS_IS_INCORRECT'));
+    // The master code never travels in clear (docs/device-link.md §3.3): a link without a key cannot carry it.
+    if (auth.mode === 'code' && this.options.key === null) return Promise.resolve(this.failure('NO_CONNECTION', 'the link is not encrypted'));
     const wanted = request.responseRequired;
     return this.queue.submit({
       start: (settle) => {
