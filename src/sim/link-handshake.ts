@@ -26,6 +26,7 @@ export interface HelloIdentity {
   readonly seq: number;
   readonly uid: string;
   readonly account: string;
+  /** Optional in the HELLO; '' leaves the field out. */
   readonly hwId: string;
   readonly firmware: string;
 }
@@ -55,8 +56,9 @@ export class DeviceHandshake {
     this.enrolment = this.keyring.has(h.uid) ? null : enrolmentKeyPair();
     return encodeHello(
       {
-        seq: h.seq, timestamp: now, version: LINK_VERSION, uid: h.uid, hwId: h.hwId, firmware: h.firmware, account: h.account,
-        nonce: this.deviceNonce, ...(this.enrolment ? { enrolKey: this.enrolment.publicHex } : {}),
+        seq: h.seq, timestamp: now, version: LINK_VERSION, uid: h.uid,
+        ...(h.hwId ? { hwId: h.hwId } : {}), ...(h.firmware ? { firmware: h.firmware } : {}),
+        ...(h.account ? { account: h.account } : {}), nonce: this.deviceNonce, ...(this.enrolment ? { enrolKey: this.enrolment.publicHex } : {}),
       },
       { key: receiverKey },
     );
