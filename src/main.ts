@@ -18,6 +18,7 @@ import { HealthRegistry } from './core/health.js';
 import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
+import { DeviceEnrolmentService } from './devices/enrolment-service.js';
 import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
 import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-services.js';
 import { tapTransitions } from './status-output/feed.js';
@@ -199,6 +200,7 @@ export class Gateway {
         store,
         tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
+        deviceEnrolment: new DeviceEnrolmentService({ store, clock: this.clock, logger: logger.child('devices') }),
         services,
         throttle: supervision.loginThrottle,
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),

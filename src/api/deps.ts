@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger.js';
 import type { SerialPortInfo } from '../core/serial.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
+import type { DeviceEnrolmentService } from '../devices/enrolment-service.js';
 
 export interface ApiUser {
   readonly id: number;
@@ -126,6 +127,8 @@ export interface ApiDeps {
   readonly devices: DeviceCommandPort;
   readonly services: { restart(): Promise<void> };
   readonly throttle: LoginThrottle;
+  /** Device-link key resets (POST /api/device-enrolment, docs/device-link.md §4.2); the gateway always gives it. */
+  readonly deviceEnrolment?: DeviceEnrolmentService;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
 }
