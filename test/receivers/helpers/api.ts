@@ -7,6 +7,7 @@ import { createApp } from '../../../src/api/app.js';
 import { LoginThrottle } from '../../../src/auth/login-throttle.js';
 import { INSTALLER_SUBJECT, TokenService } from '../../../src/auth/tokens.js';
 import { systemClock } from '../../../src/core/clock.js';
+import { DeviceEnrolmentService } from '../../../src/devices/enrolment-service.js';
 import { RegistryCommandPort } from '../../../src/devices/registry-command-port.js';
 import { decodeLinkBody, encodeResponse, type SessionKey } from '../../../src/protocols/device-link/codec.js';
 import type { CommandMessage, DecodedLinkMessage, LinkDecodeError, ResponseStatus } from '../../../src/protocols/device-link/messages.js';
@@ -17,7 +18,7 @@ import type { Rig } from './rig.js';
 const SECRET = 'abcdef0123456789'.repeat(4);
 
 export interface Api {
-  post(path: '/api/control-device' | '/api/config-device', body: unknown): Promise<{ status: number; body: unknown }>;
+  post(path: '/api/control-device' | '/api/config-device' | '/api/device-enrolment', body: unknown): Promise<{ status: number; body: unknown }>;
 }
 
 export async function apiFor(rig: Rig): Promise<Api> {
@@ -36,6 +37,7 @@ export async function apiFor(rig: Rig): Promise<Api> {
     store: rig.store,
     tokens,
     devices: new RegistryCommandPort({ objects: rig.store.objects, links: rig.runtime.links, logger: rig.logger, overrides: rig.store.overrides }),
+    deviceEnrolment: new DeviceEnrolmentService({ store: rig.store, clock: systemClock, logger: rig.logger }),
     services: { restart: async () => undefined },
     throttle: new LoginThrottle({ clock: systemClock }),
   });

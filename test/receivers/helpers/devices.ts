@@ -57,9 +57,10 @@ export class TcpDevice {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
   }
 
-  static connect(port: number, host = LOOPBACK): Promise<TcpDevice> {
+  /** `localAddress`: another loopback source (127.0.0.2) plays a host other than the device's. */
+  static connect(port: number, host = LOOPBACK, localAddress?: string): Promise<TcpDevice> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ port, host, noDelay: true });
+      const socket = connect({ port, host, noDelay: true, ...(localAddress ? { localAddress } : {}) });
       socket.once('error', reject);
       socket.once('connect', () => {
         socket.off('error', reject);
