@@ -34,9 +34,10 @@ export const ipReceiverSchema = obj({
   encryption_password: encryptionPassword,
   bind_address: v.optional(ipAddress, '0.0.0.0'),
   ...dc09RuleEntries,
-  // TCP device link (docs/device-link.md §4.2): `open` lets a UID the gateway has never seen enrol
-  // with its first HELLO; `closed` only after an installer opened enrolment for it. Known UIDs never enrol on their own.
-  link_enrolment: v.optional(oneOf(LINK_ENROLMENT_MODES), 'open'),
+  // TCP device link (docs/device-link.md §4.2): `open` (also when absent) lets a UID the gateway has never
+  // seen enrol with its first HELLO; `closed` only after an installer opened enrolment for it. Known UIDs
+  // never enrol on their own. No stored default: items saved before the field existed stay as they are.
+  link_enrolment: v.optional(oneOf(LINK_ENROLMENT_MODES)),
 });
 
 export const DATA_BITS = [7, 8] as const;
@@ -93,8 +94,7 @@ export type ReceiverListName = (typeof RECEIVER_LISTS)[number];
 
 export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
 /** The fields the DC-09 decision reads, common to IP and COM receivers. */
-export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | keyof typeof dc09RuleEntries> &
-  Partial<Pick<IpReceiverSettings, 'link_enrolment'>>;
+export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | 'link_enrolment' | keyof typeof dc09RuleEntries>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
 export type BaudRate = (typeof BAUD_RATES)[number];
