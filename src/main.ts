@@ -183,7 +183,7 @@ export class Gateway {
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
-      // A HELLO that fails its proof is journaled (docs/device-link.md §4.4).
+      // A HELLO that fails its proof is journaled (docs/device-link.md §4.5).
       receivers.conflicts.journalTo(supervision.raise);
 
       const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));

@@ -127,7 +127,7 @@ export interface ApiDeps {
   readonly devices: DeviceCommandPort;
   readonly services: { restart(): Promise<void> };
   readonly throttle: LoginThrottle;
-  /** Device-link key resets (POST /api/device-enrolment, docs/device-link.md §4.2); the gateway always gives it. */
+  /** Device-link key resets (POST /api/device-enrolment, docs/device-link.md §4.4); the gateway always gives it. */
   readonly deviceEnrolment?: DeviceEnrolmentService;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;

@@ -1,5 +1,5 @@
 /**
- * Who may prove or enrol which UID on the device link (docs/device-link.md §4.2): the key on
+ * Who may prove or enrol which UID on the device link (docs/device-link.md §4.4): the key on
  * record, and whether the UID may enrol now. A UID the gateway knows (an object with that UID, or
  * a key row) never enrols on its own: only an installer's reset opens a window for it. A UID the
  * gateway has never seen enrols on a receiver whose `link_enrolment` is `open`.

@@ -1,5 +1,5 @@
 /**
- * Replacing a device on the link (docs/device-link.md §4.2): an installer with `device_control`
+ * Replacing a device on the link (docs/device-link.md §4.4): an installer with `device_control`
  * forgets a device's key and opens an enrolment window for its UID; the next HELLO of that UID
  * that completes an enrolment within the window stores the new device's key. One rule path: the
  * API route (src/api/routes/device-enrolment.ts) only translates HTTP around this function.

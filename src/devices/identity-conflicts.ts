@@ -1,5 +1,5 @@
 /**
- * Device identity conflicts on the link (docs/device-link.md §4.4): a HELLO whose proof failed, a
+ * Device identity conflicts on the link (docs/device-link.md §4.5): a HELLO whose proof failed, a
  * known UID that is not enrolled, an enrolment of a UID that has a key, a proven device's new
  * address while its old link was alive. Each is journaled as the internal event
  * `device_identity_conflict` and shown on the Status view (health component

@@ -5,7 +5,7 @@
  * across receiver restarts.
  *   - a device that reconnects (and proved its key again) replaces its old link; the old one's
  *     commands end NO_CONNECTION; from another address while the old link was alive, that is
- *     journaled as an identity conflict (`new_address`, docs/device-link.md §4.4);
+ *     journaled as an identity conflict (`new_address`, docs/device-link.md §4.5);
  *   - a connection that ends fails its in-flight and queued commands NO_CONNECTION at once.
  */
 import type { Clock } from '../core/clock.js';

@@ -84,7 +84,7 @@ export class ReceiverProfile implements FrameRules, LinkRules {
     this.replays.remember(key, now);
   }
 
-  /** Whether UIDs the gateway has never seen may enrol on this receiver (docs/device-link.md §4.2). */
+  /** Whether UIDs the gateway has never seen may enrol on this receiver (docs/device-link.md §4.4). */
   get enrolment(): LinkEnrolment {
     return this.settings.link_enrolment ?? 'open';
   }

@@ -34,7 +34,7 @@ export interface ReceiverRuntimeDeps {
   readonly store: IngestStore & {
     /** `all()`: what modem receivers read at start to know the callers learned before (docs/modem.md §Test calls). */
     readonly objects: LinkObjectReader & { all?(): Iterable<CallerObject>; findByUid?(uid: string): unknown };
-    /** The device-link keys (docs/device-link.md §4.2); without them keys live in memory (tests of other parts). */
+    /** The device-link keys (docs/device-link.md §4.4); without them keys live in memory (tests of other parts). */
     readonly deviceKeys?: DeviceKeyStore['deviceKeys'];
     readonly overrides?: OverrideResolver;
     /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */

@@ -44,7 +44,7 @@ function entry(type: InternalEventType, classificator: 'E' | 'R', code: string, 
  * 354 failure to communicate event, 330 system peripheral trouble, 300 system trouble,
  * 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
  * 356 loss of central polling, 412 successful download/access (a technician's action on the page),
- * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.4). Restores reuse the trouble code with classificator R. */
+ * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.5). Restores reuse the trouble code with classificator R. */
 export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('gateway_started', 'E', '305', 'Gateway started'),
   entry('gateway_stopping', 'E', '308', 'Gateway stopping'),

@@ -34,7 +34,7 @@ export const ipReceiverSchema = obj({
   encryption_password: encryptionPassword,
   bind_address: v.optional(ipAddress, '0.0.0.0'),
   ...dc09RuleEntries,
-  // TCP device link (docs/device-link.md §4.2): `open` (also when absent) lets a UID the gateway has never
+  // TCP device link (docs/device-link.md §4.4): `open` (also when absent) lets a UID the gateway has never
   // seen enrol with its first HELLO; `closed` only after an installer opened enrolment for it. Known UIDs
   // never enrol on their own. No stored default: items saved before the field existed stay as they are.
   link_enrolment: v.optional(oneOf(LINK_ENROLMENT_MODES)),

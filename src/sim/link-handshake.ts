@@ -1,5 +1,5 @@
 /**
- * The device side of the version-2 HELLO handshake (docs/device-link.md §4.1, §4.2), as the
+ * The device side of the version-2 HELLO handshake (docs/device-link.md §4.1, §4.4), as the
  * reference device does it: VL-HELLO with a fresh nonce (and a one-time X25519 key when the device
  * has no key yet), VL-PROOF to the gateway's VL-CHAL, and a WELCOME accepted only when it opens
  * with the session key and carries the gateway's proof. An enrolled key is kept in the keyring only

@@ -2,7 +2,7 @@
  * The device side of the device link (docs/device-link.md), pure: its answers to VL-CMD / VL-CFG
  * (VL-RSP packets) and VL-TIME (VL-ACK), with the configured faults (the HELLO handshake is
  * link-handshake.ts). Replies are sealed with the session key exactly when the gateway's message
- * was (a link is encrypted both ways or not at all, docs/device-link.md §2.5).
+ * was (a link is encrypted both ways or not at all, docs/device-link.md §2.6).
  *
  * Faults, each applied to every command (docs/simulator.md §Faults):
  *   wrong-number  packets numbered 0..n-1 instead of 1..n      -> the gateway's INVALID_PACKET_NUMBER

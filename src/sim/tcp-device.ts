@@ -225,7 +225,7 @@ export class TcpDevice implements SimDevice {
         }
         return;
       case 'command':
-        // Commands count only on a proven link, sealed with its session key (docs/device-link.md §2.5).
+        // Commands count only on a proven link, sealed with its session key (docs/device-link.md §2.6).
         if (!this.handshake.sessionKey || !message.encrypted) {
           stats.unexpectedFrames++;
           return;

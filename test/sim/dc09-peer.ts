@@ -2,7 +2,7 @@
  * A small DC-09 receiver for the simulator's tests, written with the codec: TCP (one framer per
  * connection) or UDP (one frame per datagram) on 127.0.0.1. It records every frame, answers each
  * message as `answer` says (ACK / NAK / DUH / nothing / close the connection), runs the gateway's
- * side of the HELLO handshake (enrolling every UID it has not seen, docs/device-link.md §4.2),
+ * side of the HELLO handshake (enrolling every UID it has not seen, docs/device-link.md §4.4),
  * records VL-RSP / VL-ACK, and can send any frame (VL-CMD ... sealed with `sessions`) to a connection.
  */
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';

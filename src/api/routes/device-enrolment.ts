@@ -1,7 +1,7 @@
 /**
  * POST /api/device-enrolment (scope `device_control`; management API: "not shown", decision in
  * docs/api.md): forgets a device's link key and opens enrolment for its UID, so a replacement
- * device can enrol (docs/device-link.md §4.2). The rules live in DeviceEnrolmentService; this file
+ * device can enrol (docs/device-link.md §4.4). The rules live in DeviceEnrolmentService; this file
  * only translates HTTP, in the style of POST /api/control-device: 400 `Invalid request` for a body
  * that is not one of the two shapes, 200 JSON otherwise, with `error` when nothing was reset.
  */

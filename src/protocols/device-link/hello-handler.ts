@@ -32,7 +32,7 @@ export interface DeviceKeyState {
   readonly mayEnrol: boolean;
 }
 
-/** Why a HELLO or a proof was refused as an identity problem (journaled, docs/device-link.md §4.4). */
+/** Why a HELLO or a proof was refused as an identity problem (journaled, docs/device-link.md §4.5). */
 export type IdentityConflictReason =
   /** The proof did not match the device key on record. */
   | 'bad_proof'
@@ -131,7 +131,7 @@ export function answerHello(input: DecodedLinkMessage | LinkDecodeError, ctx: He
   const base = { uid: input.uid, account: input.account ?? '', deviceNonce: input.nonce, gatewayNonce };
   const expiresAt = ctx.now + PROOF_TIMEOUT_MS;
   if (state.key) {
-    // A UID with a key is never enrolled again without the installer's reset (§4.2).
+    // A UID with a key is never enrolled again without the installer's reset (§4.4).
     if (input.enrolKey !== undefined) return refuse(input.seq, 'AUTH', ctx.now, { uid: input.uid, reason: 'already_enrolled' });
     const reply = encodeChallenge({ seq: input.seq, timestamp: ctx.now, nonce: gatewayNonce });
     return { action: 'challenge', reply, pending: { hello: input, transcript: base, deviceKey: state.key, enrolling: false, expiresAt } };

@@ -1,5 +1,5 @@
 /**
- * The cryptography of a version-2 HELLO (docs/device-link.md §4.1, §4.2), node:crypto only:
+ * The cryptography of a version-2 HELLO (docs/device-link.md §4.1, §4.4), node:crypto only:
  *   proof        HMAC-SHA256(device key, transcript), compared in constant time;
  *   session key  HKDF-SHA256(device key, salt = device nonce || gateway nonce, info = "VL2 session <UID>");
  *   enrolment    X25519 between the device's and the gateway's one-time keys, then

@@ -1,5 +1,5 @@
 /**
- * The session envelope of a version-2 link (docs/device-link.md §2.5): after the WELCOME every
+ * The session envelope of a version-2 link (docs/device-link.md §2.6): after the WELCOME every
  * link message of the connection is sealed with AES-256-GCM under the connection's session key
  * (derived from the device key and both HELLO nonces, link-auth.ts). The part after '[' is
  *   hex( IV (12 bytes) || ciphertext || tag (16 bytes) )
