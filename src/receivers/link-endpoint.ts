@@ -56,8 +56,9 @@ export class LinkEndpoint {
     const message = decodeLinkBody(body, this.state === 'linked' ? this.sessionKey : this.rules.key);
     const token = 'error' in message ? message.token : undefined;
     const type = 'error' in message ? undefined : message.type;
-    if (this.state === 'challenged' && now > this.challenge!.expiresAt) this.dropChallenge();
     if (token === 'VL-HELLO' || type === 'hello') {
+      // A challenge whose proof never came does not block a new handshake (the proof is then refused late).
+      if (this.state === 'challenged' && now > this.challenge!.expiresAt) this.dropChallenge();
       // §4.1: a second HELLO on a connection that is past its first is ignored.
       if (this.state !== 'none') {
         counters.linkIgnored++;
