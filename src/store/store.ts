@@ -201,7 +201,6 @@ export class Store implements Service {
     return this.open().deviceKeys;
   }
 
-
   /**
    * A cheap real write (inside a transaction that is rolled back). False, with health
    * 'failed' and the reason, when the store is closed, read-only, locked by another process or
