@@ -34,8 +34,11 @@ require_root image
 require_tools mmdebstrap:mmdebstrap genimage:genimage mkdosfs:dosfstools mke2fs:e2fsprogs mcopy:mtools \
   xz:xz-utils qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support \
   aarch64-linux-gnu-g++:g++-aarch64-linux-gnu aarch64-linux-gnu-readelf:binutils-aarch64-linux-gnu \
-  node:nodejs npm:npm sha256sum:coreutils
+  node:nodejs npm:npm sha256sum:coreutils arch-test:arch-test
 require_binfmt_aarch64
+# The app stage compiles with the checkout's own TypeScript: refuse now, not after the base stage.
+[ -x "$REPO/node_modules/.bin/tsc" ] ||
+  die "the checkout has no node_modules (the app stage compiles with its TypeScript): run 'npm ci' in $REPO first"
 VERSION=$(node -p "require('$REPO/package.json').version")
 NAME=vigil-$VERSION-arm64
 mkdir -p "$OUT" "$WORK" "$CACHE"
@@ -92,7 +95,7 @@ else
   (cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
   NODE_GYP=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
   NODE_HEADERS=$(node -p "require('path').resolve(process.execPath, '../..')")
-  for module in better-sqlite3 epoll; do
+  for module in better-sqlite3 epoll unix-dgram; do
     [ -d "$APP/node_modules/$module" ] || continue
     echo "cross-compiling $module for arm64"
     (cd "$APP/node_modules/$module" &&

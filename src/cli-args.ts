@@ -17,6 +17,9 @@ export type CliCommand =
   | { command: 'first-boot'; bootDir: string; root: string; dataDir: string }
   | { command: 'ports'; dataDir: string; json: boolean }
   | { command: 'status'; dataDir: string; watch: boolean; intervalS: number; url?: string }
+  | { command: 'record-stop'; dataDir: string }
+  | { command: 'backup'; dataDir: string; out: string; journal: boolean; passphraseFile?: string }
+  | { command: 'restore'; dataDir: string; file: string; newIdentity: boolean; passphraseFile?: string }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -31,6 +34,9 @@ export const USAGE = `usage:
   vigil first-boot [--boot-dir DIR] [--root DIR] [--data-dir DIR]
   vigil ports [--data-dir DIR] [--json]
   vigil status [--data-dir DIR] [--watch] [--interval S] [--url URL]
+  vigil backup --out FILE [--journal] [--passphrase-file F] [--data-dir DIR]
+  vigil restore FILE [--new-identity] [--passphrase-file F] [--data-dir DIR]
+  vigil record-stop [--data-dir DIR]   (systemd's ExecStopPost: why the run ended; docs/watchdog.md)
   vigil version
 
   --data-dir defaults to $VIGIL_DATA_DIR or ./data
@@ -120,6 +126,41 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         intervalS: Number(intervalText),
         ...(values.url !== undefined ? { url: values.url } : {}),
       };
+    }
+    case 'backup': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, out: { type: 'string' }, journal: { type: 'boolean' }, 'passphrase-file': { type: 'string' } },
+        strict: true,
+      });
+      if (!values.out) throw new UsageError('--out is required: the backup file to write');
+      return {
+        command: 'backup',
+        dataDir: values['data-dir'] ?? defaultDataDir,
+        out: values.out,
+        journal: values.journal === true,
+        ...(values['passphrase-file'] !== undefined ? { passphraseFile: values['passphrase-file'] } : {}),
+      };
+    }
+    case 'restore': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, 'new-identity': { type: 'boolean' }, 'passphrase-file': { type: 'string' } },
+        allowPositionals: true,
+        strict: true,
+      });
+      if (positionals.length !== 1) throw new UsageError('restore takes one backup file');
+      return {
+        command: 'restore',
+        dataDir: values['data-dir'] ?? defaultDataDir,
+        file: positionals[0]!,
+        newIdentity: values['new-identity'] === true,
+        ...(values['passphrase-file'] !== undefined ? { passphraseFile: values['passphrase-file'] } : {}),
+      };
+    }
+    case 'record-stop': {
+      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' } }, strict: true });
+      return { command: 'record-stop', dataDir: values['data-dir'] ?? defaultDataDir };
     }
     case 'version':
     case '--version':

@@ -59,7 +59,7 @@ async function token(command: Extract<CliCommand, { command: 'token' }>): Promis
   try {
     const raw = store.settings.load();
     const parsed = raw === null ? null : validateStoredSettings(raw);
-    if (!parsed || !parsed.ok || !isInitialised(parsed.settings)) {
+    if (!parsed?.ok || !isInitialised(parsed.settings)) {
       throw notInitialised;
     }
     const secret = parsed.settings.api.api_jwt_secret;
@@ -113,6 +113,21 @@ async function main(argv: string[]): Promise<void> {
       case 'status': {
         const { runStatus } = await import('./cli-status.js');
         process.exitCode = await runStatus(command);
+        return;
+      }
+      case 'backup': {
+        const { runBackup } = await import('./backup/backup-cli.js');
+        process.stdout.write((await runBackup(command)) + '\n');
+        return;
+      }
+      case 'restore': {
+        const { runRestore } = await import('./backup/backup-cli.js');
+        process.stdout.write((await runRestore(command)) + '\n');
+        return;
+      }
+      case 'record-stop': {
+        const { recordStop } = await import('./system/run-recorder.js');
+        process.stdout.write(recordStop(command.dataDir, process.env, Date.now()) + '\n');
         return;
       }
       case 'version':

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApp } from './api/app.js';
 import { HttpListeners } from './api/http-listeners.js';
+import { plainHttpGate } from './api/plain-http-gate.js';
 import { registerWeb } from './web/web-app.js';
 import { registerMetrics } from './api/routes/metrics.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
@@ -18,12 +19,12 @@ import { HealthRegistry } from './core/health.js';
 import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
-import { DeviceEnrolmentService } from './devices/enrolment-service.js';
 import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
 import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-services.js';
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
+import { InitialPasswordWatch } from './init/initial-password-watch.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { buildOutputs } from './outputs/build-outputs.js';
@@ -34,6 +35,9 @@ import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
+import { RunRecorder } from './system/run-recorder.js';
+import { applyPendingRestore } from './backup/apply-restore.js';
+import type { BackupHeader } from './backup/backup-format.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
 import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
@@ -64,6 +68,8 @@ export interface GatewayOptions {
   readonly sysfsRoot?: string;
   /** Where the first-start banner goes (stdout for the CLI). */
   readonly announce?: (text: string) => void;
+  /** Which peers count as the box itself on plain HTTP (default: loopback; tests name a loopback alias "the LAN"). */
+  readonly isLocalClient?: (address: string | undefined) => boolean;
 }
 
 function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
@@ -133,6 +139,8 @@ export class Gateway {
     try {
       // The writer thread is the only writer of the file: group commits and every other thread's
       // writes as typed commands (docs/store.md §One writer).
+      // A restore staged by `vigil restore`, the API or the page replaces the store before it opens (docs/backup.md).
+      const restored = applyPendingRestore(dataDir, logger.child('restore'), this.clock.now());
       const dbPath = join(dataDir, 'vigil.db');
       const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
       this.writerRef = writer;
@@ -144,15 +152,20 @@ export class Gateway {
 
       const settings = new SettingsService({
         repo: store.settings,
-        env: defaultValidationEnv(this.options.validation),
+        env: defaultValidationEnv(this.options.validation, logger.child('settings')),
         logger: logger.child('settings'),
       });
       await this.startService(settings);
       this.settingsRef = settings;
       this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
+      // The clear-text first password goes once it no longer opens the first account (#28.13).
+      await this.startService(new InitialPasswordWatch({ dataDir, settings, logger: logger.child('init') }));
       // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
       await this.startService(new FirstBootReporter(dataDir, this.health));
+      // Why the previous run ended (watchdog, crash, power loss, clean stop), from last-run.json (docs/watchdog.md).
+      const runRecorder = new RunRecorder({ dataDir, health: this.health, clock: this.clock, logger: logger.child('last-run') });
+      await this.startService(runRecorder);
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
       // Ignorable startup events are flagged by the journal writer, inside the ingest's transaction
@@ -179,7 +192,7 @@ export class Gateway {
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
         store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
-        version, ingest: receivers,
+        version, ingest: receivers, startNotes: () => startNotes(runRecorder.previousRunLine(), restored),
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
@@ -200,7 +213,7 @@ export class Gateway {
         store,
         tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
-        deviceEnrolment: new DeviceEnrolmentService({ store, clock: this.clock, logger: logger.child('devices') }),
+        deviceEnrolment: { store, clock: this.clock, logger: logger.child('devices') },
         services,
         throttle: supervision.loginThrottle,
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
@@ -216,13 +229,20 @@ export class Gateway {
         journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();
-      const listeners = new HttpListeners(
+      const listeners: HttpListeners = new HttpListeners(
         app.fetch,
         {
           host: this.options.host ?? current.api.bind_address,
           httpPort: this.options.httpPort ?? current.api.api_http_port,
           httpsPort: this.options.httpsPort ?? current.api.api_port,
           tls: readTls(current, logger),
+          // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (#28.7).
+          plainHttp: (fetch) =>
+            plainHttpGate(fetch, {
+              allowPlainHttp: () => settings.current().api.allow_plain_http,
+              httpsPort: (): number | null => listeners.ports().https ?? null,
+              ...(this.options.isLocalClient ? { isLocal: this.options.isLocalClient } : {}),
+            }),
         },
         this.health,
         logger.child('api'),
@@ -331,6 +351,14 @@ export function standaloneSerialLines(logger: Logger): SerialLineFactory {
 /** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
 export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
   return listSerialPorts(configured);
+}
+
+/** What `gateway_started` tells beside the version (docs/internal-events.md). */
+function startNotes(previousRun: string | null, restored: BackupHeader | null): string | null {
+  const notes = [];
+  if (previousRun) notes.push(`previous run: ${previousRun}`);
+  if (restored) notes.push(`restored from the backup of ${restored.instance_name || 'this box'} made ${restored.created_at} by version ${restored.app_version}`);
+  return notes.length > 0 ? notes.join('; ') : null;
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {

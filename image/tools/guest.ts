@@ -1,8 +1,11 @@
 /**
  * Talking to the booted image from the host, only through loopback port forwards: SSH (with the key that
- * first boot installed), the HTTP API, and one DC-09 TCP session.
+ * first boot installed), the API over HTTPS, and one DC-09 TCP session. The API is reached over HTTPS
+ * (the box's self-signed certificate, not verified here): a qemu port forward arrives from the slirp
+ * gateway, not from the box's loopback, so plain HTTP would be refused (docs/security.md "Transport").
  */
 import { execFile } from 'node:child_process';
+import { request } from 'node:https';
 import { connect } from 'node:net';
 
 export class Guest {
@@ -36,13 +39,20 @@ export class Guest {
     const headers: Record<string, string> = {};
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`http://127.0.0.1:${this.apiPort}${path}`, {
-      method,
-      headers,
-      ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-      signal: AbortSignal.timeout(20_000),
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { host: '127.0.0.1', port: this.apiPort, path, method, headers, rejectUnauthorized: false, agent: false, timeout: 20_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 20 s`)));
+      req.on('error', reject);
+      req.end(options.body !== undefined ? JSON.stringify(options.body) : undefined);
     });
-    return { status: res.status, text: await res.text() };
   }
 
   async healthy(): Promise<boolean> {
@@ -88,6 +98,8 @@ export async function poll<T>(what: string, timeoutMs: number, probe: () => Prom
       const value = await probe();
       if (value !== null && value !== false) return value;
     } catch (err) {
+      // A dead VM will not come back by waiting: stop at once with its own words.
+      if ((err as Error).name === 'VmDied') throw err;
       lastError = (err as Error).message;
     }
     if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (last error: ${lastError})` : ''}`);

@@ -12,7 +12,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
-import { Guest, poll, sendFrame } from './guest.js';
+import { Guest, poll as pollGuest, sendFrame } from './guest.js';
+import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
 import { FatPartition, readMbr, Vm } from './vm.js';
 
 const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
@@ -98,9 +99,15 @@ async function main(): Promise<void> {
   const vm = new Vm({
     disk, kernel: join(work, 'vmlinuz'), initrd: join(work, 'initrd.img'), append: boot.append,
     consoleLog: join(work, 'console.log'),
-    forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8080 }, { host: rxPort, guest: RX_PORT }],
+    forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8443 }, { host: rxPort, guest: RX_PORT }],
   });
   const guest = new Guest({ sshPort, apiPort, keyFile });
+  // Every wait fails at once, with qemu's own words, when qemu has died: a dead VM is not a slow one.
+  const poll: typeof pollGuest = (what, timeoutMs, probe, intervalMs) =>
+    pollGuest(what, timeoutMs, async () => {
+      vm.assertRunning();
+      return probe();
+    }, intervalMs);
   // Interrupted (Ctrl-C, timeout): the VM goes with us.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -109,14 +116,13 @@ async function main(): Promise<void> {
     });
   }
   try {
-    await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8080, :${rxPort}->${RX_PORT})`, async () => {
+    await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8443, :${rxPort}->${RX_PORT})`, async () => {
       vm.start();
       return `cmdline: ${boot.append}`;
     });
     const bootStarted = Date.now();
     await step('the service reaches healthy (GET /health 200)', async () => {
       await poll('GET /health 200', BOOT_TIMEOUT_MS, async () => {
-        if (!vm.running) throw new Error('qemu exited');
         return guest.healthy();
       }, 3000);
       figures.boot_to_healthy_s = ((Date.now() - bootStarted) / 1000).toFixed(0);
@@ -136,6 +142,7 @@ async function main(): Promise<void> {
         'findmnt -no OPTIONS /',
         'findmnt -no SOURCE,OPTIONS /var/lib/vigil',
         'd=$(basename "$(readlink -f /dev/disk/by-label/vigil-data)")',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
         'echo "$(cat /sys/class/block/$d/start) $(cat /sys/class/block/$d/size) $(cat /sys/class/block/${d%[0-9]}/size)"',
         'test -d /var/log/journal && echo persistent || echo volatile',
         'df -m --output=used / | tail -1',
@@ -171,6 +178,13 @@ async function main(): Promise<void> {
       return '';
     });
 
+    await step('the box listens on nothing it does not need (ss -Htlnu, every address but loopback)', async () => {
+      const lan = lanListeners(parseListeners(await guest.ssh('ss -Htlnu')));
+      const surprises = listenerSurprises(lan, [22, 8080, 8443, RX_PORT]);
+      if (surprises.length > 0) throw new Error(`${surprises.join(', ')} (listening: ${lan.join(' ')})`);
+      return lan.join(' ');
+    });
+
     const account = '4E21';
     await step('a DC-09 frame is ACKed and appears in /api/events', async () => {
       const frame = buildMessage({ token: 'SIA-DCS', sequence: 1, receiver: 1, line: 1, account, data: `#${account}|Nri1/BA01`, timestamp: Date.now() });
@@ -204,7 +218,9 @@ async function main(): Promise<void> {
       return `pid ${before} -> ${after}, healthy ${figures.watchdog_restart_s} s after SIGSTOP (${log.split('\n')[0]})`;
     });
 
-    await step('data survives a reboot; first boot does not run again', async () => {
+    await step('data survives a reboot; first boot does not run again, even when the gateway user deleted its status', async () => {
+      // The gateway's user owns the data dir: what it deletes there must not start first boot as root (#28.5).
+      await guest.ssh('runuser -u vigil -- rm -f /var/lib/vigil/first-boot-status.json');
       const bootIdBefore = await guest.ssh('cat /proc/sys/kernel/random/boot_id');
       await guest.ssh('systemctl reboot').catch(() => undefined); // the session may be cut by the reboot
       await poll('the box went down', 120_000, async () => {
@@ -212,7 +228,7 @@ async function main(): Promise<void> {
         return id !== bootIdBefore;
       });
       const rebootStarted = Date.now();
-      await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => vm.running && guest.healthy(), 3000);
+      await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => guest.healthy(), 3000);
       figures.reboot_to_healthy_s = ((Date.now() - rebootStarted) / 1000).toFixed(0);
       const login = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
       if (login.status !== 200) throw new Error(`login after reboot: ${login.status}`);

@@ -77,16 +77,25 @@ export function qemuArgs(o: VmOptions): string[] {
     '-M', 'virt', '-cpu', 'cortex-a72', '-smp', '2', '-m', String(o.memoryMib ?? 1024),
     '-kernel', o.kernel, '-initrd', o.initrd, '-append', o.append,
     '-drive', `if=none,file=${o.disk},format=raw,id=disk0`, '-device', 'virtio-blk-pci,drive=disk0',
-    '-netdev', `user,id=net0,${forwards}`, '-device', 'virtio-net-pci,netdev=net0',
+    '-netdev', `user,id=net0,${forwards}`, // romfile= : no PXE option ROM (ipxe-qemu is only a Recommends of qemu-system-arm, and the guest
+    // boots from its disk, never from the network).
+    '-device', 'virtio-net-pci,netdev=net0,romfile=',
     '-device', 'virtio-rng-pci',
     '-display', 'none', '-monitor', 'none', '-serial', `file:${o.consoleLog}`,
   ];
+}
+
+/** qemu is gone: a poll that meets it stops at once instead of waiting out its timeout. */
+export class VmDied extends Error {
+  override readonly name = 'VmDied';
 }
 
 export class Vm {
   private process: ChildProcess | null = null;
   private exited: Promise<number | null> = Promise.resolve(null);
   private readonly options: VmOptions;
+  /** qemu's exit code and its last words on stderr, once it has exited. */
+  private death: string | null = null;
 
   constructor(options: VmOptions) {
     this.options = options;
@@ -96,14 +105,26 @@ export class Vm {
     const child = spawn('qemu-system-aarch64', qemuArgs(this.options), { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    this.death = null;
     this.exited = new Promise((resolve) =>
-      child.on('exit', (code) => {
+      child.on('exit', (code, signal) => {
         if (code !== 0 && stderr) process.stderr.write(`qemu: ${stderr}\n`);
+        this.death = `qemu exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim()}` : ''}`;
         this.process = null;
         resolve(code);
       }),
     );
+    // A missing binary or firmware file fails the spawn itself.
+    child.once('error', (err) => {
+      this.death = `qemu could not start: ${err.message}`;
+      this.process = null;
+    });
     this.process = child;
+  }
+
+  /** Throws VmDied with qemu's own words when it is not running (an unexpected death, not a slow boot). */
+  assertRunning(): void {
+    if (!this.process) throw new VmDied(this.death ?? 'qemu is not running');
   }
 
   get running(): boolean {

@@ -15,6 +15,7 @@ import { registerDevices } from './routes/devices.js';
 import { registerEvents } from './routes/events.js';
 import { registerHealth } from './routes/health.js';
 import { registerLogin } from './routes/login.js';
+import { registerLogout } from './routes/logout.js';
 import { registerObjects } from './routes/objects.js';
 import { registerOidOverride } from './routes/oid-override.js';
 import { registerRestart } from './routes/restart.js';
@@ -29,6 +30,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
 
   registerHealth(app, deps, auth);
   registerLogin(app, deps);
+  registerLogout(app, deps, auth);
   registerSettings(app, deps, auth);
   registerDevices(app, deps, auth);
   if (deps.deviceEnrolment) registerDeviceEnrolment(app, { ...deps, deviceEnrolment: deps.deviceEnrolment }, auth);

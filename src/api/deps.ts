@@ -10,7 +10,8 @@ import type { Logger } from '../core/logger.js';
 import type { SerialPortInfo } from '../core/serial.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
-import type { DeviceEnrolmentService } from '../devices/enrolment-service.js';
+import type { DeviceEnrolmentDeps } from '../services/device-enrolment-service.js';
+import type { Principal } from '../services/principal.js';
 
 export interface ApiUser {
   readonly id: number;
@@ -45,6 +46,10 @@ export interface ApiStorePort {
   };
   /** Per-user token epochs, kept in memory (docs/security.md "Token invalidation"). */
   readonly tokenEpochs: { get(userId: number): number };
+  /** Token ids ended by logout, kept in memory (docs/security.md "Logout"). */
+  readonly revokedTokens: { has(jti: string): boolean };
+  /** Records a logout: throws VigilError when the file cannot take it (revoked in memory anyway). */
+  revokeToken(jti: string, userId: number | null, expiresAt: number): void;
   readonly overrides: {
     set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
     /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */
@@ -128,21 +133,13 @@ export interface ApiDeps {
   readonly services: { restart(): Promise<void> };
   readonly throttle: LoginThrottle;
   /** Device-link key resets (POST /api/device-enrolment, docs/device-link.md §4.4); the gateway always gives it. */
-  readonly deviceEnrolment?: DeviceEnrolmentService;
+  readonly deviceEnrolment?: DeviceEnrolmentDeps;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
 }
 
-/** The authenticated caller, carried in the Hono context as `principal`. */
-export interface Principal {
-  /** `user:<id>` or `installer`. */
-  readonly subject: string;
-  readonly userId: number | null;
-  /** Effective scopes: token scopes ∩ (user's current scopes ∪ current grants). */
-  readonly scopes: ReadonlySet<string>;
-  /** Receiver ids the caller may see; null means all. */
-  readonly visibleReceivers: readonly number[] | null;
-}
+/** The authenticated caller, carried in the Hono context as `principal` (src/services/principal.ts). */
+export type { Principal } from '../services/principal.js';
 
 /** How a route answers its errors: plain text, or `{"error": ...}` (oid-override, grants). */
 export type ErrorStyle = 'text' | 'json';

@@ -19,6 +19,11 @@ export interface ListenerConfig {
   httpsPort: number;
   /** PEM text, read by the caller from api.private_key / api.public_key. */
   tls: { key: string; cert: string } | null;
+  /**
+   * Wraps the handler of the plain-HTTP listener only (plain-http-gate.ts: loopback or
+   * `api.allow_plain_http`, else a redirect to HTTPS or 403); the HTTPS listener serves `fetch`.
+   */
+  plainHttp?: (fetch: FetchHandler) => FetchHandler;
 }
 
 export class HttpListeners implements Service {
@@ -50,7 +55,7 @@ export class HttpListeners implements Service {
 
   async start(): Promise<void> {
     const { host, httpPort, httpsPort, tls } = this.config;
-    if (httpPort > 0) await this.listen('api:http', createAdaptorServer({ fetch: this.fetch }) as Server, httpPort, host);
+    // HTTPS first: the plain listener's redirects name its bound port.
     if (httpsPort > 0) {
       if (!tls) {
         this.health.report('api:https', 'api', 'failed', 'no TLS key/certificate configured (api.private_key, api.public_key)');
@@ -62,6 +67,10 @@ export class HttpListeners implements Service {
         }) as Server;
         await this.listen('api:https', server, httpsPort, host);
       }
+    }
+    if (httpPort > 0) {
+      const fetch = this.config.plainHttp ? this.config.plainHttp(this.fetch) : this.fetch;
+      await this.listen('api:http', createAdaptorServer({ fetch }) as Server, httpPort, host);
     }
   }
 

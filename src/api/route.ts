@@ -21,7 +21,7 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export interface RouteSpec {
   readonly path: string;
   readonly style: ErrorStyle;
-  /** Omitted for the unauthenticated endpoints (/health, /api/login). */
+  /** Omitted for /api/login; /health passes one that runs only when a Bearer token is presented. */
   readonly auth?: MiddlewareHandler<ApiEnv>;
   readonly scope?: string;
   readonly methods: Readonly<Record<string, Handler<ApiEnv>>>;

@@ -4,8 +4,10 @@
  * so kinds added later (serial ports, modems) appear without a change here.
  *
  * Visibility: a caller limited to some receivers sees only those receivers. A component belongs
- * to a receiver when its name is `rx:<kind>:<id>` or its figures carry a numeric `receiver_id`
- * (docs/web.md §Visibility); such components of other receivers are left out.
+ * to a receiver when its name is `rx:<kind>:<id>` (or starts with `rx:<kind>:<id>:`) or its figures
+ * carry a numeric `receiver_id` (docs/web.md §Visibility); such components of other receivers are
+ * left out, and so is a receiver whose id cannot be told (fail closed, docs/api.md "GET /api/status").
+ * Callers go through src/services/status-service.ts, which takes the principal.
  */
 import type { ComponentHealth, HealthRegistry } from '../core/health.js';
 import type { Clock } from '../core/clock.js';
@@ -40,16 +42,17 @@ export interface StatusDeps {
 
 /** The receiver id a component belongs to, or null when it belongs to none. */
 export function receiverOf(component: Pick<ComponentHealth, 'name' | 'metrics'>): number | null {
-  const match = /^rx:[a-z0-9_-]+:(\d+)$/i.exec(component.name);
+  const match = /^rx:[a-z0-9_-]+:(\d+)(?::|$)/i.exec(component.name);
   if (match) return Number(match[1]);
   const id = component.metrics.receiver_id;
   return typeof id === 'number' ? id : null;
 }
 
-export function visibleComponent(component: Pick<ComponentHealth, 'name' | 'metrics'>, visibleReceivers: readonly number[] | null): boolean {
+export function visibleComponent(component: Pick<ComponentHealth, 'name' | 'kind' | 'metrics'>, visibleReceivers: readonly number[] | null): boolean {
   if (visibleReceivers === null) return true;
   const receiver = receiverOf(component);
-  return receiver === null || visibleReceivers.includes(receiver);
+  if (receiver === null) return component.kind !== 'receiver' && !component.name.startsWith('rx:');
+  return visibleReceivers.includes(receiver);
 }
 
 function describe(component: ComponentHealth): StatusComponent {

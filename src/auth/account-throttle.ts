@@ -11,7 +11,11 @@
  *   - Attempts in flight count against the free failures (a parallel burst gets at most the free
  *     number of password checks through, then one at a time).
  *   - A success resets the name's failures. Any name is tracked, existing or not, so the answer
- *     does not tell which logins exist. At most 10,000 names are remembered (LRU).
+ *     does not tell which logins exist.
+ *   - Memory: the names of real accounts (`knownLogin`) are never evicted, so no amount of other
+ *     names tried gives a real account its free failures back (#28.10); they are as many as the
+ *     users. Every other name lives in an LRU of at most 10,000: evicting one costs nothing, since
+ *     no password can succeed for it.
  * The start of a name's backoff is reported as a burst (distinct addresses involved), once per
  * episode, for the login_failed internal event.
  */
@@ -25,6 +29,8 @@ export interface AccountThrottleOptions {
   readonly maxDelayMs?: number;
   readonly maxAccounts?: number;
   readonly trustedAddresses?: number;
+  /** True for a login name a user record has now; without it every name is LRU-evictable. */
+  readonly knownLogin?: (login: string) => boolean;
 }
 
 export interface AccountBurst {
@@ -49,7 +55,11 @@ export class AccountThrottle {
   private readonly maxDelayMs: number;
   private readonly maxAccounts: number;
   private readonly trustedAddresses: number;
-  private readonly states = new Map<string, AccountState>();
+  private readonly knownLogin: (login: string) => boolean;
+  /** Real accounts' names: bounded by the user count, never evicted. */
+  private readonly accountStates = new Map<string, AccountState>();
+  /** Names no user has: an LRU (insertion order; re-inserted on use). */
+  private readonly otherStates = new Map<string, AccountState>();
 
   constructor(options: AccountThrottleOptions) {
     this.clock = options.clock;
@@ -58,6 +68,12 @@ export class AccountThrottle {
     this.maxDelayMs = options.maxDelayMs ?? 60_000;
     this.maxAccounts = options.maxAccounts ?? 10_000;
     this.trustedAddresses = options.trustedAddresses ?? 8;
+    this.knownLogin = options.knownLogin ?? (() => false);
+  }
+
+  /** Names remembered: real accounts' and others' (for tests and metrics). */
+  size(): { accounts: number; others: number } {
+    return { accounts: this.accountStates.size, others: this.otherStates.size };
   }
 
   /** Call after the per-address check allowed the attempt; when allowed, call `finish` once. */
@@ -92,12 +108,31 @@ export class AccountThrottle {
         }
       }
     }
-    if (state.failures === 0 && state.inFlight === 0 && state.trusted.length === 0) this.states.delete(login);
+    if (state.failures === 0 && state.inFlight === 0 && state.trusted.length === 0) {
+      this.accountStates.delete(login);
+      this.otherStates.delete(login);
+    }
     return burst;
   }
 
   private touch(login: string): AccountState {
     const fresh = (): AccountState => ({ failures: 0, blockedUntil: 0, inFlight: 0, failingAddresses: new Set(), trusted: [], burstReported: false });
-    return touchLru(this.states, login, fresh, this.maxAccounts);
+    // A state already held as a real account's stays there until it is idle (a name deleted meanwhile included).
+    const held = this.accountStates.get(login);
+    if (held) return held;
+    if (!this.knownLogin(login)) return touchLru(this.otherStates, login, fresh, this.maxAccounts);
+    // The name became an account: its earlier failures come along.
+    const state = this.otherStates.get(login) ?? fresh();
+    this.otherStates.delete(login);
+    this.accountStates.set(login, state);
+    if (this.accountStates.size > this.maxAccounts) this.forgetDeletedAccounts();
+    return state;
+  }
+
+  /** Only deleted users' names can pile up among the accounts; the idle ones among them go. */
+  private forgetDeletedAccounts(): void {
+    for (const [login, state] of this.accountStates) {
+      if (state.inFlight === 0 && !this.knownLogin(login)) this.accountStates.delete(login);
+    }
   }
 }

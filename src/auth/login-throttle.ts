@@ -7,10 +7,13 @@
  *   - attempts in flight count against the free budget, so a burst of parallel guesses cannot
  *     slip past before the first failure is recorded (once throttled: one attempt in flight at most).
  * Memory is bounded: the least recently used address is forgotten beyond `maxAddresses`.
- * Failures are also counted per login name (AccountThrottle: distributed guessing of one account).
+ * Addresses are counted by throttleKey: IPv6 per /64, so one host cannot rotate through its prefix.
+ * Failures are also counted per login name (AccountThrottle: distributed guessing of one account),
+ * with the same keys for the names' failing and trusted addresses.
  */
 import type { Clock } from '../core/clock.js';
 import { admitAttempt, backoffDelay, touchLru, type AttemptState, type ThrottleDecision } from './backoff.js';
+import { throttleKey } from './address-key.js';
 import { AccountThrottle, type AccountBurst, type AccountThrottleOptions } from './account-throttle.js';
 
 export interface LoginThrottleOptions {
@@ -19,7 +22,9 @@ export interface LoginThrottleOptions {
   readonly baseDelayMs?: number;
   readonly maxDelayMs?: number;
   readonly maxAddresses?: number;
-  readonly accounts?: Omit<AccountThrottleOptions, 'clock'>;
+  readonly accounts?: Omit<AccountThrottleOptions, 'clock' | 'knownLogin'>;
+  /** True for a login name a user record has now (per-name state that is never evicted). */
+  readonly knownLogin?: (login: string) => boolean;
 }
 
 /** Login names longer than this are tracked by their first characters (no real login is that long). */
@@ -45,7 +50,11 @@ export class LoginThrottle {
     this.baseDelayMs = options.baseDelayMs ?? 1000;
     this.maxDelayMs = options.maxDelayMs ?? 5 * 60_000;
     this.maxAddresses = options.maxAddresses ?? 10_000;
-    this.accounts = new AccountThrottle({ ...options.accounts, clock: options.clock });
+    this.accounts = new AccountThrottle({
+      ...options.accounts,
+      clock: options.clock,
+      ...(options.knownLogin ? { knownLogin: (login: string) => options.knownLogin!(login) } : {}),
+    });
   }
 
   /** Number of addresses currently remembered (for tests and metrics). */
@@ -55,7 +64,7 @@ export class LoginThrottle {
 
   /** Call before checking a password; when allowed, call `finish` exactly once afterwards. */
   begin(address: string): ThrottleDecision {
-    return admitAttempt(this.touch(address), this.clock.now(), this.freeFailures);
+    return admitAttempt(this.touch(throttleKey(address)), this.clock.now(), this.freeFailures);
   }
 
   /**
@@ -63,7 +72,7 @@ export class LoginThrottle {
    * When allowed, pass the same `login` to `finish`.
    */
   beginAccount(login: string, address: string): ThrottleDecision {
-    return this.accounts.begin(login.slice(0, MAX_TRACKED_LOGIN), address);
+    return this.accounts.begin(login.slice(0, MAX_TRACKED_LOGIN), throttleKey(address));
   }
 
   /**
@@ -72,8 +81,9 @@ export class LoginThrottle {
    * account's backoff (AccountThrottle).
    */
   finish(address: string, outcome: 'success' | 'failure' | null, login?: string): AccountBurst | null {
-    const burst = login === undefined ? null : this.accounts.finish(login.slice(0, MAX_TRACKED_LOGIN), address, outcome);
-    this.finishAddress(address, outcome);
+    const key = throttleKey(address);
+    const burst = login === undefined ? null : this.accounts.finish(login.slice(0, MAX_TRACKED_LOGIN), key, outcome);
+    this.finishAddress(key, outcome);
     return burst;
   }
 

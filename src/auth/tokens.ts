@@ -5,8 +5,11 @@
  * token issued before at once. The contract leaves algorithm and claims open (§Authentication 9):
  * Vigil uses `sub`, `scopes` (string[]), `iat`, `exp` and, on user tokens, `epoch`: the user's token
  * epoch at issue (docs/security.md "Token invalidation"); a password change or the deletion of the
- * user raises the stored epoch, so every token issued before no longer matches.
+ * user raises the stored epoch, so every token issued before no longer matches. Every token issued
+ * here carries a random `jti`, the id a logout revokes it by (docs/security.md "Logout"); a user
+ * token without one is refused, so every user token can be ended.
  */
+import { randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Clock } from '../core/clock.js';
 import { VigilError } from '../core/errors.js';
@@ -24,6 +27,8 @@ export const MAX_TOKEN_LENGTH = 8192;
  * token from another clock (docs/api.md "Authentication and tokens").
  */
 export const MAX_IAT_SKEW_S = 60;
+/** The ids issued here are 22 characters; the revocation table takes at most 64. */
+const MAX_JTI_LENGTH = 64;
 
 export interface TokenClaims {
   readonly sub: string;
@@ -32,6 +37,8 @@ export interface TokenClaims {
   readonly exp: number;
   /** The user's token epoch at issue; 0 when the token carries none. */
   readonly epoch: number;
+  /** The token's id (revocation by logout); null only on installer tokens made before ids existed. */
+  readonly jti: string | null;
 }
 
 export interface IssueTokenInput {
@@ -100,6 +107,7 @@ export class TokenService {
     const token = await new SignJWT(epoch > 0 ? { scopes: [...input.scopes], epoch } : { scopes: [...input.scopes] })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(input.sub)
+      .setJti(randomBytes(16).toString('base64url'))
       .setIssuedAt(iat)
       .setExpirationTime(exp)
       .sign(this.key());
@@ -123,14 +131,17 @@ export class TokenService {
       const reason = err instanceof joseErrors.JWTExpired ? 'token expired' : 'token rejected';
       throw authFailed(reason, err);
     }
-    const { sub, scopes, iat, exp, epoch = 0 } = payload;
-    if (typeof sub !== 'string' || !parseSubject(sub)) throw authFailed('token subject not recognised');
+    const { sub, scopes, iat, exp, epoch = 0, jti = null } = payload;
+    const subject = typeof sub === 'string' ? parseSubject(sub) : null;
+    if (typeof sub !== 'string' || !subject) throw authFailed('token subject not recognised');
+    if (jti !== null && (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH)) throw authFailed('token id malformed');
+    if (jti === null && subject.kind === 'user') throw authFailed('user token without id');
     if (!Array.isArray(scopes) || !scopes.every((s): s is string => typeof s === 'string')) {
       throw authFailed('token scopes must be an array of strings');
     }
     if (typeof iat !== 'number' || typeof exp !== 'number') throw authFailed('token times missing');
     if (iat > this.clock.now() / 1000 + MAX_IAT_SKEW_S) throw authFailed('token issued in the future');
     if (!Number.isSafeInteger(epoch) || (epoch as number) < 0) throw authFailed('token epoch malformed');
-    return { sub, scopes, iat, exp, epoch: epoch as number };
+    return { sub, scopes, iat, exp, epoch: epoch as number, jti: jti as string | null };
   }
 }

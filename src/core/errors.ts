@@ -14,6 +14,9 @@ export type ErrorCode =
   | 'DEVICE_TIMEOUT'
   | 'DEVICE_REJECTED'
   | 'SERVICE_FAILED'
+  | 'UNSAFE_PATH'
+  | 'BAD_BACKUP'
+  | 'BAD_PASSPHRASE'
   | 'INTERNAL';
 
 export class VigilError extends Error {

@@ -4,17 +4,18 @@
  * and leaves a result file beside it and a status file in the data dir (docs/first-boot.md).
  * Works on any root directory, so tests run it on a temporary tree.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPassword, randomPassword } from '../auth/passwords.js';
-import { destroyFile, generateSshHostKeys, SystemFiles } from './system-files.js';
+import { trustedDirectory } from '../init/trusted-dir.js';
+import { destroyFile, generateSshHostKeys, readRegularFile, SystemFiles } from './system-files.js';
 import { parseSetupFile, RESULT_FILE, SETUP_FILE, MAX_SETUP_BYTES, type SetupConfig, type SetupLineError } from './setup-file.js';
 import {
   DEFAULT_HOSTNAME, DEFAULT_TIMEZONE, PATHS, renderAuthorizedKeys, renderHostname, renderHosts, renderNtp,
   renderWifiNetwork, renderWiredNetwork, renderWpaSupplicant,
 } from './render.js';
 import { renderResult } from './result-file.js';
-import { readStatus, writeProvisionedAdmin, writeStatus, type FirstBootStatus } from './status.js';
+import { writeProvisionedAdmin, writeStatus, type FirstBootStatus } from './status.js';
 
 export interface FirstBootOptions {
   readonly bootDir: string;
@@ -29,40 +30,55 @@ export interface FirstBootOptions {
 }
 
 export type FirstBootOutcome =
-  | { readonly kind: 'nothing' }
+  /** No setup file: nothing is read or written. */
   | { readonly kind: 'absent' }
   | { readonly kind: 'applied'; readonly applied: readonly string[]; readonly generatedPassword: string | null }
   | { readonly kind: 'rejected'; readonly errors: readonly SetupLineError[] };
 
 export async function runFirstBoot(options: FirstBootOptions): Promise<FirstBootOutcome> {
   const now = (options.now ?? (() => new Date()))();
-  const setupPath = join(options.bootDir, SETUP_FILE);
-  if (!existsSync(setupPath)) {
-    // No file: defaults stay (DHCP; the gateway makes the first password and shows it on the console).
-    if (readStatus(options.dataDir).kind !== 'none') return { kind: 'nothing' };
-    writeStatus(options.dataDir, { outcome: 'absent', at: now.toISOString(), applied: [], errors: [] });
-    return { kind: 'absent' };
-  }
+  // The one trigger is the setup file on the boot partition, which only root can write on the box; never
+  // the absence of a file in the data dir, which the gateway's own user controls (docs/security.md #28.5).
+  // No file: defaults stay (DHCP; the gateway makes the first password and shows it on the console).
+  if (!pathExists(join(options.bootDir, SETUP_FILE))) return { kind: 'absent' };
+  // An unsafe boot dir (anyone but root can write it) gets nothing read, written or destroyed: UNSAFE_PATH.
+  const bootDir = trustedDirectory(options.bootDir).path;
+  const setupPath = join(bootDir, SETUP_FILE);
 
+  const dataDirProblem = unsafeDataDir(options.dataDir);
   let outcome: FirstBootOutcome;
-  try {
-    outcome = await readAndApply(setupPath, options);
-  } catch (err) {
-    outcome = { kind: 'rejected', errors: [{ line: 0, message: `applying failed: ${(err as Error).message}` }] };
+  if (dataDirProblem !== null) {
+    // Checked before anything is applied: a file whose run cannot be completed changes nothing.
+    outcome = { kind: 'rejected', errors: [{ line: 0, message: dataDirProblem }] };
+  } else {
+    try {
+      outcome = await readAndApply(setupPath, options);
+    } catch (err) {
+      outcome = { kind: 'rejected', errors: [{ line: 0, message: `applying failed: ${(err as Error).message}` }] };
+    }
   }
   const status: FirstBootStatus =
     outcome.kind === 'applied'
       ? { outcome: 'applied', at: now.toISOString(), applied: outcome.applied, errors: [] }
       : { outcome: 'rejected', at: now.toISOString(), applied: [], errors: outcome.kind === 'rejected' ? outcome.errors : [] };
   // Result and status first, destruction last: a power cut in between re-applies the same file next boot.
-  new SystemFiles(options.bootDir).write(RESULT_FILE, renderResult(status, outcome.kind === 'applied' ? outcome.generatedPassword : null), 0o600);
-  writeStatus(options.dataDir, status);
+  new SystemFiles(bootDir).write(RESULT_FILE, renderResult(status, outcome.kind === 'applied' ? outcome.generatedPassword : null), 0o600);
+  if (dataDirProblem === null) writeStatus(options.dataDir, status);
   destroyFile(setupPath);
   return outcome;
 }
 
+function unsafeDataDir(dataDir: string): string | null {
+  try {
+    trustedDirectory(dataDir, { serviceOwned: true });
+    return null;
+  } catch (err) {
+    return `unsafe data dir: ${(err as Error).message}`;
+  }
+}
+
 async function readAndApply(setupPath: string, options: FirstBootOptions): Promise<FirstBootOutcome> {
-  const bytes = readFileSync(setupPath);
+  const bytes = readRegularFile(setupPath, MAX_SETUP_BYTES);
   if (bytes.length > MAX_SETUP_BYTES) return { kind: 'rejected', errors: [{ line: 0, message: `${SETUP_FILE} is larger than ${MAX_SETUP_BYTES} bytes` }] };
   const root = options.root;
   const parsed = parseSetupFile(bytes.toString('utf8'), {
@@ -90,6 +106,7 @@ async function readAndApply(setupPath: string, options: FirstBootOptions): Promi
  */
 function applySystem(config: SetupConfig, options: FirstBootOptions): string[] {
   const files = new SystemFiles(options.root);
+  files.check(PATHS.hostname, PATHS.hosts, PATHS.localtime, PATHS.timezone, PATHS.wired, PATHS.wifi, PATHS.wpa, PATHS.wpaWants, PATHS.ntp, PATHS.authorizedKeys, PATHS.sshWants, 'etc/ssh/sshd_config');
   const applied: string[] = [];
 
   const hostname = config.hostname ?? DEFAULT_HOSTNAME;
@@ -135,4 +152,13 @@ function applySystem(config: SetupConfig, options: FirstBootOptions): string[] {
     applied.push('SSH: off (no ssh_authorized_key)');
   }
   return applied;
+}
+
+function pathExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -18,8 +18,6 @@ export async function runFirstBootCli(command: FirstBootCommand, out: (text: str
   mkdirSync(command.dataDir, { recursive: true, mode: 0o700 });
   const outcome = await runFirstBoot(command);
   switch (outcome.kind) {
-    case 'nothing':
-      return 0;
     case 'absent':
       out('vigil first boot: no vigil-setup.txt; defaults kept (DHCP; the admin password is generated at first start)\n');
       return 0;

@@ -2,14 +2,16 @@
  * What first boot leaves in the gateway's data dir: the status file the `first-boot` health component
  * reports from, and the provisioned first account that initialiseDataDir consumes (docs/first-boot.md).
  */
-import { chownSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../init/atomic-write.js';
+import { trustedDirectory } from '../init/trusted-dir.js';
 import type { SetupLineError } from './setup-file.js';
 
 export const STATUS_FILE = 'first-boot-status.json';
 export const PROVISION_FILE = 'first-boot-admin.json';
 
+/** `absent` is only read: images whose first boot also ran without a setup file recorded it. */
 export type FirstBootOutcomeKind = 'applied' | 'rejected' | 'absent';
 
 export interface FirstBootStatus {
@@ -30,14 +32,16 @@ export function writeStatus(dataDir: string, status: FirstBootStatus): void {
   writeOwned(dataDir, STATUS_FILE, JSON.stringify(status, null, 2) + '\n', 0o644);
 }
 
-/** Written by root at first boot, read (and the provision file removed) by the gateway's own user later. */
+/**
+ * Written by root at first boot into the data dir, which the gateway's own user owns and reads (and
+ * removes the provision file from) later. That user can plant anything in the dir, so the file is made
+ * by writeFileAtomic (nothing at a name it controls is followed or reused) and handed over with fchown
+ * on the descriptor; the dir's path is checked first (src/init/trusted-dir.ts, docs/security.md #28.5).
+ */
 function writeOwned(dataDir: string, name: string, content: string, mode: number): void {
-  const path = join(dataDir, name);
-  writeFileAtomic(path, content, mode);
-  if (process.getuid?.() === 0) {
-    const owner = statSync(dataDir);
-    chownSync(path, owner.uid, owner.gid);
-  }
+  const dir = trustedDirectory(dataDir, { serviceOwned: true });
+  const owner = process.getuid?.() === 0 ? { uid: dir.uid, gid: dir.gid } : undefined;
+  writeFileAtomic(join(dir.path, name), content, mode, owner ? { owner } : {});
 }
 
 export type StatusRead = { readonly kind: 'none' } | { readonly kind: 'ok'; readonly status: FirstBootStatus } | { readonly kind: 'unreadable'; readonly reason: string };

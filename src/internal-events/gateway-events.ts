@@ -22,6 +22,8 @@ export interface GatewayEventsDeps {
   /** Resolves when everything raised so far is journaled or held (InternalEventRecorder.idle). */
   readonly idle: () => Promise<void>;
   readonly version: string;
+  /** Told beside the version (how the previous run ended, a restored backup); null or absent: nothing. */
+  readonly startNotes?: (() => string | null) | undefined;
 }
 
 /** Top-level sections whose content differs, in key order. */
@@ -50,7 +52,10 @@ export class GatewayEvents implements Service {
       void this.deps.raise('settings_changed', { detail: sections.join(',') });
     });
     // Started after the ingest, outputs and receivers: the event can be journaled and forwarded.
-    await this.deps.raise('gateway_started', { detail: `version ${this.deps.version}` });
+    // The journal in RAM is gone after a reboot: the previous run's end is told here (docs/watchdog.md).
+    const notes = this.deps.startNotes?.() ?? null;
+    const detail = `version ${this.deps.version}${notes ? `; ${notes}` : ''}`;
+    await this.deps.raise('gateway_started', { detail });
   }
 
   async stop(): Promise<void> {

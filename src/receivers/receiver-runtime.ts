@@ -24,7 +24,7 @@ import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { buildModemReceivers } from './modem/build-modem-receivers.js';
-import type { CallerObject } from './modem/known-callers.js';
+import type { MetaPort } from './modem/learned-caller-store.js';
 import { PinLedger } from './modem/pin-ledger.js';
 import { TcpReceiver } from './tcp-receiver.js';
 import { UdpReceiver } from './udp-receiver.js';
@@ -32,8 +32,9 @@ import { UdpReceiver } from './udp-receiver.js';
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
   readonly store: IngestStore & {
-    /** `all()`: what modem receivers read at start to know the callers learned before (docs/modem.md §Test calls). */
-    readonly objects: LinkObjectReader & { all?(): Iterable<CallerObject>; findByUid?(uid: string): unknown };
+    readonly objects: LinkObjectReader & { findByUid?(uid: string): unknown };
+    /** Where modem receivers keep the callers learned from encrypted SMS (docs/modem.md §Test calls). */
+    readonly meta?: MetaPort;
     /** The device-link keys (docs/device-link.md §4.4); without them keys live in memory (tests of other parts). */
     readonly deviceKeys?: DeviceKeyStore['deviceKeys'];
     readonly overrides?: OverrideResolver;
@@ -60,6 +61,9 @@ export interface ReceiverRuntimeDeps {
   /** The serial port layer (hw/serial), for COM and modem receivers; src/main.ts passes it in. */
   readonly serial?: SerialLineFactory;
 }
+
+/** A store without a meta table (tests of other parts): learned callers last until the receiver restarts. */
+const NO_META: MetaPort = { get: () => null, set: () => undefined };
 
 export class ReceiverRuntime {
   readonly bus: TypedBus<IngestEvents>;
@@ -139,7 +143,7 @@ export class ReceiverRuntime {
     const store = this.deps.store;
     return buildModemReceivers(settings.modem_receivers, {
       serialLines, ingest: this.ingest, health: this.deps.health, logger: this.deps.logger.child('rx'), pins: this.pins,
-      objects: () => store.objects.all?.() ?? [],
+      meta: () => store.meta ?? NO_META,
     });
   }
 }

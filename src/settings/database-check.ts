@@ -2,13 +2,24 @@
  * The connectivity test of the `database` section (contract: "The database connection is tested
  * for connectivity as part of validation"): connect, `SELECT 1`, close. The answer is null or one
  * reason a person can act on; it never contains the password.
+ *
+ * It must not work as a port scanner for a `settings` user (issue #28.4): everything that goes
+ * wrong before a MySQL server answers the login (refused, timed out, unknown host, no route, TLS
+ * refused or failed, something that is not MySQL) gets the ONE text CONNECT_FAILED; the cause is
+ * logged on the box only. Answers of a MySQL server to the login are named (docs/settings.md).
  */
 import { createConnection, type Connection } from 'mysql2/promise';
+import { describeError, isVigilError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
+import { connectionSecurity, INSECURE_LOGIN_REASON, isInsecureLoginRefusal, type TlsTarget } from './database-tls.js';
 
 /** Contract: "sqlport ... the value 0 is treated as 3306". */
 export const DEFAULT_MYSQL_PORT = 3306;
 
-export interface DatabaseTarget {
+/** The one answer for every failure to reach a MySQL server (its cause goes to the log only). */
+export const CONNECT_FAILED = 'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
+
+export interface DatabaseTarget extends TlsTarget {
   sqluser: string;
   sqlpass: string;
   sqlhost: string;
@@ -20,20 +31,16 @@ export function resolveSqlPort(port: number): number {
   return port === 0 ? DEFAULT_MYSQL_PORT : port;
 }
 
-function describe(err: unknown, db: DatabaseTarget, where: string, timeoutMs: number): string {
+/**
+ * The reason shown to the caller: a MySQL server's answer to the login, Vigil's own refusals (the
+ * CA file, a login that would send the password without TLS), or CONNECT_FAILED for the rest.
+ */
+export function describeConnectFailure(err: unknown, db: DatabaseTarget): string {
+  if (isInsecureLoginRefusal(err)) return INSECURE_LOGIN_REASON;
+  if (isVigilError(err, 'DATABASE_UNREACHABLE')) return err.message;
   const code = (err as { code?: string } | null)?.code ?? 'UNKNOWN';
+  const where = `${db.sqlhost}:${resolveSqlPort(db.sqlport)}`;
   switch (code) {
-    case 'ECONNREFUSED':
-      return `cannot reach ${where}: connection refused`;
-    case 'ETIMEDOUT':
-    case 'PROTOCOL_SEQUENCE_TIMEOUT':
-      return `cannot reach ${where}: timed out after ${timeoutMs} ms`;
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return `cannot resolve host '${db.sqlhost}'`;
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return `cannot reach ${where}: no route to host`;
     case 'ER_ACCESS_DENIED_ERROR':
       return `cannot log in as '${db.sqluser}' on ${where}: Access denied`;
     case 'ER_BAD_DB_ERROR':
@@ -43,12 +50,8 @@ function describe(err: unknown, db: DatabaseTarget, where: string, timeoutMs: nu
       return `user '${db.sqluser}' has no access to database '${db.sqldatabase}' (or it does not exist)`;
     case 'ER_HOST_NOT_PRIVILEGED':
       return `${where} does not accept connections from this host`;
-    case 'PROTOCOL_CONNECTION_LOST':
-    case 'ECONNRESET':
-      return `cannot connect to ${where}: the server closed the connection`;
     default:
-      // Only the code: a driver message is not ours to vouch for.
-      return `cannot connect to ${where}: ${code}`;
+      return CONNECT_FAILED;
   }
 }
 
@@ -57,14 +60,14 @@ function scrub(reason: string, password: string): string {
   return password.length >= 4 ? reason.split(password).join('********') : reason;
 }
 
-export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 3000): Promise<string | null> {
+export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 3000, logger?: Logger): Promise<string | null> {
   const port = resolveSqlPort(db.sqlport);
-  const where = `${db.sqlhost}:${port}`;
   let connection: Connection | undefined;
   let timer: NodeJS.Timeout | undefined;
   let timedOut = false;
   const attempt = (async (): Promise<void> => {
     const opened = await createConnection({
+      ...(await connectionSecurity(db, port)),
       host: db.sqlhost,
       port,
       user: db.sqluser,
@@ -91,7 +94,13 @@ export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 30
     await Promise.race([attempt, deadline]);
     return null;
   } catch (err) {
-    return scrub(describe(err, db, where, timeoutMs), db.sqlpass);
+    const code = (err as { code?: unknown } | null)?.code;
+    logger?.warn('database connection test failed', {
+      target: `${db.sqlhost}:${port}`,
+      code: typeof code === 'string' ? code : null,
+      error: scrub(describeError(err), db.sqlpass),
+    });
+    return scrub(describeConnectFailure(err, db), db.sqlpass);
   } finally {
     clearTimeout(timer);
     attempt.catch(() => undefined);

@@ -8,7 +8,8 @@ import { stat } from 'node:fs/promises';
 import { hashPassword } from '../auth/passwords.js';
 import { checkDatabaseConnection } from './database-check.js';
 import { line } from './issues.js';
-import { checkPemFiles } from './pem-check.js';
+import { checkCaFile, checkPemFiles } from './pem-check.js';
+import type { Logger } from '../core/logger.js';
 import { DEFAULT_MAX_USERS, type DatabaseSettings, type Settings, type SettingsUpdate } from './schema.js';
 
 export interface ValidationEnv {
@@ -28,10 +29,11 @@ export async function isCharacterDevice(path: string): Promise<boolean> {
   }
 }
 
-export function defaultValidationEnv(overrides: Partial<ValidationEnv> = {}): ValidationEnv {
+/** `logger` receives the cause of a failed connection test, which the caller is not told. */
+export function defaultValidationEnv(overrides: Partial<ValidationEnv> = {}, logger?: Logger): ValidationEnv {
   return {
     isSerialDevice: isCharacterDevice,
-    checkDatabase: (db) => checkDatabaseConnection(db),
+    checkDatabase: (db) => checkDatabaseConnection(db, undefined, logger),
     hash: (password) => hashPassword(password),
     maxUsers: DEFAULT_MAX_USERS,
     ...overrides,
@@ -46,7 +48,7 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
   const found: { path: string; at: string }[] = [];
   for (const list of ['com_receivers', 'modem_receivers'] as const) {
     if (patch.receivers?.[list] === undefined) continue;
-    next.receivers[list].forEach((r, i) => found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` }));
+    for (const [i, r] of next.receivers[list].entries()) found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` });
   }
   if (patch.outputs !== undefined) {
     next.outputs.forEach((o, i) => {
@@ -77,7 +79,10 @@ export async function environmentChecks(next: Settings, patch: SettingsUpdate, k
       (await env.isSerialDevice(path)) ? [] : [line(at, 'is not an existing serial device')],
     ),
   ).then((lists) => lists.flat());
-  const dbSettled = known.some((l) => l.startsWith('database.') || l.startsWith('database:'));
+  // Like the API's key paths: read when the patch names it (docs/settings.md §database).
+  const caFile = patch.database?.sql_tls_ca_file;
+  const caProblems = caFile !== undefined && caFile !== '' ? await checkCaFile(caFile, 'database.sql_tls_ca_file') : [];
+  const dbSettled = caProblems.length > 0 || known.some((l) => l.startsWith('database.') || l.startsWith('database:'));
   const database =
     patch.database !== undefined && next.database.enabled && !dbSettled
       ? env
@@ -86,5 +91,5 @@ export async function environmentChecks(next: Settings, patch: SettingsUpdate, k
           .then((reason) => (reason === null ? [] : [line('database', `connection test failed: ${reason}`)]))
       : Promise.resolve([]);
   const results = await Promise.all([pem, serial, database]);
-  return results.flat();
+  return [...caProblems, ...results.flat()];
 }

@@ -14,7 +14,7 @@ export const MAX_PEM_BYTES = 64 * 1024;
 /** A local regular file of at most 64 KiB reads in microseconds; a slow one must not hold the settings queue. */
 export const PEM_READ_TIMEOUT_MS = 2000;
 
-type Read = { ok: true; text: string } | { ok: false; reason: string };
+export type Read = { ok: true; text: string } | { ok: false; reason: string };
 
 /**
  * Opens without blocking (O_NONBLOCK: a FIFO without a writer opens at once), refuses anything
@@ -41,7 +41,8 @@ async function readBounded(path: string): Promise<Read> {
   }
 }
 
-async function readPem(path: string): Promise<Read> {
+/** Reads a PEM file within the bounds above; the reason names the problem, never the contents. */
+export async function readPem(path: string): Promise<Read> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Read>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, reason: `file cannot be read within ${PEM_READ_TIMEOUT_MS} ms` }), PEM_READ_TIMEOUT_MS);
@@ -125,4 +126,29 @@ export async function checkPemFiles(
     }
   }
   return out;
+}
+
+/**
+ * database.sql_tls_ca_file: a PEM file of one or more CA certificates (the trust anchors for
+ * sql_tls_mode "verify"). Every certificate block must parse; a key file is refused.
+ */
+export async function checkCaFile(path: string, at: string): Promise<string[]> {
+  const read = await readPem(path);
+  if (!read.ok) return [line(at, read.reason)];
+  const reason = caCertificatesProblem(read.text);
+  return reason === null ? [] : [line(at, reason)];
+}
+
+/** null when the text holds at least one certificate and every certificate block parses. */
+export function caCertificatesProblem(text: string): string | null {
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return 'must be a PEM file of CA certificates';
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      return 'is not a valid PEM certificate';
+    }
+  }
+  return null;
 }

@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S } from '../protocols/dc09/timestamp.js';
-import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword } from './fields.js';
+import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword, str } from './fields.js';
 
 export const LINK_ENROLMENT_MODES = ['open', 'closed'] as const;
 
@@ -68,6 +68,19 @@ export const comReceiverSchema = obj({
   heartbeat_timeout_s: v.optional(int(10, 3600), 75),
 });
 
+/**
+ * A phone number an installer vouches for as an object's (docs/modem.md §Test calls): a call from it is a link test of
+ * the object (this receiver, `account`). The account is written as the objects list shows it (upper-case hex).
+ */
+const knownCallerSchema = obj({
+  account: v.pipe(str, v.regex(/^[0-9A-F]{3,16}$/, 'must be 3 to 16 upper-case hex digits (0-9, A-F), as the objects list shows the account')),
+  number: v.pipe(
+    str,
+    v.regex(/^\+?[0-9][0-9 -]*$/, 'must be a phone number: digits, optionally a leading +, spaces and dashes'),
+    v.check((s) => s.replace(/\D/g, '').length >= 3 && s.replace(/\D/g, '').length <= 20, 'must have 3 to 20 digits'),
+  ),
+});
+
 export const modemReceiverSchema = obj({
   id,
   name: nonEmpty,
@@ -78,6 +91,8 @@ export const modemReceiverSchema = obj({
   // docs/modem.md §Status: how often signal and registration are read; below min_csq is trouble.
   poll_interval_s: v.optional(int(1, 3600), 30),
   min_csq: v.optional(int(1, 31), 10),
+  // docs/modem.md §Test calls: numbers configured on objects; the others are learned only from encrypted SMS.
+  known_callers: v.optional(list(knownCallerSchema), []),
 });
 
 export const receiversEntries = {
@@ -97,4 +112,5 @@ export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
 export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | 'link_enrolment' | keyof typeof dc09RuleEntries>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
+export type KnownCallerSettings = v.InferOutput<typeof knownCallerSchema>;
 export type BaudRate = (typeof BAUD_RATES)[number];

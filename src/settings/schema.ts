@@ -8,7 +8,7 @@
  */
 import * as v from 'valibot';
 import {
-  bool, fixedSecret, hex, id, int, ipAddress, list, nonEmpty, obj, oneOf, optionalEntries, password, port, str,
+  CONTROL_CHARACTERS, bool, fixedSecret, hex, id, int, ipAddress, list, nonEmpty, obj, oneOf, optionalEntries, password, port, str,
 } from './fields.js';
 import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events.js';
 import { hwSchema, hwUpdateSchema } from './schema-hw.js';
@@ -16,6 +16,13 @@ import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
 
 export const USER_SCOPES = ['settings', 'users', 'events', 'objects'] as const;
+/**
+ * database.sql_tls_mode (Vigil field, docs/settings.md §database): "disabled" = plain TCP, and only
+ * hash-challenge logins that never send the password; "required" = TLS without checking the
+ * server's certificate; "verify" = TLS with the chain checked against sql_tls_ca_file (or the
+ * system CAs when empty) and the certificate's name or IP checked against sqlhost.
+ */
+export const SQL_TLS_MODES = ['disabled', 'required', 'verify'] as const;
 export const DEFAULT_MAX_USERS = 100;
 /** Contract: token_time 1..5,256,000 minutes (ten years). */
 export const TOKEN_TIME_MAX = 5_256_000;
@@ -26,6 +33,8 @@ const apiEntries = {
   api_port: v.optional(port, 8443),
   api_http_port: v.optional(port, 8080),
   bind_address: v.optional(ipAddress, '0.0.0.0'),
+  // Plain HTTP for clients other than the box itself (docs/settings.md §api, docs/security.md "Transport").
+  allow_plain_http: v.optional(bool, false),
   // Empty until the first start writes a random secret and key paths (docs/settings.md §api).
   api_jwt_secret: v.optional(v.pipe(str, v.check((s) => s === '' || s.length === 64, 'must be exactly 64 characters')), ''),
   private_key: v.optional(str, ''),
@@ -44,6 +53,10 @@ const databaseEntries = {
   remove_lost_objects_age: v.optional(int(1, 365), 30),
   remove_events_age: v.optional(int(1, 365), 90),
   device_session_log_count: v.optional(int(1, 25), DEFAULT_SESSION_LOG_COUNT),
+  // "disabled" keeps installations saved before these fields working (docs/settings.md §database).
+  sql_tls_mode: v.optional(oneOf(SQL_TLS_MODES), 'disabled'),
+  // Empty = the system's CAs. A path is read and checked when an update names it (pem-check.ts).
+  sql_tls_ca_file: v.optional(v.pipe(str, v.check((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters')), ''),
 };
 
 const deviceStatusOutputEntries = {
@@ -145,6 +158,7 @@ export type InternalEventSettings = v.InferOutput<typeof internalEventSchema>;
 export type UserSettings = v.InferOutput<typeof storedUserSchema>;
 export type UserUpdate = v.InferOutput<typeof updateUserSchema>;
 export type UserScope = (typeof USER_SCOPES)[number];
+export type SqlTlsMode = (typeof SQL_TLS_MODES)[number];
 
 /** The factory defaults: the schema applied to nothing. A fresh object on every call. */
 export function defaultSettings(): Settings {

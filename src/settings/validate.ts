@@ -3,7 +3,8 @@
  * field is validated before any change is applied"). Steps:
  *   1. the body must be a JSON object; masks ("********") are resolved to stored secrets;
  *   2. the patch is checked against SettingsUpdateSchema, collecting ALL issues;
- *   3. the patch is merged into the current settings (merge.ts);
+ *   3. the patch is merged into the current settings (merge.ts); a kept MySQL password must be
+ *      typed again when the server, user or TLS settings change (database-credentials.ts);
  *   4. the merged result is cross-validated (uniqueness, references, conditionals, license);
  *   5. the outside checks run (PEM files, serial devices, the MySQL connection);
  *   6. only when all passed are new passwords hashed.
@@ -11,6 +12,7 @@
  */
 import * as v from 'valibot';
 import { crossValidate, type CrossValidateOptions } from './cross-validate.js';
+import { checkPasswordReentry } from './database-credentials.js';
 import { environmentChecks, type ValidationEnv } from './environment.js';
 import { isPlainObject } from './fields.js';
 import { fallbackMessage, issueLines, sortLines } from './issues.js';
@@ -36,7 +38,13 @@ export async function validateSettingsUpdate(current: Settings, patch: unknown, 
   if (!parsed.success) return fail([...unmasked.errors, ...issueLines(parsed.issues)]);
 
   const merged = mergeUpdate(current, parsed.output);
-  const errors = [...unmasked.errors, ...merged.errors, ...crossValidate(merged.settings, { maxUsers: env.maxUsers })];
+  const errors = [
+    ...unmasked.errors,
+    ...merged.errors,
+    // Before the outside checks: a database line keeps the connection test from dialling the new host.
+    ...checkPasswordReentry(current.database, parsed.output, merged.settings.database),
+    ...crossValidate(merged.settings, { maxUsers: env.maxUsers }),
+  ];
   errors.push(...(await environmentChecks(merged.settings, parsed.output, errors, env)));
   if (errors.length > 0) return fail(errors);
   return { ok: true, next: await applyPasswords(merged, env.hash) };

@@ -14,6 +14,7 @@ import type { Clock } from '../core/clock.js';
 import { VigilError, describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
+import { isLoopback } from '../core/loopback.js';
 import type { Service } from '../core/service.js';
 import type { RandomBytes } from '../protocols/dc09/crypto.js';
 import { StatusEncoder, changeFrame, type StatusChange, type StatusFrame } from './frame.js';
@@ -36,6 +37,11 @@ export interface StatusOutputOptions {
   readonly maxQueueBytes?: number;
   /** Interval of heartbeat frames; 0 sends none. */
   readonly heartbeatMs?: number;
+  /**
+   * Which peers are the box itself (default: loopback). Without encryption the feed carries every
+   * object's UID and account in clear and has no login, so it serves only those peers.
+   */
+  readonly isLocal?: (address: string | undefined) => boolean;
   /** Connects the producers (feed.ts) once listening; the returned function disconnects them at stop. */
   readonly attach?: (output: StatusOutput) => () => void;
 }
@@ -55,6 +61,8 @@ export interface StatusOutputStats {
   droppedClients: number;
   /** Connections refused because maxClients were connected. */
   refusedClients: number;
+  /** Connections from another host refused because the output is not encrypted. */
+  refusedPlainClients: number;
 }
 
 interface Client {
@@ -66,7 +74,7 @@ interface Client {
 
 export class StatusOutput implements Service {
   readonly name = STATUS_OUTPUT_HEALTH;
-  readonly stats: StatusOutputStats = { clients: 0, frames: 0, droppedClients: 0, refusedClients: 0 };
+  readonly stats: StatusOutputStats = { clients: 0, frames: 0, droppedClients: 0, refusedClients: 0, refusedPlainClients: 0 };
   private readonly options: StatusOutputOptions;
   private readonly deps: StatusOutputDeps;
   private readonly clients = new Set<Client>();
@@ -168,6 +176,13 @@ export class StatusOutput implements Service {
 
   private accept(socket: Socket): void {
     const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
+    if (this.options.encryptionKey === null && !(this.options.isLocal ?? isLoopback)(socket.remoteAddress)) {
+      this.stats.refusedPlainClients++;
+      this.deps.logger.warn('status client refused: an unencrypted status output serves the box itself only (set encryption_enabled)', { client: address });
+      socket.destroy();
+      this.updateMetrics();
+      return;
+    }
     if (this.clients.size >= (this.options.maxClients ?? DEFAULT_MAX_CLIENTS) || !this.encoder) {
       this.stats.refusedClients++;
       this.deps.logger.warn('status client refused: too many clients', { client: address });
@@ -217,6 +232,7 @@ export class StatusOutput implements Service {
       frames: this.stats.frames,
       dropped_clients: this.stats.droppedClients,
       refused_clients: this.stats.refusedClients,
+      refused_plain_clients: this.stats.refusedPlainClients,
     });
   }
 

@@ -1,5 +1,5 @@
 /** The repositories of one connection (docs/store.md §Files): the main thread's, the writer thread's. */
-import { type Clock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import type { LiveSightings } from './live-sightings.js';
 import { DeviceKeysRepo } from './device-keys-repo.js';
@@ -9,6 +9,7 @@ import { MetaRepo } from './meta-repo.js';
 import { ObjectsRepo } from './objects-repo.js';
 import { OidOverridesRepo } from './oid-overrides-repo.js';
 import { OutputCursors } from './output-cursors.js';
+import { RevokedTokensRepo } from './revoked-tokens-repo.js';
 import { SessionsRepo } from './sessions-repo.js';
 import { SettingsRepo } from './settings-repo.js';
 
@@ -21,6 +22,7 @@ export interface Repos {
   readonly cursors: OutputCursors;
   readonly meta: MetaRepo;
   readonly sessions: SessionsRepo;
+  readonly revokedTokens: RevokedTokensRepo;
   readonly deviceKeys: DeviceKeysRepo;
 }
 
@@ -35,6 +37,7 @@ export function createRepos(db: Database, clock: Clock, live: LiveSightings | nu
     cursors: new OutputCursors(db, clock),
     meta: new MetaRepo(db),
     sessions: new SessionsRepo(db),
+    revokedTokens: new RevokedTokensRepo(db, clock),
     deviceKeys: new DeviceKeysRepo(db, clock),
   };
 }

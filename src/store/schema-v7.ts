@@ -1,16 +1,14 @@
 /**
- * Migration 7: the device-link keys (docs/device-link.md §4.4, docs/store.md §Device keys).
- *
- * One row per device UID (a UID is one main object, objects_by_uid): the 32-byte key the device
- * proves its identity with, or none while an installer's enrolment window is open. Keyed by the
- * UID rather than the object id so the key outlives retention deleting a long-lost object: a
- * device that comes back must still prove itself. A new table only: older builds ignore it.
+ * Migration 7: tokens ended by logout before their expiry (docs/security.md "Logout"). One row
+ * per revoked token id (`jti`), kept until the token would have expired anyway, then pruned
+ * (revoked-tokens-repo.ts). `user_id` is null for an installer token. Older code ignores the table.
  */
 export const SCHEMA_V7 = `
-CREATE TABLE device_keys (
-  uid         TEXT PRIMARY KEY CHECK (uid <> '' AND uid = upper(uid)),
-  key         BLOB CHECK (key IS NULL OR length(key) = 32),
-  enrol_until INTEGER,
-  updated_at  INTEGER NOT NULL
+CREATE TABLE revoked_tokens (
+  jti        TEXT PRIMARY KEY CHECK (length(jti) BETWEEN 1 AND 64),
+  user_id    INTEGER,
+  expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE INDEX revoked_tokens_expiry ON revoked_tokens (expires_at);
+CREATE INDEX revoked_tokens_user ON revoked_tokens (user_id);
 `;

@@ -22,6 +22,7 @@ import type { SessionsRepo } from './sessions-repo.js';
 import type { DeviceKeysRepo } from './device-keys-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
+import { RevokedTokens } from './revoked-tokens-repo.js';
 import { storeError } from './sql.js';
 import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from './write-commands.js';
 
@@ -73,6 +74,8 @@ export class Store implements Service {
   private readonly stopHooks = new Set<() => Promise<void>>();
   /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
   readonly tokenEpochs = new TokenEpochs();
+  /** Tokens ended by logout, mirrored in memory for the same reason (revoked-tokens-repo.ts). */
+  readonly revokedTokens = new RevokedTokens();
   /**
    * What the ingest heard, ahead of the throttled stored sightings; fed from the bus by the
    * composition root (`object-seen`), shown by every objects read of this store.
@@ -108,6 +111,7 @@ export class Store implements Service {
         repos = routeWrites(repos, this.writer.call, this.clock);
       }
       this.tokenEpochs.replace(readEpochRows(db));
+      this.revokedTokens.replace(repos.revokedTokens.live());
       this.db = db;
       this.repos = { ...repos, settings: this.mirrorEpochs(repos.settings) };
       this.writeFailure = null;
@@ -121,6 +125,17 @@ export class Store implements Service {
       this.logger.error('store failed to start', { path: this.path, error: error.message });
       throw error;
     }
+  }
+
+  /**
+   * Ends a token before its expiry (logout). Recorded in the file so a restart keeps it; when the
+   * file cannot take it, the token stays revoked in memory for this run and the failure is thrown.
+   */
+  revokeToken(jti: string, userId: number | null, expiresAt: number): void {
+    this.revokedTokens.add(jti, expiresAt);
+    const result = this.open().revokedTokens.revoke(jti, userId, expiresAt);
+    this.revokedTokens.replace(result.rows);
+    if (result.epochs) this.tokenEpochs.replace(result.epochs);
   }
 
   /** The settings repository, whose save also refreshes the in-memory token epochs once committed. */
@@ -208,7 +223,7 @@ export class Store implements Service {
    */
   isWritable(): boolean {
     const db = this.db;
-    if (!db || !db.open) return false;
+    if (!db?.open) return false;
     if (db.inTransaction) return true; // a write is under way on this very connection
     if (this.writer) {
       let failure: string | null;
@@ -260,7 +275,7 @@ export class Store implements Service {
    */
   freePageBytes(): number {
     const db = this.db;
-    if (!db || !db.open) return 0;
+    if (!db?.open) return 0;
     try {
       return Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
     } catch (err) {
@@ -296,7 +311,7 @@ export class Store implements Service {
   private checkReadonlyVersion(db: Database): number {
     const current = checkCompatible(db);
     const latest = latestVersion();
-    if (current !== latest) {
+    if (current < latest) {
       throw new VigilError(
         'STORE_FAILURE',
         `database schema version ${current} needs migrating to ${latest}, which a read-only store cannot do`,

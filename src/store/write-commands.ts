@@ -26,6 +26,7 @@ export const WRITE_METHODS = {
   cursors: ['advance', 'reset', 'remove'],
   meta: ['set', 'delete'],
   sessions: ['open', 'update', 'close', 'closeDangling', 'trim'],
+  revokedTokens: ['revoke'],
   deviceKeys: ['enrol', 'reset'],
 } as const satisfies { readonly [R in keyof Repos]: readonly (keyof Repos[R])[] };
 
@@ -70,7 +71,7 @@ export interface WireError {
 
 export function isWriteMethod(repo: string, method: string): boolean {
   const methods = (WRITE_METHODS as Record<string, readonly string[]>)[repo];
-  return methods !== undefined && methods.includes(method);
+  return methods?.includes(method);
 }
 
 /** The writer's clock: the time of the command being executed, else the wall clock. */

@@ -38,6 +38,8 @@ export interface SupervisionDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly version: string;
+  /** What `gateway_started` tells beside the version: how the previous run ended, a restored backup. */
+  readonly startNotes?: () => string | null;
   /** The receivers' shared parts: the ingest bus and the live device links. */
   readonly ingest: {
     readonly bus: TypedBus<IngestEvents>;
@@ -97,8 +99,9 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
       watchInterval: (listener) => settings.onChange(() => listener()), raise, subject, clock: monotonicClock,
       logger: logger.child('time-sync'),
     }),
-    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version }),
+    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version, startNotes: deps.startNotes }),
   ];
-  const loginThrottle = new ReportingLoginThrottle({ clock, raise });
+  // Real accounts' names keep their per-name state whatever else is tried (docs/security.md "Logins").
+  const loginThrottle = new ReportingLoginThrottle({ clock, raise, knownLogin: (login) => settings.current().users.some((u) => u.login === login) });
   return { before, after, raise, loginThrottle };
 }

@@ -1,23 +1,29 @@
 /**
  * Filter forms submit every field, empty ones included; for the page an empty field means "no
- * filter". The remaining parameters go through the API's own parsers (src/api/query-params.ts),
- * so the page accepts and refuses exactly what the API does, with the same messages.
+ * filter". The remaining parameters (`params`) go to the same service as the API's
+ * (src/services/events-service.ts, objects-service.ts), so the page accepts and refuses exactly
+ * what the API does, with the same messages; `raw` refills the form.
  */
 import { parseQuery, type ParamParser, type QueryResult } from '../api/query-params.js';
+
+/** The non-empty parameters of a page URL, trimmed. */
+export function pageParams(url: string): { params: URLSearchParams; raw: Record<string, string> } {
+  const kept = new URLSearchParams();
+  const raw: Record<string, string> = {};
+  for (const [key, value] of new URL(url).searchParams) {
+    if (value.trim() === '') continue;
+    kept.append(key, value.trim());
+    raw[key] = value.trim();
+  }
+  return { params: kept, raw };
+}
 
 export function pageQuery<P extends Record<string, ParamParser<unknown>>>(url: string, parsers: P): {
   result: QueryResult<P>;
   raw: Record<string, string>;
 } {
-  const params = new URL(url).searchParams;
-  const kept = new URLSearchParams();
-  const raw: Record<string, string> = {};
-  for (const [key, value] of params) {
-    if (value.trim() === '') continue;
-    kept.append(key, value.trim());
-    raw[key] = value.trim();
-  }
-  return { result: parseQuery(kept, parsers), raw };
+  const { params, raw } = pageParams(url);
+  return { result: parseQuery(params, parsers), raw };
 }
 
 /** `param: reason` lines keyed by the parameter they name. */

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { createApp } from '../../src/api/app.js';
 import type { ApiDeps } from '../../src/api/deps.js';
-import { DeviceEnrolmentService } from '../../src/devices/enrolment-service.js';
 import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import { listSerialPorts } from '../../hw/serial/index.js';
 import { configuredSerialPorts } from '../../src/settings/serial-usage.js';
@@ -107,7 +106,7 @@ export async function createHarness(): Promise<Harness> {
     store,
     tokens,
     devices: new RegistryCommandPort({ objects: store.objects, links, logger, overrides: store.overrides }),
-    deviceEnrolment: new DeviceEnrolmentService({ store, clock, logger }),
+    deviceEnrolment: { store, clock, logger },
     services: {
       restart: async () => {
         restarts.count += 1;

@@ -29,6 +29,7 @@ test('a good login answers the token and its expiry; the token lives token_time 
   assert.equal(decodeJwt(body.token), {
     scopes: ['settings', 'users', 'events', 'objects'],
     sub: 'user:1',
+    jti: decodeJwt(body.token).jti,
     iat: START / 1000,
     exp: START / 1000 + 3600,
   });

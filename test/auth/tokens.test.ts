@@ -31,14 +31,17 @@ async function rejected(tokens: TokenService, token: string): Promise<string> {
   return '';
 }
 
-test('an issued token carries exactly sub, scopes, iat and exp and is HS256', async () => {
+test('an issued token carries exactly sub, scopes, jti, iat and exp and is HS256', async () => {
   const { tokens } = setup();
   const issued = await tokens.issueToken({ sub: userSubject(7), scopes: ['settings', 'objects'], minutes: 90, now: START });
   assert.equal(decodeProtectedHeader(issued.token), { alg: 'HS256', typ: 'JWT' });
   const claims = decodeJwt(issued.token);
-  assert.equal(claims, { scopes: ['settings', 'objects'], sub: 'user:7', iat: START / 1000, exp: START / 1000 + 90 * 60 });
+  const jti = claims.jti!;
+  assert.match(jti, /^[A-Za-z0-9_-]{22}$/);
+  assert.equal(claims, { scopes: ['settings', 'objects'], sub: 'user:7', jti, iat: START / 1000, exp: START / 1000 + 90 * 60 });
   assert.equal(issued.expiresAt.toISOString(), '2026-01-01T13:30:00.000Z');
-  assert.equal(await tokens.verifyToken(issued.token), { sub: 'user:7', scopes: ['settings', 'objects'], iat: START / 1000, exp: START / 1000 + 5400, epoch: 0 });
+  assert.equal(await tokens.verifyToken(issued.token), { sub: 'user:7', scopes: ['settings', 'objects'], iat: START / 1000, exp: START / 1000 + 5400, epoch: 0, jti });
+  assert.is.not(decodeJwt((await tokens.issueToken({ sub: userSubject(7), scopes: [], minutes: 1, now: START })).token).jti, jti, 'a fresh id per token');
 });
 
 test('a token is valid until its exp second and rejected from then on', async () => {
@@ -139,7 +142,12 @@ test('tokens without sub, iat or exp, with scopes that are not a string array, o
   await rejected(tokens, await sign({ scopes: [] }, { sub: 'admin' }));
   await rejected(tokens, await sign({ scopes: [] }, { sub: 'user:01' }));
   await rejected(tokens, await sign({ scopes: [] }, { sub: 'user:' }));
-  assert.equal((await tokens.verifyToken(await sign({ scopes: [] }, { sub: 'user:12' }))).sub, 'user:12');
+  // A user token must carry an id (logout revokes by it); an installer token made before ids existed need not.
+  assert.is(await rejected(tokens, await sign({ scopes: [] }, { sub: 'user:12' })), 'user token without id');
+  await rejected(tokens, await sign({ scopes: [], jti: 7 }, { sub: 'user:12' }));
+  await rejected(tokens, await sign({ scopes: [], jti: 'x'.repeat(65) }, { sub: 'user:12' }));
+  assert.equal((await tokens.verifyToken(await sign({ scopes: [], jti: 'abc' }, { sub: 'user:12' }))).sub, 'user:12');
+  assert.is((await tokens.verifyToken(await sign({ scopes: [] }, { sub: 'installer' }))).jti, null);
 });
 
 test('an empty or short secret neither issues nor accepts tokens', async () => {

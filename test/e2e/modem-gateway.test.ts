@@ -1,7 +1,8 @@
 /**
  * The path docs/modem.md §Trying it describes, with real processes: socat pty pair, `vigil serve`
  * with a modem receiver configured through the API, `vigil sim-modem` on the other end driven by
- * its stdin. SMS become events with transport "sms"; a call from the sender is the object's link test.
+ * its stdin. SMS become events with transport "sms"; a call from the number configured for the object
+ * (`known_callers`) is its link test.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -45,7 +46,7 @@ test('SMS and a test call through vigil serve, socat and vigil sim-modem', async
 
     // The simulated modem answers before the receiver is configured: its start-up talks to it.
     const headers = await applySettings(dir.path, httpPort, ['settings', 'events', 'objects', 'restart_services'], {
-      receivers: { modem_receivers: [{ id: 5, name: 'GSM', port_id: pty.a, baud_rate: 115200 }] },
+      receivers: { modem_receivers: [{ id: 5, name: 'GSM', port_id: pty.a, baud_rate: 115200, known_callers: [{ account: '1234', number: '+37060000000' }] }] },
     });
     const client = api(httpPort, headers);
     let modem: any = null;

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runFirstBoot, type FirstBootOptions } from '../../src/first-boot/apply.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
@@ -110,8 +110,8 @@ test('a wrong file changes nothing, is still destroyed, and the result names eac
     assert.not.ok(existsSync(join(box.data, PROVISION_FILE)));
     const result = read(join(box.boot, 'vigil-setup.result.txt'));
     assert.match(result, /was NOT applied: nothing was changed/);
-    assert.match(result, /  line 3: network: static needs both address and gateway\r\n/);
-    assert.match(result, /  line 4: timezone: is not a known time zone \(e\.g\. Europe\/Berlin, UTC\) \(got 'Atlantis\/Capital'\)\r\n/);
+    assert.match(result, / {2}line 3: network: static needs both address and gateway\r\n/);
+    assert.match(result, / {2}line 4: timezone: is not a known time zone \(e\.g\. Europe\/Berlin, UTC\) \(got 'Atlantis\/Capital'\)\r\n/);
     assert.not.ok(result.includes('correct horse battery'));
     const status = readStatus(box.data);
     assert.ok(status.kind === 'ok' && status.status.outcome === 'rejected' && status.status.errors.length === 2);
@@ -158,14 +158,47 @@ test('a second file describes the whole state: Wi-Fi, NTP and SSH it leaves out 
   }
 });
 
-test('no file on the first boot records "absent" once; later boots do nothing', async () => {
+test('without a setup file nothing is read or written, on the first boot as on any later one', async () => {
   const box = await makeBox();
   try {
     assert.equal(await runFirstBoot(box.options), { kind: 'absent' });
-    const status = readStatus(box.data);
-    assert.ok(status.kind === 'ok' && status.status.outcome === 'absent');
-    assert.equal(await runFirstBoot(box.options), { kind: 'nothing' });
+    assert.equal(readStatus(box.data), { kind: 'none' });
+    assert.equal(readdirSync(box.data), []);
+    assert.not.ok(existsSync(join(box.root, 'etc')));
     assert.not.ok(existsSync(join(box.boot, 'vigil-setup.result.txt')));
+  } finally {
+    box.remove();
+  }
+});
+
+test('deleting first-boot-status.json does not run first boot again once the setup file is consumed', async () => {
+  const box = await makeBox();
+  try {
+    writeFileSync(join(box.boot, 'vigil-setup.txt'), 'hostname = first\nadmin_password = correct horse battery\n');
+    assert.is((await runFirstBoot(box.options)).kind, 'applied');
+    // The gateway's user (it owns the data dir) deletes the status file and the provisioned account,
+    // and the box reboots: the file that triggered first boot is gone, so nothing runs as root.
+    rmSync(join(box.data, 'first-boot-status.json'));
+    rmSync(join(box.data, PROVISION_FILE));
+    writeFileSync(join(box.root, 'etc/hostname'), 'changed-since\n');
+    assert.equal(await runFirstBoot(box.options), { kind: 'absent' });
+    assert.equal(readdirSync(box.data), []);
+    assert.is(read(join(box.root, 'etc/hostname')), 'changed-since\n');
+  } finally {
+    box.remove();
+  }
+});
+
+test('a setup file present on a later boot runs first boot again', async () => {
+  const box = await makeBox();
+  try {
+    writeFileSync(join(box.boot, 'vigil-setup.txt'), 'hostname = first\n');
+    await runFirstBoot(box.options);
+    writeFileSync(join(box.data, 'vigil.db'), ''); // the gateway has started since
+    writeFileSync(join(box.boot, 'vigil-setup.txt'), 'hostname = second\n');
+    assert.is((await runFirstBoot(box.options)).kind, 'applied');
+    assert.is(read(join(box.root, 'etc/hostname')), 'second\n');
+    assert.not.ok(existsSync(join(box.boot, 'vigil-setup.txt')));
   } finally {
     box.remove();
   }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
 import { Gateway } from '../../src/main.js';
@@ -57,7 +57,12 @@ test('the first account logs in with the password from vigil-setup.txt; the inst
 test('a rejected setup file makes the first-boot component failed, naming the wrong lines', async () => {
   const box = await provisionAndStart('hostname = ok\nnetwork = sometimes\n');
   try {
-    const health = await fetch(`${box.base}/health`);
+    // Anonymous callers get the status word only (docs/api.md "GET /health"); the admin's token gets the lines.
+    const anonymous = await fetch(`${box.base}/health`);
+    assert.is(anonymous.status, 503);
+    assert.equal(await anonymous.json(), { status: 'failing' });
+    const { token } = (await (await login(box.base, readFileSync(join(box.data, PASSWORD_FILE), 'utf8').split('\n')[1]!)).json()) as { token: string };
+    const health = await fetch(`${box.base}/health`, { headers: { authorization: `Bearer ${token}` } });
     assert.is(health.status, 503);
     assert.equal(await health.json(), {
       status: 'failing',

@@ -54,7 +54,12 @@ function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   });
 }
 
-export async function startMariaDb(): Promise<MariaDb> {
+export interface MariaDbOptions {
+  /** More server options, e.g. `--ssl-cert=…` and `--ssl-key=…` for the TLS tests. */
+  readonly args?: readonly string[];
+}
+
+export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaDb> {
   const dir = tempDir('vigil-mariadb-');
   const data = join(dir.path, 'data');
   const socket = join(dir.path, 'mysql.sock');
@@ -71,7 +76,7 @@ export async function startMariaDb(): Promise<MariaDb> {
     const child = spawn('mariadbd', [
       '--no-defaults', `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1',
       '--user=root', `--pid-file=${join(dir.path, 'mysqld.pid')}`, `--log-error=${join(dir.path, 'err.log')}`,
-      '--innodb-buffer-pool-size=64M', '--skip-name-resolve',
+      '--innodb-buffer-pool-size=64M', '--skip-name-resolve', ...(options.args ?? []),
     ], { stdio: 'ignore' });
     server = child;
     const deadline = Date.now() + READY_TIMEOUT_MS;

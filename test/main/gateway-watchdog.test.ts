@@ -1,6 +1,6 @@
 /**
  * The gateway's systemd wiring end to end (docs/watchdog.md): with NOTIFY_SOCKET and WATCHDOG_USEC
- * set, the real systemd-notify delivers READY=1 and then WATCHDOG=1 to a fake notify socket
+ * set, the notifier delivers READY=1 and then WATCHDOG=1 to a fake notify socket
  * (socat UNIX-RECV); once the store refuses writes the self-check fails and the feeding stops.
  */
 import { spawn } from 'node:child_process';
@@ -35,7 +35,7 @@ test('READY=1 once started, WATCHDOG=1 while the self-check passes, none once th
     await waitFor(() => gateway.health.get('self-check')?.state === 'failed', 8000, 50);
     assert.match(gateway.health.get('self-check')!.detail!, /store is not writable/);
     await waitFor(() => received.includes('STATUS=self-check failing: store is not writable'), 2000);
-    await sleep(300); // a systemd-notify spawned just before the failure lands
+    await sleep(300); // a feed sent just before the failure lands
     const fed = watchdogs();
     await sleep(1000); // five feeding periods
     assert.is(watchdogs(), fed, 'not fed while the self-check fails');

@@ -81,7 +81,7 @@ test('new receiver items get every Vigil default', async () => {
       time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false,
     },
   ]);
-  assert.equal(next.receivers.modem_receivers, [{ id: 9, name: 'M', port_id: '/dev/ttyUSB0', baud_rate: 9600, poll_interval_s: 30, min_csq: 10 }]);
+  assert.equal(next.receivers.modem_receivers, [{ id: 9, name: 'M', port_id: '/dev/ttyUSB0', baud_rate: 9600, poll_interval_s: 30, min_csq: 10, known_callers: [] }]);
 });
 
 test('outputs: ids unique, UDP only with SIA-DC09, identificator by type', async () => {

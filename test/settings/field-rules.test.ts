@@ -159,6 +159,17 @@ test('receiver encryption_password must be exactly 6 or 16 characters', async ()
   ]);
 });
 
+test('a modem receiver\'s known_callers: upper-case hex accounts and phone numbers of 3 to 20 digits', async () => {
+  const modem = (known_callers: unknown) => ({ receivers: { modem_receivers: [{ id: 5, name: 'M', port_id: '/dev/ttyUSB0', known_callers }] } });
+  assert.equal(await errorsOf(modem([{ account: '1234', number: '+370 600-00042' }, { account: '00AB', number: '860000042' }])), []);
+  assert.equal(await errorsOf(modem([{ account: 'ab12', number: '+3706x' }, { account: '1234', number: '12' }, { account: '1234' }])), [
+    'receivers.modem_receivers[0].known_callers[0].account: must be 3 to 16 upper-case hex digits (0-9, A-F), as the objects list shows the account',
+    'receivers.modem_receivers[0].known_callers[0].number: must be a phone number: digits, optionally a leading +, spaces and dashes',
+    'receivers.modem_receivers[0].known_callers[1].number: must have 3 to 20 digits',
+    'receivers.modem_receivers[0].known_callers[2].number: required',
+  ]);
+});
+
 test('receiver time windows are 0..3600 s and baud rates come from the fixed list', async () => {
   const tcp = { id: 1, name: 'T', port: 10001, time_window_past_s: 0, time_window_future_s: 3600 };
   assert.equal(await errorsOf({ receivers: { tcp_receivers: [tcp] } }), []);

@@ -167,10 +167,10 @@ test('api_jwt_secret and key paths may stay empty in stored settings but not be 
 
 test('the defaults hold every documented value', () => {
   const d = defaultSettings();
-  assert.equal(d.api, { api_port: 8443, api_http_port: 8080, bind_address: '0.0.0.0', api_jwt_secret: '', private_key: '', public_key: '' });
+  assert.equal(d.api, { api_port: 8443, api_http_port: 8080, bind_address: '0.0.0.0', allow_plain_http: false, api_jwt_secret: '', private_key: '', public_key: '' });
   assert.equal(d.database, {
     enabled: false, sqluser: 'vigil', sqlpass: '', sqlhost: '127.0.0.1', sqldatabase: 'vigil', sqlport: 3306,
-    remove_lost_objects_age: 30, remove_events_age: 90, device_session_log_count: 10,
+    remove_lost_objects_age: 30, remove_events_age: 90, device_session_log_count: 10, sql_tls_mode: 'disabled', sql_tls_ca_file: '',
   });
   assert.equal(d.device_status_output, { enabled: false, port: 10010, encryption_enabled: false, encryption_key: '' });
   assert.equal(d.general, { instance_name: 'vigil', synchronize_device_time_interval: 1440 });

@@ -29,7 +29,7 @@ function bodies(frames: Buffer[]): string[] {
   const framer = new Dc09Framer();
   return frames.map((f) => {
     const item = framer.push(f)[0];
-    if (!item || item.kind !== 'frame') throw new Error('not a frame');
+    if (item?.kind !== 'frame') throw new Error('not a frame');
     return item.body.toString('latin1');
   });
 }

@@ -166,6 +166,35 @@ test('connections beyond maxClients are refused and counted', async () => {
   }
 });
 
+test('unencrypted, the feed serves the box itself only: another host is refused, counted and gets nothing', async () => {
+  // 127.0.0.2 stands for a host on the LAN (tests stay on loopback); 127.0.0.1 is the box.
+  const isLocal = (address: string | undefined) => address === LOOPBACK || address === `::ffff:${LOOPBACK}`;
+  const h = await startOutput({ isLocal, snapshot: () => [] });
+  const keyed = await startOutput({ isLocal, encryptionKey: 'k'.repeat(16) });
+  try {
+    const lan = connect({ port: h.output.port(), host: LOOPBACK, localAddress: '127.0.0.2' });
+    const got: Buffer[] = [];
+    lan.on('data', (b: Buffer) => got.push(b));
+    lan.on('error', () => undefined);
+    await new Promise<void>((resolve) => lan.once('close', () => resolve()));
+    assert.equal(got, []);
+    assert.is(h.output.stats.refusedPlainClients, 1);
+    const box = await client(h.output.port());
+    await waitFor(() => box.frames.length > 0);
+    box.socket.destroy();
+    // Encrypted, a LAN host gets the feed: it can read nothing without the key.
+    const lanKeyed = connect({ port: keyed.output.port(), host: LOOPBACK, localAddress: '127.0.0.2' });
+    const bytes: Buffer[] = [];
+    lanKeyed.on('data', (b: Buffer) => bytes.push(b));
+    await waitFor(() => bytes.length > 0);
+    assert.is(keyed.output.stats.refusedPlainClients, 0);
+    lanKeyed.destroy();
+  } finally {
+    await h.stop();
+    await keyed.stop();
+  }
+});
+
 test('heartbeat frames arrive at the configured interval', async () => {
   const h = await startOutput({ heartbeatMs: 30 });
   try {

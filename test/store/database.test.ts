@@ -53,6 +53,7 @@ test('the migrations create the whole schema, stamp user_version and the Vigil a
       'objects',
       'oid_overrides',
       'output_cursors',
+      'revoked_tokens',
       'settings',
       'user_grants',
       'user_token_epochs',
@@ -96,12 +97,13 @@ test('migrations are idempotent across reopen: the second start applies nothing 
   }
 });
 
-test('a database whose user_version is newer than the code knows is refused with STORE_FAILURE', async () => {
+test('a database newer than the code knows, whose floor is newer too, is refused with STORE_FAILURE', async () => {
   const fx = await startStore();
   try {
     await fx.store.stop();
     const raw = new BetterSqlite3(fx.path);
     raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    raw.prepare("UPDATE meta SET value = ? WHERE key = 'schema_readable_from'").run(String(MIGRATIONS.length + 1));
     raw.close();
     try {
       await fx.reopen();
@@ -150,7 +152,7 @@ test('a failing migration rolls back entirely: version and tables stay as they w
     migrate(db, silentLogger);
     const broken: Migration[] = [
       ...MIGRATIONS,
-      { version: MIGRATIONS.length + 1, name: 'broken', up: 'CREATE TABLE extra (x); INSERT INTO no_such_table VALUES (1);' },
+      { version: MIGRATIONS.length + 1, name: 'broken', up: 'CREATE TABLE extra (x); INSERT INTO no_such_table VALUES (1);', readableFrom: 6 },
     ];
     try {
       migrate(db, silentLogger, broken);
@@ -174,7 +176,7 @@ test('a later migration is applied once, on top of the earlier ones, and logged'
     const logger = createLogger('t', (l) => lines.push(l));
     const db = openDatabase(join(dir.path, 'v.db'));
     const n = MIGRATIONS.length + 1;
-    const more: Migration[] = [...MIGRATIONS, { version: n, name: 'add extra', up: (d) => d.exec('CREATE TABLE extra (x)') }];
+    const more: Migration[] = [...MIGRATIONS, { version: n, name: 'add extra', up: (d) => d.exec('CREATE TABLE extra (x)'), readableFrom: 6 }];
     assert.equal(migrate(db, logger, more), { from: 0, to: n });
     assert.equal(migrate(db, logger, more), { from: n, to: n });
     assert.is(lines.filter((l) => l.includes('migration applied')).length, n);
@@ -189,7 +191,7 @@ test('a migration list with a gap in its versions is a programming error', () =>
   const dir = tempDir();
   try {
     const db = openDatabase(join(dir.path, 'v.db'));
-    const gap: Migration[] = [MIGRATIONS[0]!, { version: 3, name: 'gap', up: '' }];
+    const gap: Migration[] = [MIGRATIONS[0]!, { version: 3, name: 'gap', up: '', readableFrom: 3 }];
     assert.throws(() => migrate(db, silentLogger, gap), /migration #1 has version 3, expected 2/);
     db.close();
   } finally {

@@ -1,75 +1,109 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { silentLogger } from '../../src/core/logger.js';
-import { SystemdNotifier } from '../../src/system/sd-notify.js';
+import { createSocket, type UnixDgramSocket } from 'unix-dgram';
+import { createLogger, silentLogger } from '../../src/core/logger.js';
+import { notifyMessage, SystemdNotifier } from '../../src/system/sd-notify.js';
 import { sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-test('without NOTIFY_SOCKET nothing is sent', async () => {
-  const calls: string[][] = [];
-  const notifier = new SystemdNotifier({ env: {}, healthy: () => true, logger: silentLogger, run: async (a) => void calls.push(a) });
+/** A notify socket like systemd's: an AF_UNIX datagram socket bound to a path; every datagram kept. */
+function notifySocket(): { path: string; received: string[]; close: () => void } {
+  const dir = tempDir();
+  const path = join(dir.path, 'notify.sock');
+  const received: string[] = [];
+  const socket: UnixDgramSocket = createSocket('unix_dgram', (msg) => received.push(msg.toString()));
+  socket.bind(path);
+  return {
+    path,
+    received,
+    close: () => {
+      socket.close();
+      dir.remove();
+    },
+  };
+}
+
+test('a message is KEY=value lines; a status line cannot break out of its line', () => {
+  assert.is(notifyMessage([['READY', '1'], ['STATUS', 'store\nWATCHDOG=1']]).toString(), 'READY=1\nSTATUS=store WATCHDOG=1\n');
+});
+
+test('without NOTIFY_SOCKET nothing is sent and nothing is opened', async () => {
+  const notifier = new SystemdNotifier({ env: {}, healthy: () => true, logger: silentLogger });
   await notifier.start();
   await notifier.stop();
-  assert.equal(calls, []);
 });
 
 test('READY once, WATCHDOG at half of WATCHDOG_USEC only while healthy, STOPPING on stop', async () => {
-  const calls: string[][] = [];
+  const sock = notifySocket();
   let healthy = true;
-  const env = { NOTIFY_SOCKET: '/run/fake', WATCHDOG_USEC: '200000' };
-  const notifier = new SystemdNotifier({ env, healthy: () => healthy, logger: silentLogger, run: async (a) => void calls.push(a) });
-  assert.is(notifier.watchdogIntervalMs(), 100);
-  await notifier.start();
-  await sleep(350);
-  const fed = calls.filter((c) => c.includes('WATCHDOG=1')).length;
-  assert.ok(fed >= 2 && fed <= 4, `fed ${fed} times`);
-  healthy = false;
-  await sleep(250);
-  assert.is(calls.filter((c) => c.includes('WATCHDOG=1')).length, fed, 'not fed while unhealthy');
-  await notifier.stop();
-  assert.equal(calls[0], ['--no-block', '--ready', '--status=serving']);
-  assert.equal(calls.at(-1), ['--no-block', 'STOPPING=1']);
+  const env = { NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '200000' };
+  const notifier = new SystemdNotifier({ env, healthy: () => healthy, logger: silentLogger });
+  try {
+    assert.is(notifier.watchdogIntervalMs(), 100);
+    await notifier.start();
+    await sleep(350);
+    const fed = sock.received.filter((m) => m === 'WATCHDOG=1\n').length;
+    assert.ok(fed >= 2 && fed <= 4, `fed ${fed} times`);
+    healthy = false;
+    await sleep(250);
+    assert.is(sock.received.filter((m) => m === 'WATCHDOG=1\n').length, fed, 'not fed while unhealthy');
+    await notifier.stop();
+    await waitFor(() => sock.received.at(-1) === 'STOPPING=1\n', 2000);
+    assert.is(sock.received[0], 'READY=1\nSTATUS=serving\n');
+  } finally {
+    sock.close();
+  }
 });
 
 test('a changed status line goes out once, with the next notification; unhealthy sends the status alone', async () => {
-  const calls: string[][] = [];
+  const sock = notifySocket();
   let healthy = true;
   let status = 'serving';
-  const env = { NOTIFY_SOCKET: '/run/fake', WATCHDOG_USEC: '200000' };
-  const notifier = new SystemdNotifier({ env, healthy: () => healthy, status: () => status, logger: silentLogger, run: async (a) => void calls.push(a) });
-  await notifier.start();
-  await sleep(120);
-  healthy = false;
-  status = 'self-check failing: store is not writable';
-  await sleep(250);
-  await notifier.stop();
-  const sent = calls.map((c) => c.slice(1).join(' '));
-  assert.is(sent[0], '--ready --status=serving');
-  assert.ok(sent.includes('--status=self-check failing: store is not writable'), sent.join(' | '));
-  assert.is(sent.filter((s) => s.includes('--status=self-check')).length, 1, 'sent once');
-  assert.not.ok(sent.slice(sent.indexOf('--status=self-check failing: store is not writable')).some((s) => s.includes('WATCHDOG=1')));
+  const env = { NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '200000' };
+  const notifier = new SystemdNotifier({ env, healthy: () => healthy, status: () => status, logger: silentLogger });
+  try {
+    await notifier.start();
+    await sleep(120);
+    healthy = false;
+    status = 'self-check failing: store is not writable';
+    await sleep(250);
+    await notifier.stop();
+    await waitFor(() => sock.received.at(-1) === 'STOPPING=1\n', 2000);
+    const sent = sock.received;
+    const failing = sent.indexOf('STATUS=self-check failing: store is not writable\n');
+    assert.ok(failing > 0, sent.join(' | '));
+    assert.is(sent.filter((m) => m.includes('STATUS=self-check')).length, 1, 'sent once');
+    assert.not.ok(sent.slice(failing).some((m) => m.includes('WATCHDOG=1')));
+  } finally {
+    sock.close();
+  }
 });
 
-test('the real systemd-notify delivers READY=1 to a notify socket', async () => {
-  const dir = tempDir();
-  const socket = join(dir.path, 'notify.sock');
-  const receiver = spawn('socat', ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let received = '';
-  receiver.stdout.on('data', (c: Buffer) => (received += c.toString()));
+// systemd matches a notification to its unit by the sender's PID; a child that has exited by then is
+// matched to nothing (systemd-notify(1)). The datagrams must leave from this process: with no PATH at
+// all, a notifier that spawned `systemd-notify` would send nothing.
+test('the datagrams leave from the gateway process itself, not from a spawned systemd-notify', async () => {
+  const sock = notifySocket();
+  const env = { NOTIFY_SOCKET: sock.path, WATCHDOG_USEC: '200000', PATH: '' };
+  const notifier = new SystemdNotifier({ env, healthy: () => true, logger: silentLogger });
   try {
-    await waitFor(() => existsSync(socket), 5000);
-    const notifier = new SystemdNotifier({ env: { ...process.env, NOTIFY_SOCKET: socket }, healthy: () => true, logger: silentLogger });
     await notifier.start();
-    await waitFor(() => received.includes('READY=1'), 5000);
-    assert.match(received, /STATUS=serving/);
+    await waitFor(() => sock.received.includes('WATCHDOG=1\n'), 2000);
+    assert.is(sock.received[0], 'READY=1\nSTATUS=serving\n');
     await notifier.stop();
   } finally {
-    receiver.kill();
-    dir.remove();
+    sock.close();
   }
+});
+
+test('an abstract NOTIFY_SOCKET is refused with a log line, not thrown', async () => {
+  const lines: string[] = [];
+  const logger = createLogger('sd-notify', (line) => void lines.push(line), 'error');
+  const notifier = new SystemdNotifier({ env: { NOTIFY_SOCKET: '@vigil-test' }, healthy: () => true, logger });
+  await notifier.start();
+  await notifier.stop();
+  assert.ok(lines.some((l) => l.includes('NOTIFY_SOCKET is not a file path')), lines.join('|'));
 });
 
 test.run();

@@ -1,6 +1,6 @@
 /**
  * The watchdog's internal checks (src/system/self-check.ts) over a real store and journal writer
- * thread, and the gating end to end: the real systemd-notify delivers WATCHDOG=1 to a fake notify
+ * thread, and the gating end to end: the notifier delivers WATCHDOG=1 to a fake notify
  * socket (socat UNIX-RECV) only while the checks pass.
  */
 import { spawn } from 'node:child_process';
@@ -149,7 +149,7 @@ test('a passing result that is not renewed goes stale: a stopped check timer can
   }
 });
 
-test('gating end to end: systemd-notify sends WATCHDOG=1 while the checks pass, none while the store refuses writes', async () => {
+test('gating end to end: the notifier sends WATCHDOG=1 while the checks pass, none while the store refuses writes', async () => {
   const r = await rig({ intervalMs: 50 });
   const dir = tempDir('vigil-notify-');
   const socket = join(dir.path, 'notify.sock');
@@ -168,7 +168,7 @@ test('gating end to end: systemd-notify sends WATCHDOG=1 while the checks pass, 
     await notifier.start();
     await waitFor(() => watchdogs() >= 2, 5000);
     await r.store.stop();
-    await sleep(200); // a check and any systemd-notify already spawned finish
+    await sleep(200); // a check already running finishes
     const fed = watchdogs();
     await sleep(700); // four feeding periods
     assert.is(watchdogs(), fed, 'not fed while the store refuses writes');

@@ -52,4 +52,35 @@ test('gateway_started, login_failed, settings_changed and gateway_stopping are j
   }
 });
 
+test('the next start tells how the previous run ended: in gateway_started and as the last-run component', async () => {
+  const dir = tempDir();
+  try {
+    const options = { dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger };
+    const first = new Gateway(options);
+    await first.start();
+    assert.is(first.health.get('last-run')?.detail, 'first start of this data dir');
+    await first.stop();
+    const second = new Gateway(options);
+    await second.start();
+    try {
+      assert.match(second.health.get('last-run')?.detail ?? '', /^clean stop: stopped cleanly \(/);
+    } finally {
+      await second.stop();
+    }
+    const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
+    await store.start();
+    try {
+      const started = store.events.query({ receiverIds: null, limit: 100 }).items.filter((e) => e.code === '305').map((e) => e.text);
+      assert.is(started.length, 2);
+      assert.ok(started.includes(`Gateway started (version ${readVersion()})`), started.join(' | '));
+      const told = started.find((t) => t !== `Gateway started (version ${readVersion()})`) ?? '';
+      assert.ok(told.startsWith(`Gateway started (version ${readVersion()}; previous run: clean stop: stopped cleanly (`), told);
+    } finally {
+      await store.stop();
+    }
+  } finally {
+    dir.remove();
+  }
+});
+
 test.run();

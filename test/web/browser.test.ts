@@ -157,6 +157,9 @@ test('a user who sees only receiver 1 sees nothing of receiver 2 on any view', a
   const south = device(rig.rx2, 'B0B000005678', '7722', 1);
   const north = device(rig.rx1, 'A0A000001234', '3311', 0);
   await until(() => south.stats.eventsAcked >= 1 && north.stats.welcomes >= 1 && south.stats.welcomes >= 1, 10_000, 'both devices connected');
+  // A receiver-scoped component that names a device of receiver 2 (the kind the link registry reports):
+  // its name carries the receiver after `rx:tcp:2:`, and the status must leave it out (#28.12).
+  rig.gateway.health.report('rx:tcp:2:links', 'receiver', 'degraded', 'UID B0B000005678 account 7722: identity not proven');
   const context = await rig.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
   const tech = await context.newPage();
   await logIn(tech, rig.base, TECH.login, TECH.password);
@@ -190,6 +193,7 @@ test('a user who sees only receiver 1 sees nothing of receiver 2 on any view', a
   assert.ok(rows.some((r) => r.includes('3344')));
   assert.not.ok(rows.some((r) => r.includes('7733')));
   await context.close();
+  rig.gateway.health.remove('rx:tcp:2:links');
 });
 
 test('posts without the session cookie are 401; without or with a wrong CSRF token, or from another origin, 403', async () => {

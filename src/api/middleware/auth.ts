@@ -13,6 +13,7 @@ import type { MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
 import type { Logger } from '../../core/logger.js';
 import { INSTALLER_SUBJECT, parseSubject, type TokenService } from '../../auth/tokens.js';
+import { hasScope } from '../../services/principal.js';
 import type { ApiEnv, ApiSettingsPort, ApiStorePort, Principal } from '../deps.js';
 import { FORBIDDEN, NOT_LOGGED_IN, errorResponse } from '../responses.js';
 
@@ -45,7 +46,7 @@ export function readGrants(store: ApiStorePort, userId: number, logger: Logger):
  * middleware below and the technician's page (src/web), so both apply exactly the same rules.
  */
 export function principalResolver(options: AuthOptions): (token: string | null) => Promise<Principal | null> {
-  if (!options || !options.tokens || !options.settings || !options.store || !options.logger) {
+  if (!options?.tokens || !options.settings || !options.store || !options.logger) {
     throw new Error('principalResolver() requires tokens, settings, store and logger');
   }
   const { tokens, settings, store, logger } = options;
@@ -61,6 +62,8 @@ export function principalResolver(options: AuthOptions): (token: string | null) 
     }
     const subject = parseSubject(claims.sub);
     if (!subject) return null;
+    // Ended by logout before its expiry (docs/security.md "Logout").
+    if (claims.jti !== null && store.revokedTokens.has(claims.jti)) return null;
     if (subject.kind === 'installer') {
       // Made by `vigil token` from the secret itself: exactly the scopes it was issued with.
       return { subject: INSTALLER_SUBJECT, userId: null, scopes: new Set(claims.scopes), visibleReceivers: null };
@@ -100,7 +103,7 @@ export function requireScope(scope: string): MiddlewareHandler<ApiEnv> {
   if (typeof scope !== 'string' || scope === '') throw new Error('requireScope() requires a scope name');
   return async function requireScope(c, next) {
     const principal = c.get('principal');
-    if (!principal || !principal.scopes.has(scope)) return errorResponse(c, 403, FORBIDDEN);
+    if (!principal || !hasScope(principal, scope)) return errorResponse(c, 403, FORBIDDEN);
     await next();
     return undefined;
   };

@@ -1,13 +1,13 @@
 /**
  * POST /api/device-enrolment (scope `device_control`; management API: "not shown", decision in
  * docs/api.md): forgets a device's link key and opens enrolment for its UID, so a replacement
- * device can enrol (docs/device-link.md §4.4). The rules live in DeviceEnrolmentService; this file
+ * device can enrol (docs/device-link.md §4.4). The rules live in resetDeviceKey; this file
  * only translates HTTP, in the style of POST /api/control-device: 400 `Invalid request` for a body
  * that is not one of the two shapes, 200 JSON otherwise, with `error` when nothing was reset.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
-import type { DeviceEnrolmentService, EnrolmentRequest } from '../../devices/enrolment-service.js';
+import { resetDeviceKey, type DeviceEnrolmentDeps, type EnrolmentRequest } from '../../services/device-enrolment-service.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
 import { INVALID_REQUEST, SERVER_FAILURE, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
@@ -23,20 +23,23 @@ export function parseEnrolmentRequest(body: unknown): EnrolmentRequest | null {
   return null;
 }
 
-export function registerDeviceEnrolment(app: Hono<ApiEnv>, deps: ApiDeps & { deviceEnrolment: DeviceEnrolmentService }, auth: MiddlewareHandler<ApiEnv>): void {
+export function registerDeviceEnrolment(app: Hono<ApiEnv>, deps: ApiDeps & { deviceEnrolment: DeviceEnrolmentDeps }, auth: MiddlewareHandler<ApiEnv>): void {
   const logger = deps.logger.child('device-enrolment');
   async function reset(c: Context<ApiEnv>): Promise<Response> {
     const body = await readJson(c);
     const request = parseEnrolmentRequest(body.ok ? body.value : undefined);
     if (!request) return c.text(INVALID_REQUEST, 400);
     try {
-      const outcome = deps.deviceEnrolment.resetDeviceKey(c.get('principal'), request);
-      if (!outcome.ok) {
-        if (outcome.error === 'FORBIDDEN') return c.text('FORBIDDEN', 403);
-        // As the device commands: an ambiguous partial UID reveals nothing of the devices it hit.
-        return c.json({ error: 'NO_OBJECT' });
+      const result = resetDeviceKey(deps.deviceEnrolment, c.get('principal'), request);
+      switch (result.kind) {
+        case 'forbidden':
+          return c.text('FORBIDDEN', 403);
+        case 'no-object':
+          // As the device commands: an ambiguous partial UID reveals nothing of the devices it hit.
+          return c.json({ error: 'NO_OBJECT' });
+        case 'done':
+          return c.json({ uid: result.uid, enrolment_open_until: new Date(result.enrolUntil).toISOString() });
       }
-      return c.json({ uid: outcome.uid, enrolment_open_until: new Date(outcome.enrolUntil).toISOString() });
     } catch (err) {
       logger.error('device key reset failed', { error: describeError(err) });
       return c.text(SERVER_FAILURE, 500);

@@ -1,14 +1,15 @@
 /**
  * POST /api/control-device and POST /api/config-device (scope `device_control`; `omit_mpass`
- * is passed on as omitMasterPassword). The DeviceCommandPort does the work; this file only maps
- * its outcomes to the contract's two different reply shapes (management API §Errors).
+ * is passed on as omitMasterPassword). runDeviceCommand (src/services/devices-service.ts), which
+ * the page's /device calls too, applies the rules; this file only maps its outcomes to the
+ * contract's two different reply shapes (management API §Errors).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import type { CommandKind, DeviceCommandOutcome, DeviceCommandRequest, DeviceIdentity } from '../../core/device-commands.js';
-import { describeError } from '../../core/errors.js';
-import type { ApiDeps, ApiEnv, Principal } from '../deps.js';
-import { packetsToHex, parseDeviceRequest, replyHead, type ParsedDeviceRequest } from '../device-request.js';
-import { INVALID_REQUEST, SERVER_FAILURE, readJson } from '../responses.js';
+import type { CommandKind, DeviceCommandOutcome, DeviceIdentity } from '../../core/device-commands.js';
+import { runDeviceCommand } from '../../services/devices-service.js';
+import type { ApiDeps, ApiEnv } from '../deps.js';
+import { packetsToHex, replyHead, type ParsedDeviceRequest } from '../device-request.js';
+import { FORBIDDEN, INVALID_REQUEST, SERVER_FAILURE, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
 
 const DEFAULT_NO_RESPONSE_MESSAGE = 'The device did not reply within 10 seconds';
@@ -67,62 +68,34 @@ export function configReply(request: ParsedDeviceRequest, outcome: DeviceCommand
   }
 }
 
-/** The port's request for a parsed body and caller (API and page alike): scopes and visible receivers apply. */
-export function commandRequest(
-  kind: CommandKind,
-  request: ParsedDeviceRequest,
-  principal: Principal,
-  onPacket?: (packet: Buffer, number: number) => void,
-): DeviceCommandRequest {
-  return {
-    kind,
-    partialUid: request.partialUid.toUpperCase(),
-    ...(request.requestId !== undefined ? { requestId: request.requestId } : {}),
-    data: request.data,
-    ...(request.cloudAccessCode !== undefined ? { cloudAccessCode: request.cloudAccessCode } : {}),
-    responseRequired: request.responseRequired,
-    omitMasterPassword: principal.scopes.has('omit_mpass'),
-    visibleReceivers: principal.visibleReceivers,
-    ...(onPacket ? { onPacket } : {}),
-  };
-}
-
 export function registerDevices(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
-  const logger = deps.logger.child('devices');
+  const service = { devices: deps.devices, logger: deps.logger.child('devices') };
 
   function handler(kind: CommandKind) {
     return async function deviceCommand(c: Context<ApiEnv>): Promise<Response> {
       const body = await readJson(c);
-      const verdict = parseDeviceRequest(body.ok ? body.value : undefined);
+      let result;
+      try {
+        result = await runDeviceCommand(service, c.get('principal'), kind, body.ok ? body.value : undefined);
+      } catch {
+        return c.text(SERVER_FAILURE, 500);
+      }
       // control-device answers field problems as 200 JSON codes; config-device as 400 plain text.
-      switch (verdict.kind) {
+      switch (result.kind) {
+        case 'forbidden':
+          return c.text(FORBIDDEN, 403);
         case 'invalid':
           return c.text(INVALID_REQUEST, 400);
         case 'uid-missing':
           return kind === 'control'
-            ? c.json({ ...replyHead(verdict.fields), error: 'FIELD_UID_IS_MISSING' })
+            ? c.json({ ...replyHead(result.fields), error: 'FIELD_UID_IS_MISSING' })
             : c.text('FIELD_UID_IS_MISSING', 400);
         case 'data-invalid':
           return kind === 'control'
-            ? c.json({ ...replyHead(verdict.fields), error: 'INVALID_DATA' })
+            ? c.json({ ...replyHead(result.fields), error: 'INVALID_DATA' })
             : c.text('INVALID_DATA', 400);
-        case 'ok':
-          break;
-      }
-      const request = verdict.request;
-      const principal = c.get('principal');
-      try {
-        const outcome = await deps.devices.execute(commandRequest(kind, request, principal));
-        logger.info('device command', {
-          kind,
-          by: principal.subject,
-          partial_uid: request.partialUid,
-          result: outcome.ok ? 'ok' : outcome.error,
-        });
-        return c.json(kind === 'control' ? controlReply(request, outcome) : configReply(request, outcome));
-      } catch (err) {
-        logger.error('device command failed', { kind, partial_uid: request.partialUid, error: describeError(err) });
-        return c.text(SERVER_FAILURE, 500);
+        case 'done':
+          return c.json(kind === 'control' ? controlReply(result.request, result.outcome) : configReply(result.request, result.outcome));
       }
     };
   }

@@ -7,7 +7,7 @@
  */
 import type { Context, Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../deps.js';
-import { checkLogin } from '../login-check.js';
+import { checkLogin } from '../../services/login-service.js';
 import { INVALID_REQUEST, NOT_LOGGED_IN, SERVER_FAILURE, isPlainObject, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
 

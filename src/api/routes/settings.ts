@@ -3,35 +3,37 @@
  * Validation failure status is "not shown" in the contract: Vigil answers 400 with the
  * validation lines (field path first) joined by `\n`, as text/plain. Server-side failures,
  * including a failed save, are 500 `E_3` (§Errors, PUT /api/settings).
- * The contract grants every section, `users` included, to the `settings` scope alone: `settings`
- * is therefore the administrator scope (docs/security.md).
+ * The rules live in src/services/settings-access.ts, which the page's settings forms call too.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { describeError } from '../../core/errors.js';
+import { readSettings, saveSettings } from '../../services/settings-access.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
-import { SERVER_FAILURE, isPlainObject, readJson } from '../responses.js';
+import { FORBIDDEN, SERVER_FAILURE, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
 
-export const NOT_AN_OBJECT = 'body: must be a JSON object';
+export { NOT_AN_OBJECT } from '../../services/settings-access.js';
 
 export function registerSettings(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
-  const logger = deps.logger.child('settings');
+  const service = { settings: deps.settings, logger: deps.logger.child('settings') };
 
   function read(c: Context<ApiEnv>): Response {
-    return c.json(deps.settings.publicView());
+    const outcome = readSettings(service, c.get('principal'));
+    return outcome.kind === 'ok' ? c.json(outcome.view) : c.text(FORBIDDEN, 403);
   }
 
   async function update(c: Context<ApiEnv>): Promise<Response> {
     const body = await readJson(c);
-    if (!body.ok || !isPlainObject(body.value)) return c.text(NOT_AN_OBJECT, 400);
-    const principal = c.get('principal');
     try {
-      const result = await deps.settings.update(body.value);
-      if (!result.ok) return c.text(result.errors.join('\n'), 400);
-      logger.info('settings updated', { by: principal.subject, sections: Object.keys(body.value).join(',') });
-      return c.json({ success: true });
-    } catch (err) {
-      logger.error('settings update failed', { by: principal.subject, error: describeError(err) });
+      const outcome = await saveSettings(service, c.get('principal'), body.ok ? body.value : undefined);
+      switch (outcome.kind) {
+        case 'forbidden':
+          return c.text(FORBIDDEN, 403);
+        case 'invalid':
+          return c.text(outcome.errors.join('\n'), 400);
+        case 'ok':
+          return c.json({ success: true });
+      }
+    } catch {
       return c.text(SERVER_FAILURE, 500);
     }
   }

@@ -3,9 +3,10 @@
  * session drives both (docs/serial.md §MLR2 input):
  *   - Contact ID and SIA messages: their event, ACK (0x06) written after the commit;
  *   - a heartbeat: a link test (nothing journaled), ACKed too ("the computer ACKs it");
- *   - printable text in no known layout: journaled as received (class `other`, protocol `MLR2`), ACKed: an event the
- *     receiver could only send this way is kept, never dropped;
- *   - anything else: NAK (0x15), and the receiver sends it again.
+ *   - printable text of a type Vigil does not know: journaled as received (class `other`, protocol `MLR2`), ACKed: an
+ *     event the receiver could only send this way is kept, never dropped;
+ *   - a line of a known type in a wrong layout (a Contact ID line cut short), or with bytes outside printable ASCII:
+ *     NAK (0x15), nothing journaled, and the receiver sends it again (MLR2 manual §Acknowledgment of the Signal).
  * MLR2 lines carry no timestamp and no sequence number.
  */
 import { classifyCid, classifySia } from '../dc09/classify.js';

@@ -53,6 +53,7 @@ export class ModemMetrics {
       csq: this.csq, rssi_dbm: this.rssiDbm, registered: this.registered,
       manufacturer: this.identity.manufacturer, model: this.identity.model, imei: this.identity.imei,
       sms_received: sms.received ?? 0, sms_journaled: sms.journaled ?? 0, sms_deleted: sms.deleted ?? 0, sms_corrupt: sms.corrupt ?? 0,
+      sms_refused_plain: sms.refused ?? 0,
       concat_parts_waiting: s.inbox.pendingParts, calls: this.calls, call_link_tests: this.callLinkTests, known_numbers: s.callers.size,
       at_commands: at.commands ?? 0, at_timeouts: at.timeouts ?? 0, at_round_trip_ms: s.driver.lastRoundTripMs === null ? null : Math.round(s.driver.lastRoundTripMs * 10) / 10,
       urcs: this.urcs, overlong_lines: s.driver.overlongLines, resets: this.resets, reopens_requested: this.reopens,

@@ -2,8 +2,9 @@
  * One GSM modem receiver (settings `modem_receivers[]`, docs/modem.md): a serial line from the
  * port layer, the AT driver on it, the start-up sequence at every open, signal and registration
  * polled, SMS read into the journal (SmsInbox), incoming calls rejected and counted as link tests
- * of the objects their number is known for (KnownCallers). A modem that stops answering is reset
- * with ATZ, then its port is reopened; health shows each step.
+ * of the objects their number is known for (KnownCallers: configured, or learned from encrypted
+ * SMS). A modem that stops answering is reset with ATZ, then its port is reopened; health shows
+ * each step.
  */
 import { describeError, isVigilError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
@@ -16,7 +17,7 @@ import { receiverPasswordKey } from '../../protocols/dc09/crypto.js';
 import { parseClip, parseCmti, parseCreg, parseCsq } from '../../protocols/at/results.js';
 import type { ModemReceiverSettings } from '../../settings/schema-receivers.js';
 import { AtDriver } from './at-driver.js';
-import { KnownCallers, type CallerObject } from './known-callers.js';
+import { KnownCallers, type LearnedCallers } from './known-callers.js';
 import { ModemMetrics } from './modem-metrics.js';
 import { runStartup } from './modem-startup.js';
 import type { PinLedger } from './pin-ledger.js';
@@ -31,13 +32,19 @@ export interface ModemReceiverDeps {
   readonly health: HealthRegistry;
   readonly logger: Logger;
   readonly pins: PinLedger;
-  /** Objects as stored, read at start to know the callers learned before (KnownCallers). */
-  readonly objects: () => Iterable<CallerObject>;
+  /** Where the numbers learned from encrypted SMS are kept across restarts (KnownCallers). */
+  readonly learnedCallers: LearnedCallerStore;
   readonly now?: () => number;
   /** AT command timeout, ms (tests shorten it). */
   readonly commandTimeoutMs?: number;
   /** How often the figures are copied to the health entry, ms. */
   readonly metricsIntervalMs?: number;
+}
+
+/** The store's record of the callers one modem receiver learned (src/receivers/modem/learned-caller-store.ts). */
+export interface LearnedCallerStore {
+  load(): unknown;
+  save(learned: LearnedCallers): void;
 }
 
 /** A call rings every few seconds with RING + CLIP: one call is one link test. */
@@ -70,7 +77,7 @@ export class ModemReceiver implements Service {
     this.ref = { id: settings.id, kind: 'modem' };
     this.now = deps.now ?? Date.now;
     this.metrics = new ModemMetrics(settings.min_csq);
-    this.callers = new KnownCallers(settings.id);
+    this.callers = new KnownCallers();
     this.driver = new AtDriver({
       write: (text) => void deps.line.write(Buffer.from(text, 'latin1')),
       onUrc: (lines) => this.urc(lines),
@@ -83,18 +90,17 @@ export class ModemReceiver implements Service {
       key: settings.encryption_password ? receiverPasswordKey(settings.encryption_password) : null,
       now: this.now,
       logger: deps.logger,
-      onCommitted: (sender, accounts) => {
-        for (const account of accounts) this.callers.learn(sender, account);
-      },
+      onAuthenticated: (sender, account, at) => this.learnCaller(sender, account, at),
     });
   }
 
   async start(): Promise<void> {
     this.report('starting', `opening ${this.settings.port_id}`);
+    this.callers.configure(this.settings.known_callers);
     try {
-      this.callers.load(this.deps.objects());
+      this.callers.restore(this.deps.learnedCallers.load());
     } catch (err) {
-      this.deps.logger.warn('cannot read the known callers', { error: describeError(err) });
+      this.deps.logger.warn('cannot read the learned callers', { error: describeError(err) });
     }
     const line = this.deps.line;
     this.unsubscribe.push(
@@ -221,6 +227,17 @@ export class ModemReceiver implements Service {
         this.metrics.registration(reg.registered);
         this.publishState();
       }
+    }
+  }
+
+  /** An encrypted SMS for `account` from `sender` committed: its number is known for the account from now on. */
+  private learnCaller(sender: string, account: string, at: number): void {
+    if (!this.callers.learn(sender, account, at)) return;
+    try {
+      this.deps.learnedCallers.save(this.callers.learned());
+    } catch (err) {
+      // Known until the receiver restarts; the next encrypted SMS saves it again.
+      this.deps.logger.warn('cannot store the learned callers', { error: describeError(err) });
     }
   }
 

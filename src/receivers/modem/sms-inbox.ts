@@ -28,8 +28,11 @@ export interface SmsInboxDeps {
   readonly key: Buffer | null;
   readonly now: () => number;
   readonly logger: Logger;
-  /** After a commit: the sender and the accounts its message carried (for test calls). */
-  onCommitted(sender: string, accounts: readonly string[]): void;
+  /**
+   * After the commit of an encrypted frame opened with the receiver's key and attributed to an object: its sender,
+   * account and own timestamp (the only SMS a sender number is learned from, docs/modem.md §Test calls).
+   */
+  onAuthenticated(sender: string, account: string, at: number): void;
 }
 
 interface Part {
@@ -39,7 +42,8 @@ interface Part {
 }
 
 export class SmsInbox {
-  readonly stats = { received: 0, journaled: 0, deleted: 0, corrupt: 0, failedCommits: 0 };
+  /** `refused`: plain messages for an account on a receiver with a key (journaled as SMS-CORRUPT, no account). */
+  readonly stats = { received: 0, journaled: 0, deleted: 0, corrupt: 0, refused: 0, failedCommits: 0 };
   private readonly deps: SmsInboxDeps;
   private readonly parts = new SmsReassembler<Part>();
   /** Indexes being read, journaled or deleted now. */
@@ -166,6 +170,9 @@ export class SmsInbox {
       e.text = text;
     } else if (meaning.kind === 'corrupt') {
       this.stats.corrupt++;
+    } else if (meaning.kind === 'refused') {
+      this.stats.refused++;
+      this.deps.logger.warn('plain SMS refused: the receiver has a key', { sender });
     }
     const item: FrameItem = {
       kind: 'frame', receiver: this.deps.receiver, transport: 'sms', remoteAddress: sender, receivedAt: now, session: null,
@@ -173,7 +180,7 @@ export class SmsInbox {
       account: corrupt ? null : meaning.account, device: null,
     };
     this.deps.ingest.submit([item]).then(
-      (results) => this.committed(item, results, indexes),
+      (results) => this.committed(item, meaning, results, indexes),
       (err: unknown) => {
         this.stats.failedCommits++;
         this.deps.logger.error('SMS not journaled: it stays on the SIM and is read again', { sender, error: describeError(err) });
@@ -183,14 +190,12 @@ export class SmsInbox {
     );
   }
 
-  private async committed(item: FrameItem, results: IngestResult[], indexes: readonly number[]): Promise<void> {
+  private async committed(item: FrameItem, meaning: SmsInterpretation, results: IngestResult[], indexes: readonly number[]): Promise<void> {
     this.stats.journaled++;
-    const accounts = new Set<string>();
-    if (results[0]?.objectId !== null && results[0] !== undefined) {
-      for (const e of item.events) if (e.account !== '') accounts.add(e.account);
-      if (item.account) accounts.add(item.account);
+    const attributed = results[0] !== undefined && results[0].objectId !== null;
+    if (attributed && meaning.authenticatedAt !== null && meaning.account && item.remoteAddress !== '') {
+      this.deps.onAuthenticated(item.remoteAddress, meaning.account, meaning.authenticatedAt);
     }
-    if (item.remoteAddress !== '') this.deps.onCommitted(item.remoteAddress, [...accounts]);
     for (const index of indexes) {
       try {
         const answer = await this.deps.send(`AT+CMGD=${index}`);

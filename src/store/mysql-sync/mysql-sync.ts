@@ -207,9 +207,12 @@ export class MysqlSync implements Service {
     const backoff = needsOperator
       ? this.options.maxBackoffMs
       : Math.min(this.options.maxBackoffMs, this.options.minBackoffMs * 2 ** Math.min(this.failures - 1, 30));
-    const reason = isVigilError(err) ? err.message : describeRemoteError(err, this.deps.target.sqlpass);
-    this.deps.logger.warn('MySQL sync failed; SQLite keeps everything, retrying', { error: reason, retry_ms: backoff, failures: this.failures });
-    this.report('degraded', `${reason}; retrying in ${Math.ceil(backoff / 1000)} s`);
+    const password = this.deps.target.sqlpass;
+    // A failed login shows only what a MySQL server said (remote-db.ts loginFailure); the log gets the driver's cause.
+    const shown = isVigilError(err) ? err.message : describeRemoteError(err, password);
+    const logged = isVigilError(err) && err.cause !== undefined ? describeRemoteError(err.cause, password) : shown;
+    this.deps.logger.warn('MySQL sync failed; SQLite keeps everything, retrying', { error: logged, retry_ms: backoff, failures: this.failures });
+    this.report('degraded', `${shown}; retrying in ${Math.ceil(backoff / 1000)} s`);
     return backoff;
   }
 

@@ -46,6 +46,11 @@
     source.addEventListener('error', function () {
       if (badge) { badge.textContent = 'reconnecting'; badge.className = 'pill state-degraded live-state'; }
     });
+    // The server ends the tail when the session lost its right to it (logout, password, scope, receivers).
+    source.addEventListener('ended', function () {
+      source.close();
+      if (badge) { badge.textContent = 'ended: reload the page'; badge.className = 'pill state-failed live-state'; }
+    });
     source.addEventListener('event', function (message) {
       var e = JSON.parse(message.data);
       if (body.querySelector('tr[data-id="' + e.id + '"]')) return;

@@ -1,8 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
- * GET /events (scope `events`): the journal with the API's filters and cursors, and
- * GET /events/live: the live tail as Server-Sent Events. The tail re-reads the journal through the
- * same store query as GET /api/events (visible receivers and filters in SQL) whenever the ingest
+ * GET /events (scope `events`): the journal through queryEvents (src/services/events-service.ts),
+ * the function GET /api/events calls, and GET /events/live: the live tail as Server-Sent Events.
+ * The tail re-reads the journal through the same store query as GET /api/events (visible receivers and filters in SQL) whenever the ingest
  * announces stored events, so it shows exactly what the API would list for this user.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
@@ -11,8 +11,13 @@ import { EVENT_PARAMS, eventFilter, eventItem } from '../../api/routes/events.js
 import { cursorParam, toCursor } from '../../api/query-params.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
-import { errorsByParam, pageQuery, queryString } from '../query.js';
+import { errorsByParam, pageParams, pageQuery, queryString } from '../query.js';
+import { queryEvents } from '../../services/events-service.js';
+import { DATABASE_NOT_READY } from '../../api/routes/objects.js';
 import { EventsView, type EventRowView } from '../views/events-view.js';
+import { readSession } from '../session.js';
+import { liveAuthorityDeps } from '../live-authority-deps.js';
+import { LiveAuthority } from '../live-authority.js';
 
 export const PAGE_SIZE = 50;
 const LIVE_BATCH = 200;
@@ -26,6 +31,8 @@ const LIVE_PARAMS = { ...EVENT_PARAMS, after: cursorParam };
 
 export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const logger = deps.logger.child('web:events');
+  const service = { store: deps.store, logger };
+  const authorityDeps = liveAuthorityDeps(deps, logger);
 
   function parse(c: Context<WebEnv>) {
     const { result, raw } = pageQuery(c.req.url, LIVE_PARAMS);
@@ -36,17 +43,17 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   }
 
   web.get('/events', session, (c) => {
-    const principal = c.get('principal');
-    if (!principal.scopes.has('events')) return forbidden(c, deps, '/events');
-    const parsed = parse(c);
-    const filters = Object.fromEntries(FILTER_KEYS.filter((k) => parsed.raw[k] !== undefined).map((k) => [k, parsed.raw[k]!]));
-    if (!parsed.ok) {
-      return view(c, deps, 'Events', '/events', <EventsView filters={filters} errors={parsed.errors} rows={[]} olderHref={null} newestHref={null} liveHref={null} />, 400);
+    const { params, raw } = pageParams(c.req.url);
+    const outcome = queryEvents(service, c.get('principal'), params, { defaultLimit: PAGE_SIZE, extraParams: { after: cursorParam } });
+    if (outcome.kind === 'forbidden') return forbidden(c, deps, '/events');
+    const filters = Object.fromEntries(FILTER_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]!]));
+    if (outcome.kind !== 'ok') {
+      const errors = outcome.kind === 'invalid' ? errorsByParam(outcome.errors) : { '': [DATABASE_NOT_READY] };
+      return view(c, deps, 'Events', '/events', <EventsView filters={filters} errors={errors} rows={[]} olderHref={null} newestHref={null} liveHref={null} />, outcome.kind === 'invalid' ? 400 : 503);
     }
-    const page = deps.store.events.query(eventFilter({ ...parsed.q, limit: parsed.q.limit ?? PAGE_SIZE }, principal.visibleReceivers));
-    const rows = page.items.map(eventItem) as unknown as EventRowView[];
-    const next = toCursor(page.nextCursor);
-    const firstPage = parsed.q.cursor === undefined;
+    const rows = outcome.items.map(eventItem) as unknown as EventRowView[];
+    const next = toCursor(outcome.nextCursor);
+    const firstPage = outcome.query.cursor === undefined;
     return view(
       c,
       deps,
@@ -63,12 +70,15 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     );
   });
 
-  web.get('/events/live', session, (c) => {
+  web.get('/events/live', session, async (c) => {
     const principal = c.get('principal');
     if (!principal.scopes.has('events')) return c.text('FORBIDDEN', 403);
     const parsed = parse(c);
     if (!parsed.ok || parsed.q.cursor !== undefined) return c.text('Invalid request', 400);
     const q = parsed.q;
+    // Re-checked before every flush and every RECHECK_MS: revocation ends the stream (#28.3).
+    const authority = await LiveAuthority.open(authorityDeps, readSession(c) ?? '', principal, 'events');
+    if (!authority) return c.text('NOT_LOGGED_IN', 401);
     return streamSSE(c, async (stream) => {
       // Everything after what the page showed (no gap between the page and the stream).
       const newestNow = deps.store.events.query(eventFilter({ ...q, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
@@ -80,6 +90,7 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
         timer = null;
         sending = sending.then(async () => {
           try {
+            if (!(await authority.holds())) return;
             const page = deps.store.events.query(eventFilter({ ...q, limit: LIVE_BATCH, cursor: highest + 1 }, principal.visibleReceivers));
             const fresh = page.items.filter((e) => e.id > lastSent).reverse();
             for (const e of fresh) {
@@ -98,7 +109,9 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
       const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => undefined), KEEPALIVE_MS);
       await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after: lastSent }) });
       if (highest > lastSent) flush();
-      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), authority.ended()]);
+      authority.stop();
+      if (!stream.aborted) await stream.writeSSE({ event: 'ended', data: '{"reason":"session"}' }).catch(() => undefined);
       off();
       clearInterval(keepAlive);
       if (timer) clearTimeout(timer);

@@ -5,9 +5,10 @@
  * The login form is protected by a double-submit cookie (login CSRF) and the Origin check.
  */
 import type { Context, Hono } from 'hono';
-import { checkLogin } from '../../api/login-check.js';
+import { checkLogin } from '../../services/login-service.js';
+import { logout } from '../../services/logout-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
-import { CSRF_FIELD, endSession, loginCookie, loginCsrf, sameOrigin, sameSecret, startSession } from '../session.js';
+import { CSRF_FIELD, endSession, loginCookie, loginCsrf, readSession, sameOrigin, sameSecret, startSession } from '../session.js';
 import { Layout } from '../views/layout.js';
 import { LoginView } from '../views/login-view.js';
 import { messagePage } from '../views/message-page.js';
@@ -66,7 +67,9 @@ export function registerLogin(web: Hono<WebEnv>, deps: WebDeps, session: Middlew
     }
   });
 
-  web.post('/logout', session, (c) => {
+  web.post('/logout', session, async (c) => {
+    // The token ends too, not only the cookie: it is also an API bearer token (#28.7).
+    await logout(deps, logger, readSession(c)!);
     deps.journalAction(c.get('session').login, 'logged out');
     endSession(c);
     return c.redirect('/login', 303);

@@ -1,13 +1,13 @@
 /** @jsxImportSource hono/jsx */
 /**
- * GET/POST /overrides (scope `objects`, as PUT /api/oid-override). The form goes through the API's
- * parser (parseOidOverride: same rules, same messages, shown beside the field they name) and the
- * same store call. The list of overrides is keyed by UID/OID, not by receiver, so it is shown
- * only to users who see every receiver (docs/web.md §OID overrides).
+ * GET/POST /overrides (scope `objects`, as PUT /api/oid-override). The form goes to setOverride
+ * (src/services/overrides-service.ts), the function PUT /api/oid-override calls: the same scope,
+ * parser, visibility rule and messages; this file puts each message beside the field it names.
+ * The list of overrides is shown only to users who see every receiver (listOverrides).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { parseOidOverride } from '../../api/oid-override-request.js';
-import { DATABASE_NOT_READY } from '../../api/routes/oid-override.js';
+import { DATABASE_NOT_READY, NOT_VISIBLE } from '../../api/routes/oid-override.js';
+import { listOverrides, setOverride } from '../../services/overrides-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
 import { OverridesView, type OverrideForm } from '../views/overrides-view.js';
@@ -27,20 +27,24 @@ const FIELD_OF: Record<string, keyof OverrideForm> = {
 
 const EMPTY: OverrideForm = { uid: '', oid: '', related_oid: '', new_override_oid: '' };
 
+/** Shown for a device the user cannot see or that does not exist (never telling which). */
+const NOT_VISIBLE_TEXT = `${NOT_VISIBLE}: no device on the receivers you can see has this UID or OID.`;
+
 export function registerOverrides(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
+  const service = { store: deps.store, logger: deps.logger.child('web:overrides') };
+
   function render(c: Context<WebEnv>, form: OverrideForm, errors: Record<string, string[]>, notice: { ok: boolean; text: string } | null, status: 200 | 400 | 503 = 200) {
-    const principal = c.get('principal');
-    const list = principal.visibleReceivers === null ? deps.store.overrides.list() : null;
+    const listed = listOverrides(service, c.get('principal'));
+    const list = listed.kind === 'ok' ? listed.overrides : null;
     return view(c, deps, 'OID overrides', '/overrides', <OverridesView form={form} errors={errors} notice={notice} list={list} csrf={c.get('session').csrf} />, status);
   }
 
   web.get('/overrides', session, (c) => {
-    if (!c.get('principal').scopes.has('objects')) return forbidden(c, deps, '/overrides');
+    if (listOverrides(service, c.get('principal')).kind === 'forbidden') return forbidden(c, deps, '/overrides');
     return render(c, EMPTY, {}, null);
   });
 
   web.post('/overrides', session, async (c) => {
-    if (!c.get('principal').scopes.has('objects')) return forbidden(c, deps, '/overrides');
     const body = await c.req.parseBody();
     const form: OverrideForm = {
       uid: typeof body.uid === 'string' ? body.uid.trim() : '',
@@ -48,11 +52,20 @@ export function registerOverrides(web: Hono<WebEnv>, deps: WebDeps, session: Mid
       related_oid: typeof body.related_oid === 'string' ? body.related_oid.trim() : '',
       new_override_oid: typeof body.new_override_oid === 'string' ? body.new_override_oid.trim() : '',
     };
-    const verdict = parseOidOverride({ ...form });
-    if (!verdict.ok) return render(c, form, { [FIELD_OF[verdict.error] ?? 'uid']: [verdict.error] }, null, 400);
-    if (!deps.store.isWritable()) return render(c, form, {}, { ok: false, text: DATABASE_NOT_READY }, 503);
-    deps.store.overrides.set({ ...verdict.value });
-    const v = verdict.value;
+    const outcome = setOverride(service, c.get('principal'), { ...form });
+    switch (outcome.kind) {
+      case 'forbidden':
+        return forbidden(c, deps, '/overrides');
+      case 'invalid':
+        return render(c, form, { [FIELD_OF[outcome.error] ?? 'uid']: [outcome.error] }, null, 400);
+      case 'not-ready':
+        return render(c, form, {}, { ok: false, text: DATABASE_NOT_READY }, 503);
+      case 'not-visible':
+        return render(c, form, {}, { ok: false, text: NOT_VISIBLE_TEXT }, 400);
+      case 'ok':
+        break;
+    }
+    const v = outcome.override;
     const target = `${v.matchKind.toUpperCase()} ${v.matchValue}${v.relatedOid ? ` related ${v.relatedOid}` : ''}`;
     deps.journalAction(c.get('session').login, `OID override ${target} set to ${v.overrideOid}`);
     return render(c, EMPTY, {}, { ok: true, text: `Saved: ${target} is now sent as ${v.overrideOid}.` });

@@ -1,10 +1,10 @@
 /** @jsxImportSource hono/jsx */
-/** GET / : the status view (any logged-in user, like GET /api/status; visible receivers apply). */
+/** GET / : the status view (any logged-in user, like GET /api/status: the same statusFor(), so visible receivers apply alike). */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { statusBody } from '../../api/status-body.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { view } from '../page.js';
 import { StatusView } from '../views/status-view.js';
+import { statusFor } from '../../services/status-service.js';
 
 /** `rx:<kind>:<id>` and `out:<id>` to the names configured for them (shown above the health name). */
 export function componentNames(settings: object): Map<string, string> {
@@ -21,7 +21,7 @@ export function componentNames(settings: object): Map<string, string> {
 
 export function registerStatus(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   web.get('/', session, (c) => {
-    const status = statusBody(deps, c.get('principal').visibleReceivers);
+    const status = statusFor(deps, c.get('principal'));
     return view(c, deps, 'Status', '/', <StatusView status={status} now={deps.clock.now()} names={componentNames(deps.settingsView.publicView())} />);
   });
 }

@@ -42,6 +42,28 @@ test('decisions: an event is ACKed with its journal fields, a heartbeat is a lin
   assert.equal([bad.action, bad.reply], ['nak', Buffer.from([0x15])]);
 });
 
+test('a known type in a wrong layout is malformed (NAKed); only a type Vigil does not know is unknown (ACKed)', () => {
+  const reason = (text: string): string => {
+    const m = decodeMlr2Line(Buffer.from(text, 'latin1'));
+    return m.kind === 'malformed' ? m.reason : m.kind;
+  };
+  assert.is(reason('5011 18884'), 'Contact ID line "5011 18884" is not in its layout 5RRLs18AAAAQXYZGGCCC');
+  assert.is(reason('5011 181234e13001015'), 'Contact ID line "5011 181234e13001015" is not in its layout 5RRLs18AAAAQXYZGGCCC');
+  assert.is(reason('3011      12ABBA007'), 'SIA Protocol 1 line "3011      12ABBA007" is not in its layout 3RRLssssAAAAAAXXYYYY');
+  assert.is(reason('3011    1234567BA0007'), 'SIA Protocol 1 line "3011    1234567BA0007" is not in its layout 3RRLssssAAAAAAXXYYYY');
+  assert.is(reason('S011[#00123456|NFA12'), 'SIA Protocol 2 line "S011[#00123456|NFA12" is not in its layout SRRL[#AAAA|Nri1BA01]');
+  assert.is(reason('S011[#|NFA12]'), 'SIA Protocol 2 line "S011[#|NFA12]" is not in its layout SRRL[#AAAA|Nri1BA01]');
+  assert.is(reason('1011           @   '), 'heartbeat line "1011           @   " is not in its layout 1RRLsssssssssss@ssss');
+  assert.is(reason('1011           @     '), 'heartbeat line "1011           @     " is not in its layout 1RRLsssssssssss@ssss');
+  assert.is(reason('1011'), 'heartbeat line "1011" is not in its layout 1RRLsssssssssss@ssss');
+  // Protocol 1 without '@' (Sur-Gard open/close, 4/2...), BFSK, the receiver's own 'S' messages: types Vigil does not know.
+  for (const text of ['1011      0012 C1128', '6011      1234BA0007', 'S011 LINE CARD 2 TROUBLE', '8011123412341234123']) {
+    assert.equal(decodeMlr2Line(Buffer.from(text)), { kind: 'unknown', text });
+  }
+  assert.is(handleMlr2Line(Buffer.from('5011 18884')).action, 'nak');
+  assert.equal(handleMlr2Line(Buffer.from('5011 18884')).events, []);
+});
+
 test('framer: two messages in one chunk, one message in two chunks, filler between them', () => {
   const framer = new Mlr2Framer();
   const items = framer.push(Buffer.concat([cid, Buffer.from('\r\n'), sia1.subarray(0, 7)]));

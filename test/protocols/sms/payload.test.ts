@@ -61,6 +61,22 @@ test('Contact ID: valid, and a bad checksum is corrupt, never an alarm', () => {
   assert.is(bad.events[0]!.text, 'Contact ID checksum error: 1234181131010159');
 });
 
+test('a receiver with a key refuses plain frames and Contact ID; only an opened encrypted frame is authenticated', () => {
+  const plain = buildMessage({ token: 'NULL', sequence: 4, account: '1234', data: '' }).toString('latin1');
+  const refusedFrame = interpretSms(plain, { key: KEY, now: NOW, sentAt: SENT });
+  assert.equal([refusedFrame.kind, refusedFrame.account, refusedFrame.linkTest, refusedFrame.authenticatedAt], ['refused', null, false, null]);
+  assert.is(refusedFrame.events[0]!.text, `DC-09 message not accepted (unencrypted message on a receiver that requires encryption): ${plain}`);
+  const refusedCid = interpretSms('1234 18 1 131 01 015 8', { key: KEY, now: NOW, sentAt: SENT });
+  assert.equal([refusedCid.kind, refusedCid.account, refusedCid.events[0]!.protocol, refusedCid.events[0]!.account], ['refused', null, 'SMS-CORRUPT', '']);
+  assert.is(refusedCid.events[0]!.text, 'plain Contact ID refused: the receiver has a key: 1234 18 1 131 01 015 8');
+  // Text without an account is no account's message: journaled as it is.
+  assert.is(interpretSms('Power failure', { key: KEY, now: NOW, sentAt: SENT }).kind, 'text');
+  const stamp = NOW - 60_000;
+  const locked = buildMessage({ token: 'NULL', sequence: 5, account: '1234', data: '', timestamp: stamp, key: KEY }).toString('latin1');
+  assert.equal(interpretSms(locked, { key: KEY, now: NOW, sentAt: SENT }).authenticatedAt, stamp);
+  assert.is(interpretSms(plain, { key: null, now: NOW, sentAt: SENT }).authenticatedAt, null);
+});
+
 test('anything else is an unparsed SMS with its text', () => {
   const r = interpretSms('Power failure at the warehouse', { key: null, now: NOW, sentAt: SENT });
   assert.is(r.kind, 'text');

@@ -7,7 +7,6 @@ import { createApp } from '../../../src/api/app.js';
 import { LoginThrottle } from '../../../src/auth/login-throttle.js';
 import { INSTALLER_SUBJECT, TokenService } from '../../../src/auth/tokens.js';
 import { systemClock } from '../../../src/core/clock.js';
-import { DeviceEnrolmentService } from '../../../src/devices/enrolment-service.js';
 import { RegistryCommandPort } from '../../../src/devices/registry-command-port.js';
 import { decodeLinkBody, encodeResponse, type SessionKey } from '../../../src/protocols/device-link/codec.js';
 import type { CommandMessage, DecodedLinkMessage, LinkDecodeError, ResponseStatus } from '../../../src/protocols/device-link/messages.js';
@@ -37,7 +36,7 @@ export async function apiFor(rig: Rig): Promise<Api> {
     store: rig.store,
     tokens,
     devices: new RegistryCommandPort({ objects: rig.store.objects, links: rig.runtime.links, logger: rig.logger, overrides: rig.store.overrides }),
-    deviceEnrolment: new DeviceEnrolmentService({ store: rig.store, clock: systemClock, logger: rig.logger }),
+    deviceEnrolment: { store: rig.store, clock: systemClock, logger: rig.logger },
     services: { restart: async () => undefined },
     throttle: new LoginThrottle({ clock: systemClock }),
   });

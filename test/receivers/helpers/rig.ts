@@ -11,8 +11,8 @@ import { buildMessage, type BuildMessageOptions } from '../../../src/protocols/d
 import { encodeFrame } from '../../../src/protocols/dc09/frame.js';
 import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import type { ReceiverOptions } from '../../../src/receivers/receiver-options.js';
-import { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
-import { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
+import type { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
+import type { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
 import type { IpReceiverSettings } from '../../../src/settings/schema-receivers.js';
 import { Store } from '../../../src/store/store.js';
 import type { StoredEvent } from '../../../src/store/types.js';

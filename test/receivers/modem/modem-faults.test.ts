@@ -117,17 +117,21 @@ test('weak signal and lost registration are trouble: degraded and receiver_troub
   }
 });
 
-test('calls are rejected with ATH; a call from a number learned from SMS is a link test of its object', async () => {
-  const rig = await startModemRig();
+test('calls are rejected with ATH; a call from a number learned from an encrypted SMS is a link test of its object', async () => {
+  const password = 'VigilTestKey0001';
+  const rig = await startModemRig({ settings: { encryption_password: password } });
   try {
     await rig.waitState('ok');
     // A corrupt message teaches nothing: it has no object.
     rig.sim.deliver({ sender: '+37060000005', text: '5678181602000009' });
     await waitFor(() => rig.events().length === 1);
     assert.is(rig.events()[0]!.protocol, 'SMS-CORRUPT');
-    const first15 = '567818160200000';
-    const { contactIdChecksum } = await import('../../../src/protocols/sms/contact-id.js');
-    rig.sim.deliver({ sender: '+37060000005', text: first15 + contactIdChecksum(first15) });
+    const { buildMessage } = await import('../../../src/protocols/dc09/encoder.js');
+    const { receiverPasswordKey } = await import('../../../src/protocols/dc09/crypto.js');
+    const frame = buildMessage({
+      token: 'SIA-DCS', sequence: 1, account: '5678', data: '#5678|Nri1/RP00', timestamp: Date.now(), key: receiverPasswordKey(password),
+    });
+    rig.sim.deliver({ sender: '+37060000005', text: frame.toString('latin1').trim() });
     await waitFor(() => rig.events().length === 2);
     const objectId = rig.events()[1]!.objectId!;
     assert.is(rig.events()[1]!.eventClass, 'link_test');

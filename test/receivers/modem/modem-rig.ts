@@ -10,6 +10,7 @@ import { HealthRegistry, type ComponentHealth } from '../../../src/core/health.j
 import { createLogger, type Logger } from '../../../src/core/logger.js';
 import { HealthEventBridge } from '../../../src/internal-events/health-events.js';
 import type { RaiseInternalEvent } from '../../../src/internal-events/recorder.js';
+import { metaCallerStore } from '../../../src/receivers/modem/learned-caller-store.js';
 import { ModemReceiver } from '../../../src/receivers/modem/modem-receiver.js';
 import { PinLedger } from '../../../src/receivers/modem/pin-ledger.js';
 import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
@@ -22,7 +23,7 @@ import { PtyPair } from '../../helpers/pty-pair.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 export function modemSettings(overrides: Partial<ModemReceiverSettings> = {}): ModemReceiverSettings {
-  return { id: 7, name: 'gsm', port_id: '/dev/null', baud_rate: 115200, poll_interval_s: 30, min_csq: 10, ...overrides };
+  return { id: 7, name: 'gsm', port_id: '/dev/null', baud_rate: 115200, poll_interval_s: 30, min_csq: 10, known_callers: [], ...overrides };
 }
 
 export interface ModemRig {
@@ -89,7 +90,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
         { health, logger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 100 },
       ),
       ingest: runtime.ingest, health, logger, pins,
-      objects: () => store.objects.all(),
+      learnedCallers: metaCallerStore(() => store.meta, settings.id),
       ...(options.now ? { now: options.now } : {}),
       commandTimeoutMs: options.commandTimeoutMs ?? 1000, metricsIntervalMs: 50,
     });

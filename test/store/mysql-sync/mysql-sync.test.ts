@@ -50,7 +50,10 @@ async function freshDatabase(): Promise<string> {
 }
 
 function target(database: string, password = 'vigilpass') {
-  return { sqlhost: '127.0.0.1', sqlport: server.port, sqluser: 'vigil', sqlpass: password, sqldatabase: database };
+  return {
+    sqlhost: '127.0.0.1', sqlport: server.port, sqluser: 'vigil', sqlpass: password, sqldatabase: database,
+    sql_tls_mode: 'disabled' as const, sql_tls_ca_file: '',
+  };
 }
 
 function newSync(f: StoreFixture, store: Store, database: string, options: MysqlSyncOptions = FAST, password = 'vigilpass'): MysqlSync {

@@ -1,15 +1,16 @@
 /**
- * The one password check behind POST /api/login and the technician's page login form (src/web):
- * same accounts, same throttle, same token. Wrong credentials cost the same scrypt whether or not
- * the login exists (verifyPassword's dummy hash); repeated failures from one address, and for one
- * login name from any addresses, are throttled (LoginThrottle, AccountThrottle).
+ * Logging in (POST /api/login and the page's /login form): the one password check, before any
+ * principal exists, so both edges get the same accounts, the same throttle, the same token.
+ * Wrong credentials cost the same scrypt whether or not the login exists (verifyPassword's dummy
+ * hash); repeated failures from one address, and for one login name from any addresses, are
+ * throttled (LoginThrottle, AccountThrottle).
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { verifyPassword } from '../auth/passwords.js';
 import { userSubject } from '../auth/tokens.js';
-import type { ApiDeps, ApiUser } from './deps.js';
-import { readGrants } from './middleware/auth.js';
+import type { ApiDeps, ApiUser } from '../api/deps.js';
+import { readGrants } from '../api/middleware/auth.js';
 
 export type LoginOutcome =
   | { readonly kind: 'throttled'; readonly retryAfterS: number }

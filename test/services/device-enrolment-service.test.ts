@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { keyState } from '../../src/devices/device-keys.js';
-import { DeviceEnrolmentService, ENROLMENT_WINDOW_MS, type EnrolmentPrincipal } from '../../src/devices/enrolment-service.js';
+import { ENROLMENT_WINDOW_MS, resetDeviceKey, type DeviceEnrolmentDeps } from '../../src/services/device-enrolment-service.js';
+import type { Principal } from '../../src/services/principal.js';
 
 const OBJECTS = [
   { uid: '00AAAA0001', receiverId: 1 },
@@ -14,7 +15,7 @@ const OBJECTS = [
 function setup() {
   const resets: Array<[string, number]> = [];
   const clock = new ManualClock(5_000);
-  const service = new DeviceEnrolmentService({
+  const deps: DeviceEnrolmentDeps = {
     clock, logger: silentLogger,
     store: {
       objects: {
@@ -23,27 +24,27 @@ function setup() {
       },
       deviceKeys: { get: () => null, reset: (uid, until) => resets.push([uid, until]) },
     },
-  });
-  return { service, resets };
+  };
+  return { service: { resetDeviceKey: (p: Principal, r: Parameters<typeof resetDeviceKey>[2]) => resetDeviceKey(deps, p, r) }, resets };
 }
 
-const who = (scopes: string[], visibleReceivers: number[] | null): EnrolmentPrincipal => ({ subject: 'user:7', scopes: new Set(scopes), visibleReceivers });
+const who = (scopes: string[], visibleReceivers: number[] | null): Principal => ({ subject: 'user:7', userId: 7, scopes: new Set(scopes), visibleReceivers });
 
 test('an installer with device_control resets one visible device and opens its window', () => {
   const { service, resets } = setup();
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'aaaa0001' }), { ok: true, uid: '00AAAA0001', enrolUntil: 5_000 + ENROLMENT_WINDOW_MS });
+  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'aaaa0001' }), { kind: 'done', uid: '00AAAA0001', enrolUntil: 5_000 + ENROLMENT_WINDOW_MS });
   assert.equal(resets, [['00AAAA0001', 5_000 + ENROLMENT_WINDOW_MS]]);
 });
 
 test('without device_control, on another receiver, ambiguous, or an unknown UID for a limited user: nothing is reset', () => {
   const { service, resets } = setup();
-  assert.equal(service.resetDeviceKey(who(['objects'], null), { partialUid: 'AAAA0001' }), { ok: false, error: 'FORBIDDEN' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'BBBB0001' }), { ok: false, error: 'NO_OBJECT' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { uid: '00BBBB0001' }), { ok: false, error: 'NO_OBJECT' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], null), { partialUid: '0001' }), { ok: false, error: 'AMBIGUOUS_UID' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1, 2]), { uid: '00DDDD0001' }), { ok: false, error: 'NO_OBJECT' });
+  assert.equal(service.resetDeviceKey(who(['objects'], null), { partialUid: 'AAAA0001' }), { kind: 'forbidden' });
+  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'BBBB0001' }), { kind: 'no-object' });
+  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { uid: '00BBBB0001' }), { kind: 'no-object' });
+  assert.equal(service.resetDeviceKey(who(['device_control'], null), { partialUid: '0001' }), { kind: 'no-object' });
+  assert.equal(service.resetDeviceKey(who(['device_control'], [1, 2]), { uid: '00DDDD0001' }), { kind: 'no-object' });
   assert.equal(resets, []);
-  assert.is(service.resetDeviceKey(who(['device_control'], null), { uid: '00dddd0001' }).ok, true, 'a caller who sees every receiver may open a new UID');
+  assert.is(service.resetDeviceKey(who(['device_control'], null), { uid: '00dddd0001' }).kind, 'done', 'a caller who sees every receiver may open a new UID');
 });
 
 test('key state: a key never enrols; a window does; open receivers enrol only UIDs never seen', () => {

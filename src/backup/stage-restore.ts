@@ -1,0 +1,163 @@
+/**
+ * Checks a backup file completely and stages it in `<data>/restore-pending/` (docs/backup.md "Restoring").
+ * Nothing of the running box changes here: the gateway applies a staged restore at its next start, before
+ * it opens the store (apply-restore.ts). All or nothing: a wrong passphrase, a damaged, truncated or
+ * altered file, or a store this Vigil cannot read leaves no staged restore behind.
+ */
+import { createDecipheriv, randomUUID } from 'node:crypto';
+import { chownSync, closeSync, createReadStream, fchownSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { VigilError } from '../core/errors.js';
+import { openDatabase } from '../store/database.js';
+import { latestVersion } from '../store/migrations.js';
+import { VIGIL_APPLICATION_ID } from '../store/schema-v1.js';
+import { decodePreamble, openBackupKeys, TAG_BYTES, type BackupHeader } from './backup-format.js';
+import { EntrySplitter } from './backup-entries.js';
+import { INSTANCE_ID_KEY } from './create-backup.js';
+
+export const PENDING_DIR = 'restore-pending';
+export const PENDING_HEADER = 'backup-header.json';
+
+export interface StageOptions {
+  readonly dataDir: string;
+  readonly file: string;
+  readonly passphrase: string;
+  /** Restore as a new installation (a clone, not a replacement): a new instance id. */
+  readonly newIdentity: boolean;
+}
+
+function damaged(what: string): VigilError {
+  return new VigilError('BAD_BACKUP', `the backup file is damaged or altered (${what})`);
+}
+
+function readHead(file: string, size: number): Buffer {
+  const head = Buffer.alloc(Math.min(size, 70 * 1024));
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return head;
+}
+
+/**
+ * Writes each entry to its file under `dir`; only the names EntrySplitter allows exist. Files belong to
+ * `owner` (the data dir's owner): `vigil restore` runs as root, the gateway that applies it does not.
+ */
+function entrySink(dir: string, owner: { uid: number; gid: number }): Writable {
+  const splitter = new EntrySplitter();
+  let fd: number | null = null;
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      try {
+        for (const piece of splitter.push(chunk)) {
+          if (piece.kind === 'start') {
+            const path = join(dir, piece.name);
+            mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+            fd = openSync(path, 'wx', 0o600);
+            if (process.getuid?.() === 0) {
+              chownSync(dirname(path), owner.uid, owner.gid);
+              fchownSync(fd, owner.uid, owner.gid);
+            }
+          } else if (piece.kind === 'data' && fd !== null) writeSync(fd, piece.bytes);
+          else if (piece.kind === 'end' && fd !== null) {
+            closeSync(fd);
+            fd = null;
+          }
+        }
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+    final(done) {
+      try {
+        splitter.finish();
+        done();
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+    destroy(err, done) {
+      if (fd !== null) closeSync(fd);
+      done(err);
+    },
+  });
+}
+
+function checkStore(path: string, header: BackupHeader, newIdentity: boolean): void {
+  let db;
+  try {
+    db = openDatabase(path, { readonly: !newIdentity });
+  } catch {
+    throw damaged('its store cannot be opened');
+  }
+  try {
+    if (Number(db.pragma('application_id', { simple: true })) !== VIGIL_APPLICATION_ID) throw damaged('its store is not a Vigil store');
+    const integrity = db.pragma('integrity_check', { simple: true });
+    if (integrity !== 'ok') throw damaged(`its store fails the integrity check: ${String(integrity)}`);
+    if (Number(db.pragma('user_version', { simple: true })) !== header.schema_version) throw damaged('its store does not match its header');
+    const id = (db.prepare('SELECT value FROM meta WHERE key = ?').get(INSTANCE_ID_KEY) as { value: string } | undefined)?.value ?? '';
+    if (id !== header.instance_id) throw damaged('its instance id does not match its header');
+    if (newIdentity) {
+      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(INSTANCE_ID_KEY, randomUUID());
+      db.pragma('journal_mode = DELETE');
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Verifies the whole file and stages it; returns its header. */
+export async function stageRestore(options: StageOptions): Promise<BackupHeader> {
+  let size: number;
+  try {
+    size = statSync(options.file).size;
+  } catch {
+    throw new VigilError('BAD_BACKUP', `cannot read the backup file ${options.file}`);
+  }
+  const { header, preamble } = decodePreamble(readHead(options.file, size));
+  const key = openBackupKeys(options.passphrase, header);
+  const supported = latestVersion();
+  if (header.schema_version > supported) {
+    throw new VigilError('BAD_BACKUP', `the backup was made by a newer Vigil (${header.app_version}, store version ${header.schema_version}); this one reads store versions up to ${supported}`);
+  }
+  if (size < preamble.length + TAG_BYTES) throw damaged('truncated');
+  const tag = Buffer.alloc(TAG_BYTES);
+  const fd = openSync(options.file, 'r');
+  try {
+    readSync(fd, tag, 0, TAG_BYTES, size - TAG_BYTES);
+  } finally {
+    closeSync(fd);
+  }
+  const partial = join(options.dataDir, `.${PENDING_DIR}-${process.pid}-${Date.now()}`);
+  mkdirSync(partial, { mode: 0o700 });
+  const owner = statSync(options.dataDir);
+  try {
+    if (process.getuid?.() === 0) chownSync(partial, owner.uid, owner.gid);
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(header.iv, 'base64'), { authTagLength: TAG_BYTES });
+    decipher.setAAD(preamble);
+    decipher.setAuthTag(tag);
+    const ciphertext = createReadStream(options.file, { start: preamble.length, end: size - TAG_BYTES - 1 });
+    try {
+      // final() checks the tag: a changed or cut byte anywhere fails the whole restore here.
+      await pipeline(ciphertext, decipher, entrySink(partial, owner));
+    } catch (err) {
+      if (err instanceof VigilError) throw err;
+      throw damaged('authentication failed: truncated, corrupted or altered');
+    }
+    checkStore(join(partial, 'vigil.db'), header, options.newIdentity);
+    writeFileSync(join(partial, PENDING_HEADER), `${JSON.stringify(header)}\n`, { mode: 0o600 });
+    if (process.getuid?.() === 0) chownSync(join(partial, PENDING_HEADER), owner.uid, owner.gid);
+    const pending = join(options.dataDir, PENDING_DIR);
+    rmSync(pending, { recursive: true, force: true });
+    renameSync(partial, pending);
+    return header;
+  } catch (err) {
+    rmSync(partial, { recursive: true, force: true });
+    throw err;
+  }
+}
