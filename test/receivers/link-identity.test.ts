@@ -146,6 +146,8 @@ test('replacement: after the installer resets the key a new device enrols with t
   const command = await nextCommand(replacement);
   answer(replacement, command.seq, [Buffer.from('03', 'hex')]);
   assert.equal(((await pending).body as { data: string[] }).data, ['03']);
+  const logs = rig.logs.join('\n').toUpperCase();
+  for (const key of [oldKeys.get(uid)!, newKeys.get(uid)!]) assert.not.ok(logs.includes(key.toString('hex').toUpperCase()), 'no device key in the log');
   assert.is(await strangerHello(uid, oldKeys), 'refuse:AUTH', 'the old device is refused now');
   assert.is(await strangerHello(uid, new Map()), 'refuse:AUTH', 'the window closed with the enrolment');
 });
