@@ -1,5 +1,5 @@
 /**
- * The device-link keys by UID (migration 7, docs/device-link.md §4.4). The key never leaves this
+ * The device-link keys by UID (migration 8, docs/device-link.md §4.4). The key never leaves this
  * repository except to the HELLO check: it is not part of any object read, API body or log line.
  */
 import type { Clock } from '../core/clock.js';

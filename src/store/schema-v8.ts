@@ -1,5 +1,5 @@
 /**
- * Migration 8: the device-link keys (docs/device-link.md §4.4, docs/store.md §Device keys).
+ * Migration 8: the device-link keys (docs/device-link.md §4.4, docs/store.md §Schema).
  *
  * One row per device UID (a UID is one main object, objects_by_uid): the 32-byte key the device
  * proves its identity with, or none while an installer's enrolment window is open. Keyed by the
