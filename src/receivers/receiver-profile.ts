@@ -9,6 +9,7 @@ import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
 import { Dc09Framer } from '../protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
 import { ReplayCache, replayKey } from '../protocols/dc09/replay-cache.js';
+import type { LinkEnrolment } from '../devices/device-keys.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
 import type { ReceiverRef } from '../ingest/types.js';
 import type { Dc09RuleSettings } from '../settings/schema-receivers.js';
@@ -83,13 +84,19 @@ export class ReceiverProfile implements FrameRules, LinkRules {
     this.replays.remember(key, now);
   }
 
-  helloContext(now: number): HelloContext {
+  /** Whether UIDs the gateway has never seen may enrol on this receiver (docs/device-link.md §4.4). */
+  get enrolment(): LinkEnrolment {
+    return this.settings.link_enrolment ?? 'open';
+  }
+
+  helloContext(now: number, deviceKey: HelloContext['deviceKey']): HelloContext {
     return {
       now,
       key: this.key,
       requireEncryption: this.settings.require_encryption,
       windowPastS: this.settings.time_window_past_s,
       windowFutureS: this.settings.time_window_future_s,
+      deviceKey,
     };
   }
 }

@@ -12,6 +12,8 @@ import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
+import { StoreDeviceKeys, type DeviceKeyStore } from '../devices/device-keys.js';
+import { IdentityConflicts } from '../devices/identity-conflicts.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
 import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
@@ -34,10 +36,18 @@ import { UdpReceiver } from './udp-receiver.js';
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
   readonly store: IngestStore & {
-    /** `all()`: the addresses objects last reported from, known sources for the per-source rules (docs/receivers.md). */
-    readonly objects: LinkObjectReader & { all?(): Iterable<{ readonly remoteAddress?: string | null }> };
+    /**
+     * `all()`: the addresses objects last reported from, known sources for the per-source rules (docs/receivers.md);
+     * `findByUid()`: the device link's enrolment rule (docs/device-link.md §4.4).
+     */
+    readonly objects: LinkObjectReader & {
+      all?(): Iterable<{ readonly remoteAddress?: string | null }>;
+      findByUid?(uid: string): unknown;
+    };
     /** Where modem receivers keep the callers learned from encrypted SMS (docs/modem.md §Test calls). */
     readonly meta?: MetaPort;
+    /** The device-link keys (docs/device-link.md §4.4); without them keys live in memory (tests of other parts). */
+    readonly deviceKeys?: DeviceKeyStore['deviceKeys'];
     readonly overrides?: OverrideResolver;
     /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */
     readonly path?: string;
@@ -70,6 +80,8 @@ export class ReceiverRuntime {
   readonly bus: TypedBus<IngestEvents>;
   readonly ingest: EventIngest;
   readonly links: LinkRegistry;
+  /** Device identity conflicts on the link; main.ts points them at the internal-event recorder. */
+  readonly conflicts: IdentityConflicts;
   readonly options: ReceiverOptions;
   /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
   readonly pins = new PinLedger();
@@ -101,7 +113,14 @@ export class ReceiverRuntime {
     });
     // The writer thread drains and closes its connection before the store closes its own.
     if (threaded) store.onStop!(() => this.ingest.close());
+    this.conflicts = new IdentityConflicts({ clock: deps.clock, logger: deps.logger.child('link-identity'), health: deps.health });
+    const keyStore = 'deviceKeys' in store
+      // Read through the store at each use, like the objects below.
+      ? new StoreDeviceKeys({ deviceKeys: { get: (uid) => store.deviceKeys!.get(uid), enrol: (uid, key) => store.deviceKeys!.enrol(uid, key) }, objects: { findByUid: (uid) => store.objects.findByUid?.(uid) ?? null } })
+      : undefined;
     this.links = new LinkRegistry({
+      ...(keyStore ? { keys: keyStore } : {}),
+      conflicts: this.conflicts,
       // Read through the store at each use: its repositories exist only while it is open.
       objects: { get: (id) => store.objects.get(id) },
       overrides: { resolve: (device, related) => store.overrides?.resolve(device, related) ?? null },

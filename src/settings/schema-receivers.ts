@@ -7,6 +7,8 @@ import * as v from 'valibot';
 import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S } from '../protocols/dc09/timestamp.js';
 import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword, str } from './fields.js';
 
+export const LINK_ENROLMENT_MODES = ['open', 'closed'] as const;
+
 export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
 
 const simPin = v.pipe(v.string('must be a string'), v.regex(/^\d{4,8}$/, 'must be 4 to 8 digits'));
@@ -32,6 +34,10 @@ const ipReceiverEntries = {
   encryption_password: encryptionPassword,
   bind_address: v.optional(ipAddress, '0.0.0.0'),
   ...dc09RuleEntries,
+  // The TCP device link (UDP receivers ignore it) (docs/device-link.md §4.4): `open` (also when absent) lets a UID the gateway has never
+  // seen enrol with its first HELLO; `closed` only after an installer opened enrolment for it. Known UIDs
+  // never enrol on their own. No stored default: items saved before the field existed stay as they are.
+  link_enrolment: v.optional(oneOf(LINK_ENROLMENT_MODES)),
 };
 
 /**
@@ -137,7 +143,7 @@ export type UdpReceiverSettings = v.InferOutput<typeof udpReceiverSchema>;
 export type TcpListenerSettings = IpReceiverSettings & Partial<Pick<TcpReceiverSettings, keyof typeof SOURCE_LIMIT_DEFAULTS & keyof TcpReceiverSettings>>;
 export type UdpListenerSettings = IpReceiverSettings & Partial<Pick<UdpReceiverSettings, 'max_datagrams_per_source_per_s'>>;
 /** The fields the DC-09 decision reads, common to IP and COM receivers. */
-export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | keyof typeof dc09RuleEntries>;
+export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | 'link_enrolment' | keyof typeof dc09RuleEntries>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
 export type KnownCallerSettings = v.InferOutput<typeof knownCallerSchema>;

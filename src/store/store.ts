@@ -19,6 +19,7 @@ import { LiveSightings } from './live-sightings.js';
 import { createRepos, type Repos } from './repos.js';
 import { routeWrites } from './routed-repos.js';
 import type { SessionsRepo } from './sessions-repo.js';
+import type { DeviceKeysRepo } from './device-keys-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { RevokedTokens } from './revoked-tokens-repo.js';
@@ -210,6 +211,9 @@ export class Store implements Service {
   }
   get sessions(): SessionsRepo {
     return this.open().sessions;
+  }
+  get deviceKeys(): DeviceKeysRepo {
+    return this.open().deviceKeys;
   }
 
   /**

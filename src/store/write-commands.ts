@@ -27,6 +27,7 @@ export const WRITE_METHODS = {
   meta: ['set', 'delete'],
   sessions: ['open', 'update', 'close', 'closeDangling', 'trim'],
   revokedTokens: ['revoke'],
+  deviceKeys: ['enrol', 'reset'],
 } as const satisfies { readonly [R in keyof Repos]: readonly (keyof Repos[R])[] };
 
 type Fn = (...args: never[]) => unknown;

@@ -106,6 +106,7 @@ export async function createHarness(): Promise<Harness> {
     store,
     tokens,
     devices: new RegistryCommandPort({ objects: store.objects, links, logger, overrides: store.overrides }),
+    deviceEnrolment: { store, clock, logger },
     services: {
       restart: async () => {
         restarts.count += 1;

@@ -34,6 +34,7 @@ export function rxSettings(overrides: Partial<IpReceiverSettings> = {}): IpRecei
     time_window_future_s: 20,
     check_plain_timestamps: false,
     accept_local_time: false,
+    link_enrolment: 'open',
     ...overrides,
   };
 }
