@@ -25,12 +25,13 @@ const flagParam: ParamParser<boolean> = (text) =>
  * The header as the caller's UTF-8 bytes: HTTP hands header values over as Latin-1 (RFC 9110 §5.5),
  * curl sends a UTF-8 passphrase as its bytes, and the page's script encodes it the same way.
  */
-export function readPassphrase(c: Context<ApiEnv>): string {
+export function readPassphrase(c: Context): string {
   const raw = c.req.header(PASSPHRASE_HEADER) ?? '';
   return Buffer.from(raw, 'latin1').toString('utf8');
 }
 
-export function refusalResponse(c: Context<ApiEnv>, refusal: Refusal): Response {
+/** A refusal as plain text `CODE: message` (the page's upload script shows the same text). */
+export function refusalResponse(c: Context, refusal: Refusal): Response {
   if (refusal.code === 'TOO_LARGE') return c.text(PAYLOAD_TOO_LARGE, 413);
   return c.text(`${refusal.code}: ${refusal.message}`, refusal.code === 'NO_SPACE' ? 507 : 400);
 }
