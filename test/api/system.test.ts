@@ -5,6 +5,7 @@
  * (a grant) opens any of it.
  */
 import { createAdaptorServer } from '@hono/node-server';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Server } from 'node:net';
 import { join } from 'node:path';
@@ -119,6 +120,30 @@ test('?journal=1 puts the journal in the backup; a bad flag is 400', async () =>
     other.remove();
   }
   await expectResponse(await get('/api/system/backup?journal=yes', granted, { [HEADER]: PASSPHRASE }), 400, 'journal: must be 1 or 0');
+});
+
+test('a caller hanging up mid-download stops the backup and removes its snapshot', async () => {
+  // About 40 MB of journal: far more than loopback's socket buffers hold, so the writer must wait for the reader.
+  const raw = randomBytes(2048);
+  for (let batch = 0; batch < 20; batch++) {
+    h.store.events.append(Array.from({ length: 1000 }, (_, i) => ({
+      receivedAt: START, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: String(1000 + i),
+      protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
+      raw: raw.subarray(0, 1024 + ((batch * 1000 + i) % 1024)),
+    })));
+  }
+  const abort = new AbortController();
+  const res = await fetch(`${base}/api/system/backup?journal=1`, { headers: { Authorization: `Bearer ${granted}`, [HEADER]: PASSPHRASE }, signal: abort.signal });
+  assert.is(res.status, 200);
+  const reader = res.body!.getReader();
+  await reader.read();
+  abort.abort();
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && !(h.logs.some((l) => l.includes('backup download failed')) && dataDirLeftovers().length === 0)) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.ok(h.logs.some((l) => l.includes('backup download failed') && l.includes('cancelled')), 'the backup stopped');
+  assert.equal(dataDirLeftovers(), [], 'its snapshot is removed');
 });
 
 test('the passphrase is never read from the URL, and a short one is refused before anything is made', async () => {
