@@ -38,6 +38,7 @@ import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
 import { applyPendingRestore } from './backup/apply-restore.js';
 import { INSTANCE_ID_KEY } from './backup/create-backup.js';
+import { removeUploadLeftovers } from './services/backup-service.js';
 import type { BackupHeader } from './backup/backup-format.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
@@ -144,6 +145,8 @@ export class Gateway {
       // writes as typed commands (docs/store.md §One writer).
       // A restore staged by `vigil restore`, the API or the page replaces the store before it opens (docs/backup.md).
       const restored = applyPendingRestore(dataDir, logger.child('restore'), this.clock.now());
+      const leftovers = removeUploadLeftovers(dataDir);
+      if (leftovers.length > 0) logger.warn('removed half-received backup uploads', { files: leftovers.join(', ') });
       const dbPath = join(dataDir, 'vigil.db');
       const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
       this.writerRef = writer;

@@ -6,7 +6,7 @@
  * then checked whole by stageRestore: nothing is staged unless every byte is right.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, rmSync, statfsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable, type Readable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
@@ -126,6 +126,24 @@ async function receive(body: AsyncIterable<Uint8Array>, dir: string, file: strin
   return { kind: 'ok', size };
 }
 
+const UPLOAD_PREFIX = '.restore-upload-';
+
+/**
+ * Removes uploads a crash or power cut left half-received; only the gateway makes them, and this runs at
+ * its start, before anything could be uploading. Returns their names.
+ */
+export function removeUploadLeftovers(dataDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return []; // no data dir yet: nothing was ever uploaded
+  }
+  const left = names.filter((name) => name.startsWith(UPLOAD_PREFIX));
+  for (const name of left) rmSync(join(dataDir, name), { force: true });
+  return left;
+}
+
 export async function restoreUpload(
   deps: BackupServiceDeps,
   principal: Principal,
@@ -140,7 +158,7 @@ export async function restoreUpload(
   }
   if (request.body === null) return { kind: 'refused', code: 'BAD_BACKUP', message: 'no backup file was sent' };
   const { dataDir } = deps.system;
-  const file = join(dataDir, `.restore-upload-${randomUUID()}`);
+  const file = join(dataDir, `${UPLOAD_PREFIX}${randomUUID()}`);
   try {
     const received = await receive(request.body, dataDir, file, deps.limits?.maxBytes ?? MAX_UPLOAD_BYTES, deps.limits?.reserveBytes ?? UPLOAD_FREE_RESERVE_BYTES);
     if (received.kind === 'refused') return received;

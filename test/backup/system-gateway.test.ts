@@ -1,9 +1,10 @@
 /**
  * /api/system on a real gateway (src/main.ts wiring, docs/backup.md "API"): the first account holds
  * `system_update` as a grant from its first start; the report carries the real last-run component and
- * the data dir's free space; the restart is offered only when the process's owner gave a way to stop.
+ * the data dir's free space; the restart is offered only when the process's owner gave a way to stop;
+ * an upload a power cut left half-received is removed at the start.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +17,8 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 test('the first account reads GET /api/system of a freshly started gateway; the restart is offered when a stop was given', async () => {
   const dir = tempDir('vigil-system-');
+  // An upload cut by a power loss on an earlier run: removed at the start.
+  writeFileSync(join(dir.path, '.restore-upload-0b7e1f0a'), 'VGLBKP01 half of a file');
   let stops = 0;
   const gateway = new Gateway({ dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger, requestStop: () => (stops += 1) });
   await gateway.start();
@@ -35,6 +38,7 @@ test('the first account reads GET /api/system of a freshly started gateway; the 
     assert.is(report.restore_pending, null);
     assert.is(report.restart_available, true);
     assert.is(report.slots, null);
+    assert.not.ok(existsSync(join(dir.path, '.restore-upload-0b7e1f0a')), 'the half-received upload is gone');
     // Started a moment ago: a restart now would count towards systemd's start limit.
     const restart = await fetch(`${base}/api/system/restart`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
     assert.is(restart.status, 409);
