@@ -238,6 +238,20 @@ test('401 without a token, 403 with every record scope but no grant, on every sy
   assert.is(h.stops.count, 0);
 });
 
+test('system_update is granted by an administrator and can never be written into a user record', async () => {
+  const users = h.settings.publicView() as { users: Array<Record<string, unknown>> };
+  const withScope = users.users.map((u) => (u.id === VIEWER.id ? { ...u, scopes: ['events', 'system_update'] } : u));
+  const put = await fetch(`${base}/api/settings`, { method: 'PUT', headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ users: withScope }) });
+  assert.is(put.status, 400);
+  assert.is(await put.text(), 'users[2].scopes[1]: must be one of "settings", "users", "events" or "objects"');
+  assert.equal(h.settings.current().users.find((u) => u.id === VIEWER.id)!.scopes, ['events']);
+  const grant = await fetch(`${base}/api/users/${ADMIN.id}/grants`, { method: 'PUT', headers: { Authorization: `Bearer ${admin}` }, body: JSON.stringify({ scopes: ['system_update', 'device_control'] }) });
+  await expectResponse(grant, 200, { user_id: ADMIN.id, scopes: ['device_control', 'system_update'] });
+  // The admin's token predates the grant: still refused; a new login carries it.
+  await expectResponse(await get('/api/system', admin), 403, 'FORBIDDEN');
+  assert.is((await get('/api/system', await h.token(ADMIN.id))).status, 200);
+});
+
 test('GET /api/system reports what exists and no slots; the wrong method is 405 with Allow', async () => {
   h.health.report('last-run', 'system', 'ok', 'clean stop: stopped cleanly', { how: 'clean stop', at: START - 60_000, rebooted: false });
   h.health.report('storage', 'storage', 'ok', null, { free_mib: 2048, total_mib: 4096, trouble_below_mib: 64 });
