@@ -50,9 +50,10 @@ export function backupFileName(instanceName: string, now: number): string {
  * caller hung up), so writeBackup stops and removes its snapshot. A failed backup destroys `out` with an
  * error: the caller sees a cut transfer, never a clean end of a half file.
  */
-function sinkInto(out: PassThrough): Writable {
+function sinkInto(out: PassThrough, started: () => void): Writable {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
+      started();
       if (out.destroyed) return done(new Error('the download was cancelled'));
       if (out.write(chunk)) return done();
       const settle = () => {
@@ -75,11 +76,16 @@ function sinkInto(out: PassThrough): Writable {
   return sink;
 }
 
-export function downloadBackup(
+/**
+ * Starts a backup and answers once its first bytes exist, so a backup that cannot be made at all (the
+ * store unreadable, no room for the snapshot) throws here and the edge answers its server failure
+ * instead of a 200 with an empty file.
+ */
+export async function downloadBackup(
   deps: BackupServiceDeps,
   principal: Principal,
   request: { readonly passphrase: string; readonly journal: boolean; readonly instanceName: string },
-): DownloadOutcome {
+): Promise<DownloadOutcome> {
   if (!mayUpdateSystem(principal)) return FORBIDDEN;
   try {
     checkPassphrase(request.passphrase);
@@ -88,11 +94,22 @@ export function downloadBackup(
   }
   const now = deps.clock.now();
   const out = new PassThrough();
+  // The failure is logged below and reaches the reader through its own listener; without this one, a
+  // backup failing before any reader exists would be an unhandled 'error' event, which ends the process.
+  out.on('error', () => undefined);
   deps.logger.warn('backup download', { by: principal.subject, journal: request.journal });
-  writeBackup({ dataDir: deps.system.dataDir, passphrase: request.passphrase, journal: request.journal, appVersion: deps.version, now }, sinkInto(out)).then(
+  let started!: () => void;
+  const firstBytes = new Promise<void>((resolve) => (started = resolve));
+  const writing = writeBackup(
+    { dataDir: deps.system.dataDir, passphrase: request.passphrase, journal: request.journal, appVersion: deps.version, now },
+    sinkInto(out, started),
+  );
+  writing.then(
     (header) => deps.logger.info('backup downloaded', { by: principal.subject, instance_id: header.instance_id }),
     (err: unknown) => deps.logger.error('backup download failed', { by: principal.subject, error: describeError(err) }),
   );
+  // Rejects when the backup fails before its first byte; the rejection is logged above as well.
+  await Promise.race([firstBytes, writing]);
   return { kind: 'ok', fileName: backupFileName(request.instanceName, now), body: out };
 }
 

@@ -146,6 +146,18 @@ test('a caller hanging up mid-download stops the backup and removes its snapshot
   assert.equal(dataDirLeftovers(), [], 'its snapshot is removed');
 });
 
+test('a backup that cannot be made at all is 500 E_3, not a 200 with an empty file', async () => {
+  const empty = tempDir('vigil-nodata-');
+  try {
+    const broken = createApp({ ...h.deps, system: { ...h.deps.system!, dataDir: empty.path } });
+    const res = await broken.request('/api/system/backup', { headers: { Authorization: `Bearer ${granted}`, [HEADER]: PASSPHRASE } }, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+    await expectResponse(res, 500, 'E_3');
+    assert.ok(h.logs.some((l) => l.includes('backup download failed')));
+  } finally {
+    empty.remove();
+  }
+});
+
 test('the passphrase is never read from the URL, and a short one is refused before anything is made', async () => {
   await expectResponse(await get(`/api/system/backup?passphrase=${encodeURIComponent(PASSPHRASE)}`, granted), 400, 'passphrase: unknown parameter');
   await expectResponse(await get('/api/system/backup', granted), 400, 'BAD_PASSPHRASE: the passphrase must be at least 12 characters');

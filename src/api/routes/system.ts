@@ -54,10 +54,10 @@ export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
     auth,
     scope: 'system_update',
     methods: {
-      GET: (c) => {
+      GET: async (c) => {
         const query = parseQuery(new URL(c.req.url).searchParams, { journal: flagParam });
         if (!query.ok) return c.text(query.errors.join('\n'), 400);
-        const outcome = downloadBackup(service, c.get('principal'), {
+        const outcome = await downloadBackup(service, c.get('principal'), {
           passphrase: readPassphrase(c),
           journal: query.values.journal ?? false,
           instanceName: deps.settings.current().general.instance_name,

@@ -43,7 +43,7 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     const passphrase = typeof body.passphrase === 'string' ? body.passphrase : '';
     if (passphrase !== body.passphrase_again) return render(c, { backupErrors: { passphrase_again: ['the two passphrases differ'] } }, 400);
     const journal = body.journal === '1';
-    const outcome = downloadBackup(service, principal, { passphrase, journal, instanceName: deps.settings.current().general.instance_name });
+    const outcome = await downloadBackup(service, principal, { passphrase, journal, instanceName: deps.settings.current().general.instance_name });
     if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
     if (outcome.kind === 'refused') return render(c, { backupErrors: { passphrase: [outcome.message] } }, 400);
     deps.journalAction(login, `downloaded a backup ${journal ? 'with' : 'without'} the journal`);
