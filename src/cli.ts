@@ -24,6 +24,8 @@ async function serve(command: Extract<CliCommand, { command: 'serve' }>): Promis
     ...(command.host !== undefined ? { host: command.host } : {}),
     logger,
     announce: (text) => process.stdout.write(text),
+    // POST /api/system/restart: a clean stop and exit 0; systemd's Restart=always starts the gateway again.
+    requestStop: () => shutdown('restart requested'),
   });
   let stopping = false;
   const shutdown = (signal: string): void => {

@@ -37,6 +37,8 @@ import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
 import { applyPendingRestore } from './backup/apply-restore.js';
+import { INSTANCE_ID_KEY } from './backup/create-backup.js';
+import { removeUploadLeftovers } from './services/backup-service.js';
 import type { BackupHeader } from './backup/backup-format.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
@@ -70,6 +72,8 @@ export interface GatewayOptions {
   readonly announce?: (text: string) => void;
   /** Which peers count as the box itself on plain HTTP (default: loopback; tests name a loopback alias "the LAN"). */
   readonly isLocalClient?: (address: string | undefined) => boolean;
+  /** Stops the gateway and ends the process (the CLI's shutdown); POST /api/system/restart is offered only with it. */
+  readonly requestStop?: () => void;
 }
 
 function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
@@ -141,6 +145,8 @@ export class Gateway {
       // writes as typed commands (docs/store.md §One writer).
       // A restore staged by `vigil restore`, the API or the page replaces the store before it opens (docs/backup.md).
       const restored = applyPendingRestore(dataDir, logger.child('restore'), this.clock.now());
+      const leftovers = removeUploadLeftovers(dataDir);
+      if (leftovers.length > 0) logger.warn('removed half-received backup uploads', { files: leftovers.join(', ') });
       const dbPath = join(dataDir, 'vigil.db');
       const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
       this.writerRef = writer;
@@ -217,6 +223,12 @@ export class Gateway {
         services,
         throttle: supervision.loginThrottle,
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
+        // The box itself: /api/system* and the System view (docs/backup.md).
+        system: {
+          dataDir,
+          instanceId: () => store.meta.get(INSTANCE_ID_KEY),
+          ...(this.options.requestStop ? { requestStop: this.options.requestStop } : {}),
+        },
       };
       const app = createApp(apiDeps);
       receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));

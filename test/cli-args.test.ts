@@ -31,6 +31,8 @@ test('token needs known scopes and a minute count within the user token range', 
     minutes: 5,
   });
   assert.is((parseCli(['token', '--scopes', 'settings']) as { minutes: number }).minutes, 60);
+  // system_update is a grant, never a record scope, and the installer mints it on the box (docs/backup.md).
+  assert.equal((parseCli(['token', '--scopes', 'system_update']) as { scopes: string[] }).scopes, ['system_update']);
   assert.throws(() => parseCli(['token']), isUsage);
   assert.throws(() => parseCli(['token', '--scopes', 'root']), isUsage);
   assert.throws(() => parseCli(['token', '--scopes', 'settings', '--minutes', '0']), isUsage);

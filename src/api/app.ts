@@ -21,6 +21,7 @@ import { registerOidOverride } from './routes/oid-override.js';
 import { registerRestart } from './routes/restart.js';
 import { registerSerialPorts } from './routes/serial-ports.js';
 import { registerSettings } from './routes/settings.js';
+import { registerSystem } from './routes/system.js';
 import { registerUserGrants } from './routes/users-grants.js';
 
 export function createApp(deps: ApiDeps): Hono<ApiEnv> {
@@ -40,6 +41,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   registerEvents(app, deps, auth);
   registerObjects(app, deps, auth);
   registerSerialPorts(app, deps, auth);
+  registerSystem(app, deps, auth);
 
   app.notFound((c) => c.text('Not Found', 404));
   app.onError((err, c) => {

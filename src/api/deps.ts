@@ -136,6 +136,20 @@ export interface ApiDeps {
   readonly deviceEnrolment?: DeviceEnrolmentDeps;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
+  /** The box itself: /api/system*, the System view (docs/backup.md); without it those paths are 404. */
+  readonly system?: SystemPort;
+}
+
+/** What /api/system* and the System view reach (src/services/system-service.ts, backup-service.ts). */
+export interface SystemPort {
+  /** The data dir: backups are made from it, uploads and staged restores land in it. */
+  readonly dataDir: string;
+  /** The instance id (meta `instance_id`); null before anything assigned one. */
+  instanceId(): string | null;
+  /** Stops the gateway cleanly and ends the process (systemd's Restart=always starts it again); absent: not offered. */
+  readonly requestStop?: () => void;
+  /** Bounds of a restore upload other than the defaults (src/services/backup-service.ts); tests only. */
+  readonly uploadLimits?: { readonly maxBytes?: number; readonly reserveBytes?: number };
 }
 
 /** The authenticated caller, carried in the Hono context as `principal` (src/services/principal.ts). */

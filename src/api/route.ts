@@ -4,7 +4,7 @@
  *   1. authentication  -> 401 (nothing about the endpoint is revealed to an anonymous caller)
  *   2. method          -> 405 with `Allow`
  *   3. scope           -> 403
- *   4. body size       -> 413 (64 KiB)
+ *   4. body size       -> 413 (64 KiB; a streamed upload names its own bound)
  *   5. the handler.
  * Hono routes HEAD through GET handlers; the method check reads the real method, so HEAD is
  * only served where a route lists it (never on GET /api/restart-services).
@@ -25,12 +25,18 @@ export interface RouteSpec {
   readonly auth?: MiddlewareHandler<ApiEnv>;
   readonly scope?: string;
   readonly methods: Readonly<Record<string, Handler<ApiEnv>>>;
+  /** A bound other than MAX_BODY_BYTES, for a body the handler streams (POST /api/system/restore). */
+  readonly maxBodyBytes?: number;
 }
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: (c) => errorResponse(c as Parameters<typeof errorResponse>[0], 413, PAYLOAD_TOO_LARGE),
-});
+function limitBody(maxSize: number): MiddlewareHandler<ApiEnv> {
+  return bodyLimit({
+    maxSize,
+    onError: (c) => errorResponse(c as Parameters<typeof errorResponse>[0], 413, PAYLOAD_TOO_LARGE),
+  }) as MiddlewareHandler<ApiEnv>;
+}
+
+const limitSmallBody = limitBody(MAX_BODY_BYTES);
 
 export function addRoute(app: Hono<ApiEnv>, spec: RouteSpec): void {
   const allowed = Object.keys(spec.methods);
@@ -47,7 +53,7 @@ export function addRoute(app: Hono<ApiEnv>, spec: RouteSpec): void {
     return undefined;
   });
   if (spec.scope) chain.push(requireScope(spec.scope));
-  chain.push(limitBody as MiddlewareHandler<ApiEnv>);
+  chain.push(spec.maxBodyBytes === undefined ? limitSmallBody : limitBody(spec.maxBodyBytes));
   const dispatch: Handler<ApiEnv> = (c, next) => spec.methods[c.req.method]!(c, next);
   // Registered one by one: Hono runs every handler matching the path in registration order.
   for (const handler of chain) app.all(spec.path, handler);

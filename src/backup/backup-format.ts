@@ -8,7 +8,7 @@
  * The key comes from the passphrase through scrypt (RFC 7914); a separate key-check value tells a wrong
  * passphrase from a damaged file before anything is decrypted.
  */
-import { createHmac, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { VigilError } from '../core/errors.js';
 
 export const BACKUP_MAGIC = Buffer.from('VGLBKP01', 'latin1');
@@ -19,6 +19,12 @@ export const MIN_PASSPHRASE_LENGTH = 12;
 const MAX_HEADER_BYTES = 64 * 1024;
 // scrypt cost: 32 MiB and about a second on a Pi 3, once per backup or restore.
 const SCRYPT = { n: 32768, r: 8, p: 1 } as const;
+/**
+ * The most a header may ask of scrypt (memory 128·n·r, time also ×p): twice today's memory, two lanes.
+ * A crafted header asking for gigabytes or hours is damaged, not obeyed: an upload must not take the box down.
+ */
+const MAX_KDF_MEMORY_BYTES = 64 * 1024 ** 2;
+const MAX_KDF_P = 2;
 const KEY_CHECK_LABEL = 'vigil backup key check';
 
 export interface BackupHeader {
@@ -53,19 +59,22 @@ export function checkPassphrase(passphrase: string): void {
   }
 }
 
-function deriveKeys(passphrase: string, kdf: BackupHeader['kdf']): { cipherKey: Buffer; keyCheck: Buffer } {
+/** scrypt in libuv's thread pool: about a second on a Pi 3 that the gateway's main thread does not wait in. */
+async function deriveKeys(passphrase: string, kdf: BackupHeader['kdf']): Promise<{ cipherKey: Buffer; keyCheck: Buffer }> {
   const salt = Buffer.from(kdf.salt, 'base64');
-  const material = scryptSync(passphrase.normalize('NFC'), salt, 64, { N: kdf.n, r: kdf.r, p: kdf.p, maxmem: 256 * kdf.n * kdf.r });
+  const material = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(passphrase.normalize('NFC'), salt, 64, { N: kdf.n, r: kdf.r, p: kdf.p, maxmem: 256 * kdf.n * kdf.r }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
   const cipherKey = material.subarray(0, 32);
   const keyCheck = createHmac('sha256', material.subarray(32)).update(KEY_CHECK_LABEL).digest();
   return { cipherKey, keyCheck };
 }
 
 /** A new header with a fresh salt and IV, and the key to encrypt under it. */
-export function newBackupKeys(passphrase: string, facts: HeaderFacts): BackupKeys {
+export async function newBackupKeys(passphrase: string, facts: HeaderFacts): Promise<BackupKeys> {
   checkPassphrase(passphrase);
   const kdf = { name: 'scrypt' as const, ...SCRYPT, salt: randomBytes(16).toString('base64') };
-  const { cipherKey, keyCheck } = deriveKeys(passphrase, kdf);
+  const { cipherKey, keyCheck } = await deriveKeys(passphrase, kdf);
   const header: BackupHeader = {
     format: BACKUP_FORMAT,
     ...facts,
@@ -106,7 +115,7 @@ export function decodePreamble(head: Buffer): { header: BackupHeader; preamble: 
     kdf?.name === 'scrypt' &&
     Number.isInteger(kdf.n) && kdf.n >= 1024 && kdf.n <= 1_048_576 && (kdf.n & (kdf.n - 1)) === 0 &&
     Number.isInteger(kdf.r) && kdf.r >= 1 && kdf.r <= 32 &&
-    Number.isInteger(kdf.p) && kdf.p >= 1 && kdf.p <= 16 &&
+    Number.isInteger(kdf.p) && kdf.p >= 1 && kdf.p <= MAX_KDF_P && 128 * kdf.n * kdf.r <= MAX_KDF_MEMORY_BYTES &&
     typeof kdf.salt === 'string' && typeof header.iv === 'string' && typeof header.key_check === 'string' &&
     typeof header.instance_id === 'string' && Number.isInteger(header.schema_version);
   if (!sane) throw backupError('the backup file is damaged (header fields)');
@@ -114,8 +123,8 @@ export function decodePreamble(head: Buffer): { header: BackupHeader; preamble: 
 }
 
 /** The cipher key for a header; a wrong passphrase is told apart from a damaged file here. */
-export function openBackupKeys(passphrase: string, header: BackupHeader): Buffer {
-  const { cipherKey, keyCheck } = deriveKeys(passphrase, header.kdf);
+export async function openBackupKeys(passphrase: string, header: BackupHeader): Promise<Buffer> {
+  const { cipherKey, keyCheck } = await deriveKeys(passphrase, header.kdf);
   const stored = Buffer.from(header.key_check, 'base64');
   if (stored.length !== keyCheck.length || !timingSafeEqual(stored, keyCheck)) {
     throw new VigilError('BAD_PASSPHRASE', 'wrong passphrase for this backup');

@@ -1,6 +1,6 @@
 /**
- * Makes a backup of a data dir (docs/backup.md): a consistent snapshot of the store (`VACUUM INTO`, a
- * read: the writer thread keeps writing meanwhile), without the journal unless asked, and the box's TLS
+ * Makes a backup of a data dir (docs/backup.md): a consistent snapshot of the store (store-snapshot.ts, in
+ * a worker thread: store-task.ts), without the journal unless asked, and the box's TLS
  * key pair, encrypted under the technician's passphrase into one file.
  */
 import { createCipheriv } from 'node:crypto';
@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
-import { openDatabase } from '../store/database.js';
 import { checkPassphrase, encodePreamble, newBackupKeys, type BackupHeader, TAG_BYTES } from './backup-format.js';
 import { END_OF_ENTRIES, ENTRY_NAMES, entryHead, type EntryName } from './backup-entries.js';
+import { snapshotOffThread } from './store-task.js';
 
 export interface BackupOptions {
   readonly dataDir: string;
@@ -22,41 +22,7 @@ export interface BackupOptions {
   readonly now: number;
 }
 
-export const INSTANCE_ID_KEY = 'instance_id';
-
-/** A consistent copy of the store in `dir`, with the journal emptied unless kept. */
-function snapshot(dataDir: string, dir: string, journal: boolean): { path: string; facts: Omit<BackupHeader, 'format' | 'kdf' | 'cipher' | 'iv' | 'key_check' | 'created_at' | 'app_version'> } {
-  const path = join(dir, 'vigil.db');
-  const source = openDatabase(join(dataDir, 'vigil.db'), { readonly: true });
-  try {
-    source.prepare('VACUUM INTO ?').run(path);
-  } finally {
-    source.close();
-  }
-  const copy = openDatabase(path);
-  try {
-    if (!journal) {
-      // The high-water trigger keeps the newest id: restored outputs and new events continue after it.
-      copy.exec('DELETE FROM events');
-      copy.exec('VACUUM');
-    }
-    const meta = (key: string) => (copy.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? '';
-    const general = copy.prepare("SELECT value FROM settings WHERE section = 'general'").get() as { value: string } | undefined;
-    const instanceName = general ? String((JSON.parse(general.value) as { instance_name?: unknown }).instance_name ?? '') : '';
-    return {
-      path,
-      facts: {
-        schema_version: Number(copy.pragma('user_version', { simple: true })),
-        instance_id: meta(INSTANCE_ID_KEY),
-        instance_name: instanceName,
-        journal,
-      },
-    };
-  } finally {
-    copy.pragma('journal_mode = DELETE');
-    copy.close();
-  }
-}
+export { INSTANCE_ID_KEY } from './store-snapshot.js';
 
 async function* plaintext(files: ReadonlyArray<{ name: EntryName; path: string }>): AsyncGenerator<Buffer> {
   for (const file of files) {
@@ -72,8 +38,9 @@ export async function writeBackup(options: BackupOptions, sink: Writable): Promi
   try {
     checkPassphrase(options.passphrase);
     work = mkdtempSync(join(options.dataDir, '.backup-'));
-    const snap = snapshot(options.dataDir, work, options.journal);
-    const { cipherKey, header } = newBackupKeys(options.passphrase, {
+    // Off the main thread: a gateway's receivers and watchdog keep running while the store is copied.
+    const snap = await snapshotOffThread({ dataDir: options.dataDir, dir: work, journal: options.journal });
+    const { cipherKey, header } = await newBackupKeys(options.passphrase, {
       ...snap.facts,
       app_version: options.appVersion,
       created_at: new Date(options.now).toISOString(),

@@ -15,7 +15,8 @@ import { latestVersion } from '../store/migrations.js';
 import { VIGIL_APPLICATION_ID } from '../store/schema-v1.js';
 import { decodePreamble, openBackupKeys, TAG_BYTES, type BackupHeader } from './backup-format.js';
 import { EntrySplitter } from './backup-entries.js';
-import { INSTANCE_ID_KEY } from './create-backup.js';
+import { INSTANCE_ID_KEY } from './store-snapshot.js';
+import { checkStoreOffThread } from './store-task.js';
 
 export const PENDING_DIR = 'restore-pending';
 export const PENDING_HEADER = 'backup-header.json';
@@ -88,7 +89,8 @@ function entrySink(dir: string, owner: { uid: number; gid: number }): Writable {
   });
 }
 
-function checkStore(path: string, header: BackupHeader, newIdentity: boolean): void {
+/** The staged store is a readable Vigil store matching its header (blocks its thread: see store-task.ts). */
+export function checkStore(path: string, header: BackupHeader, newIdentity: boolean): void {
   let db;
   try {
     db = openDatabase(path, { readonly: !newIdentity });
@@ -120,7 +122,7 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
     throw new VigilError('BAD_BACKUP', `cannot read the backup file ${options.file}`);
   }
   const { header, preamble } = decodePreamble(readHead(options.file, size));
-  const key = openBackupKeys(options.passphrase, header);
+  const key = await openBackupKeys(options.passphrase, header);
   const supported = latestVersion();
   if (header.schema_version > supported) {
     throw new VigilError('BAD_BACKUP', `the backup was made by a newer Vigil (${header.app_version}, store version ${header.schema_version}); this one reads store versions up to ${supported}`);
@@ -149,7 +151,7 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
       if (err instanceof VigilError) throw err;
       throw damaged('authentication failed: truncated, corrupted or altered');
     }
-    checkStore(join(partial, 'vigil.db'), header, options.newIdentity);
+    await checkStoreOffThread(join(partial, 'vigil.db'), header, options.newIdentity);
     writeFileSync(join(partial, PENDING_HEADER), `${JSON.stringify(header)}\n`, { mode: 0o600 });
     if (process.getuid?.() === 0) chownSync(join(partial, PENDING_HEADER), owner.uid, owner.gid);
     const pending = join(options.dataDir, PENDING_DIR);

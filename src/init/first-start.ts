@@ -17,8 +17,11 @@ import { createSelfSignedCertificate } from './self-signed.js';
 
 export const FIRST_LOGIN = 'admin';
 export const PASSWORD_FILE = 'initial-admin-password';
-/** Privileged scopes the first account holds as grants, so an installer can command devices at once. */
-export const FIRST_ACCOUNT_GRANTS = ['device_control', 'restart_services'] as const;
+/**
+ * Privileged scopes the first account holds as grants, so an installer can command devices and take a
+ * backup of the box at once (docs/backup.md "Who may").
+ */
+export const FIRST_ACCOUNT_GRANTS = ['device_control', 'restart_services', 'system_update'] as const;
 
 export interface InitDeps {
   readonly dataDir: string;

@@ -21,6 +21,8 @@ import { registerOverrides } from './routes/overrides.js';
 import { registerRestart } from './routes/restart.js';
 import { registerUsers } from './routes/users.js';
 import { registerSettings } from './routes/settings.js';
+import { registerSystem } from './routes/system.js';
+import { MAX_UPLOAD_BYTES } from '../services/backup-service.js';
 import { messagePage } from './views/message-page.js';
 import { webSession } from './web-auth.js';
 import type { WebDeps, WebEnv } from './web-deps.js';
@@ -28,8 +30,11 @@ import type { WebDeps, WebEnv } from './web-deps.js';
 /** Every path the page serves (the API keeps /api/*, /health and /metrics). */
 export const WEB_PATHS = [
   '/', '/login', '/logout', '/assets/*', '/favicon.ico', '/events', '/events/*', '/objects', '/device', '/device/*',
-  '/overrides', '/settings', '/settings/*', '/users', '/users/*', '/restart',
+  '/overrides', '/settings', '/settings/*', '/users', '/users/*', '/restart', '/system', '/system/backup', '/system/restart',
 ] as const;
+
+/** Streamed uploads: the security headers, and their own bound instead of the page's 64 KiB. */
+export const WEB_UPLOAD_PATHS = ['/system/restore'] as const;
 
 export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   const logger = deps.logger.child('web');
@@ -37,6 +42,8 @@ export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   // Scoped to the page's own paths: the API's responses keep exactly their contract headers.
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('Payload Too Large', 413) });
   for (const path of WEB_PATHS) web.use(path, securityHeaders(), limit);
+  const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD_BYTES, onError: (c) => c.text('Payload Too Large', 413) });
+  for (const path of WEB_UPLOAD_PATHS) web.use(path, securityHeaders(), uploadLimit);
   const session = webSession({
     tokens: deps.tokens,
     settings: deps.settings,
@@ -56,6 +63,7 @@ export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   registerRestart(web, deps, session);
   registerUsers(web, deps, session);
   registerSettings(web, deps, session);
+  registerSystem(web, deps, session);
   web.onError((err, c) => {
     logger.error('page failed', { method: c.req.method, path: c.req.path, error: describeError(err) });
     return c.html(messagePage('Server failure', 'The gateway could not complete this request (E_3). The log has the details.', '/'), 500);

@@ -42,8 +42,12 @@ export interface Harness {
   readonly health: HealthRegistry;
   readonly links: Map<number, DeviceLinkHandle>;
   readonly restarts: { count: number; fail: Error | null };
+  /** Gateway stops asked for by POST /api/system/restart (the CLI's shutdown in the gateway). */
+  readonly stops: { count: number };
   readonly logs: string[];
   readonly dbPath: string;
+  /** The data dir holding dbPath: backups are made from it, restores are staged in it. */
+  readonly dataDir: string;
   /** A login-style token for a user (scopes default to the user's scopes plus grants). */
   token(userId: number, scopes?: string[], minutes?: number): Promise<string>;
   close(): Promise<void>;
@@ -94,6 +98,7 @@ export async function createHarness(): Promise<Harness> {
 
   const links = new Map<number, DeviceLinkHandle>();
   const restarts = { count: 0, fail: null as Error | null };
+  const stops = { count: 0 };
   const tokens = new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock });
   const roots = serialRoots(dir.path);
   const deps: ApiDeps = {
@@ -115,6 +120,13 @@ export async function createHarness(): Promise<Harness> {
     },
     throttle: new LoginThrottle({ clock }),
     serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current()), roots),
+    system: {
+      dataDir: dir.path,
+      instanceId: () => store.meta.get('instance_id'),
+      requestStop: () => {
+        stops.count += 1;
+      },
+    },
   };
   const app = createApp(deps);
   return {
@@ -126,8 +138,10 @@ export async function createHarness(): Promise<Harness> {
     health,
     links,
     restarts,
+    stops,
     logs,
     dbPath,
+    dataDir: dir.path,
     async token(userId, scopes, minutes = 60) {
       const user = settings.current().users.find((u) => u.id === userId);
       const own = scopes ?? [...(user?.scopes ?? []), ...store.grants.get(userId)];

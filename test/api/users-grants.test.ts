@@ -13,7 +13,7 @@ test.after.each(async () => {
   await h.close();
 });
 
-const INVALID = { error: 'scopes: must be an array of device_control, omit_mpass, restart_services, metrics' };
+const INVALID = { error: 'scopes: must be an array of device_control, omit_mpass, restart_services, metrics, system_update' };
 
 async function loginToken(u: { login: string; password: string }): Promise<string> {
   const res = await call(h, 'POST', '/api/login', { body: { login: u.login, password: u.password } });

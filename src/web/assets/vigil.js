@@ -1,5 +1,6 @@
-// Vigil technician's page: live updates only. Every view is complete without this script.
-// No inline code anywhere (the Content-Security-Policy forbids it); the CSRF token comes from <body data-csrf>.
+// Vigil technician's page: live updates, and the backup upload of the System view (the one form that needs it).
+// Every other view is complete without this script. No inline code anywhere (the Content-Security-Policy
+// forbids it); the CSRF token comes from <body data-csrf>.
 'use strict';
 (function () {
   var csrf = document.body.getAttribute('data-csrf') || '';
@@ -155,6 +156,58 @@
         waiting.className = 'alert error';
         button.disabled = false;
       });
+    });
+  }
+
+  // System: the backup file goes as the raw request body (a multipart form would be held whole in memory),
+  // with the CSRF token and the passphrase in headers and an upload progress bar.
+  var uploadForm = document.querySelector('form[data-upload]');
+  if (uploadForm && window.XMLHttpRequest && window.TextEncoder) {
+    uploadForm.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var file = uploadForm.querySelector('input[type=file]').files[0];
+      var result = document.getElementById('restore-result');
+      var bar = document.getElementById('restore-progress');
+      var button = uploadForm.querySelector('button[type=submit]');
+      if (!file) return;
+      var pass = uploadForm.querySelector('input[name=restore_passphrase]').value;
+      var fresh = uploadForm.querySelector('input[name=new_identity]').checked;
+      // A header value is bytes: the passphrase travels as its UTF-8 bytes, as curl sends it.
+      var bytes = '';
+      new TextEncoder().encode(pass).forEach(function (b) { bytes += String.fromCharCode(b); });
+      var xhr = new XMLHttpRequest();
+      xhr.open('POST', uploadForm.getAttribute('data-upload') + (fresh ? '?new_identity=1' : ''));
+      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+      xhr.setRequestHeader('X-CSRF-Token', csrf);
+      xhr.setRequestHeader('X-Vigil-Backup-Passphrase', bytes);
+      bar.hidden = false;
+      bar.value = 0;
+      button.disabled = true;
+      result.className = 'alert info';
+      result.textContent = 'Uploading…';
+      xhr.upload.addEventListener('progress', function (p) {
+        if (p.lengthComputable) bar.value = Math.round((p.loaded / p.total) * 100);
+        if (p.loaded === p.total) result.textContent = 'Uploaded. Checking the whole file…';
+      });
+      xhr.addEventListener('load', function () {
+        button.disabled = false;
+        if (xhr.status === 200) {
+          var b = JSON.parse(xhr.responseText).backup;
+          result.className = 'alert ok';
+          result.textContent = 'Checked and staged: the backup of ' + (b.instance_name || 'a box') + ' made ' + utc(b.created_at) +
+            ' by version ' + b.app_version + '. It replaces this box\'s data at the next start of the gateway.';
+        } else {
+          result.className = 'alert error';
+          var type = xhr.getResponseHeader('Content-Type') || '';
+          result.textContent = 'Refused (' + xhr.status + '): ' + (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') + ' Nothing was staged.';
+        }
+      });
+      xhr.addEventListener('error', function () {
+        button.disabled = false;
+        result.className = 'alert error';
+        result.textContent = 'The connection to the gateway was lost. Nothing was staged.';
+      });
+      xhr.send(file);
     });
   }
 

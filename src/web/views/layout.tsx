@@ -24,6 +24,7 @@ export const NAV: readonly NavItem[] = [
   { path: '/settings', label: 'Settings', scopes: ['settings'] },
   { path: '/users', label: 'Users', scopes: ['settings', 'users'] },
   { path: '/restart', label: 'Restart', scopes: ['restart_services'] },
+  { path: '/system', label: 'System', scopes: ['system_update'] },
 ];
 
 export function mayOpen(item: NavItem, scopes: ReadonlySet<string>): boolean {
