@@ -90,6 +90,8 @@ export class WebhookOutput implements Service {
     this.unsubscribe = this.o.onEventStored?.(() => this.wakeup.ring()) ?? null;
     this.timers.push(setInterval(() => this.flushCursor(), timings.cursorFlushMs));
     this.timers.push(setInterval(() => this.refreshMetrics(), timings.metricsIntervalMs));
+    // Nothing is known to be wrong until a POST fails: `ok`, and the link counts as up (docs/outputs.md §Webhook).
+    this.metrics.set({ connected: true });
     this.report('ok', null);
     this.refreshMetrics();
     this.loop = this.run().catch((err: unknown) => {

@@ -80,6 +80,7 @@ test('one POST per event: the documented body, X-Vigil-Event-Id and a signature 
   });
   await waitFor(() => fx.health.get('out:1')?.metrics.delivered === 1, 1000);
   assert.is(fx.health.get('out:1')?.state, 'ok');
+  assert.is(fx.health.get('out:1')?.metrics.connected, true);
 });
 
 test('a gateway event goes out under the output oid; no object and no event time are null', async () => {
@@ -205,6 +206,7 @@ test('nothing listening: connection refused is retried, and the events go out wh
   const ids = fx.append([cidEvent(), cidEvent({ zoneNo: '2' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.match(fx.health.get('out:1')!.detail ?? '', 'ECONNREFUSED');
+  assert.is(fx.health.get('out:1')!.metrics.connected, false);
   const late = new WebhookPeer({ secret: SECRET, now: () => fx.clock.now() });
   peer = late;
   await late.listen(port);
