@@ -12,12 +12,12 @@
  *     backlog into a receiver that drops it (decision, docs/outputs.md §Webhook delivery).
  * Health `out:<id>` kind 'output' with the same figures as the other outputs (output-metrics.ts).
  */
-import { readFile } from 'node:fs/promises';
 import type { Clock } from '../core/clock.js';
-import { describeError } from '../core/errors.js';
+import { VigilError, describeError } from '../core/errors.js';
 import type { ComponentState, HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
+import { readPem } from '../settings/pem-check.js';
 import type { WebhookSettings } from '../settings/schema-outputs.js';
 import type { Outbox, OutgoingEvent } from './outbox.js';
 import { OutputMetrics } from './output-metrics.js';
@@ -79,7 +79,7 @@ export class WebhookOutput implements Service {
     this.stopping = false;
     this.report('starting', null);
     try {
-      const ca = settings.ca_file === '' ? null : await readFile(settings.ca_file, 'utf8');
+      const ca = settings.ca_file === '' ? null : await this.readCa(settings.ca_file);
       this.client = new WebhookClient({ url: this.o.url, timeoutMs: settings.timeout_ms, ca });
       const cursor = outbox.open();
       logger.info('output starting', { output: this.o.id, protocol: 'JSON', link: this.where(), cursor });
@@ -202,6 +202,13 @@ export class WebhookOutput implements Service {
       const timer = setTimeout(wake, ms);
       this.sleepers.add(wake);
     });
+  }
+
+  /** The same bounded read as the settings check (a regular PEM file of at most 64 KiB, within 2 s). */
+  private async readCa(path: string): Promise<string> {
+    const read = await readPem(path);
+    if (!read.ok) throw new VigilError('SERVICE_FAILED', `webhook.ca_file ${path}: ${read.reason}`);
+    return read.text;
   }
 
   /** Origin only: a query string may carry a receiver's token, and health details are shown on the Status view. */

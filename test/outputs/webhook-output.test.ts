@@ -185,6 +185,20 @@ test('https: a private CA in ca_file is trusted; without it the certificate is r
   assert.ok(id !== undefined);
 });
 
+test('a CA file gone since it was saved: the output reports failed with the reason and does not run', async () => {
+  const p = await startPeer();
+  const out = webhookOutput(`https://127.0.0.1:${p.port}/`, { ca_file: '/nonexistent/vigil-ca.pem' });
+  let error: unknown = null;
+  await out.start().catch((err: unknown) => (error = err));
+  assert.ok(error instanceof Error);
+  const health = fx.health.get('out:1')!;
+  assert.is(health.state, 'failed');
+  assert.is(health.detail, 'cannot start: webhook.ca_file /nonexistent/vigil-ca.pem: file does not exist');
+  fx.append([cidEvent()]);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.is(p.posts.length, 0);
+});
+
 test('a receiver that never answers: timeout, failed, and delivered once it answers', async () => {
   let hang = true;
   const p = await startPeer({ answer: () => (hang ? 'hang' : 200) });
