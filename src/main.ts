@@ -298,6 +298,7 @@ export class Gateway {
       dbPath: join(this.options.dataDir, 'vigil.db'),
       ...(this.writerRef ? { writer: this.writerRef } : {}),
       outputs: current.outputs.filter((o) => o.type !== OUTPUT_TYPES.com),
+      instanceName: current.general.instance_name,
       health: this.health,
       logger: this.options.logger,
       ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),

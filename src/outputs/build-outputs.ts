@@ -9,7 +9,8 @@ import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
 import { parseHostPort } from '../settings/fields.js';
-import { OUTPUT_TYPES, defaultOutputSerial, type OutputSettings } from '../settings/schema-outputs.js';
+import { parseWebhookUrl } from '../settings/webhook-url.js';
+import { OUTPUT_TYPES, defaultOutputSerial, defaultWebhook, type OutputSettings } from '../settings/schema-outputs.js';
 import type { ObjectRecord } from '../store/types.js';
 import { createAccountResolver, oidAccount } from './account-resolver.js';
 import type { ByteLink } from './byte-link.js';
@@ -23,6 +24,7 @@ import { SerialLink } from './serial-link.js';
 import { TcpLink } from './tcp-link.js';
 import { UdpLink } from './udp-link.js';
 import { UnavailableOutput } from './unavailable-output.js';
+import { WebhookOutput } from './webhook-output.js';
 
 export interface OutputStore {
   readonly events: OutboxJournal;
@@ -44,6 +46,8 @@ export interface OutputDeps {
   readonly timings?: Partial<OutputTimings>;
   /** Tests: a fixed pad source for encrypted DC-09 messages. */
   readonly randomBytes?: RandomBytes;
+  /** general.instance_name: the `gateway` of webhook bodies. */
+  readonly instanceName?: string;
   /** The serial port layer (hw/serial) for type 3 outputs, which run on the main thread (docs/outputs.md §Serial). */
   readonly serial?: SerialLineFactory;
 }
@@ -62,21 +66,40 @@ function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undef
   return settings.type === OUTPUT_TYPES.udp ? new UdpLink(target) : new TcpLink(target);
 }
 
-export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
-  const logger = deps.logger.child(`out:${settings.id}`);
-  const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings, deps.serial);
-  if (!link) {
-    const reason = settings.type === OUTPUT_TYPES.com ? 'no serial port layer was given to the outputs' : `bad identificator "${settings.identificator}"`;
-    return new UnavailableOutput(settings.id, reason, deps.health, logger);
-  }
+function buildWebhook(settings: OutputSettings, deps: OutputDeps, logger: Logger): Service {
+  const url = parseWebhookUrl(settings.identificator);
+  if (!url.ok) return new UnavailableOutput(settings.id, `bad webhook URL: ${url.reason}`, deps.health, logger);
   const timings = { ...outputTimings(settings), ...deps.timings };
-  const outbox = new Outbox({
+  return new WebhookOutput({
+    id: settings.id, url: url.url, settings: settings.webhook ?? defaultWebhook(), gateway: deps.instanceName ?? '',
+    outbox: newOutbox(settings, deps), uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
+    timings, health: deps.health, logger, clock: deps.clock,
+    ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
+  });
+}
+
+function newOutbox(settings: OutputSettings, deps: OutputDeps): Outbox {
+  return new Outbox({
     outputId: settings.id,
     journal: deps.store.events,
     cursors: deps.store.cursors,
     filter: createEventFilter(settings.filters),
     resolveAccount: createAccountResolver(deps.store, settings.oid),
   });
+}
+
+export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
+  const logger = deps.logger.child(`out:${settings.id}`);
+  if (settings.type === OUTPUT_TYPES.webhook) return buildWebhook(settings, deps, logger);
+  // Validation refuses it (webhook-check.ts); a stored file edited by hand must not crash the worker.
+  if (settings.protocol === 'JSON') return new UnavailableOutput(settings.id, 'protocol "JSON" needs type 4 (webhook)', deps.health, logger);
+  const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings, deps.serial);
+  if (!link) {
+    const reason = settings.type === OUTPUT_TYPES.com ? 'no serial port layer was given to the outputs' : `bad identificator "${settings.identificator}"`;
+    return new UnavailableOutput(settings.id, reason, deps.health, logger);
+  }
+  const timings = { ...outputTimings(settings), ...deps.timings };
+  const outbox = newOutbox(settings, deps);
   const common = {
     id: settings.id, link, outbox, timings, health: deps.health, logger, clock: deps.clock,
     ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),

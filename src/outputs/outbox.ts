@@ -131,6 +131,23 @@ export class Outbox {
     }
   }
 
+  /**
+   * The head and up to `limit - 1` events the filter takes right behind it in the batch already read, without
+   * moving anything: a webhook POSTs them together and calls done() for each, in order, once the POST is
+   * answered. Events the filter refuses in between stay for head() to pass (so the cursor never passes an
+   * undelivered event).
+   */
+  peek(limit: number): OutgoingEvent[] {
+    const head = this.head();
+    if (!head) return [];
+    const out = [head];
+    for (let i = this.queueIndex + 1; i < this.queue.length && out.length < limit; i++) {
+      const event = this.queue[i]!;
+      if (this.options.filter(event) === null) out.push({ event, account: this.options.resolveAccount(event) });
+    }
+    return out;
+  }
+
   /** The head event is finished (ACKed, or given up deliberately): the next head() moves on. */
   done(id: number): void {
     if (!this.current || this.current.event.id !== id) return;

@@ -40,6 +40,8 @@ export interface OutputHostOptions {
   readonly onEventStored?: (listener: () => void) => () => void;
   /** Tests: shorter timings. */
   readonly timings?: Partial<OutputTimings>;
+  /** general.instance_name (the `gateway` of webhook bodies). */
+  readonly instanceName?: string;
 }
 
 const START_TIMEOUT_MS = 15_000;
@@ -112,6 +114,7 @@ export class OutputWorkerHost implements Service {
       outputs: this.enabled,
       logLevel: this.o.logLevel ?? 'info',
       ...(this.o.timings ? { timings: this.o.timings } : {}),
+      ...(this.o.instanceName !== undefined ? { instanceName: this.o.instanceName } : {}),
     };
     const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), { workerData: init, transferList: endpoint ? [endpoint.port] : [] });
     spawned = worker;

@@ -5,6 +5,7 @@
 import { OUTPUT_TYPES } from './schema-outputs.js';
 import { isValidSiaKey, parseHostPort } from './fields.js';
 import { line } from './issues.js';
+import { checkWebhookOutput } from './webhook-check.js';
 import { RECEIVER_LISTS, type ReceiverListName } from './schema-receivers.js';
 import type { Settings } from './schema.js';
 
@@ -90,16 +91,18 @@ export function checkOutputs(s: Settings): string[] {
   s.outputs.forEach((o, i) => {
     const at = `outputs[${i}]`;
     const sia = o.protocol === 'SIA-DC09';
+    out.push(...checkWebhookOutput(o, at));
     if (o.type === OUTPUT_TYPES.udp && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
     if (o.type === OUTPUT_TYPES.com) {
       if (!o.identificator.startsWith('/')) out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
-    } else {
+    } else if (o.type !== OUTPUT_TYPES.webhook) {
       if (parseHostPort(o.identificator) === null) {
         out.push(line(`${at}.identificator`, 'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output'));
       }
       if (o.serial !== undefined) out.push(line(`${at}.serial`, 'only allowed when type is 3 (serial COM)'));
     }
-    if (!sia) {
+    // A webhook has no receiver/line columns: its numbers are ignored (docs/outputs.md §Webhook).
+    if (!sia && o.protocol !== 'JSON') {
       if (o.receiver_number > 99) out.push(line(`${at}.receiver_number`, `must be between 0 and 99 for ${o.protocol}`));
       if (o.line_number > 9) out.push(line(`${at}.line_number`, `must be between 0 and 9 for ${o.protocol}`));
       if (o.sia_dc09 !== undefined) out.push(line(`${at}.sia_dc09`, 'only allowed when protocol is "SIA-DC09"'));

@@ -82,6 +82,14 @@ export async function environmentChecks(next: Settings, patch: SettingsUpdate, k
   // Like the API's key paths: read when the patch names it (docs/settings.md §database).
   const caFile = patch.database?.sql_tls_ca_file;
   const caProblems = caFile !== undefined && caFile !== '' ? await checkCaFile(caFile, 'database.sql_tls_ca_file') : [];
+  // Webhook CA files: read when the patch's outputs name one (outputs are replaced whole, so every one given).
+  const webhookCa = Promise.all(
+    (patch.outputs ?? []).map((o, i) => {
+      const path = o.webhook?.ca_file ?? '';
+      const at = `outputs[${i}].webhook.ca_file`;
+      return path.startsWith('/') && !known.some((l) => l.startsWith(`${at}:`)) ? checkCaFile(path, at) : Promise.resolve([]);
+    }),
+  ).then((lists) => lists.flat());
   const dbSettled = caProblems.length > 0 || known.some((l) => l.startsWith('database.') || l.startsWith('database:'));
   const database =
     patch.database !== undefined && next.database.enabled && !dbSettled
@@ -90,6 +98,6 @@ export async function environmentChecks(next: Settings, patch: SettingsUpdate, k
           .catch(() => 'the connection test itself failed')
           .then((reason) => (reason === null ? [] : [line('database', `connection test failed: ${reason}`)]))
       : Promise.resolve([]);
-  const results = await Promise.all([pem, serial, database]);
+  const results = await Promise.all([pem, serial, database, webhookCa]);
   return [...caProblems, ...results.flat()];
 }

@@ -67,10 +67,11 @@ export function unmaskSecrets(raw: Record<string, unknown>, current: Settings): 
     }
   }
   items(body.outputs).forEach((item, i) => {
-    const sia = item.sia_dc09;
-    if (!isPlainObject(sia)) return;
     const old = current.outputs.find((o) => o.id === item.id);
-    keepItemSecret(sia, 'encryption_key', old?.sia_dc09?.encryption_key, `outputs[${i}].sia_dc09.encryption_key`, errors);
+    const sia = item.sia_dc09;
+    if (isPlainObject(sia)) keepItemSecret(sia, 'encryption_key', old?.sia_dc09?.encryption_key, `outputs[${i}].sia_dc09.encryption_key`, errors);
+    const webhook = item.webhook;
+    if (isPlainObject(webhook)) keepItemSecret(webhook, 'secret', old?.webhook?.secret, `outputs[${i}].webhook.secret`, errors);
   });
   return { body, errors };
 }

@@ -2,7 +2,7 @@
  * What GET /api/settings shows. Decision (docs/settings.md §public view): every field of the
  * contract stays visible except secrets. The JWT secret and the users' password hashes are left
  * out entirely; the other secrets (sqlpass, device_status_output.encryption_key, receiver
- * encryption passwords, modem SIM PINs, SIA-DC09 output keys) read "********" when set and ""
+ * encryption passwords, modem SIM PINs, SIA-DC09 output keys, webhook secrets) read "********" when set and ""
  * when not, so a client can tell whether one is configured. Sending "********" back in an update
  * keeps the stored value (merge.ts), so a view can be edited and PUT back as is.
  */
@@ -35,6 +35,7 @@ export function toPublicView(settings: Settings): PublicSettings {
   }
   for (const o of s.outputs) {
     if (o.sia_dc09) o.sia_dc09.encryption_key = mask(o.sia_dc09.encryption_key);
+    if (o.webhook) o.webhook.secret = mask(o.webhook.secret);
   }
   return { ...s, api, users };
 }

@@ -8,8 +8,9 @@ import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
 import { serialLineEntries } from './schema-receivers.js';
 
 /** outputs[].type: the link an output uses (the one place these numbers are spelt). */
-export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3 } as const;
-export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09'] as const;
+export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3, webhook: 4 } as const;
+/** `JSON` is the webhook's body (docs/outputs.md §Webhook); the others are receiver feeds. */
+export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09', 'JSON'] as const;
 export const EVENT_CLASSES = ['alarm', 'restore', 'link_test', 'internal', 'other'] as const;
 
 const linkTestInterval = int(0, 86400, 'must be 0 (off) or between 10 and 86400');
@@ -27,6 +28,23 @@ export const siaDc09Schema = obj({
   retries: v.optional(int(0, 10), 3),
 });
 
+/**
+ * The webhook block of a type 4 output (docs/outputs.md §Webhook). The URL is the output's `identificator`;
+ * the secret's format and the retry bounds' order are checked in webhook-check.ts (the secret is required).
+ */
+export const webhookSchema = obj({
+  secret: v.optional(str, ''),
+  timeout_ms: v.optional(int(1000, 60000), 10000),
+  // Events per POST: 1 keeps one event per request (the simplest receiver); more drain a backlog faster.
+  batch_size: v.optional(int(1, 100), 1),
+  // Consecutive failed POSTs after the first before the output is reported failed (it keeps retrying).
+  retries: v.optional(int(0, 10), 3),
+  retry_min_ms: v.optional(int(100, 60000), 1000),
+  retry_max_ms: v.optional(int(1000, 3_600_000), 30000),
+  // PEM file of the CA certificates to trust instead of the system store ("" = the system store).
+  ca_file: v.optional(str, ''),
+});
+
 /** How a type 3 output opens its serial device (the COM receivers' line fields and defaults, docs/serial.md). */
 export const outputSerialSchema = obj(serialLineEntries);
 
@@ -38,7 +56,10 @@ export const outputFiltersSchema = obj({
 const outputObject = obj({
   id,
   name: nonEmpty,
-  type: v.picklist([OUTPUT_TYPES.tcp, OUTPUT_TYPES.udp, OUTPUT_TYPES.com], 'must be 1 (TCP), 2 (UDP) or 3 (serial COM)'),
+  type: v.picklist(
+    [OUTPUT_TYPES.tcp, OUTPUT_TYPES.udp, OUTPUT_TYPES.com, OUTPUT_TYPES.webhook],
+    'must be 1 (TCP), 2 (UDP), 3 (serial COM) or 4 (webhook)',
+  ),
   protocol: oneOf(OUTPUT_PROTOCOLS),
   identificator: nonEmpty,
   oid: int(0, 0xffff, 'must be between 0 and 65535 (0xFFFF)'),
@@ -48,6 +69,8 @@ const outputObject = obj({
   sia_dc09: v.optional(siaDc09Schema),
   // Type 3 only (cross-validate.ts): baud rate, data bits, parity, stop bits, flow control.
   serial: v.optional(outputSerialSchema),
+  // Type 4 only (webhook-check.ts).
+  webhook: v.optional(webhookSchema),
   filters: v.optional(outputFiltersSchema, {}),
   enabled: v.optional(bool, true),
 });
@@ -57,22 +80,29 @@ export function defaultSiaDc09(): SiaDc09Settings {
   return v.parse(siaDc09Schema, {});
 }
 
+/** The default webhook parameters, derived from the schema (declared once). */
+export function defaultWebhook(): WebhookSettings {
+  return v.parse(webhookSchema, {});
+}
+
 /** The default line settings of a serial output, derived from the schema (declared once). */
 export function defaultOutputSerial(): OutputSerialSettings {
   return v.parse(outputSerialSchema, {});
 }
 
 /**
- * A SIA-DC09 output always carries its sia_dc09 block, and a serial (type 3) output its serial block, in the stored
- * form (filled with defaults).
+ * A SIA-DC09 output always carries its sia_dc09 block, a serial (type 3) output its serial block and a webhook
+ * (type 4) output its webhook block, in the stored form (filled with defaults).
  */
 export const outputSchema = v.pipe(
   outputObject,
   v.transform((o) => (o.protocol === 'SIA-DC09' && o.sia_dc09 === undefined ? { ...o, sia_dc09: defaultSiaDc09() } : o)),
   v.transform((o) => (o.type === OUTPUT_TYPES.com && o.serial === undefined ? { ...o, serial: defaultOutputSerial() } : o)),
+  v.transform((o) => (o.type === OUTPUT_TYPES.webhook && o.webhook === undefined ? { ...o, webhook: defaultWebhook() } : o)),
 );
 
 export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;
+export type WebhookSettings = v.InferOutput<typeof webhookSchema>;
 export type OutputSerialSettings = v.InferOutput<typeof outputSerialSchema>;
 export type OutputFilters = v.InferOutput<typeof outputFiltersSchema>;
 export type OutputSettings = v.InferOutput<typeof outputSchema>;

@@ -53,6 +53,27 @@ test('a new output starts at the journal head and stores that position at once',
   assert.equal(drain(box).map((e) => e.id), after);
 });
 
+test('peek() takes the head and the taken events behind it in the read batch, and moves nothing', () => {
+  fx.store.cursors.reset(7, 0);
+  const classes = ['restore', 'alarm', 'restore', 'alarm', 'alarm', 'alarm', 'alarm'];
+  const ids = append(7, (i) => ({ eventClass: classes[i] }));
+  const box = outbox({ filters: { receivers: [], event_classes: ['alarm'] }, batchSize: 4 });
+  box.open();
+  // The restore before the head is passed (everything before the head is done); the one between is not.
+  // The batch ends with the rows already read (4: ids[0..3]).
+  assert.equal(box.peek(3).map((e) => e.event.id), [ids[1], ids[3]]);
+  assert.is(box.cursor, ids[0]);
+  assert.equal(box.peek(3).map((e) => e.event.id), [ids[1], ids[3]], 'the same batch until done()');
+  box.head();
+  box.done(ids[1]!);
+  assert.is(box.cursor, ids[1], 'the restore between is still ahead of the cursor');
+  box.head();
+  box.done(ids[3]!);
+  assert.is(box.cursor, ids[3]);
+  assert.equal(box.peek(2).map((e) => e.event.id), [ids[4], ids[5]]);
+  assert.equal(box.peek(10).map((e) => e.event.id), [ids[4], ids[5], ids[6]]);
+});
+
 test('an output with a stored cursor resumes after it, in id order, across read batches', () => {
   const ids = append(7);
   fx.store.cursors.reset(7, ids[1]!);

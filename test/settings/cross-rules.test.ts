@@ -91,8 +91,8 @@ test('outputs: ids unique, UDP only with SIA-DC09, identificator by type', async
   ]);
   assert.equal(await errorsOf({ outputs: [output(1, { type: 2 })] }), ['outputs[0].type: UDP (2) is only allowed with protocol "SIA-DC09"']);
   assert.equal(await errorsOf({ outputs: [output(1, { type: 2, protocol: 'SIA-DC09' })] }), []);
-  assert.equal(await errorsOf({ outputs: [output(1, { type: 4 })] }), ['outputs[0].type: must be 1 (TCP), 2 (UDP) or 3 (serial COM)']);
-  assert.equal(await errorsOf({ outputs: [output(1, { protocol: 'CID' })] }), ['outputs[0].protocol: must be one of "MLR2", "MLR2-DG" or "SIA-DC09"']);
+  assert.equal(await errorsOf({ outputs: [output(1, { type: 5 })] }), ['outputs[0].type: must be 1 (TCP), 2 (UDP), 3 (serial COM) or 4 (webhook)']);
+  assert.equal(await errorsOf({ outputs: [output(1, { protocol: 'CID' })] }), ['outputs[0].protocol: must be one of "MLR2", "MLR2-DG", "SIA-DC09" or "JSON"']);
 });
 
 test('host:port identificators: IPv4, hostname or [IPv6], port 1..65535', async () => {

@@ -16,6 +16,8 @@ export interface WorkerInit {
   readonly endpoint?: WriterEndpoint;
   readonly outputs: readonly OutputSettings[];
   readonly logLevel: LogLevel;
+  /** general.instance_name (the `gateway` of webhook bodies). */
+  readonly instanceName?: string;
   /** Tests: shorter timings. */
   readonly timings?: Partial<OutputTimings>;
 }

@@ -52,6 +52,7 @@ async function start(): Promise<void> {
         return () => wakeListeners.delete(listener);
       },
       ...(init.timings ? { timings: init.timings } : {}),
+      ...(init.instanceName !== undefined ? { instanceName: init.instanceName } : {}),
     });
   } catch (err) {
     db?.close();
