@@ -63,9 +63,12 @@ export interface ApiStorePort {
     list(filter: ApiListFilter & { account?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
   };
   readonly events: {
-    /** Newest first; from inclusive, to exclusive (ms epoch); code compared case-insensitively. */
+    /**
+     * Newest first; from inclusive, to exclusive (ms epoch); code compared case-insensitively.
+     * With `after` (the event stream's backlog): ids above it, oldest first.
+     */
     query(
-      filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string },
+      filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string; after?: number },
     ): { items: ApiEventRow[]; nextCursor: number | null };
   };
   /** A cheap write probe; false answers oid-override with 503 `Database is not ready`. */
