@@ -214,6 +214,7 @@ export class Gateway {
         services,
         throttle: supervision.loginThrottle,
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
+        onEventStored: (listener: (id: number) => void) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
       };
       const app = createApp(apiDeps);
       receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
@@ -222,7 +223,7 @@ export class Gateway {
       registerWeb(app, {
         ...apiDeps,
         settingsView: settings,
-        onEventStored: (listener) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
+        onEventStored: apiDeps.onEventStored,
         journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();

@@ -11,6 +11,7 @@ import type { ApiDeps, ApiEnv } from './deps.js';
 import { authenticate } from './middleware/auth.js';
 import { SERVER_FAILURE, errorResponse } from './responses.js';
 import { registerDevices } from './routes/devices.js';
+import { registerEventStream } from './routes/event-stream.js';
 import { registerEvents } from './routes/events.js';
 import { registerHealth } from './routes/health.js';
 import { registerLogin } from './routes/login.js';
@@ -36,6 +37,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   registerOidOverride(app, deps, auth);
   registerUserGrants(app, deps, auth);
   registerEvents(app, deps, auth);
+  registerEventStream(app, deps, auth);
   registerObjects(app, deps, auth);
   registerSerialPorts(app, deps, auth);
 

@@ -136,6 +136,19 @@ export interface ApiDeps {
   readonly throttle: LoginThrottle;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
+  /**
+   * Calls `listener` with the journal id of every newly stored event (the ingest bus
+   * `event-stored`); returns the unsubscribe. Without it GET /api/events/stream reads once a second.
+   */
+  readonly onEventStored?: (listener: (id: number) => void) => () => void;
+  /** Bounds of GET /api/events/stream other than the defaults (EVENT_STREAM_LIMITS). */
+  readonly eventStream?: {
+    readonly perUser?: number;
+    readonly total?: number;
+    readonly heartbeatMs?: number;
+    readonly stallMs?: number;
+    readonly pageSize?: number;
+  };
 }
 
 /** The authenticated caller, carried in the Hono context as `principal` (src/services/principal.ts). */
@@ -145,6 +158,6 @@ export type { Principal } from '../services/principal.js';
 export type ErrorStyle = 'text' | 'json';
 
 export interface ApiEnv {
-  Bindings: { incoming?: { socket?: { remoteAddress?: string } } };
+  Bindings: { incoming?: { socket?: { remoteAddress?: string; destroy?: () => void } } };
   Variables: { principal: Principal; errorStyle: ErrorStyle };
 }
