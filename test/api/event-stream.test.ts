@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAdaptorServer } from '@hono/node-server';
-import type { AddressInfo, Server } from 'node:net';
+import { connect, type AddressInfo, type Server } from 'node:net';
 import { createApp } from '../../src/api/app.js';
 import type { NewEvent } from '../../src/store/types.js';
 import { ADMIN, OPERATOR, START, TEXT, call, createHarness, type Harness } from './harness.js';
@@ -28,7 +28,7 @@ test.before.each(async () => {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    eventStream: { perUser: 2, total: 3, heartbeatMs: 150, pageSize: 50 },
+    eventStream: { perUser: 2, total: 3, heartbeatMs: 150, pageSize: 50, stallMs: 500 },
   });
   server = createAdaptorServer({ fetch: app.fetch }) as Server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -244,6 +244,34 @@ test('streams are bounded per user and in all: 429 TOO_MANY_STREAMS, and a close
   }
   assert.ok(reopened, 'a slot came back');
   await ready(reopened!);
+});
+
+test('a client that stops reading is cut off once a write waits longer than the stall bound, and its slot comes back', async () => {
+  const token = await h.token(ADMIN.id);
+  // ~4.5 KB per event: 3,000 of them overfill the loopback socket buffers of a reader that reads nothing
+  const big = (i: number): NewEvent => ({ ...event(`S${i}`), raw: new Uint8Array(2048).fill(i % 256) });
+  h.store.events.append(Array.from({ length: 3000 }, (_, i) => big(i)));
+  const port = (server.address() as AddressInfo).port;
+  const socket = connect(port, '127.0.0.1');
+  socket.pause();
+  let closed = false;
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => undefined);
+  socket.write(`GET /api/events/stream?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+  const deadline = Date.now() + 8000;
+  while (!h.logs.some((l) => l.includes('event stream ended') && l.includes('stalled')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(h.logs.some((l) => l.includes('event stream ended') && l.includes('stalled')), 'the server ended the stalled stream');
+  // reading now drains what the kernel held, then the connection is gone, not ended cleanly
+  let bytes = 0;
+  socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+  socket.resume();
+  const closeBy = Date.now() + 5000;
+  while (!closed && Date.now() < closeBy) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(closed, 'the socket was closed by the server');
+  assert.ok(bytes < 3000 * 4096, `only part of the backlog was sent (${bytes} bytes)`);
+  // both of the user's slots are free again
+  await ready(await open(token));
+  await ready(await open(token));
 });
 
 test.run();
