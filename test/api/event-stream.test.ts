@@ -10,7 +10,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { connect, type AddressInfo, type Server } from 'node:net';
 import { createApp } from '../../src/api/app.js';
 import type { NewEvent } from '../../src/store/types.js';
-import { ADMIN, OPERATOR, START, TEXT, call, createHarness, type Harness } from './harness.js';
+import { ADMIN, OPERATOR, START, TEXT, VIEWER, call, createHarness, type Harness } from './harness.js';
 import { openSse, type SseClient, type SseMessage } from '../helpers/sse-client.js';
 
 let h: Harness;
@@ -197,6 +197,21 @@ test('logout of the token ends the stream within the re-check interval; nothing 
   // and the token opens no new one
   const again = await fetch(`${base}/api/events/stream`, { headers: { Authorization: `Bearer ${token}` } });
   assert.is(again.status, 401);
+});
+
+test('narrowing the user\'s visible_receivers in the settings ends the stream before a hidden event is sent', async () => {
+  const record = (u: { id: number; login: string }, scopes: string[], custom: number[] | null) => ({
+    id: u.id, login: u.login, token_time: 60, scopes, visible_receivers: { all: custom === null, custom: custom ?? [] },
+  });
+  const client = await open(await h.token(VIEWER.id));
+  await ready(client);
+  const saved = await h.settings.update({
+    users: [record(ADMIN, ['settings', 'users', 'events', 'objects'], null), record(OPERATOR, ['events', 'objects'], [1]), record(VIEWER, ['events'], [1])],
+  });
+  assert.ok(saved.ok);
+  store([event('HIDDEN', 2)]);
+  const rest = await client.collect((m) => m.event === 'ended', 3000);
+  assert.equal(rest.map((m) => m.event), ['ended']);
 });
 
 test('the stream ends when its token expires', async () => {
