@@ -79,8 +79,9 @@ export function registerEventStream(app: Hono<ApiEnv>, deps: ApiDeps, auth: Midd
     const query: EventQuery = parsed.query;
     let after: number;
     try {
-      // "From now": the newest event this caller may see with these filters.
-      after = resume.after ?? deps.store.events.query(eventFilter({ ...query, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
+      // "From now": the newest event this caller may see, filters aside (what GET /api/events shows
+      // first), so a rare account's stream does not start by re-scanning everything since its last event.
+      after = resume.after ?? deps.store.events.query(eventFilter({ limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
     } catch (err) {
       logger.error('event stream could not read the journal', { error: describeError(err) });
       return isStoreProblem(err) ? c.text(DATABASE_NOT_READY, 503) : c.text(SERVER_FAILURE, 500);
