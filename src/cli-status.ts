@@ -31,7 +31,7 @@ async function readSettings(dataDir: string): Promise<Settings> {
   try {
     const raw = store.settings.load();
     const parsed = raw === null ? null : validateStoredSettings(raw);
-    if (!parsed || !parsed.ok || !isInitialised(parsed.settings)) throw notInitialised;
+    if (!parsed?.ok || !isInitialised(parsed.settings)) throw notInitialised;
     return parsed.settings;
   } finally {
     await store.stop();

@@ -59,7 +59,7 @@ async function token(command: Extract<CliCommand, { command: 'token' }>): Promis
   try {
     const raw = store.settings.load();
     const parsed = raw === null ? null : validateStoredSettings(raw);
-    if (!parsed || !parsed.ok || !isInitialised(parsed.settings)) {
+    if (!parsed?.ok || !isInitialised(parsed.settings)) {
       throw notInitialised;
     }
     const secret = parsed.settings.api.api_jwt_secret;

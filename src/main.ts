@@ -196,8 +196,10 @@ export class Gateway {
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
+      // A HELLO that fails its proof is journaled (docs/device-link.md §4.5).
+      receivers.conflicts.journalTo(supervision.raise);
 
-      const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'));
+      const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'), this.health);
       await this.startService(services);
       this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);
@@ -211,6 +213,7 @@ export class Gateway {
         store,
         tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
         devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
+        deviceEnrolment: { store, clock: this.clock, logger: logger.child('devices') },
         services,
         throttle: supervision.loginThrottle,
         serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),

@@ -21,12 +21,22 @@ export interface SeedSpec {
   readonly udp: readonly ReceiverSpec[];
 }
 
-function list(kind: string, specs: readonly ReceiverSpec[]): Record<string, unknown>[] {
+/**
+ * A bench's whole fleet comes from one or a few loopback addresses: the per-source limits
+ * (docs/receivers.md §Per-source limits), meant for a stranger on the internet, are set to their maximum.
+ */
+const FLEET_FROM_ONE_HOST: Record<string, Record<string, number>> = {
+  tcp: { max_connections_per_source: 20_000, max_accepts_per_source_per_min: 100_000 },
+  udp: { max_datagrams_per_source_per_s: 100_000 },
+};
+
+function list(kind: 'tcp' | 'udp', specs: readonly ReceiverSpec[]): Record<string, unknown>[] {
   return specs.map((r) => ({
     id: r.id,
     name: `bench ${kind} ${r.id}`,
     port: r.port,
     bind_address: '127.0.0.1',
+    ...FLEET_FROM_ONE_HOST[kind],
     ...(r.encryption_password ? { encryption_password: r.encryption_password } : {}),
   }));
 }

@@ -142,6 +142,7 @@ async function main(): Promise<void> {
         'findmnt -no OPTIONS /',
         'findmnt -no SOURCE,OPTIONS /var/lib/vigil',
         'd=$(basename "$(readlink -f /dev/disk/by-label/vigil-data)")',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
         'echo "$(cat /sys/class/block/$d/start) $(cat /sys/class/block/$d/size) $(cat /sys/class/block/${d%[0-9]}/size)"',
         'test -d /var/log/journal && echo persistent || echo volatile',
         'df -m --output=used / | tail -1',

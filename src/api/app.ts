@@ -10,6 +10,7 @@ import { describeError } from '../core/errors.js';
 import type { ApiDeps, ApiEnv } from './deps.js';
 import { authenticate } from './middleware/auth.js';
 import { SERVER_FAILURE, errorResponse } from './responses.js';
+import { registerDeviceEnrolment } from './routes/device-enrolment.js';
 import { registerDevices } from './routes/devices.js';
 import { registerEventStream } from './routes/event-stream.js';
 import { registerEvents } from './routes/events.js';
@@ -33,6 +34,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   registerLogout(app, deps, auth);
   registerSettings(app, deps, auth);
   registerDevices(app, deps, auth);
+  if (deps.deviceEnrolment) registerDeviceEnrolment(app, { ...deps, deviceEnrolment: deps.deviceEnrolment }, auth);
   registerRestart(app, deps, auth);
   registerOidOverride(app, deps, auth);
   registerUserGrants(app, deps, auth);

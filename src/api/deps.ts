@@ -10,6 +10,7 @@ import type { Logger } from '../core/logger.js';
 import type { SerialPortInfo } from '../core/serial.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
+import type { DeviceEnrolmentDeps } from '../services/device-enrolment-service.js';
 import type { Principal } from '../services/principal.js';
 
 export interface ApiUser {
@@ -134,6 +135,8 @@ export interface ApiDeps {
   readonly devices: DeviceCommandPort;
   readonly services: { restart(): Promise<void> };
   readonly throttle: LoginThrottle;
+  /** Device-link key resets (POST /api/device-enrolment, docs/device-link.md §4.4); the gateway always gives it. */
+  readonly deviceEnrolment?: DeviceEnrolmentDeps;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
   /**

@@ -7,13 +7,13 @@
  *   - attempts in flight count against the free budget, so a burst of parallel guesses cannot
  *     slip past before the first failure is recorded (once throttled: one attempt in flight at most).
  * Memory is bounded: the least recently used address is forgotten beyond `maxAddresses`.
- * Addresses are counted by throttleKey: IPv6 per /64, so one host cannot rotate through its prefix.
+ * Addresses are counted by sourceKey (src/core/source-key.ts): IPv6 per /64, so one host cannot rotate through its prefix.
  * Failures are also counted per login name (AccountThrottle: distributed guessing of one account),
  * with the same keys for the names' failing and trusted addresses.
  */
 import type { Clock } from '../core/clock.js';
 import { admitAttempt, backoffDelay, touchLru, type AttemptState, type ThrottleDecision } from './backoff.js';
-import { throttleKey } from './address-key.js';
+import { sourceKey } from '../core/source-key.js';
 import { AccountThrottle, type AccountBurst, type AccountThrottleOptions } from './account-throttle.js';
 
 export interface LoginThrottleOptions {
@@ -64,7 +64,7 @@ export class LoginThrottle {
 
   /** Call before checking a password; when allowed, call `finish` exactly once afterwards. */
   begin(address: string): ThrottleDecision {
-    return admitAttempt(this.touch(throttleKey(address)), this.clock.now(), this.freeFailures);
+    return admitAttempt(this.touch(sourceKey(address)), this.clock.now(), this.freeFailures);
   }
 
   /**
@@ -72,7 +72,7 @@ export class LoginThrottle {
    * When allowed, pass the same `login` to `finish`.
    */
   beginAccount(login: string, address: string): ThrottleDecision {
-    return this.accounts.begin(login.slice(0, MAX_TRACKED_LOGIN), throttleKey(address));
+    return this.accounts.begin(login.slice(0, MAX_TRACKED_LOGIN), sourceKey(address));
   }
 
   /**
@@ -81,7 +81,7 @@ export class LoginThrottle {
    * account's backoff (AccountThrottle).
    */
   finish(address: string, outcome: 'success' | 'failure' | null, login?: string): AccountBurst | null {
-    const key = throttleKey(address);
+    const key = sourceKey(address);
     const burst = login === undefined ? null : this.accounts.finish(login.slice(0, MAX_TRACKED_LOGIN), key, outcome);
     this.finishAddress(key, outcome);
     return burst;

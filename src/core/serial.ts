@@ -36,6 +36,7 @@ export interface SerialLineCounters {
   reopens: number;
 }
 
+// biome-ignore-start lint/suspicious/noConfusingVoidType: `void` marks an event without a payload (TypedBus).
 export interface SerialLineEvents {
   /** The device is open (first time or again): bytes may be written. */
   open: void;
@@ -45,6 +46,7 @@ export interface SerialLineEvents {
   /** The write buffer emptied after write() returned false. */
   drain: void;
 }
+// biome-ignore-end lint/suspicious/noConfusingVoidType: see above
 
 export interface SerialLine {
   readonly path: string;

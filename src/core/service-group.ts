@@ -2,8 +2,13 @@
  * The restartable set of receivers and outputs. `GET /api/restart-services` and settings changes
  * that need a restart go through restart(): stop everything in reverse start order, rebuild from
  * the current settings, start again. Restarts are serialised so two API calls cannot interleave.
+ * When the group stops, each member's health entry (the component named like the service) leaves
+ * the registry, whatever the member's own stop() did: a receiver that never bound and was then
+ * removed from the settings must not keep /health at 503 (#28.15). Members still configured report
+ * `starting` again as soon as the group starts them.
  */
 import { describeError } from './errors.js';
+import type { HealthRegistry } from './health.js';
 import type { Logger } from './logger.js';
 import { stopAll, type Service } from './service.js';
 
@@ -13,13 +18,15 @@ export class ServiceGroup implements Service {
   readonly name: string;
   private readonly build: ServiceFactory;
   private readonly logger: Logger;
+  private readonly health: Pick<HealthRegistry, 'remove'> | null;
   private running: Service[] = [];
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(name: string, build: ServiceFactory, logger: Logger) {
+  constructor(name: string, build: ServiceFactory, logger: Logger, health: Pick<HealthRegistry, 'remove'> | null = null) {
     this.name = name;
     this.build = build;
     this.logger = logger;
+    this.health = health;
   }
 
   /** Services currently running, in start order. */
@@ -67,6 +74,7 @@ export class ServiceGroup implements Service {
   private async stopNow(): Promise<void> {
     const failures = await stopAll(this.running);
     for (const err of failures) this.logger.error('service failed to stop', { error: describeError(err) });
+    for (const service of this.running) this.health?.remove(service.name);
     this.running = [];
   }
 }

@@ -4,6 +4,7 @@
  * idempotent and safe to call after a failed start().
  */
 export interface Service {
+  /** Also the name of its health component when it reports one (a ServiceGroup removes it at stop). */
   readonly name: string;
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -3,7 +3,9 @@
  * device (docs/device-link.md §4). A TCP session attaches a link when the device's VL-HELLO was
  * welcomed and detaches it when the connection ends. The registry lives as long as the gateway,
  * across receiver restarts.
- *   - a device that reconnects replaces its old link; the old one's commands end NO_CONNECTION;
+ *   - a device that reconnects (and proved its key again) replaces its old link; the old one's
+ *     commands end NO_CONNECTION; from another address while the old link was alive, that is
+ *     journaled as an identity conflict (`new_address`, docs/device-link.md §4.5);
  *   - a connection that ends fails its in-flight and queued commands NO_CONNECTION at once.
  */
 import type { Clock } from '../core/clock.js';
@@ -11,7 +13,10 @@ import { DEVICE_REPLY_TIMEOUT_MS, type DeviceIdentity } from '../core/device-com
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { systemTimers, type TimerApi } from '../protocols/device-link/command-queue.js';
+import type { LinkKey } from '../protocols/device-link/codec.js';
 import { LinkCommander } from '../protocols/device-link/link-commander.js';
+import { MemoryDeviceKeys, type DeviceKeyDirectory } from './device-keys.js';
+import { hostOf, type IdentityConflict, type IdentityConflicts } from './identity-conflicts.js';
 import type { DeviceLinkHandle, LiveLinks, OverrideResolver } from './registry-command-port.js';
 
 /** What the registry reads to tell the API who answered (store ObjectsRepo.get). */
@@ -27,6 +32,10 @@ export interface LinkRegistryDeps {
   readonly timers?: TimerApi;
   /** The device reply deadline; DEVICE_REPLY_TIMEOUT_MS (10 s) unless a test injects a shorter one. */
   readonly timeoutMs?: number;
+  /** Device keys for the HELLO proof (the store's); in memory when absent (tests of other parts). */
+  readonly keys?: DeviceKeyDirectory;
+  /** Where identity conflicts are journaled and shown; only logged when absent. */
+  readonly conflicts?: IdentityConflicts;
 }
 
 export interface AttachRequest {
@@ -34,16 +43,29 @@ export interface AttachRequest {
   readonly uid: string;
   /** Writes one frame on the device's connection; false when it is gone. */
   readonly send: (frame: Buffer) => boolean;
-  /** The link's key (HelloDecision.sessionKey): set iff the HELLO was encrypted. */
-  readonly key: Buffer | null;
+  /** The link's key: the connection's SessionKey from the handshake (ProofDecision.sessionKey). */
+  readonly key: LinkKey;
+  /** "host:port" of the connection, and its receiver: a new address while the old link lives is a conflict. */
+  readonly remote?: string;
+  readonly receiverId?: number;
 }
 
 export class LinkRegistry implements LiveLinks {
   private readonly deps: LinkRegistryDeps;
   private readonly links = new Map<number, LinkCommander>();
+  private readonly remotes = new Map<number, string>();
+  /** The device keys the HELLO proof is checked against. */
+  readonly keys: DeviceKeyDirectory;
 
   constructor(deps: LinkRegistryDeps) {
     this.deps = deps;
+    this.keys = deps.keys ?? new MemoryDeviceKeys();
+  }
+
+  /** An identity conflict seen by a TCP session (or by attach): journaled, rate-limited, shown on Status. */
+  reportConflict(conflict: IdentityConflict): void {
+    if (this.deps.conflicts) this.deps.conflicts.report(conflict);
+    else this.deps.logger.warn('device identity conflict', { uid: conflict.uid, remote: conflict.remote, reason: conflict.reason });
   }
 
   /** The deadline commands get (tests check the default is the contract's 10 s). */
@@ -75,10 +97,16 @@ export class LinkRegistry implements LiveLinks {
       timeoutMs: this.timeoutMs,
     });
     const previous = this.links.get(request.objectId);
+    const previousRemote = this.remotes.get(request.objectId);
     this.links.set(request.objectId, commander);
+    if (request.remote !== undefined) this.remotes.set(request.objectId, request.remote);
     if (previous) {
       this.deps.logger.info('device reconnected: newer link replaces the old one', { object_id: request.objectId, uid: request.uid });
       previous.close();
+      // The new connection proved the key, so it wins; another address while the old link lived is worth a look.
+      if (previousRemote !== undefined && request.remote !== undefined && hostOf(previousRemote) !== hostOf(request.remote)) {
+        this.reportConflict({ uid: request.uid, remote: request.remote, reason: 'new_address', receiverId: request.receiverId ?? 0 });
+      }
     }
     return commander;
   }
@@ -86,7 +114,10 @@ export class LinkRegistry implements LiveLinks {
   /** The connection of `commander` ended: its commands fail NO_CONNECTION now. */
   detach(objectId: number, commander: LinkCommander): void {
     commander.close();
-    if (this.links.get(objectId) === commander) this.links.delete(objectId);
+    if (this.links.get(objectId) === commander) {
+      this.links.delete(objectId);
+      this.remotes.delete(objectId);
+    }
   }
 
   /** Who answered, read when the answer is given: the stored hw id and the override OID if one is set. */

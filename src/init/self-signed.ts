@@ -46,7 +46,9 @@ function ipBytes(address: string): Buffer {
   const right = parts(tail);
   const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill(0), ...right] : left;
   const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(g, i * 2));
+  groups.forEach((g, i) => {
+    out.writeUInt16BE(g, i * 2);
+  });
   return out;
 }
 

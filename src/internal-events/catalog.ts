@@ -2,6 +2,7 @@
  * Pure: turns a configured `internal_events[]` entry into a journal event (docs/internal-events.md).
  * No I/O here; the recorder journals what this builds.
  */
+import { DEFAULT_INTERNAL_EVENTS } from '../settings/internal-events.js';
 import type { InternalEventSettings, InternalEventType } from '../settings/schema.js';
 import type { NewEvent, ReceiverKind } from '../store/types.js';
 
@@ -32,12 +33,22 @@ export interface InternalEventInput {
   readonly detail?: string | null;
 }
 
-/** The configured entry of a type, or null: a type with no entry is not journaled at all. */
+/**
+ * Security events are journaled whether or not `internal_events` lists them: the list only sets their
+ * code and name. A box whose settings were saved before such a type existed, or an administrator who
+ * removed it, still journals a stranger passing for a device (docs/internal-events.md).
+ */
+export const ALWAYS_JOURNALED: ReadonlySet<InternalEventType> = new Set(['device_identity_conflict']);
+
+/** The configured entry of a type, the default of an always-journaled one, or null: not journaled at all. */
 export function findInternalEvent(
   entries: readonly InternalEventSettings[],
   type: InternalEventType,
 ): InternalEventSettings | null {
-  return entries.find((e) => e.type === type) ?? null;
+  const configured = entries.find((e) => e.type === type);
+  if (configured) return configured;
+  if (!ALWAYS_JOURNALED.has(type)) return null;
+  return DEFAULT_INTERNAL_EVENTS.find((e) => e.type === type) ?? null;
 }
 
 /**

@@ -26,6 +26,13 @@ const REJECT_REASONS: Readonly<Record<string, string>> = {
   duhs: 'duh',
   dropped: 'overload',
   refused: 'connection_refused',
+  refused_source: 'source_connections',
+  refused_rate: 'source_accept_rate',
+  refused_budget: 'connection_budget',
+  shed: 'shed',
+  first_frame_timeouts: 'first_frame_timeout',
+  rate_limited: 'source_datagram_rate',
+  replies_withheld: 'reply_withheld',
 };
 
 /** Modem and serial figures exported as gauges when a component reports them. */

@@ -60,6 +60,8 @@ export class Dc09Session<Peer = void> {
   private writeBlocked = false;
   private paused = false;
   private closed = false;
+  /** A frame of this stream was ACKed (StreamChannel.trusted told). */
+  private trusted = false;
   private readonly writeOut = (data: Buffer): void => this.write(data);
 
   /** `remoteAddress` names the stream's peer; for datagrams each one carries its own. */
@@ -227,8 +229,11 @@ export class Dc09Session<Peer = void> {
         counters.acks++;
         counters.events += results[i]!.eventIds.length;
         this.deps.rules.journaled?.(item.events, this.deps.clock.now());
+        if (!this.trusted) this.trust();
       } else {
         this.link?.welcomed(results[i]!, slot);
+        // A welcomed HELLO is a valid frame too: a linked device may stay silent until its next NULL.
+        if (!this.trusted && results[i]!.objectId !== null) this.trust();
       }
       slot.ready = true;
       if (channel.framing === 'datagram') {
@@ -250,6 +255,11 @@ export class Dc09Session<Peer = void> {
       this.settleDatagram(batch.peers[i]!, 'failed');
     }
     this.settle(batch.items.length);
+  }
+
+  private trust(): void {
+    this.trusted = true;
+    if (this.channel.framing === 'stream') this.channel.trusted?.();
   }
 
   private settle(count: number): void {

@@ -22,6 +22,8 @@ export interface StreamChannel {
   write(data: Buffer): boolean;
   pause(): unknown;
   resume(): unknown;
+  /** Told once, when the first frame of the stream is committed and ACKed, or a HELLO welcomed: the peer spoke valid DC-09 (#28.6). */
+  trusted?(): void;
 }
 
 /** How one datagram ended, told to the channel exactly once (SMS: delete from the SIM only when 'committed'). */

@@ -1,13 +1,17 @@
 /**
- * The device-link side of one stream session that serves it (TCP) (docs/device-link.md §4): a VL-HELLO is answered by
- * answerHello; a welcome registers the device's object (in the ingest's transaction, so the
- * WELCOME goes out only once the UID is stored) and, right after the WELCOME is written, makes
- * this connection the device's live link. VL-RSP / VL-ACK go to the link's LinkCommander.
+ * The device-link side of one stream session that serves it (TCP) (docs/device-link.md §4): a
+ * VL-HELLO is challenged (answerHello), the VL-PROOF checked (answerProof); only a proven device
+ * registers its object (in the ingest's transaction, so the WELCOME goes out only once the UID is
+ * stored) and, right after the WELCOME is written, makes this connection its live link. A HELLO or
+ * proof that fails never reaches the store or the link registry: it is refused, and an identity
+ * conflict is reported. VL-RSP / VL-ACK go to the link's LinkCommander.
  * Link messages never get a DC-09 reply (docs/device-link.md §1).
  */
-import { decodeLinkBody } from '../protocols/device-link/codec.js';
-import { answerHello } from '../protocols/device-link/hello-handler.js';
+import { describeError } from '../core/errors.js';
+import { decodeLinkBody, encodeRefuse, type SessionKey } from '../protocols/device-link/codec.js';
+import { answerHello, answerProof, type PendingHello } from '../protocols/device-link/hello-handler.js';
 import type { LinkCommander } from '../protocols/device-link/link-commander.js';
+import type { IdentityConflictReason } from '../protocols/device-link/hello-handler.js';
 import type { IngestItem, IngestResult, LinkedDevice, SessionLog } from '../ingest/types.js';
 import type { Transport } from './frame-channel.js';
 import type { LinkRules, SessionDeps } from './session-deps.js';
@@ -20,7 +24,8 @@ export interface LinkSessionPort {
   replyNow(reply: Buffer): void;
 }
 
-type HelloState = 'none' | 'pending' | 'linked';
+/** none -> challenged (VL-CHAL sent) -> pending (proof good, HELLO being stored) -> linked. */
+type HelloState = 'none' | 'challenged' | 'pending' | 'linked';
 
 export class LinkEndpoint {
   device: LinkedDevice | null = null;
@@ -30,7 +35,9 @@ export class LinkEndpoint {
   private readonly transport: Transport;
   private readonly send: (frame: Buffer) => boolean;
   private state: HelloState = 'none';
-  private pendingKey: Buffer | null = null;
+  private challenge: PendingHello | null = null;
+  private sessionKey: SessionKey | null = null;
+  private enrolledKey: Buffer | null = null;
   private pendingUid = '';
   private commander: LinkCommander | null = null;
   private closed = false;
@@ -45,36 +52,27 @@ export class LinkEndpoint {
 
   receive(body: Buffer, now: number, session: LinkSessionPort): void {
     const { counters, logger } = this.deps;
-    const rules = this.rules;
-    const message = decodeLinkBody(body, rules.key);
-    const isHello = 'error' in message ? message.token === 'VL-HELLO' : message.type === 'hello';
-    if (isHello) {
-      // §4.1.5: a second HELLO on a welcomed (or being welcomed) connection is ignored.
+    // A welcomed link speaks the session envelope only; before that, the receiver's key (or plain).
+    const message = decodeLinkBody(body, this.state === 'linked' ? this.sessionKey : this.rules.key);
+    const token = 'error' in message ? message.token : undefined;
+    const type = 'error' in message ? undefined : message.type;
+    if (token === 'VL-HELLO' || type === 'hello') {
+      // A challenge whose proof never came does not block a new handshake (the proof is then refused late).
+      if (this.state === 'challenged' && now > this.challenge!.expiresAt) this.dropChallenge();
+      // §4.1: a second HELLO on a connection that is past its first is ignored.
       if (this.state !== 'none') {
         counters.linkIgnored++;
         return;
       }
-      const decision = answerHello(message, rules.helloContext(now));
-      if (decision.action === 'ignore') {
+      this.hello(message, now, session);
+      return;
+    }
+    if (token === 'VL-PROOF' || type === 'proof') {
+      if (this.state !== 'challenged') {
         counters.linkIgnored++;
         return;
       }
-      if (decision.action === 'refuse') {
-        logger.info('device link refused', { remote: this.remoteAddress, reason: decision.reason });
-        session.replyNow(decision.reply);
-        return;
-      }
-      const hello = decision.hello;
-      this.state = 'pending';
-      this.pendingKey = decision.sessionKey;
-      this.pendingUid = hello.uid;
-      session.enqueue(
-        {
-          kind: 'hello', receiver: rules.ref, transport: this.transport, remoteAddress: this.remoteAddress, receivedAt: now,
-          session: session.log, uid: hello.uid, account: hello.account, hwId: hello.hwId, firmware: hello.firmware,
-        },
-        decision.reply,
-      );
+      this.proof(message, now, session);
       return;
     }
     if ('error' in message) {
@@ -86,21 +84,42 @@ export class LinkEndpoint {
     counters.linkIgnored++;
   }
 
-  /** The HELLO's object is committed: the WELCOME may go out, and the link is attached right after it. */
+  /** The HELLO's object is committed: the enrolled key is stored, the WELCOME may go out, the link attaches right after it. */
   welcomed(result: IngestResult, slot: ReplySlot): void {
     if (this.state !== 'pending' || result.objectId === null) return;
     const objectId = result.objectId;
     const uid = result.object?.uid ?? this.pendingUid;
+    if (this.enrolledKey) {
+      // Two connections enrolling one UID at once: the first stored wins, the other is refused.
+      if (this.deps.links.keys.state(uid, this.deps.clock.now(), this.rules.enrolment).key !== null) {
+        this.refused('AUTH', { uid, reason: 'already_enrolled' });
+        slot.reply = encodeRefuse({ seq: this.challengeSeq(), timestamp: this.deps.clock.now(), reason: 'AUTH' });
+        this.reset();
+        return;
+      }
+      try {
+        this.deps.links.keys.enrol(uid, this.enrolledKey);
+      } catch (err) {
+        // Without the stored key the device could never prove itself: no WELCOME, it enrols again.
+        this.deps.logger.error('device key not stored; enrolment refused', { uid, error: describeError(err) });
+        slot.reply = encodeRefuse({ seq: this.challengeSeq(), timestamp: this.deps.clock.now(), reason: 'AUTH' });
+        this.reset();
+        return;
+      }
+      this.deps.logger.info('device enrolled on the link', { uid, remote: this.remoteAddress });
+    }
+    this.enrolledKey = null;
+    this.challenge = null;
     this.device = { objectId, uid, account: result.object?.account ?? '' };
     this.state = 'linked';
-    const key = this.pendingKey;
+    const key = this.sessionKey!;
     slot.after = () => this.attach(objectId, uid, key);
-    this.deps.logger.info('device link up', { object_id: objectId, uid, remote: this.remoteAddress, encrypted: key !== null });
+    this.deps.logger.info('device link up', { object_id: objectId, uid, remote: this.remoteAddress });
   }
 
   /** The HELLO could not be stored: no WELCOME went out, the device may say HELLO again. */
   helloFailed(): void {
-    if (this.state === 'pending') this.state = 'none';
+    if (this.state === 'pending') this.reset();
   }
 
   close(): void {
@@ -113,9 +132,74 @@ export class LinkEndpoint {
     }
   }
 
-  private attach(objectId: number, uid: string, key: Buffer | null): void {
+  private hello(message: Parameters<typeof answerHello>[0], now: number, session: LinkSessionPort): void {
+    const rules = this.rules;
+    const keys = this.deps.links.keys;
+    const decision = answerHello(message, rules.helloContext(now, (uid) => keys.state(uid, now, rules.enrolment)));
+    if (decision.action === 'ignore') {
+      this.deps.counters.linkIgnored++;
+      return;
+    }
+    if (decision.action === 'refuse') {
+      this.refused(decision.reason, decision.conflict);
+      session.replyNow(decision.reply);
+      return;
+    }
+    this.state = 'challenged';
+    this.challenge = decision.pending;
+    session.replyNow(decision.reply);
+  }
+
+  private proof(message: Parameters<typeof answerProof>[0], now: number, session: LinkSessionPort): void {
+    const decision = answerProof(message, this.challenge!, now);
+    if (decision.action === 'ignore') {
+      this.deps.counters.linkIgnored++;
+      return;
+    }
+    if (decision.action === 'refuse') {
+      this.refused(decision.reason, decision.conflict);
+      this.dropChallenge();
+      session.replyNow(decision.reply);
+      return;
+    }
+    const hello = decision.hello;
+    this.state = 'pending';
+    this.sessionKey = decision.sessionKey;
+    this.enrolledKey = decision.enrolledKey;
+    this.pendingUid = hello.uid;
+    session.enqueue(
+      {
+        kind: 'hello', receiver: this.rules.ref, transport: this.transport, remoteAddress: this.remoteAddress, receivedAt: now,
+        session: session.log, uid: hello.uid, account: hello.account, hwId: hello.hwId, firmware: hello.firmware,
+      },
+      decision.reply,
+    );
+  }
+
+  private refused(reason: string, conflict: { uid: string; reason: IdentityConflictReason } | undefined): void {
+    this.deps.logger.info('device link refused', { remote: this.remoteAddress, reason, ...(conflict ? { uid: conflict.uid } : {}) });
+    if (conflict) this.deps.links.reportConflict({ ...conflict, remote: this.remoteAddress, receiverId: this.rules.ref.id });
+  }
+
+  private challengeSeq(): number {
+    return this.challenge?.hello.seq ?? 0;
+  }
+
+  private dropChallenge(): void {
+    this.challenge = null;
+    this.state = 'none';
+  }
+
+  private reset(): void {
+    this.state = 'none';
+    this.challenge = null;
+    this.sessionKey = null;
+    this.enrolledKey = null;
+  }
+
+  private attach(objectId: number, uid: string, key: SessionKey): void {
     if (this.closed) return;
-    this.commander = this.deps.links.attach({ objectId, uid, send: this.send, key });
+    this.commander = this.deps.links.attach({ objectId, uid, send: this.send, key, remote: this.remoteAddress, receiverId: this.rules.ref.id });
     this.deps.counters.links++;
   }
 }

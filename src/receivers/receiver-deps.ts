@@ -5,6 +5,8 @@ import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { LinkRegistry } from '../devices/link-registry.js';
 import type { EventIngest } from '../ingest/event-ingest.js';
+import type { ConnectionBudget } from './connection-budget.js';
+import type { KnownSources } from './known-sources.js';
 import type { ReceiverOptions } from './receiver-options.js';
 
 export interface ReceiverDeps {
@@ -14,6 +16,10 @@ export interface ReceiverDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly options: ReceiverOptions;
+  /** Addresses of devices (known-sources.ts), shared by the IP receivers. */
+  readonly known: KnownSources;
+  /** The TCP receivers' shared connection budget (connection-budget.ts). */
+  readonly budget: ConnectionBudget;
 }
 
 /** "1.2.3.4:5" or "[::1]:5". */

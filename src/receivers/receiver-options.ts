@@ -19,6 +19,13 @@ export interface ReceiverOptions {
   readonly metricsIntervalMs: number;
   /** How long stop() waits for connections to take their last ACKs before destroying them. */
   readonly closeGraceMs: number;
+  /**
+   * TCP connections all receivers may hold together (connection-budget.ts); null: the process's
+   * open-files limit less a reserve (fd-limit.ts), read when the receivers are first built.
+   */
+  readonly connectionBudget: number | null;
+  /** How often the per-source tables drop the sources they no longer need (source-table.ts). */
+  readonly sourceSweepMs: number;
 }
 
 export const DEFAULT_RECEIVER_OPTIONS: ReceiverOptions = Object.freeze({
@@ -29,6 +36,8 @@ export const DEFAULT_RECEIVER_OPTIONS: ReceiverOptions = Object.freeze({
   commandTimeoutMs: DEVICE_REPLY_TIMEOUT_MS,
   metricsIntervalMs: 1000,
   closeGraceMs: 500,
+  connectionBudget: null,
+  sourceSweepMs: 10_000,
 });
 
 /** UDP: datagrams of the whole receiver awaiting commit before new ones are dropped unanswered. */

@@ -9,6 +9,7 @@ import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
 import { Dc09Framer } from '../protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
 import { ReplayCache, replayKey } from '../protocols/dc09/replay-cache.js';
+import type { LinkEnrolment } from '../devices/device-keys.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
 import type { ReceiverRef } from '../ingest/types.js';
 import type { Dc09RuleSettings } from '../settings/schema-receivers.js';
@@ -83,13 +84,19 @@ export class ReceiverProfile implements FrameRules, LinkRules {
     this.replays.remember(key, now);
   }
 
-  helloContext(now: number): HelloContext {
+  /** Whether UIDs the gateway has never seen may enrol on this receiver (docs/device-link.md §4.4). */
+  get enrolment(): LinkEnrolment {
+    return this.settings.link_enrolment ?? 'open';
+  }
+
+  helloContext(now: number, deviceKey: HelloContext['deviceKey']): HelloContext {
     return {
       now,
       key: this.key,
       requireEncryption: this.settings.require_encryption,
       windowPastS: this.settings.time_window_past_s,
       windowFutureS: this.settings.time_window_future_s,
+      deviceKey,
     };
   }
 }
@@ -102,6 +109,20 @@ export class ReceiverCounters {
   accepted = 0;
   /** Connections refused because max_connections was reached. */
   refused = 0;
+  /** Connections refused: their source already had max_connections_per_source open (#28.6). */
+  refusedSource = 0;
+  /** Connections refused: their source exceeded max_accepts_per_source_per_min. */
+  refusedRate = 0;
+  /** Connections refused: the gateway's connection budget had no room and no stranger to shed. */
+  refusedBudget = 0;
+  /** Stranger connections closed to make room for a newcomer (connection-budget.ts). */
+  shed = 0;
+  /** Connections closed because no valid frame came within first_frame_timeout_s of silence. */
+  firstFrameTimeouts = 0;
+  /** UDP datagrams dropped undecided: their source exceeded max_datagrams_per_source_per_s (#28.9). */
+  rateLimited = 0;
+  /** UDP replies not sent: longer than the datagram, to a source not known yet (#28.9). */
+  repliesWithheld = 0;
   /** Frames with a good CRC and length. */
   frames = 0;
   /** Journal rows written. */
@@ -126,6 +147,13 @@ export class ReceiverCounters {
       connections: this.connections,
       accepted: this.accepted,
       refused: this.refused,
+      refused_source: this.refusedSource,
+      refused_rate: this.refusedRate,
+      refused_budget: this.refusedBudget,
+      shed: this.shed,
+      first_frame_timeouts: this.firstFrameTimeouts,
+      rate_limited: this.rateLimited,
+      replies_withheld: this.repliesWithheld,
       frames: this.frames,
       events: this.events,
       acks: this.acks,

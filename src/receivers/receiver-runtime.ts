@@ -6,11 +6,14 @@
  */
 import { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
+import { StoreDeviceKeys, type DeviceKeyStore } from '../devices/device-keys.js';
+import { IdentityConflicts } from '../devices/identity-conflicts.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
 import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
@@ -20,6 +23,9 @@ import type { IngestEvents } from '../ingest/types.js';
 import type { JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
+import { ConnectionBudget } from './connection-budget.js';
+import { connectionBudgetFor, readFdLimit } from './fd-limit.js';
+import { KnownSources } from './known-sources.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { buildModemReceivers } from './modem/build-modem-receivers.js';
 import type { MetaPort } from './modem/learned-caller-store.js';
@@ -30,9 +36,18 @@ import { UdpReceiver } from './udp-receiver.js';
 export interface ReceiverRuntimeDeps {
   /** The store (src/store/store.ts Store fits). */
   readonly store: IngestStore & {
-    readonly objects: LinkObjectReader;
+    /**
+     * `all()`: the addresses objects last reported from, known sources for the per-source rules (docs/receivers.md);
+     * `findByUid()`: the device link's enrolment rule (docs/device-link.md §4.4).
+     */
+    readonly objects: LinkObjectReader & {
+      all?(): Iterable<{ readonly remoteAddress?: string | null }>;
+      findByUid?(uid: string): unknown;
+    };
     /** Where modem receivers keep the callers learned from encrypted SMS (docs/modem.md §Test calls). */
     readonly meta?: MetaPort;
+    /** The device-link keys (docs/device-link.md §4.4); without them keys live in memory (tests of other parts). */
+    readonly deviceKeys?: DeviceKeyStore['deviceKeys'];
     readonly overrides?: OverrideResolver;
     /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */
     readonly path?: string;
@@ -65,9 +80,14 @@ export class ReceiverRuntime {
   readonly bus: TypedBus<IngestEvents>;
   readonly ingest: EventIngest;
   readonly links: LinkRegistry;
+  /** Device identity conflicts on the link; main.ts points them at the internal-event recorder. */
+  readonly conflicts: IdentityConflicts;
   readonly options: ReceiverOptions;
   /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
   readonly pins = new PinLedger();
+  /** Device addresses for the IP receivers' per-source rules, for the gateway's whole life. */
+  readonly known = new KnownSources();
+  private budget: ConnectionBudget | null = null;
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
@@ -93,7 +113,14 @@ export class ReceiverRuntime {
     });
     // The writer thread drains and closes its connection before the store closes its own.
     if (threaded) store.onStop!(() => this.ingest.close());
+    this.conflicts = new IdentityConflicts({ clock: deps.clock, logger: deps.logger.child('link-identity'), health: deps.health });
+    const keyStore = 'deviceKeys' in store
+      // Read through the store at each use, like the objects below.
+      ? new StoreDeviceKeys({ deviceKeys: { get: (uid) => store.deviceKeys!.get(uid), enrol: (uid, key) => store.deviceKeys!.enrol(uid, key) }, objects: { findByUid: (uid) => store.objects.findByUid?.(uid) ?? null } })
+      : undefined;
     this.links = new LinkRegistry({
+      ...(keyStore ? { keys: keyStore } : {}),
+      conflicts: this.conflicts,
       // Read through the store at each use: its repositories exist only while it is open.
       objects: { get: (id) => store.objects.get(id) },
       overrides: { resolve: (device, related) => store.overrides?.resolve(device, related) ?? null },
@@ -102,6 +129,24 @@ export class ReceiverRuntime {
       timeoutMs: this.options.commandTimeoutMs,
       ...(deps.timers ? { timers: deps.timers } : {}),
     });
+  }
+
+  /**
+   * The TCP receivers' connection budget, made at the first build(): the open-files limit is read
+   * then, and the device addresses known from the store (objects.remote_address) are loaded.
+   */
+  private connectionBudget(): ConnectionBudget {
+    if (this.budget) return this.budget;
+    const fdLimit = readFdLimit();
+    const budget = new ConnectionBudget(this.options.connectionBudget ?? connectionBudgetFor(fdLimit));
+    this.budget = budget;
+    try {
+      this.known.load(Array.from(this.deps.store.objects.all?.() ?? [], (o) => o.remoteAddress ?? null));
+    } catch (err) {
+      this.deps.logger.warn('cannot read the known device addresses', { error: describeError(err) });
+    }
+    this.deps.logger.info('connection budget', { fd_limit: fdLimit, budget: budget.limit, known_sources: this.known.size });
+    return budget;
   }
 
   /** TCP, UDP, COM, then modem receivers, in settings order. */
@@ -113,6 +158,8 @@ export class ReceiverRuntime {
       clock: this.deps.clock,
       logger: this.deps.logger.child('rx'),
       options: this.options,
+      known: this.known,
+      budget: this.connectionBudget(),
     };
     const serial = this.deps.serial;
     if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {

@@ -1,6 +1,7 @@
 /** What one receiver session is given by its receiver (shared by the session and its device-link endpoint). */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { LinkEnrolment } from '../devices/device-keys.js';
 import type { LinkRegistry } from '../devices/link-registry.js';
 import type { EventIngest } from '../ingest/event-ingest.js';
 import type { ReceiverRef } from '../ingest/types.js';
@@ -35,7 +36,9 @@ export interface FrameRules {
 export interface LinkRules {
   readonly ref: ReceiverRef;
   readonly key: Buffer | null;
-  helloContext(now: number): HelloContext;
+  /** Receiver setting `link_enrolment` (docs/device-link.md §4.2). */
+  readonly enrolment: LinkEnrolment;
+  helloContext(now: number, deviceKey: HelloContext['deviceKey']): HelloContext;
 }
 
 export interface SessionDeps {

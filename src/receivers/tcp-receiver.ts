@@ -1,34 +1,52 @@
 /**
  * A DC-09 TCP receiver (SIA DC-09 §5.2): transport only. It binds `bind_address:port`, gives
  * every connection its own Dc09Session and reports health as `rx:tcp:<id>`. It never interprets
- * bytes itself. Limits (docs/receivers.md §Limits): idle timeout, keep-alive, max connections.
- * stop() lets queued frames commit and their ACKs leave, then closes every connection
- * (devices reconnect).
+ * bytes itself. Limits (docs/receivers.md §Limits): idle timeout, keep-alive, max connections;
+ * per source (§Per-source limits, #28.6): open connections and accepts per minute, a short idle
+ * timeout until the first valid frame; for the whole process, the shared connection budget
+ * (connection-budget.ts). stop() lets queued frames commit and their ACKs leave, then closes
+ * every connection (devices reconnect).
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Service } from '../core/service.js';
-import type { IpReceiverSettings } from '../settings/schema-receivers.js';
+import { SOURCE_LIMIT_DEFAULTS, type TcpListenerSettings } from '../settings/schema-receivers.js';
+import type { BudgetedConnection } from './connection-budget.js';
 import { Dc09Session } from './dc09-session.js';
 import type { StreamChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
 import { closeGracefully, formatAddress, listenTcp, type ReceiverDeps } from './receiver-deps.js';
 import type { SessionDeps } from './session-deps.js';
+import { sourceKey } from '../core/source-key.js';
+import { SourceTable, type SourceLimits } from './source-table.js';
 
 export class TcpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
   private readonly profile: ReceiverProfile;
-  private readonly settings: IpReceiverSettings;
+  private readonly settings: TcpListenerSettings;
   private readonly deps: ReceiverDeps;
   private readonly sessionDeps: SessionDeps;
   private readonly sessions = new Map<Socket, Dc09Session>();
+  private readonly sourceLimits: SourceLimits;
+  private readonly firstFrameTimeoutMs: number;
+  /** Per-source counts and buckets, new at every start(). */
+  private sources: SourceTable;
   private server: Server | null = null;
   private listening: string | null = null;
   private metricsTimer: NodeJS.Timeout | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
 
-  constructor(settings: IpReceiverSettings, deps: ReceiverDeps) {
+  constructor(settings: TcpListenerSettings, deps: ReceiverDeps) {
     this.settings = settings;
+    const perMinute = settings.max_accepts_per_source_per_min ?? SOURCE_LIMIT_DEFAULTS.max_accepts_per_source_per_min;
+    this.sourceLimits = {
+      ratePerS: perMinute / 60,
+      burst: perMinute,
+      maxConnections: settings.max_connections_per_source ?? SOURCE_LIMIT_DEFAULTS.max_connections_per_source,
+    };
+    this.firstFrameTimeoutMs = Math.min(deps.options.idleTimeoutMs, (settings.first_frame_timeout_s ?? SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s) * 1000);
+    this.sources = new SourceTable(this.sourceLimits);
     this.profile = new ReceiverProfile('tcp', settings);
     this.name = this.profile.healthName;
     this.deps = deps;
@@ -55,6 +73,8 @@ export class TcpReceiver implements Service {
     const { bind_address: bindAddress, port } = this.settings;
     const healthName = this.profile.healthName;
     health.report(healthName, 'receiver', 'starting', null);
+    const sources = new SourceTable(this.sourceLimits);
+    this.sources = sources;
     const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: options.keepAliveMs }, (socket) => this.accept(socket));
     server.maxConnections = options.maxConnections;
     server.on('drop', () => this.counters.refused++);
@@ -68,6 +88,8 @@ export class TcpReceiver implements Service {
       throw new VigilError('SERVICE_FAILED', detail, [], { cause: err });
     }
     this.server = server;
+    this.sweepTimer = setInterval(() => sources.sweep(this.deps.clock.now()), options.sourceSweepMs);
+    this.sweepTimer.unref();
     server.on('error', (err) => {
       this.sessionDeps.logger.error('listener error', { error: describeError(err) });
       health.report(healthName, 'receiver', 'failed', `listener error: ${describeError(err)}`);
@@ -81,10 +103,15 @@ export class TcpReceiver implements Service {
 
   async stop(): Promise<void> {
     const server = this.server;
-    if (!server) return;
+    if (!server) {
+      // Never started, or failed to bind: its `failed` entry goes too (Service: stop() after a failed start).
+      this.deps.health.remove(this.profile.healthName);
+      return;
+    }
     this.server = null;
     if (this.metricsTimer) clearInterval(this.metricsTimer);
-    this.metricsTimer = null;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.metricsTimer = this.sweepTimer = null;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const socket of this.sessions.keys()) socket.pause();
     // Frames already read get committed and ACKed before the connections go.
@@ -112,33 +139,73 @@ export class TcpReceiver implements Service {
   /** Copies the counters to the health entry now (a timer does it every metricsIntervalMs). */
   publish(): void {
     this.counters.publish(this.deps.health, this.profile.healthName, this.listening);
+    const budget = this.deps.budget;
+    this.deps.health.setMetrics(this.profile.healthName, { budget_limit: budget.limit, budget_used: budget.used });
   }
 
   private accept(socket: Socket): void {
+    const { counters, deps, sources } = this;
+    const key = sourceKey(socket.remoteAddress ?? '');
+    const refusal = sources.open(key, deps.clock.now());
+    if (refusal !== null) {
+      if (refusal === 'rate') counters.refusedRate++;
+      else counters.refusedSource++;
+      socket.destroy();
+      return;
+    }
+    const budgeted: BudgetedConnection = {
+      shed: () => {
+        counters.shed++;
+        socket.destroy();
+      },
+    };
+    if (!deps.budget.admit(budgeted, !deps.known.has(key))) {
+      sources.close(key);
+      counters.refusedBudget++;
+      socket.destroy();
+      return;
+    }
+    let trusted = false;
+    const trust = (): void => {
+      trusted = true;
+      deps.budget.trust(budgeted);
+      deps.known.add(key);
+      socket.setTimeout(deps.options.idleTimeoutMs);
+    };
     const remote = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const session = new Dc09Session(socketChannel(socket, remote), this.sessionDeps);
+    const session = new Dc09Session(socketChannel(socket, remote, trust), this.sessionDeps);
     this.sessions.set(socket, session);
-    this.counters.accepted++;
-    this.counters.connections = this.sessions.size;
-    socket.setTimeout(this.deps.options.idleTimeoutMs);
-    socket.on('data', (chunk: Buffer) => session.feed(chunk));
+    counters.accepted++;
+    counters.connections = this.sessions.size;
+    // Until its first valid frame a connection gets the short idle timeout (first_frame_timeout_s).
+    socket.setTimeout(this.firstFrameTimeoutMs);
+    socket.on('data', (chunk: Buffer) => {
+      if (!trusted) deps.budget.touch(budgeted);
+      session.feed(chunk);
+    });
     socket.on('drain', () => session.drained());
-    socket.on('timeout', () => socket.destroy());
+    socket.on('timeout', () => {
+      if (!trusted) counters.firstFrameTimeouts++;
+      socket.destroy();
+    });
     // 'close' always follows 'error'; nothing else to do with the error of one device.
     socket.on('error', () => undefined);
     socket.on('close', () => {
       session.close();
-      if (this.sessions.delete(socket)) this.counters.connections = this.sessions.size;
+      deps.budget.release(budgeted);
+      sources.close(key);
+      if (this.sessions.delete(socket)) counters.connections = this.sessions.size;
     });
   }
 }
 
 /** A TCP connection as the session's stream: one device, with session rows (docs/receivers.md). */
-function socketChannel(socket: Socket, remoteAddress: string): StreamChannel {
+function socketChannel(socket: Socket, remoteAddress: string, trusted: () => void): StreamChannel {
   return {
     framing: 'stream', transport: 'tcp', remoteAddress, sessionRows: true,
     write: (data) => socket.write(data),
     pause: () => socket.pause(),
     resume: () => socket.resume(),
+    trusted,
   };
 }

@@ -4,6 +4,9 @@
  * address and port, an ACK only after the commit. Datagrams are independent: a bad one is dropped
  * unanswered and touches nothing else. No device link (TCP only, docs/device-link.md §1) and no
  * session rows (there is no connection). Health `rx:udp:<id>`.
+ * A UDP source address can be forged, so the receiver is no amplifier (#28.9, docs/receivers.md
+ * §UDP): each source (IPv4 address, IPv6 /64) has a token bucket of datagrams, and a reply longer
+ * than its datagram goes only to a source that has had a frame ACKed (KnownSources).
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup as dnsLookup, type LookupOneOptions } from 'node:dns';
@@ -11,12 +14,14 @@ import { isIP, isIPv6 } from 'node:net';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import type { IpReceiverSettings } from '../settings/schema-receivers.js';
+import { SOURCE_LIMIT_DEFAULTS, type UdpListenerSettings } from '../settings/schema-receivers.js';
 import { formatAddress, type ReceiverDeps } from './receiver-deps.js';
 import { UDP_MAX_IN_FLIGHT_FACTOR } from './receiver-options.js';
 import { Dc09Session } from './dc09-session.js';
 import type { DatagramChannel } from './frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
+import { sourceKey } from '../core/source-key.js';
+import { SourceTable, type SourceLimits } from './source-table.js';
 
 export const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
@@ -46,14 +51,22 @@ export class UdpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
   private readonly profile: ReceiverProfile;
-  private readonly settings: IpReceiverSettings;
+  private readonly settings: UdpListenerSettings;
   private readonly deps: ReceiverDeps;
   private readonly logger: Logger;
   private readonly channel: DatagramChannel<RemoteInfo> = {
     framing: 'datagram',
     transport: 'udp',
     reply: (data, rinfo) => this.send(data, rinfo),
+    // An ACKed frame makes its source known: longer replies may go there from now on.
+    settled: (rinfo, outcome) => {
+      if (outcome === 'committed') this.deps.known.add(sourceKey(rinfo.address));
+    },
   };
+  private readonly sourceLimits: SourceLimits;
+  /** Per-source buckets, new at every start(). */
+  private sources: SourceTable;
+  private sweepTimer: NodeJS.Timeout | null = null;
   private session: Dc09Session<RemoteInfo> | null = null;
   private socket: Socket | null = null;
   /** The socket replies still go out through while stop() lets the last commits finish. */
@@ -61,8 +74,12 @@ export class UdpReceiver implements Service {
   private listening: string | null = null;
   private metricsTimer: NodeJS.Timeout | null = null;
 
-  constructor(settings: IpReceiverSettings, deps: ReceiverDeps) {
+  constructor(settings: UdpListenerSettings, deps: ReceiverDeps) {
     this.settings = settings;
+    const rate = settings.max_datagrams_per_source_per_s ?? SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s;
+    // Two seconds' worth at once: a device's retransmissions and a NAT's worth of panels after an outage.
+    this.sourceLimits = { ratePerS: rate, burst: rate * 2, maxConnections: Number.POSITIVE_INFINITY };
+    this.sources = new SourceTable(this.sourceLimits);
     this.profile = new ReceiverProfile('udp', settings);
     this.name = this.profile.healthName;
     this.deps = deps;
@@ -101,6 +118,10 @@ export class UdpReceiver implements Service {
     const bound = socket.address();
     this.listening = formatAddress(bound.address, bound.port);
     this.socket = socket;
+    const sources = new SourceTable(this.sourceLimits);
+    this.sources = sources;
+    this.sweepTimer = setInterval(() => sources.sweep(this.deps.clock.now()), options.sourceSweepMs);
+    this.sweepTimer.unref();
     const { ingest, links, clock } = this.deps;
     this.session = new Dc09Session(this.channel, {
       rules: this.profile, counters: this.counters, ingest, links, clock, logger: this.logger,
@@ -117,10 +138,15 @@ export class UdpReceiver implements Service {
 
   async stop(): Promise<void> {
     const socket = this.socket;
-    if (!socket) return;
+    if (!socket) {
+      // Never started, or failed to bind: its `failed` entry goes too (Service: stop() after a failed start).
+      this.deps.health.remove(this.profile.healthName);
+      return;
+    }
     this.socket = null;
     if (this.metricsTimer) clearInterval(this.metricsTimer);
-    this.metricsTimer = null;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.metricsTimer = this.sweepTimer = null;
     // Datagrams already read get committed and answered before the socket goes.
     this.stopping = socket;
     this.deps.ingest.drain();
@@ -144,12 +170,23 @@ export class UdpReceiver implements Service {
   private receive(datagram: Buffer, rinfo: RemoteInfo): void {
     // Stopping: what arrives now could not be answered after its commit; the device repeats it.
     if (!this.socket) return;
+    // Over its rate a source's datagrams are not even decided: no commit, no reply (it repeats later).
+    if (!this.sources.take(sourceKey(rinfo.address), this.deps.clock.now())) {
+      this.counters.rateLimited++;
+      return;
+    }
     this.session?.feedDatagram(datagram, formatAddress(rinfo.address, rinfo.port), rinfo);
   }
 
   private send(reply: Buffer, rinfo: RemoteInfo): void {
     const socket = this.socket ?? this.stopping;
     if (!socket) return;
+    // No amplification toward a forged source (#28.9): a reply longer than the datagram (a DUH or NAK to
+    // a few bytes) goes only to a source known to be a device. An ACK is never longer than its frame.
+    if (reply.length > rinfo.size && !this.deps.known.has(sourceKey(rinfo.address))) {
+      this.counters.repliesWithheld++;
+      return;
+    }
     socket.send(reply, rinfo.port, rinfo.address, (err) => {
       if (err) this.logger.debug('reply not sent', { remote: formatAddress(rinfo.address, rinfo.port), error: describeError(err) });
     });

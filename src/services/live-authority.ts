@@ -74,7 +74,7 @@ export class LiveAuthority {
     const current = settings.current();
     if (current === this.settingsSeen) return true;
     const now = await this.deps.resolve(this.token);
-    if (!now || !now.scopes.has(this.scope) || !sameReceivers(now.visibleReceivers, this.principal.visibleReceivers)) return false;
+    if (!now?.scopes.has(this.scope) || !sameReceivers(now.visibleReceivers, this.principal.visibleReceivers)) return false;
     this.settingsSeen = current;
     return true;
   }

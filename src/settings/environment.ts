@@ -48,7 +48,7 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
   const found: { path: string; at: string }[] = [];
   for (const list of ['com_receivers', 'modem_receivers'] as const) {
     if (patch.receivers?.[list] === undefined) continue;
-    next.receivers[list].forEach((r, i) => found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` }));
+    for (const [i, r] of next.receivers[list].entries()) found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` });
   }
   if (patch.outputs !== undefined) {
     next.outputs.forEach((o, i) => {

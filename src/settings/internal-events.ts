@@ -22,6 +22,7 @@ export const INTERNAL_EVENT_TYPES = [
   'login_failed',
   'device_link_failed',
   'technician_action',
+  'device_identity_conflict',
 ] as const;
 
 export type InternalEventType = (typeof INTERNAL_EVENT_TYPES)[number];
@@ -42,7 +43,8 @@ function entry(type: InternalEventType, classificator: 'E' | 'R', code: string, 
 /** Contact ID codes: 305 system reset, 308 system shutdown, 350 communication trouble,
  * 354 failure to communicate event, 330 system peripheral trouble, 300 system trouble,
  * 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
- * 356 loss of central polling, 412 successful download/access (a technician's action on the page). Restores reuse the trouble code with classificator R. */
+ * 356 loss of central polling, 412 successful download/access (a technician's action on the page),
+ * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.5). Restores reuse the trouble code with classificator R. */
 export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('gateway_started', 'E', '305', 'Gateway started'),
   entry('gateway_stopping', 'E', '308', 'Gateway stopping'),
@@ -61,4 +63,5 @@ export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('login_failed', 'E', '461', 'Login failed'),
   entry('device_link_failed', 'E', '356', 'Device link failed'),
   entry('technician_action', 'E', '412', 'Technician action'),
+  entry('device_identity_conflict', 'E', '421', 'Device identity conflict'),
 ];

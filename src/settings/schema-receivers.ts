@@ -7,6 +7,8 @@ import * as v from 'valibot';
 import { DEFAULT_WINDOW_FUTURE_S, DEFAULT_WINDOW_PAST_S } from '../protocols/dc09/timestamp.js';
 import { bool, id, int, ipAddress, list, nonEmpty, obj, oneOf, port, receiverPassword, str } from './fields.js';
 
+export const LINK_ENROLMENT_MODES = ['open', 'closed'] as const;
+
 export const BAUD_RATES = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200] as const;
 
 const simPin = v.pipe(v.string('must be a string'), v.regex(/^\d{4,8}$/, 'must be 4 to 8 digits'));
@@ -24,15 +26,48 @@ const dc09RuleEntries = {
   accept_local_time: v.optional(bool, false),
 };
 
-/** One SIA DC-09 listener (TCP or UDP: same fields). */
-export const ipReceiverSchema = obj({
+/** The fields every SIA DC-09 listener has (TCP and UDP). */
+const ipReceiverEntries = {
   id,
   name: nonEmpty,
   port,
   encryption_password: encryptionPassword,
   bind_address: v.optional(ipAddress, '0.0.0.0'),
   ...dc09RuleEntries,
+  // The TCP device link (UDP receivers ignore it) (docs/device-link.md §4.4): `open` (also when absent) lets a UID the gateway has never
+  // seen enrol with its first HELLO; `closed` only after an installer opened enrolment for it. Known UIDs
+  // never enrol on their own. No stored default: items saved before the field existed stay as they are.
+  link_enrolment: v.optional(oneOf(LINK_ENROLMENT_MODES)),
+};
+
+/**
+ * Per-source limits (docs/receivers.md §Per-source limits, #28.6 and #28.9); a source is an IPv4
+ * address or an IPv6 /64. Generous by default: panels behind one carrier NAT share an address.
+ */
+export const SOURCE_LIMIT_DEFAULTS = Object.freeze({
+  max_connections_per_source: 256,
+  max_accepts_per_source_per_min: 600,
+  first_frame_timeout_s: 30,
+  max_datagrams_per_source_per_s: 500,
 });
+
+/** One SIA DC-09 TCP listener. */
+export const tcpReceiverSchema = obj({
+  ...ipReceiverEntries,
+  max_connections_per_source: v.optional(int(1, 20_000), SOURCE_LIMIT_DEFAULTS.max_connections_per_source),
+  max_accepts_per_source_per_min: v.optional(int(1, 100_000), SOURCE_LIMIT_DEFAULTS.max_accepts_per_source_per_min),
+  // A connection that has not completed a valid frame is closed after this long without a byte.
+  first_frame_timeout_s: v.optional(int(1, 600), SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s),
+});
+
+/** One SIA DC-09 UDP listener. */
+export const udpReceiverSchema = obj({
+  ...ipReceiverEntries,
+  max_datagrams_per_source_per_s: v.optional(int(1, 100_000), SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s),
+});
+
+/** The fields TCP and UDP listeners share. */
+export const ipReceiverSchema = obj(ipReceiverEntries);
 
 export const DATA_BITS = [7, 8] as const;
 export const PARITIES = ['none', 'even', 'odd'] as const;
@@ -92,8 +127,8 @@ export const modemReceiverSchema = obj({
 export const receiversEntries = {
   // None by default: nothing listens for devices until the installer configures the ports its
   // panels are programmed for (docs/settings.md), and two fresh gateways never collide.
-  tcp_receivers: v.optional(list(ipReceiverSchema), []),
-  udp_receivers: v.optional(list(ipReceiverSchema), []),
+  tcp_receivers: v.optional(list(tcpReceiverSchema), []),
+  udp_receivers: v.optional(list(udpReceiverSchema), []),
   com_receivers: v.optional(list(comReceiverSchema), []),
   modem_receivers: v.optional(list(modemReceiverSchema), []),
 };
@@ -102,8 +137,13 @@ export const RECEIVER_LISTS = ['tcp_receivers', 'udp_receivers', 'com_receivers'
 export type ReceiverListName = (typeof RECEIVER_LISTS)[number];
 
 export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
+export type TcpReceiverSettings = v.InferOutput<typeof tcpReceiverSchema>;
+export type UdpReceiverSettings = v.InferOutput<typeof udpReceiverSchema>;
+/** What the receivers read: the per-source fields may be left out (tests, tools) and then take their defaults. */
+export type TcpListenerSettings = IpReceiverSettings & Partial<Pick<TcpReceiverSettings, keyof typeof SOURCE_LIMIT_DEFAULTS & keyof TcpReceiverSettings>>;
+export type UdpListenerSettings = IpReceiverSettings & Partial<Pick<UdpReceiverSettings, 'max_datagrams_per_source_per_s'>>;
 /** The fields the DC-09 decision reads, common to IP and COM receivers. */
-export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | keyof typeof dc09RuleEntries>;
+export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | 'link_enrolment' | keyof typeof dc09RuleEntries>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
 export type KnownCallerSettings = v.InferOutput<typeof knownCallerSchema>;

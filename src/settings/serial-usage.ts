@@ -11,7 +11,7 @@ export function configuredSerialPorts(settings: Pick<Settings, 'receivers' | 'ou
     else found.set(path, [user]);
   };
   for (const list of ['com_receivers', 'modem_receivers'] as const) {
-    settings.receivers[list].forEach((r, i) => add(r.port_id, `receivers.${list}[${i}]`));
+    for (const [i, r] of settings.receivers[list].entries()) add(r.port_id, `receivers.${list}[${i}]`);
   }
   settings.outputs.forEach((o, i) => {
     if (o.type === OUTPUT_TYPES.com) add(o.identificator, `outputs[${i}]`);

@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { RandomBytes } from '../protocols/dc09/crypto.js';
 import { DeviceClock } from './device-clock.js';
+import type { DeviceKeyring } from './link-handshake.js';
 import type { EventBudget } from './event-budget.js';
 import { eventData } from './event-data.js';
 import { Pacer } from './pacer.js';
@@ -28,6 +29,8 @@ export interface DeviceSetup {
   readonly hostClock: Clock;
   readonly monotonic: () => number;
   readonly randomBytes?: RandomBytes;
+  /** The fleet's device-link keys by UID, shared by the run's devices (enrolment fills it). */
+  readonly keyring: DeviceKeyring;
   readonly logger: Logger;
   /** Told after each command was answered: how long the device itself held it (benches subtract it). */
   readonly onCommand?: (record: CommandRecord) => void;

@@ -20,7 +20,7 @@ function bucketOf(us: number): number {
 }
 
 /** Middle of a bucket, in µs. */
-function valueOf(bucket: number): number {
+function bucketValue(bucket: number): number {
   if (bucket < LINEAR) return bucket;
   const rel = bucket - LINEAR;
   const exp = Math.floor(rel / SUB) + 7;
@@ -57,7 +57,7 @@ export class LatencyHistogram {
     let seen = 0;
     for (let b = 0; b < BUCKETS; b++) {
       seen += this.counts[b]!;
-      if (seen >= target) return Math.min(valueOf(b), this.maxUs) / 1000;
+      if (seen >= target) return Math.min(bucketValue(b), this.maxUs) / 1000;
     }
     return this.maxUs / 1000;
   }

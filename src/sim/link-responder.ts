@@ -1,8 +1,8 @@
 /**
- * The device side of the device link (docs/device-link.md), pure: the VL-HELLO a device sends on
- * connect and its answers to VL-CMD / VL-CFG (VL-RSP packets) and VL-TIME (VL-ACK), with the
- * configured faults. Replies are encrypted exactly when the gateway's message was (a link is
- * encrypted both ways or not at all, docs/device-link.md §4.1).
+ * The device side of the device link (docs/device-link.md), pure: its answers to VL-CMD / VL-CFG
+ * (VL-RSP packets) and VL-TIME (VL-ACK), with the configured faults (the HELLO handshake is
+ * link-handshake.ts). Replies are sealed with the session key exactly when the gateway's message
+ * was (a link is encrypted both ways or not at all, docs/device-link.md §2.6).
  *
  * Faults, each applied to every command (docs/simulator.md §Faults):
  *   wrong-number  packets numbered 0..n-1 instead of 1..n      -> the gateway's INVALID_PACKET_NUMBER
@@ -13,35 +13,19 @@
  *   rej           one packet, status REJ                        -> BAD_DATA (control) / CONFIG_REJECTED (config)
  */
 import type { RandomBytes } from '../protocols/dc09/crypto.js';
-import { encodeHello, encodeResponse, encodeTimeAck } from '../protocols/device-link/codec.js';
-import { LINK_VERSION, type CommandMessage, type ResponseStatus, type TimeMessage } from '../protocols/device-link/messages.js';
+import { encodeResponse, encodeTimeAck, type LinkKey } from '../protocols/device-link/codec.js';
+import type { CommandMessage, ResponseStatus, TimeMessage } from '../protocols/device-link/messages.js';
 import type { LinkBehaviour } from './sim-options.js';
 
 export interface LinkMoment {
   /** The device's clock, ms since the epoch. */
   readonly now: number;
-  /** The device's key; used only when the gateway's message was encrypted. */
-  readonly key: Buffer | null;
+  /** The link's key (the connection's session key); used only when the gateway's message was encrypted. */
+  readonly key: LinkKey;
   readonly randomBytes?: RandomBytes;
 }
 
-export interface HelloFields {
-  readonly seq: number;
-  readonly uid: string;
-  readonly account: string;
-  readonly hwId: string;
-  readonly firmware: string;
-}
-
-/** VL-HELLO, encrypted when the device has a key (then the link is encrypted both ways). */
-export function helloFrame(h: HelloFields, m: LinkMoment): Buffer {
-  return encodeHello(
-    { seq: h.seq, timestamp: m.now, version: LINK_VERSION, uid: h.uid, hwId: h.hwId, firmware: h.firmware, account: h.account },
-    { key: m.key, ...(m.randomBytes ? { randomBytes: m.randomBytes } : {}) },
-  );
-}
-
-function options(encrypted: boolean, m: LinkMoment): { key: Buffer | null; randomBytes?: RandomBytes } {
+function options(encrypted: boolean, m: LinkMoment): { key: LinkKey; randomBytes?: RandomBytes } {
   return { key: encrypted ? m.key : null, ...(m.randomBytes ? { randomBytes: m.randomBytes } : {}) };
 }
 

@@ -180,7 +180,10 @@ export class SerialSimulator {
   }
 
   private received(chunk: Buffer): void {
-    if (!this.o.emulateBaud) return this.answer(chunk);
+    if (!this.o.emulateBaud) {
+      this.answer(chunk);
+      return;
+    }
     // The reply is complete only once its last byte would have crossed the wire.
     const now = Date.now();
     this.rxFreeAt = Math.max(now, this.rxFreeAt) + (chunk.length * this.o.bitsPerChar * 1000) / this.o.emulateBaud;

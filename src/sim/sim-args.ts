@@ -62,6 +62,7 @@ export const SIM_FLAGS: readonly Flag[] = [
   { name: 'reply-data', value: 'HEX', help: "data of each reply packet (default: echo the command's data)", apply: (i, v) => (link(i).replyData = str(v)) },
   { name: 'reply-delay', value: 'MS', help: 'wait MS before answering a command (default 0)', apply: (i, v) => (link(i).replyDelayMs = number('reply-delay', v)) },
   { name: 'master-password', value: 'TEXT', help: 'commands must carry this cloud access code (or the omit flag), else status MPASS', apply: (i, v) => (link(i).masterPassword = str(v)) },
+  { name: 'device-keys', value: 'FILE', help: 'device-link keys by UID (JSON); read at start, enrolled keys written back at the end', apply: (i, v) => (i.deviceKeysFile = str(v)) },
   { name: 'fault', value: LINK_FAULTS.join('|'), help: 'answer every command wrongly: packet numbers 0..n-1, packet count 0, no answer, MPASS, BAD or REJ', apply: (i, v) => (link(i).fault = str(v) as LinkFault) },
   { name: 'quiet', help: 'no progress line per second (the final JSON summary only)', apply: () => undefined },
   { name: 'help', help: 'this text', apply: () => undefined },

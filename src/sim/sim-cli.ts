@@ -10,6 +10,7 @@ import { parseSimArgs, SIM_HELP, SimUsageError } from './sim-args.js';
 import { resolveSimOptions, type SimOptions } from './sim-options.js';
 import type { SimSummary } from './sim-stats.js';
 import { Simulator } from './simulator.js';
+import { loadKeyring, saveKeyring } from './sim-keyring.js';
 
 export interface SimCliIo {
   readonly out: (text: string) => void;
@@ -49,8 +50,15 @@ export async function runSimulatorCli(argv: readonly string[], io: SimCliIo = pr
   }
   const { options, quiet } = parsed;
   const logger = createLogger('sim', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL, 'warn'));
+  let keyring;
+  try {
+    keyring = options.deviceKeysFile ? await loadKeyring(options.deviceKeysFile) : new Map<string, Buffer>();
+  } catch (err) {
+    throw new UsageError(`sim: --device-keys: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const simulator = new Simulator(options, {
     logger,
+    keyring,
     ...(quiet ? {} : { onProgress: (line: string) => io.err(line + '\n') }),
   });
   const interrupt = (): void => void simulator.stop();
@@ -62,6 +70,7 @@ export async function runSimulatorCli(argv: readonly string[], io: SimCliIo = pr
         `${options.saturate ? 'saturating' : `${options.ratePerDevice} event/s per device`}, up to ${options.durationMs / 1000} s\n`,
     );
     const summary = await simulator.run();
+    if (options.deviceKeysFile) await saveKeyring(options.deviceKeysFile, keyring);
     io.out(JSON.stringify(summary) + '\n');
     if (!runSucceeded(summary)) process.exitCode = 1;
     return summary;

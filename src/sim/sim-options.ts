@@ -81,6 +81,8 @@ export interface SimOptions {
   /** Source addresses, used round robin (many connections without running out of ports). */
   readonly localAddresses: readonly string[];
   readonly link: LinkBehaviour;
+  /** JSON file of device-link keys by UID, read at start and rewritten at the end (docs/simulator.md §Device keys). */
+  readonly deviceKeysFile: string | null;
 }
 
 export interface SimOptionsInput {
@@ -114,6 +116,7 @@ export interface SimOptionsInput {
   maxReconnects?: number;
   localAddresses?: readonly string[];
   link?: LinkBehaviourInput;
+  deviceKeysFile?: string | null;
 }
 
 export interface LinkBehaviourInput {
@@ -250,5 +253,6 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
     maxReconnects: int('max_reconnects', input.maxReconnects ?? SIM_DEFAULTS.maxReconnects, 0, 1_000_000),
     localAddresses: localAddresses.map((a) => (a === '' ? bad('local_address', 'must not be empty') : a)),
     link: resolveLink(input.link),
+    deviceKeysFile: input.deviceKeysFile ? input.deviceKeysFile : null,
   };
 }

@@ -11,6 +11,7 @@ import { systemClock, type Clock } from '../core/clock.js';
 import { silentLogger, type Logger } from '../core/logger.js';
 import type { RandomBytes } from '../protocols/dc09/crypto.js';
 import type { AckRecord, CommandRecord, DeviceSetup, SimDevice } from './device-core.js';
+import type { DeviceKeyring } from './link-handshake.js';
 import { EventBudget } from './event-budget.js';
 import { deviceAccount, deviceUid } from './identity.js';
 import type { SimOptions } from './sim-options.js';
@@ -36,6 +37,8 @@ export interface SimulatorDeps {
   readonly onCommand?: (record: CommandRecord) => void;
   /** Each ACKed event: account, sequence and data (tests compare them with the journal). */
   readonly onAck?: (record: AckRecord) => void;
+  /** Device-link keys by UID to start from (and that enrolments add to); a new empty one by default. */
+  readonly keyring?: DeviceKeyring;
 }
 
 type State = 'new' | 'running' | 'draining' | 'done';
@@ -43,6 +46,11 @@ type State = 'new' | 'running' | 'draining' | 'done';
 export class Simulator {
   readonly options: SimOptions;
   readonly stats = new SimStats();
+  /**
+   * The devices' link keys by UID (docs/simulator.md §Device keys): filled by enrolment, or given
+   * (`deps.keyring`, `vigil sim --device-keys`) so a later run proves the keys an earlier one enrolled.
+   */
+  readonly keyring: DeviceKeyring;
   private readonly deps: SimulatorDeps;
   private readonly budget: EventBudget;
   private readonly devices: SimDevice[] = [];
@@ -58,6 +66,7 @@ export class Simulator {
 
   constructor(options: SimOptions, deps: SimulatorDeps = {}) {
     this.options = options;
+    this.keyring = deps.keyring ?? new Map();
     this.deps = deps;
     this.budget = new EventBudget(options.maxEvents);
     this.finishedPromise = new Promise((resolve) => (this.resolveFinished = resolve));
@@ -143,6 +152,7 @@ export class Simulator {
       hostClock: this.deps.clock ?? systemClock,
       monotonic: () => performance.now(),
       logger,
+      keyring: this.keyring,
       ...(this.deps.randomBytes ? { randomBytes: this.deps.randomBytes } : {}),
       ...(this.deps.onCommand ? { onCommand: this.deps.onCommand } : {}),
       ...(this.deps.onAck ? { onAck: this.deps.onAck } : {}),

@@ -8,10 +8,12 @@ import { connect, type Socket } from 'node:net';
 import { describeError } from '../core/errors.js';
 import { Dc09Framer } from '../protocols/dc09/frame.js';
 import { parseReply } from '../protocols/dc09/replies.js';
-import { decodeLinkBody, isLinkBody } from '../protocols/device-link/codec.js';
+import { isLinkBody } from '../protocols/device-link/codec.js';
 import type { DecodedLinkMessage } from '../protocols/device-link/messages.js';
 import { DeviceCore, type DeviceSetup, type SimDevice } from './device-core.js';
-import { answerCommand, answerTime, helloFrame } from './link-responder.js';
+import type { SessionKey } from '../protocols/device-link/session-cipher.js';
+import { DeviceHandshake } from './link-handshake.js';
+import { answerCommand, answerTime } from './link-responder.js';
 
 /** Delayed command replies one device may hold at once; a flood beyond is not answered. */
 const MAX_PENDING_REPLIES = 64;
@@ -36,10 +38,16 @@ export class TcpDevice implements SimDevice {
   private readonly replyTimers = new Set<NodeJS.Timeout>();
   private hellos = 0;
   private helloPending = false;
+  private readonly handshake: DeviceHandshake;
 
   constructor(setup: DeviceSetup) {
     this.core = new DeviceCore(setup, (frame) => this.write(frame));
     this.backoffMs = setup.options.reconnectInitialMs;
+    const link = setup.options.link;
+    this.handshake = new DeviceHandshake(
+      { seq: HELLO_SEQ, uid: setup.uid, account: setup.account, hwId: link.hwId, firmware: link.firmware },
+      setup.keyring,
+    );
   }
 
   get idle(): boolean {
@@ -151,18 +159,12 @@ export class TcpDevice implements SimDevice {
     this.hellos++;
     this.helloPending = true;
     setup.stats.hellosSent++;
-    const link = setup.options.link;
-    this.write(
-      helloFrame(
-        { seq: HELLO_SEQ, uid: setup.uid, account: setup.account, hwId: link.hwId, firmware: link.firmware },
-        this.moment(),
-      ),
-    );
+    this.write(this.handshake.hello(this.core.clock.now(), setup.options.key));
   }
 
-  private moment(): { now: number; key: Buffer | null; randomBytes?: (n: number) => Buffer } {
-    const { setup } = this.core;
-    return { now: this.core.clock.now(), key: setup.options.key, ...(setup.randomBytes ? { randomBytes: setup.randomBytes } : {}) };
+  /** Link replies are sealed with the session key; its IVs come from the CSPRNG, never a test's fixed pad source. */
+  private moment(): { now: number; key: SessionKey | null } {
+    return { now: this.core.clock.now(), key: this.handshake.sessionKey };
   }
 
   private onData(chunk: Buffer): void {
@@ -192,15 +194,26 @@ export class TcpDevice implements SimDevice {
 
   private onLink(body: Buffer): void {
     const { stats, options } = this.core.setup;
-    const message = decodeLinkBody(body, options.key);
+    const message = this.handshake.decode(body, options.key);
     if ('error' in message) {
       stats.linkErrors++;
       return;
     }
     switch (message.type) {
+      case 'challenge': {
+        const proof = this.handshake.proof(message, this.core.clock.now());
+        if (proof) this.write(proof);
+        else {
+          // No key for this UID and the gateway did not enrol it: no link on this connection.
+          this.helloPending = false;
+          stats.linkErrors++;
+        }
+        return;
+      }
       case 'welcome':
         this.helloPending = false;
-        stats.welcomes++;
+        if (this.handshake.welcomed(message)) stats.welcomes++;
+        else stats.linkErrors++;
         return;
       case 'refuse':
         this.helloPending = false;
@@ -212,10 +225,19 @@ export class TcpDevice implements SimDevice {
         }
         return;
       case 'command':
+        // Commands count only on a proven link, sealed with its session key (docs/device-link.md §2.6).
+        if (!this.handshake.sessionKey || !message.encrypted) {
+          stats.unexpectedFrames++;
+          return;
+        }
         stats.commandsReceived++;
         this.reply(message);
         return;
       case 'time':
+        if (!this.handshake.sessionKey || !message.encrypted) {
+          stats.unexpectedFrames++;
+          return;
+        }
         stats.timeSyncs++;
         if (message.timestamp !== null) this.core.clock.setTo(message.timestamp);
         this.write(answerTime(message, this.moment()));

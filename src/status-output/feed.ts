@@ -61,7 +61,9 @@ export function feedFromIngest(bus: TypedBus<IngestEvents>, sink: StatusSink, ob
       if (event.eventClass === 'link_test' && event.objectId != null) publishFor(sink, objects, 'link_test', event.objectId, event.receivedAt);
     }),
   ];
-  return () => offs.forEach((off) => off());
+  return () => {
+    for (const off of offs) off();
+  };
 }
 
 /**

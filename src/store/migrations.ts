@@ -20,6 +20,7 @@ import { rewriteEventChecks } from './schema-v4.js';
 import { SCHEMA_V5 } from './schema-v5.js';
 import { dropEventsAutoincrement } from './schema-v6.js';
 import { SCHEMA_V7 } from './schema-v7.js';
+import { SCHEMA_V8 } from './schema-v8.js';
 
 export interface Migration {
   readonly version: number;
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'object sightings table', up: SCHEMA_V5, readableFrom: 5 },
   { version: 6, name: 'journal ids without AUTOINCREMENT', up: dropEventsAutoincrement, readableFrom: 6 },
   { version: 7, name: 'revoked tokens', up: SCHEMA_V7, readableFrom: 6 },
+  { version: 8, name: 'device-link keys', up: SCHEMA_V8, readableFrom: 6 },
 ];
 
 /** The file's floor: what its migrations recorded, or its own version when it has no record (older files). */

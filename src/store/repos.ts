@@ -1,7 +1,8 @@
 /** The repositories of one connection (docs/store.md §Files): the main thread's, the writer thread's. */
-import { type Clock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import type { LiveSightings } from './live-sightings.js';
+import { DeviceKeysRepo } from './device-keys-repo.js';
 import { EventJournal } from './event-journal.js';
 import { GrantsRepo } from './grants-repo.js';
 import { MetaRepo } from './meta-repo.js';
@@ -22,6 +23,7 @@ export interface Repos {
   readonly meta: MetaRepo;
   readonly sessions: SessionsRepo;
   readonly revokedTokens: RevokedTokensRepo;
+  readonly deviceKeys: DeviceKeysRepo;
 }
 
 /** `live`: the sightings the main thread heard on the bus, shown by its object reads (src/store/live-sightings.ts). */
@@ -36,5 +38,6 @@ export function createRepos(db: Database, clock: Clock, live: LiveSightings | nu
     meta: new MetaRepo(db),
     sessions: new SessionsRepo(db),
     revokedTokens: new RevokedTokensRepo(db, clock),
+    deviceKeys: new DeviceKeysRepo(db, clock),
   };
 }

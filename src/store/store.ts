@@ -19,6 +19,7 @@ import { LiveSightings } from './live-sightings.js';
 import { createRepos, type Repos } from './repos.js';
 import { routeWrites } from './routed-repos.js';
 import type { SessionsRepo } from './sessions-repo.js';
+import type { DeviceKeysRepo } from './device-keys-repo.js';
 import type { SettingsRepo } from './settings-repo.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { RevokedTokens } from './revoked-tokens-repo.js';
@@ -211,6 +212,9 @@ export class Store implements Service {
   get sessions(): SessionsRepo {
     return this.open().sessions;
   }
+  get deviceKeys(): DeviceKeysRepo {
+    return this.open().deviceKeys;
+  }
 
   /**
    * A cheap real write (inside a transaction that is rolled back). False, with health
@@ -219,7 +223,7 @@ export class Store implements Service {
    */
   isWritable(): boolean {
     const db = this.db;
-    if (!db || !db.open) return false;
+    if (!db?.open) return false;
     if (db.inTransaction) return true; // a write is under way on this very connection
     if (this.writer) {
       let failure: string | null;
@@ -271,7 +275,7 @@ export class Store implements Service {
    */
   freePageBytes(): number {
     const db = this.db;
-    if (!db || !db.open) return 0;
+    if (!db?.open) return 0;
     try {
       return Number(db.pragma('freelist_count', { simple: true })) * Number(db.pragma('page_size', { simple: true }));
     } catch (err) {

@@ -27,6 +27,7 @@ export const WRITE_METHODS = {
   meta: ['set', 'delete'],
   sessions: ['open', 'update', 'close', 'closeDangling', 'trim'],
   revokedTokens: ['revoke'],
+  deviceKeys: ['enrol', 'reset'],
 } as const satisfies { readonly [R in keyof Repos]: readonly (keyof Repos[R])[] };
 
 type Fn = (...args: never[]) => unknown;
@@ -70,7 +71,7 @@ export interface WireError {
 
 export function isWriteMethod(repo: string, method: string): boolean {
   const methods = (WRITE_METHODS as Record<string, readonly string[]>)[repo];
-  return methods !== undefined && methods.includes(method);
+  return methods?.includes(method);
 }
 
 /** The writer's clock: the time of the command being executed, else the wall clock. */

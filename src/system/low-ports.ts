@@ -17,8 +17,8 @@ export function listeningPorts(settings: Settings, overrides: { http?: number; h
     { port: overrides.https ?? settings.api.api_port, what: 'api.api_port' },
   ];
   if (settings.device_status_output.enabled) ports.push({ port: settings.device_status_output.port, what: 'device_status_output.port' });
-  settings.receivers.tcp_receivers.forEach((r, i) => ports.push({ port: r.port, what: `receivers.tcp_receivers[${i}].port` }));
-  settings.receivers.udp_receivers.forEach((r, i) => ports.push({ port: r.port, what: `receivers.udp_receivers[${i}].port` }));
+  for (const [i, r] of settings.receivers.tcp_receivers.entries()) ports.push({ port: r.port, what: `receivers.tcp_receivers[${i}].port` });
+  for (const [i, r] of settings.receivers.udp_receivers.entries()) ports.push({ port: r.port, what: `receivers.udp_receivers[${i}].port` });
   return ports.filter((p) => p.port > 0);
 }
 

@@ -16,6 +16,7 @@ import { registerStatus } from './routes/status.js';
 import { registerEvents } from './routes/events.js';
 import { registerObjects } from './routes/objects.js';
 import { registerDevice } from './routes/device.js';
+import { registerDeviceEnrolment } from './routes/device-enrolment.js';
 import { registerOverrides } from './routes/overrides.js';
 import { registerRestart } from './routes/restart.js';
 import { registerUsers } from './routes/users.js';
@@ -50,6 +51,7 @@ export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   registerEvents(web, deps, session);
   registerObjects(web, deps, session);
   registerDevice(web, deps, session);
+  registerDeviceEnrolment(web, deps, session);
   registerOverrides(web, deps, session);
   registerRestart(web, deps, session);
   registerUsers(web, deps, session);

@@ -106,6 +106,7 @@ export async function createHarness(): Promise<Harness> {
     store,
     tokens,
     devices: new RegistryCommandPort({ objects: store.objects, links, logger, overrides: store.overrides }),
+    deviceEnrolment: { store, clock, logger },
     services: {
       restart: async () => {
         restarts.count += 1;
@@ -148,6 +149,19 @@ function serialRoots(base: string): { dev: string; sysTty: string } {
   writeFileSync(join(dev, 'ttyUSB0'), '');
   symlinkSync('../../ttyUSB0', join(dev, 'serial', 'by-id', USB_BY_ID));
   return { dev, sysTty: join(base, 'sys') };
+}
+
+/**
+ * One device with a related object on each of receivers 1 (UID A1A1, OID 1111, related 7777) and 2 (B2B2,
+ * 2222, related 8888), and account 3333 reported on both (C3C3 on 1, D4D4 on 2).
+ */
+export function seedTwoReceivers(store: Harness['store'], at: number): void {
+  const visible = store.objects.upsertMain({ uid: 'A1A1', account: '1111', receiverId: 1, receiverKind: 'tcp', at });
+  store.objects.upsertRelated(visible.id, '7777', { at });
+  const hidden = store.objects.upsertMain({ uid: 'B2B2', account: '2222', receiverId: 2, receiverKind: 'udp', at });
+  store.objects.upsertRelated(hidden.id, '8888', { at });
+  store.objects.upsertMain({ uid: 'C3C3', account: '3333', receiverId: 1, receiverKind: 'tcp', at });
+  store.objects.upsertMain({ uid: 'D4D4', account: '3333', receiverId: 2, receiverKind: 'udp', at });
 }
 
 export interface CallOptions {

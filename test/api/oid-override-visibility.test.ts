@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN, OPERATOR, call, createHarness, expectResponse, type Harness } from './harness.js';
+import { ADMIN, OPERATOR, call, createHarness, expectResponse, seedTwoReceivers, type Harness } from './harness.js';
 
 let h: Harness;
 let admin: string;
@@ -13,14 +13,7 @@ test.before.each(async () => {
   h = await createHarness();
   admin = await h.token(ADMIN.id);
   operator = await h.token(OPERATOR.id);
-  const at = h.clock.now();
-  const visible = h.store.objects.upsertMain({ uid: 'A1A1', account: '1111', receiverId: 1, receiverKind: 'tcp', at });
-  h.store.objects.upsertRelated(visible.id, '7777', { at });
-  const hidden = h.store.objects.upsertMain({ uid: 'B2B2', account: '2222', receiverId: 2, receiverKind: 'udp', at });
-  h.store.objects.upsertRelated(hidden.id, '8888', { at });
-  // Account 3333 is reported on both receivers.
-  h.store.objects.upsertMain({ uid: 'C3C3', account: '3333', receiverId: 1, receiverKind: 'tcp', at });
-  h.store.objects.upsertMain({ uid: 'D4D4', account: '3333', receiverId: 2, receiverKind: 'udp', at });
+  seedTwoReceivers(h.store, h.clock.now());
 });
 test.after.each(async () => {
   await h.close();

@@ -7,7 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AccountThrottle } from '../../src/auth/account-throttle.js';
-import { throttleKey } from '../../src/auth/address-key.js';
+import { sourceKey } from '../../src/core/source-key.js';
 import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import { ManualClock } from '../../src/core/clock.js';
 
@@ -41,11 +41,11 @@ test('the names of accounts stay few: a deleted user\'s idle name is forgotten w
 });
 
 test('IPv6 addresses are counted per /64; IPv4-mapped addresses as IPv4', () => {
-  assert.is(throttleKey('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
-  assert.is(throttleKey('2001:db8:1:2::ffff'), '2001:db8:1:2::/64');
-  assert.is(throttleKey('::ffff:192.0.2.7'), '192.0.2.7');
-  assert.is(throttleKey('192.0.2.7'), '192.0.2.7');
-  assert.is(throttleKey('unknown'), 'unknown');
+  assert.is(sourceKey('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  assert.is(sourceKey('2001:db8:1:2::ffff'), '2001:db8:1:2::/64');
+  assert.is(sourceKey('::ffff:192.0.2.7'), '192.0.2.7');
+  assert.is(sourceKey('192.0.2.7'), '192.0.2.7');
+  assert.is(sourceKey('unknown'), 'unknown');
   const clock = new ManualClock();
   const throttle = new LoginThrottle({ clock });
   for (let i = 1; i <= 5; i += 1) {

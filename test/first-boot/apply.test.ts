@@ -110,8 +110,8 @@ test('a wrong file changes nothing, is still destroyed, and the result names eac
     assert.not.ok(existsSync(join(box.data, PROVISION_FILE)));
     const result = read(join(box.boot, 'vigil-setup.result.txt'));
     assert.match(result, /was NOT applied: nothing was changed/);
-    assert.match(result, /  line 3: network: static needs both address and gateway\r\n/);
-    assert.match(result, /  line 4: timezone: is not a known time zone \(e\.g\. Europe\/Berlin, UTC\) \(got 'Atlantis\/Capital'\)\r\n/);
+    assert.match(result, / {2}line 3: network: static needs both address and gateway\r\n/);
+    assert.match(result, / {2}line 4: timezone: is not a known time zone \(e\.g\. Europe\/Berlin, UTC\) \(got 'Atlantis\/Capital'\)\r\n/);
     assert.not.ok(result.includes('correct horse battery'));
     const status = readStatus(box.data);
     assert.ok(status.kind === 'ok' && status.status.outcome === 'rejected' && status.status.errors.length === 2);

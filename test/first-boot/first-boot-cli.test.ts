@@ -42,7 +42,7 @@ test('exit 3 and the problems on the console when the file is rejected', async (
     const lines: string[] = [];
     assert.is(await runFirstBootCli({ bootDir: c.boot, root: c.root, dataDir: c.dataDir }, (t) => lines.push(t)), 3);
     assert.is(lines[0], 'vigil first boot: vigil-setup.txt REJECTED, nothing applied; details in vigil-setup.result.txt\n');
-    assert.match(lines[1]!, /^  line 1: hostname: must be letters, digits and inner hyphens/);
+    assert.match(lines[1]!, /^ {2}line 1: hostname: must be letters, digits and inner hyphens/);
   } finally {
     c.remove();
   }

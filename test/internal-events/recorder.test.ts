@@ -60,6 +60,17 @@ test('a type with no entry in internal_events is not journaled', async () => {
   assert.equal(appended, []);
 });
 
+test('a device identity conflict is journaled with its default even when internal_events has no entry', async () => {
+  const appended: NewEvent[][] = [];
+  const journal: InternalEventJournal = { append: async (batch) => (appended.push([...batch]), batch.map((_, i) => i + 1)) };
+  const recorder = new InternalEventRecorder({ journal, entries: () => [], clock: { now: () => AT }, logger: silentLogger });
+  assert.is(await recorder.raise('device_identity_conflict', { detail: 'UID 00A1 from 127.0.0.2: wrong proof' }), 1);
+  assert.equal(
+    appended.flat().map((e) => `${e.qualifier}${e.code} ${e.text}`),
+    ['E421 Device identity conflict (UID 00A1 from 127.0.0.2: wrong proof)'],
+  );
+});
+
 test('events that cannot be journaled are held and written first, in order, with their own times', async () => {
   let failing = true;
   const written: string[] = [];

@@ -11,6 +11,7 @@ import type { IngestItem, IngestResult, IngestSink, SessionLog } from '../../src
 import { encodeFrame } from '../../src/protocols/dc09/frame.js';
 import { encodeHello } from '../../src/protocols/device-link/codec.js';
 import { Dc09Session } from '../../src/receivers/dc09-session.js';
+import { DeviceHandshake } from '../../src/sim/link-handshake.js';
 import type { DatagramChannel, DatagramOutcome, StreamChannel, Transport } from '../../src/receivers/frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from '../../src/receivers/receiver-profile.js';
 import { corruptCrc, message, rxSettings } from './helpers/rig.js';
@@ -188,17 +189,30 @@ test('a connection that never sent a valid message has no session row to close',
   assert.equal(ingest.closed, []);
 });
 
-test('a HELLO is welcomed only after its object is committed; a second HELLO is ignored', async () => {
+function bodyOfText(frame: string): Buffer {
+  return Buffer.from(frame.slice(9, -1), 'latin1');
+}
+
+test('a HELLO is challenged at once; only a good proof is stored, and the WELCOME goes out after its commit; a second HELLO is ignored', async () => {
   const { io, ingest, session, links, counters } = setup();
-  const hello = encodeHello({ seq: 5, timestamp: null, version: 1, uid: '00A1B2C3D4', account: '1234', hwId: 'HW-1' });
+  const device = new DeviceHandshake({ seq: 5, uid: '00A1B2C3D4', account: '1234', hwId: 'HW-1', firmware: '' }, new Map());
+  const hello = device.hello(Date.now(), null);
   session.feed(hello);
-  assert.equal(io.writes, []);
+  assert.is(ingest.held.length, 0, 'nothing is stored for a HELLO alone');
+  assert.match(io.text()[0]!, /"VL-CHAL"0005\[G[0-9A-F]{32}\|X[0-9A-F]{64}\]_/);
+  const challenge = device.decode(bodyOfText(io.text()[0]!), null);
+  assert.ok(!('error' in challenge) && challenge.type === 'challenge');
+  session.feed(device.proof(challenge as never, Date.now())!);
   assert.equal(ingest.held[0]!.items.map((i) => i.kind === 'hello' && [i.uid, i.account, i.hwId]), [['00A1B2C3D4', '1234', 'HW-1']]);
+  assert.is(io.text().length, 1, 'no WELCOME before the commit');
   ingest.commit(0);
   await tick();
-  assert.match(io.text()[0]!, /"VL-WELCOME"0005\[V1\]_\d\d:\d\d:\d\d,\d\d-\d\d-\d{4}\r$/);
+  assert.match(io.text()[1]!, /"\*VL-WELCOME"0005\[/);
+  const welcome = device.decode(bodyOfText(io.text()[1]!), null);
+  assert.ok(!('error' in welcome) && device.welcomed(welcome), 'the WELCOME is sealed with the session key and proves the gateway');
   assert.ok(links.get(1), 'the link is attached after the WELCOME');
   assert.equal(session.device, { objectId: 1, uid: '00A1B2C3D4', account: '1234' });
+  assert.equal(links.keys.state('00A1B2C3D4', Date.now(), 'open').key !== null, true, 'the enrolled key is stored');
   session.feed(hello);
   assert.is(ingest.held.length, 1);
   assert.is(counters.linkIgnored, 1);
@@ -206,16 +220,28 @@ test('a HELLO is welcomed only after its object is committed; a second HELLO is 
   assert.is(links.get(1), undefined, 'closing the connection detaches the link');
 });
 
+test('a proof made with another key is refused AUTH and stores nothing', async () => {
+  const { io, ingest, session, links } = setup();
+  links.keys.enrol('00A1B2C3D4', Buffer.alloc(32, 1));
+  const stranger = new DeviceHandshake({ seq: 5, uid: '00A1B2C3D4', account: '9999', hwId: '', firmware: '' }, new Map([['00A1B2C3D4', Buffer.alloc(32, 2)]]));
+  session.feed(stranger.hello(Date.now(), null));
+  const challenge = stranger.decode(bodyOfText(io.text()[0]!), null);
+  session.feed(stranger.proof(challenge as never, Date.now())!);
+  assert.match(io.text()[1]!, /"VL-REFUSE"0005\[EAUTH\]_/);
+  assert.is(ingest.held.length, 0);
+  assert.is(links.size, 0);
+});
+
 test('a plain HELLO on a receiver that requires encryption is refused in clear, in frame order', async () => {
   const { io, ingest, session } = setup(64, rxSettings({ encryption_password: 'VigilTestKey0001', require_encryption: true }));
-  session.feed(encodeHello({ seq: 6, timestamp: null, version: 1, uid: '00A1B2C3D4' }));
+  session.feed(encodeHello({ seq: 6, timestamp: null, version: 2, uid: '00A1B2C3D4', nonce: '00'.repeat(16) }));
   assert.is(ingest.held.length, 0);
   assert.match(io.text()[0]!, /"VL-REFUSE"0006\[EENC\]_/);
 });
 
 test('a serial stream journals transport "serial", no session row, and counts a HELLO as an ignored link message', async () => {
   const { io, ingest, session, counters } = setup(64, rxSettings(), 'serial');
-  session.feed(encodeHello({ seq: 7, timestamp: null, version: 1, uid: '00A1B2C3D4' }));
+  session.feed(encodeHello({ seq: 7, timestamp: null, version: 2, uid: '00A1B2C3D4', nonce: '00'.repeat(16) }));
   session.feed(message({ token: 'SIA-DCS', sequence: 61 }));
   const item = ingest.held[0]!.items[0]!;
   assert.equal([item.kind, item.transport, item.remoteAddress, item.session], ['frame', 'serial', '192.0.2.1:4000', null]);

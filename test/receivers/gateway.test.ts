@@ -18,7 +18,7 @@ import { LOOPBACK, freePort } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { answer, linkDevice, nextCommand } from './helpers/api.js';
 import { TcpDevice, UdpDevice } from './helpers/devices.js';
-import { message, rxSettings } from './helpers/rig.js';
+import { message, tcpRxSettings, udpRxSettings } from './helpers/rig.js';
 
 const SECRET = '0123456789abcdef'.repeat(4);
 const dir = tempDir('vigil-gw-');
@@ -40,7 +40,7 @@ async function seed(): Promise<void> {
   await settings.replaceForInit({
     ...base,
     api: { ...base.api, api_jwt_secret: SECRET },
-    receivers: { ...base.receivers, tcp_receivers: [rxSettings({ id: 1, port: tcpPort })], udp_receivers: [rxSettings({ id: 2, port: udpPort })] },
+    receivers: { ...base.receivers, tcp_receivers: [tcpRxSettings({ id: 1, port: tcpPort })], udp_receivers: [udpRxSettings({ id: 2, port: udpPort })] },
   });
   await store.stop();
 }

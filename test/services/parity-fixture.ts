@@ -5,7 +5,7 @@
  * one device with a related object on each receiver, and account 3333 on both.
  */
 import * as assert from 'uvu/assert';
-import { OPERATOR, call, type CallOptions } from '../api/harness.js';
+import { OPERATOR, call, seedTwoReceivers, type CallOptions } from '../api/harness.js';
 import { Browser, createWebHarness, type WebHarness } from '../web/web-harness.js';
 
 export interface Parity {
@@ -19,13 +19,7 @@ export interface Parity {
 
 export async function createParity(): Promise<Parity> {
   const h = await createWebHarness();
-  const at = h.clock.now();
-  const visible = h.store.objects.upsertMain({ uid: 'A1A1', account: '1111', receiverId: 1, receiverKind: 'tcp', at });
-  h.store.objects.upsertRelated(visible.id, '7777', { at });
-  const hidden = h.store.objects.upsertMain({ uid: 'B2B2', account: '2222', receiverId: 2, receiverKind: 'udp', at });
-  h.store.objects.upsertRelated(hidden.id, '8888', { at });
-  h.store.objects.upsertMain({ uid: 'C3C3', account: '3333', receiverId: 1, receiverKind: 'tcp', at });
-  h.store.objects.upsertMain({ uid: 'D4D4', account: '3333', receiverId: 2, receiverKind: 'udp', at });
+  seedTwoReceivers(h.store, h.clock.now());
 
   return createParityLogins({ h });
 }

@@ -139,7 +139,7 @@ test('internal events: type from the enumeration, classificator E or R, same hex
     'internal_events[0].event_code: must be 1 to 3 hex digits (0-9, A-F) without a 0x prefix',
     'internal_events[0].group_no: must be at most 0xFF',
     'internal_events[0].name: must not be empty',
-    'internal_events[0].type: must be one of "gateway_started", "gateway_stopping", "object_lost", "object_restored", "output_failed", "output_restored", "receiver_failed", "receiver_restored", "receiver_trouble", "store_trouble", "store_restored", "clock_trouble", "clock_restored", "settings_changed", "login_failed", "device_link_failed" or "technician_action"',
+    'internal_events[0].type: must be one of "gateway_started", "gateway_stopping", "object_lost", "object_restored", "output_failed", "output_restored", "receiver_failed", "receiver_restored", "receiver_trouble", "store_trouble", "store_restored", "clock_trouble", "clock_restored", "settings_changed", "login_failed", "device_link_failed", "technician_action" or "device_identity_conflict"',
   ]);
 });
 
@@ -234,5 +234,24 @@ test('wrong shapes: a section must be an object, a list an array, and missing fi
 function outputFields(): Record<string, unknown> {
   return { id: 1, name: 'O', type: 1, protocol: 'MLR2', identificator: 'cms.example.com:1025', oid: 0, receiver_number: 0, line_number: 0 };
 }
+
+test('per-source limits of IP receivers (#28.6, #28.9): ranges, and each only on its own kind', async () => {
+  const tcp = { id: 1, name: 'T', port: 10001 };
+  assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_connections_per_source: 1, max_accepts_per_source_per_min: 100_000, first_frame_timeout_s: 600 }] } }), []);
+  assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_connections_per_source: 0, max_accepts_per_source_per_min: 0, first_frame_timeout_s: 601 }] } }), [
+    'receivers.tcp_receivers[0].first_frame_timeout_s: must be between 1 and 600',
+    'receivers.tcp_receivers[0].max_accepts_per_source_per_min: must be between 1 and 100000',
+    'receivers.tcp_receivers[0].max_connections_per_source: must be between 1 and 20000',
+  ]);
+  assert.equal(await errorsOf({ receivers: { udp_receivers: [{ ...tcp, max_datagrams_per_source_per_s: 100_001 }] } }), [
+    'receivers.udp_receivers[0].max_datagrams_per_source_per_s: must be between 1 and 100000',
+  ]);
+  assert.equal(await errorsOf({ receivers: { udp_receivers: [{ ...tcp, max_connections_per_source: 5 }] } }), [
+    'receivers.udp_receivers[0].max_connections_per_source: unknown field',
+  ]);
+  assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_datagrams_per_source_per_s: 5 }] } }), [
+    'receivers.tcp_receivers[0].max_datagrams_per_source_per_s: unknown field',
+  ]);
+});
 
 test.run();

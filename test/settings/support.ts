@@ -46,8 +46,8 @@ export function siteSettings(): Settings {
     ...d,
     receivers: {
       ...d.receivers,
-      tcp_receivers: [{ id: 1, name: 'DC-09 TCP', port: 10001, ...ip }],
-      udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001, ...ip }],
+      tcp_receivers: [{ id: 1, name: 'DC-09 TCP', port: 10001, ...ip, max_connections_per_source: 256, max_accepts_per_source_per_min: 600, first_frame_timeout_s: 30 }],
+      udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001, ...ip, max_datagrams_per_source_per_s: 500 }],
     },
   } as Settings;
 }

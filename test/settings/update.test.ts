@@ -181,7 +181,7 @@ test('the defaults hold every documented value', () => {
   assert.equal([d.users, d.outputs, d.ignorable_startup_events, d.receivers.com_receivers, d.receivers.modem_receivers], [[], [], [], [], []]);
   // No receiver until the installer configures one (docs/settings.md).
   assert.equal([d.receivers.tcp_receivers, d.receivers.udp_receivers], [[], []]);
-  assert.is(d.internal_events.length, 17);
+  assert.is(d.internal_events.length, 18);
   assert.equal(d.internal_events[2], { type: 'object_lost', classificator: 'E', event_code: '350', group_no: '00', zone_no: '000', name: 'Object lost' });
   // Each call is a fresh object.
   d.users.push({} as never);

@@ -1,15 +1,18 @@
 /**
  * A small DC-09 receiver for the simulator's tests, written with the codec: TCP (one framer per
  * connection) or UDP (one frame per datagram) on 127.0.0.1. It records every frame, answers each
- * message as `answer` says (ACK / NAK / DUH / nothing / close the connection), welcomes VL-HELLO,
- * records VL-RSP / VL-ACK, and can send any frame (VL-CMD ...) to a connection.
+ * message as `answer` says (ACK / NAK / DUH / nothing / close the connection), runs the gateway's
+ * side of the HELLO handshake (enrolling every UID it has not seen, docs/device-link.md §4.4),
+ * records VL-RSP / VL-ACK, and can send any frame (VL-CMD ... sealed with `sessions`) to a connection.
  */
 import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
 import { openMessage, parseMessage, type ParsedMessage } from '../../src/protocols/dc09/message.js';
 import { buildAck, buildDuh, buildNak } from '../../src/protocols/dc09/replies.js';
-import { decodeLinkBody, encodeWelcome } from '../../src/protocols/device-link/codec.js';
+import { MemoryDeviceKeys } from '../../src/devices/device-keys.js';
+import { decodeLinkBody, type SessionKey } from '../../src/protocols/device-link/codec.js';
+import { answerHello, answerProof, type PendingHello } from '../../src/protocols/device-link/hello-handler.js';
 import type { DecodedLinkMessage } from '../../src/protocols/device-link/messages.js';
 import { waitFor } from '../helpers/net.js';
 
@@ -39,6 +42,10 @@ export interface PeerOptions {
 
 abstract class PeerBase {
   readonly received: Received[] = [];
+  /** Each welcomed connection's session key, by `from`. */
+  readonly sessions = new Map<number, SessionKey>();
+  readonly keys = new MemoryDeviceKeys();
+  private readonly pending = new Map<number, PendingHello>();
   protected readonly options: PeerOptions;
   private messages = 0;
 
@@ -64,14 +71,28 @@ abstract class PeerBase {
     const now = this.options.now?.() ?? Date.now();
     const parsed = parseMessage(body);
     if (parsed.kind === 'foreign') {
-      const link = decodeLinkBody(body, key);
+      const link = decodeLinkBody(body, this.sessions.get(from) ?? key);
       this.received.push({ from, raw, body, message: null, link: 'error' in link ? null : link, at: performance.now() });
       if (!('error' in link) && link.type === 'hello') {
         if (this.options.duhHello) {
           const account = link.account;
           return buildDuh({ sequence: String(link.seq).padStart(4, '0'), ...(account ? { account } : {}) });
         }
-        return encodeWelcome({ seq: link.seq, timestamp: now, version: 1 }, { key: link.encrypted ? key : null });
+        const decision = answerHello(link, {
+          now, key, requireEncryption: false, windowPastS: 40, windowFutureS: 20,
+          deviceKey: (uid) => this.keys.state(uid, now, 'open'),
+        });
+        if (decision.action === 'challenge') this.pending.set(from, decision.pending);
+        return decision.action === 'ignore' ? null : decision.reply;
+      }
+      const pending = this.pending.get(from);
+      if (!('error' in link) && link.type === 'proof' && pending) {
+        this.pending.delete(from);
+        const decision = answerProof(link, pending, now);
+        if (decision.action !== 'welcome') return decision.action === 'ignore' ? null : decision.reply;
+        if (decision.enrolledKey) this.keys.enrol(pending.hello.uid, decision.enrolledKey);
+        this.sessions.set(from, decision.sessionKey);
+        return decision.reply;
       }
       return null;
     }

@@ -136,4 +136,35 @@ test('control-device through the API reaches simulated devices: packets, and eac
   }
 });
 
+test('the full gateway: a second simulator naming an enrolled UID is refused and journaled; the first keyring proves it again', async () => {
+  const dir = tempDir('vigil-sim-e2e-');
+  const tcpPort = await freePort();
+  await seedReceivers(dir.path, tcpPort, await freePort());
+  const gateway = new Gateway({ dataDir: dir.path, httpPort: 0, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  await gateway.start();
+  try {
+    const options = resolveSimOptions({ port: tcpPort, devices: 1, ratePerDevice: 0, durationMs: 600, uidBase: 'E2E900000001', accountBase: '00E900' });
+    const first = new Simulator(options);
+    assert.is((await first.run()).device_link.welcomes, 1);
+    assert.ok(first.keyring.get('E2E900000001'), 'the simulator enrolled');
+    assert.is(gateway.store.deviceKeys.get('E2E900000001')!.key!.length, 32, 'the gateway stored the key through its writer');
+    const stranger = await new Simulator(options).run();
+    assert.equal([stranger.device_link.welcomes, stranger.device_link.refusals], [0, 1]);
+    const again = await new Simulator(options, { keyring: first.keyring }).run();
+    assert.is(again.device_link.welcomes, 1, 'the enrolled key proves the UID on a new run');
+    const deadline = Date.now() + 3000;
+    let texts: string[] = [];
+    while (Date.now() < deadline) {
+      texts = gateway.store.events.readAfter(0, 1000).map((e) => e.text ?? '').filter((t) => t.startsWith('Device identity conflict'));
+      if (texts.length > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(texts, ['Device identity conflict (UID E2E900000001 from 127.0.0.1: already_enrolled)']);
+    assert.is(gateway.health.get('link-identity:1')?.metrics.conflicts, 1);
+  } finally {
+    await gateway.stop();
+    dir.remove();
+  }
+});
+
 test.run();

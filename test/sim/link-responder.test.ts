@@ -4,7 +4,8 @@ import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { decodeLinkBody, encodeResponse } from '../../src/protocols/device-link/codec.js';
 import type { CommandAuth, CommandMessage } from '../../src/protocols/device-link/messages.js';
 import { ReplyAssembler } from '../../src/protocols/device-link/reply-assembler.js';
-import { answerCommand, answerTime, helloFrame } from '../../src/sim/link-responder.js';
+import { answerCommand, answerTime } from '../../src/sim/link-responder.js';
+import { DeviceHandshake } from '../../src/sim/link-handshake.js';
 import { resolveSimOptions, type LinkBehaviourInput, type LinkBehaviour } from '../../src/sim/sim-options.js';
 
 const T0 = Date.UTC(2026, 0, 2, 3, 4, 5);
@@ -28,7 +29,7 @@ function bodies(frames: Buffer[]): string[] {
   const framer = new Dc09Framer();
   return frames.map((f) => {
     const item = framer.push(f)[0];
-    if (!item || item.kind !== 'frame') throw new Error('not a frame');
+    if (item?.kind !== 'frame') throw new Error('not a frame');
     return item.body.toString('latin1');
   });
 }
@@ -50,14 +51,17 @@ function assemble(frames: Buffer[], kind: 'control' | 'config' = 'control', key:
 
 const m = { now: T0, key: null, randomBytes: PAD };
 
-test('HELLO: version 1, uid, hw id, firmware and account; exact body', () => {
-  const frame = helloFrame({ seq: 1, uid: 'A10000000000', account: '001000', hwId: 'SIM-1', firmware: '1.0.0' }, m);
-  assert.equal(bodies([frame]), [`"VL-HELLO"0001#001000[V1|UA10000000000|HSIM-1|F1.0.0]${STAMP}`]);
+test('HELLO: version 2, uid, hw id, firmware, account, a fresh nonce, and an enrolment key while the device has none', () => {
+  const identity = { seq: 1, uid: 'A10000000000', account: '001000', hwId: 'SIM-1', firmware: '1.0.0' };
+  const [text] = bodies([new DeviceHandshake(identity, new Map()).hello(T0, null)]);
+  assert.match(text!, new RegExp(`^"VL-HELLO"0001#001000\\[V2\\|UA10000000000\\|HSIM-1\\|F1\\.0\\.0\\|N[0-9A-F]{32}\\|X[0-9A-F]{64}\\]${STAMP}$`));
+  const keyed = new DeviceHandshake(identity, new Map([['A10000000000', Buffer.alloc(32)]]));
+  assert.not.match(bodies([keyed.hello(T0, null)])[0]!, /\|X/);
 });
 
-test('encrypted HELLO opens with the key', () => {
-  const frame = helloFrame({ seq: 7, uid: 'A10000000001', account: '001001', hwId: 'SIM-1', firmware: '1.0.0' }, { ...m, key: KEY });
-  const [text] = bodies([frame]);
+test('encrypted HELLO opens with the receiver key', () => {
+  const identity = { seq: 7, uid: 'A10000000001', account: '001001', hwId: 'SIM-1', firmware: '1.0.0' };
+  const [text] = bodies([new DeviceHandshake(identity, new Map()).hello(T0, KEY)]);
   assert.ok(text!.startsWith('"*VL-HELLO"0007#001001['));
   const decoded = decodeLinkBody(Buffer.from(text!, 'latin1'), KEY);
   assert.ok(!('error' in decoded) && decoded.type === 'hello' && decoded.uid === 'A10000000001' && decoded.encrypted);

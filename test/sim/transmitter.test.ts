@@ -49,7 +49,7 @@ function rig(over: { header?: Partial<FrameHeader>; window?: number; maxRetries?
 function body(frame: Buffer): Buffer {
   const items = new Dc09Framer().push(frame);
   const item = items[0];
-  if (!item || item.kind !== 'frame') throw new Error('not a frame');
+  if (item?.kind !== 'frame') throw new Error('not a frame');
   return item.body;
 }
 

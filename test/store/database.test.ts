@@ -44,6 +44,7 @@ test('the migrations create the whole schema, stamp user_version and the Vigil a
     assert.is(schemaVersion(db), MIGRATIONS.length);
     assert.is(db.pragma('application_id', { simple: true }), VIGIL_APPLICATION_ID);
     assert.equal(tables(db), [
+      'device_keys',
       'events',
       'events_high_water',
       'meta',

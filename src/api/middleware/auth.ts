@@ -46,7 +46,7 @@ export function readGrants(store: ApiStorePort, userId: number, logger: Logger):
  * middleware below and the technician's page (src/web), so both apply exactly the same rules.
  */
 export function principalResolver(options: AuthOptions): (token: string | null) => Promise<Principal | null> {
-  if (!options || !options.tokens || !options.settings || !options.store || !options.logger) {
+  if (!options?.tokens || !options.settings || !options.store || !options.logger) {
     throw new Error('principalResolver() requires tokens, settings, store and logger');
   }
   const { tokens, settings, store, logger } = options;

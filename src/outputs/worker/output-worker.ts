@@ -28,6 +28,7 @@ let db: Database | null = null;
 /** The cursor writes' way to the single writer (null endpoint until the writer runs). */
 const writer = init.writer ? new WriteClient(init.endpoint ?? null) : null;
 let services: Service[] = [];
+// biome-ignore lint/correctness/noUnusedVariables: read by `??=` below, so a second stop message does not stop twice
 let stopping: Promise<void> | null = null;
 
 async function start(): Promise<void> {

@@ -6,14 +6,16 @@
 import { VigilError } from '../../core/errors.js';
 import type { RandomBytes } from '../dc09/crypto.js';
 import { encodeFrame } from '../dc09/frame.js';
-import { buildBody, splitBody } from './envelope.js';
+import { buildBody, splitBody, type LinkKey } from './envelope.js';
 import { decodeFields, encodeFields, tokenOf, typeOfToken } from './message-fields.js';
 import type {
+  ChallengeMessage,
   CommandMessage,
   DecodedLinkMessage,
   HelloMessage,
   LinkDecodeError,
   LinkMessage,
+  ProofMessage,
   RefuseMessage,
   ResponseMessage,
   TimeAckMessage,
@@ -21,17 +23,21 @@ import type {
   WelcomeMessage,
 } from './messages.js';
 
-export { isLinkBody } from './envelope.js';
+export { isLinkBody, type LinkKey } from './envelope.js';
+export { SessionKey } from './session-cipher.js';
 
 export interface EncodeOptions {
-  /** The receiver's AES key: the message is sent encrypted (`"*VL-..."`). null/absent: plain. */
-  readonly key?: Buffer | null;
+  /**
+   * The receiver's AES key (DC-09 CBC) or the connection's SessionKey (AES-GCM): the message is sent
+   * encrypted (`"*VL-..."`). null/absent: plain.
+   */
+  readonly key?: LinkKey;
   /** Pad source for encryption; tests pass a fixed one to get exact bytes. */
   readonly randomBytes?: RandomBytes;
 }
 
 /** Types whose timestamp is mandatory even in plain text: their point is the time (§3). */
-const NEEDS_TIMESTAMP: ReadonlySet<LinkMessage['type']> = new Set(['welcome', 'refuse', 'time']);
+const NEEDS_TIMESTAMP: ReadonlySet<LinkMessage['type']> = new Set(['challenge', 'welcome', 'refuse', 'time']);
 
 export function encodeLinkMessage(message: LinkMessage, options: EncodeOptions = {}): Buffer {
   const key = options.key ?? null;
@@ -55,6 +61,10 @@ type Fields<T extends LinkMessage> = Omit<T, 'type'>;
 
 export const encodeHello = (m: Fields<HelloMessage>, o?: EncodeOptions): Buffer =>
   encodeLinkMessage({ type: 'hello', ...m }, o);
+export const encodeChallenge = (m: Fields<ChallengeMessage>, o?: EncodeOptions): Buffer =>
+  encodeLinkMessage({ type: 'challenge', ...m }, o);
+export const encodeProof = (m: Fields<ProofMessage>, o?: EncodeOptions): Buffer =>
+  encodeLinkMessage({ type: 'proof', ...m }, o);
 export const encodeWelcome = (m: Fields<WelcomeMessage>, o?: EncodeOptions): Buffer =>
   encodeLinkMessage({ type: 'welcome', ...m }, o);
 export const encodeRefuse = (m: Fields<RefuseMessage>, o?: EncodeOptions): Buffer =>
@@ -70,10 +80,11 @@ export const encodeTimeAck = (m: Fields<TimeAckMessage>, o?: EncodeOptions): Buf
   encodeLinkMessage({ type: 'time-ack', ...m }, o);
 
 /**
- * A frame body (from Dc09Framer) -> message. `key` is the receiver's key; an encrypted body with
- * no key is `no-key`, one that does not decrypt is `crypto`. Never throws.
+ * A frame body (from Dc09Framer) -> message. `key` is the receiver's key, or the connection's
+ * SessionKey once the link is welcomed; an encrypted body with no key is `no-key`, one that does
+ * not decrypt (or whose GCM tag fails) is `crypto`. Never throws.
  */
-export function decodeLinkBody(body: Buffer, key: Buffer | null): DecodedLinkMessage | LinkDecodeError {
+export function decodeLinkBody(body: Buffer, key: LinkKey): DecodedLinkMessage | LinkDecodeError {
   try {
     const envelope = splitBody(body, key);
     if ('error' in envelope) return envelope;

@@ -2,12 +2,21 @@
  * The device-link body inside the DC-09 frame (docs/device-link.md §2):
  *   plain      "VL-<TYPE>"<seq>[R<rcvr>][L<line>][#<acct>][<fields>][_<timestamp>]
  *   encrypted  "*VL-<TYPE>"<seq>[R<rcvr>][L<line>][#<acct>][<hex of AES-CBC(pad|<fields>][_<timestamp>])>
- * exactly the DC-09 layout (SIA DC-09 §5.5.1, encryption §5.4.6): token and header in clear,
+ *   session    "*VL-<TYPE>"<seq>[R<rcvr>][L<line>][#<acct>][<hex of IV || AES-GCM(<fields>][_<timestamp>]) || tag>
+ * the first two exactly the DC-09 layout (SIA DC-09 §5.5.1, encryption §5.4.6): token and header in clear,
  * everything after '[' encrypted. Pure; splitBody never throws.
  */
 import { decryptPayload, encryptPayload, type RandomBytes } from '../dc09/crypto.js';
 import { formatTimestamp, parseTimestamp } from '../dc09/timestamp.js';
 import type { LinkDecodeError } from './messages.js';
+import { openSession, sealSession, SessionKey } from './session-cipher.js';
+
+/**
+ * How a link message is enciphered: a Buffer is the receiver's DC-09 key (AES-CBC, the handshake of
+ * an encrypted HELLO), a SessionKey the connection's session key (AES-GCM, everything after the
+ * WELCOME of a version-2 link), null plain.
+ */
+export type LinkKey = Buffer | SessionKey | null;
 
 export const LINK_PREFIX = 'VL-';
 const MAX_TOKEN_CHARS = 32;
@@ -42,12 +51,14 @@ export function isLinkBody(body: Buffer): boolean {
   return body[0] === 0x22 && body.toString('latin1', start, start + LINK_PREFIX.length) === LINK_PREFIX;
 }
 
-export function buildBody(input: EnvelopeInput, key: Buffer | null, randomBytes?: RandomBytes): string {
+export function buildBody(input: EnvelopeInput, key: LinkKey, randomBytes?: RandomBytes): string {
   const seq = String(input.seq).padStart(4, '0');
   const header = input.account === undefined ? '' : `#${input.account}`;
   const stamp = input.timestamp === null ? '' : `_${formatTimestamp(input.timestamp)}`;
   if (!key) return `"${input.token}"${seq}${header}[${input.block}]${stamp}`;
-  return `"*${input.token}"${seq}${header}[${encryptPayload(`${input.block}]${stamp}`, key, randomBytes)}`;
+  const clear = `"*${input.token}"${seq}${header}[`;
+  if (key instanceof SessionKey) return clear + sealSession(`${input.block}]${stamp}`, clear, key, randomBytes);
+  return clear + encryptPayload(`${input.block}]${stamp}`, key, randomBytes);
 }
 
 function failure(error: LinkDecodeError['error'], detail: string, partial: Partial<LinkDecodeError> = {}): LinkDecodeError {
@@ -67,7 +78,7 @@ function readTail(text: string): { block: string; timestamp: number | null } | n
   return timestamp === null ? null : { block, timestamp };
 }
 
-export function splitBody(body: Buffer, key: Buffer | null): Envelope | LinkDecodeError {
+export function splitBody(body: Buffer, key: LinkKey): Envelope | LinkDecodeError {
   if (!isLinkBody(body)) return failure('not-link', 'body does not start with a "VL- token');
   const text = body.toString('latin1');
   const close = text.indexOf('"', 1);
@@ -86,7 +97,7 @@ export function splitBody(body: Buffer, key: Buffer | null): Envelope | LinkDeco
   let tail: ReturnType<typeof readTail>;
   if (encrypted) {
     if (!key) return failure('no-key', 'encrypted message and no key', known);
-    const plain = decryptPayload(after, key);
+    const plain = key instanceof SessionKey ? openSession(after, text.slice(0, bracket + 1), key) : decryptPayload(after, key);
     tail = plain === null ? null : readTail(plain);
     if (!tail) return failure('crypto', 'does not decrypt with the key', known);
     // SIA DC-09 §5.5.1.9: an encrypted message always carries its timestamp (replay defence).

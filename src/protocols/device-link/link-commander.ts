@@ -13,7 +13,7 @@ import {
   type DeviceIdentity,
 } from '../../core/device-commands.js';
 import type { RandomBytes } from '../dc09/crypto.js';
-import { encodeCommand, encodeTime } from './codec.js';
+import { encodeCommand, encodeTime, type LinkKey } from './codec.js';
 import { CommandQueue, type TimerApi } from './command-queue.js';
 import { MAX_ACCESS_CODE_BYTES, MAX_DATA_BYTES, type CommandAuth, type DecodedLinkMessage } from './messages.js';
 import { ReplyAssembler } from './reply-assembler.js';
@@ -21,8 +21,8 @@ import { ReplyAssembler } from './reply-assembler.js';
 export interface LinkCommanderOptions {
   /** Writes one frame; false when it could not be written (the connection is gone). */
   readonly send: (frame: Buffer) => boolean;
-  /** The link's key: set iff the device's HELLO was encrypted (HelloDecision.sessionKey). */
-  readonly key: Buffer | null;
+  /** The link's key: the connection's SessionKey (ProofDecision.sessionKey); null only in tests of plain framing. */
+  readonly key: LinkKey;
   /** Who the device is, read at answer time (the object's oid can change). */
   readonly identity: () => DeviceIdentity;
   readonly clock: Clock;
@@ -61,6 +61,8 @@ export class LinkCommander {
     const auth = this.authOf(request);
     // A code longer than any device stores cannot be right (docs/device-link.md §4.3).
     if (!auth) return Promise.resolve(this.failure('MPASS_IS_INCORRECT'));
+    // The master code never travels in clear (docs/device-link.md §3.3): a link without a key cannot carry it.
+    if (auth.mode === 'code' && this.options.key === null) return Promise.resolve(this.failure('NO_CONNECTION', 'the link is not encrypted'));
     const wanted = request.responseRequired;
     return this.queue.submit({
       start: (settle) => {

@@ -17,7 +17,10 @@ import {
   parseOffset,
 } from './fields.js';
 import {
+  DEVICE_KEY_BYTES,
   MAX_ACCESS_CODE_BYTES,
+  NONCE_BYTES,
+  PROOF_BYTES,
   MAX_DATA_BYTES,
   MAX_PACKET_FIELD,
   REFUSE_REASONS,
@@ -35,6 +38,8 @@ export type TypeOfToken =
 
 const BY_TOKEN: Readonly<Record<string, TypeOfToken>> = {
   'VL-HELLO': { type: 'hello' },
+  'VL-CHAL': { type: 'challenge' },
+  'VL-PROOF': { type: 'proof' },
   'VL-WELCOME': { type: 'welcome' },
   'VL-REFUSE': { type: 'refuse' },
   'VL-CMD': { type: 'command', kind: 'control' },
@@ -52,6 +57,10 @@ export function tokenOf(message: LinkMessage): string {
   switch (message.type) {
     case 'hello':
       return 'VL-HELLO';
+    case 'challenge':
+      return 'VL-CHAL';
+    case 'proof':
+      return 'VL-PROOF';
     case 'welcome':
       return 'VL-WELCOME';
     case 'refuse':
@@ -89,6 +98,18 @@ function encodeAuth(auth: CommandAuth): string {
   return `M${bytesToHex(bytes)}`;
 }
 
+/** Exactly `bytes` bytes as hex (either case on input), upper case on the wire. */
+function fixedHex(text: string, bytes: number, what: string): string {
+  check(isHex(text, bytes * 2, bytes * 2), `${what} must be ${bytes * 2} hex digits`);
+  return text.toUpperCase();
+}
+
+/** The value of an optional fixed-size hex field: undefined when absent, null when malformed. */
+function optionalHex(text: string | undefined, bytes: number): string | undefined | null {
+  if (text === undefined) return undefined;
+  return isHex(text, bytes * 2, bytes * 2) ? text.toUpperCase() : null;
+}
+
 function counter(n: number, what: string): string {
   check(Number.isInteger(n) && n >= 0 && n <= MAX_PACKET_FIELD, `${what} must be 0..${MAX_PACKET_FIELD}`);
   return String(n);
@@ -102,10 +123,21 @@ export function encodeFields(m: LinkMessage): string {
       check(m.hwId === undefined || isLinkText(m.hwId), 'hw id must be 1..32 of [0-9A-Za-z._:+/-]');
       check(m.firmware === undefined || isLinkText(m.firmware), 'firmware must be 1..32 of [0-9A-Za-z._:+/-]');
       check(m.account === undefined || isHex(m.account, 3, 16), 'account must be 3..16 hex digits');
-      return buildFieldBlock([['V', String(m.version)], ['U', m.uid.toUpperCase()], ['H', m.hwId], ['F', m.firmware]]);
+      return buildFieldBlock([
+        ['V', String(m.version)], ['U', m.uid.toUpperCase()], ['H', m.hwId], ['F', m.firmware],
+        ['N', m.nonce === undefined ? undefined : fixedHex(m.nonce, NONCE_BYTES, 'nonce')],
+        ['X', m.enrolKey === undefined ? undefined : fixedHex(m.enrolKey, DEVICE_KEY_BYTES, 'enrolment key')],
+      ]);
+    case 'challenge':
+      return buildFieldBlock([
+        ['G', fixedHex(m.nonce, NONCE_BYTES, 'nonce')],
+        ['X', m.enrolKey === undefined ? undefined : fixedHex(m.enrolKey, DEVICE_KEY_BYTES, 'enrolment key')],
+      ]);
+    case 'proof':
+      return buildFieldBlock([['P', fixedHex(m.proof, PROOF_BYTES, 'proof')]]);
     case 'welcome':
       check(Number.isInteger(m.version) && m.version >= 0 && m.version <= 999, 'version must be 0..999');
-      return buildFieldBlock([['V', String(m.version)]]);
+      return buildFieldBlock([['V', String(m.version)], ['P', m.proof === undefined ? undefined : fixedHex(m.proof, PROOF_BYTES, 'proof')]]);
     case 'refuse':
       check(REFUSE_REASONS.includes(m.reason), 'unknown refusal reason');
       return buildFieldBlock([['E', m.reason]]);
@@ -155,16 +187,36 @@ export function decodeFields(t: TypeOfToken, env: Envelope): DecodedLinkMessage 
       if (!isHex(uid, 6, 32)) return 'U: uid must be 6..32 hex digits';
       if (hwId !== undefined && !isLinkText(hwId)) return 'H: bad hw id';
       if (firmware !== undefined && !isLinkText(firmware)) return 'F: bad firmware';
+      const nonce = optionalHex(f.get('N'), NONCE_BYTES);
+      const enrolKey = optionalHex(f.get('X'), DEVICE_KEY_BYTES);
+      if (nonce === null) return `N: nonce must be ${NONCE_BYTES * 2} hex digits`;
+      if (enrolKey === null) return `X: enrolment key must be ${DEVICE_KEY_BYTES * 2} hex digits`;
       return {
         type: 'hello', ...base, version, uid: uid.toUpperCase(),
         ...(hwId === undefined ? {} : { hwId }),
         ...(firmware === undefined ? {} : { firmware }),
         ...(env.account === undefined ? {} : { account: env.account }),
+        ...(nonce === undefined ? {} : { nonce }),
+        ...(enrolKey === undefined ? {} : { enrolKey }),
       };
+    }
+    case 'challenge': {
+      const nonce = optionalHex(f.get('G'), NONCE_BYTES);
+      const enrolKey = optionalHex(f.get('X'), DEVICE_KEY_BYTES);
+      if (!nonce) return `G: nonce must be ${NONCE_BYTES * 2} hex digits`;
+      if (enrolKey === null) return `X: enrolment key must be ${DEVICE_KEY_BYTES * 2} hex digits`;
+      return { type: 'challenge', ...base, nonce, ...(enrolKey === undefined ? {} : { enrolKey }) };
+    }
+    case 'proof': {
+      const proof = optionalHex(f.get('P'), PROOF_BYTES);
+      return proof ? { type: 'proof', ...base, proof } : `P: proof must be ${PROOF_BYTES * 2} hex digits`;
     }
     case 'welcome': {
       const version = parseDecimal(f.get('V') ?? '', 3);
-      return version === null ? 'V: version must be 1..3 digits' : { type: 'welcome', ...base, version };
+      const proof = optionalHex(f.get('P'), PROOF_BYTES);
+      if (version === null) return 'V: version must be 1..3 digits';
+      if (proof === null) return `P: proof must be ${PROOF_BYTES * 2} hex digits`;
+      return { type: 'welcome', ...base, version, ...(proof === undefined ? {} : { proof }) };
     }
     case 'refuse': {
       const reason = f.get('E') ?? '';

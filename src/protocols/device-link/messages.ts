@@ -3,8 +3,17 @@
  * normalised (upper-case hex, numbers in range); the codec turns them into frames and back.
  */
 
-/** The only protocol version this gateway speaks (docs/device-link.md §3.1). */
-export const LINK_VERSION = 1;
+/**
+ * The only protocol version this gateway speaks (docs/device-link.md §3.1). Version 2 added the
+ * per-device key: challenge-response on every HELLO and a per-connection session key.
+ */
+export const LINK_VERSION = 2;
+/** Bytes of a HELLO / challenge nonce (docs/device-link.md §3.1). */
+export const NONCE_BYTES = 16;
+/** Bytes of a device key and of an X25519 public key. */
+export const DEVICE_KEY_BYTES = 32;
+/** Bytes of a proof (HMAC-SHA256). */
+export const PROOF_BYTES = 32;
 
 /**
  * Largest command, configuration or reply payload in one message. Chosen so that the largest
@@ -21,8 +30,8 @@ export const MAX_PACKET_FIELD = 9999;
 export type ResponseStatus = 'OK' | 'MPASS' | 'BAD' | 'REJ';
 export const RESPONSE_STATUSES: readonly ResponseStatus[] = ['OK', 'MPASS', 'BAD', 'REJ'];
 
-export type RefuseReason = 'VER' | 'FMT' | 'KEY' | 'ENC' | 'TIME' | 'DENY';
-export const REFUSE_REASONS: readonly RefuseReason[] = ['VER', 'FMT', 'KEY', 'ENC', 'TIME', 'DENY'];
+export type RefuseReason = 'VER' | 'FMT' | 'KEY' | 'ENC' | 'TIME' | 'DENY' | 'AUTH';
+export const REFUSE_REASONS: readonly RefuseReason[] = ['VER', 'FMT', 'KEY', 'ENC', 'TIME', 'DENY', 'AUTH'];
 
 /** How the gateway vouches for the caller (docs/device-link.md §3.3, field `A`). */
 export type CommandAuth =
@@ -48,11 +57,33 @@ export interface HelloMessage extends Common {
   readonly firmware?: string;
   /** DC-09 account, 3..16 upper-case hex digits, leading zeros kept. */
   readonly account?: string;
+  /** The device's nonce, 32 upper-case hex digits (required from version 2). */
+  readonly nonce?: string;
+  /** The device's X25519 public key, 64 upper-case hex digits: the device asks to enrol (§4.2). */
+  readonly enrolKey?: string;
+}
+
+/** VL-CHAL: the gateway's challenge to a HELLO (same sequence). */
+export interface ChallengeMessage extends Common {
+  readonly type: 'challenge';
+  /** The gateway's nonce, 32 upper-case hex digits. */
+  readonly nonce: string;
+  /** The gateway's X25519 public key when it accepted the enrolment, 64 upper-case hex digits. */
+  readonly enrolKey?: string;
+}
+
+/** VL-PROOF: the device's answer to VL-CHAL (same sequence). */
+export interface ProofMessage extends Common {
+  readonly type: 'proof';
+  /** HMAC-SHA256 of the transcript with the device key, 64 upper-case hex digits. */
+  readonly proof: string;
 }
 
 export interface WelcomeMessage extends Common {
   readonly type: 'welcome';
   readonly version: number;
+  /** The gateway's own proof of the device key (version 2), 64 upper-case hex digits. */
+  readonly proof?: string;
 }
 
 export interface RefuseMessage extends Common {
@@ -90,6 +121,8 @@ export interface TimeAckMessage extends Common {
 
 export type LinkMessage =
   | HelloMessage
+  | ChallengeMessage
+  | ProofMessage
   | WelcomeMessage
   | RefuseMessage
   | CommandMessage

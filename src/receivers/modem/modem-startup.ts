@@ -78,7 +78,7 @@ async function unlockSim(d: StartupDeps): Promise<StartupResult | null> {
   if (before !== undefined) return { ok: false, fatal: true, reason: 'SIM asks for its PIN again; it is entered once per gateway start' };
   d.pins.record(d.portId, d.pin, 'pending');
   const answer = await d.send(`AT+CPIN="${d.pin}"`, { timeoutMs: 10_000 }).catch(() => null);
-  if (!answer || !answer.final.ok) {
+  if (!answer?.final.ok) {
     d.pins.record(d.portId, d.pin, 'refused');
     return { ok: false, fatal: true, reason: `SIM PIN refused (${answer?.final.line ?? 'no answer'}); not entered again until the gateway restarts` };
   }

@@ -139,7 +139,10 @@ export class ModemSimulator {
       this.write(lines.map((l) => `${CRLF}${l}${CRLF}`).join(''));
       this.afterAnswer?.(line);
     };
-    if (this.answerDelayMs <= 0) return send();
+    if (this.answerDelayMs <= 0) {
+      send();
+      return;
+    }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (!this.silent) send();

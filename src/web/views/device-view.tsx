@@ -59,6 +59,9 @@ export function DeviceView(props: { form: DeviceForm; errors: Record<string, str
             <button type="submit" class="primary">Send</button>
           </div>
         </form>
+        <p>
+          <a href="/device/enrolment">Replace a device (reset its link key)</a>
+        </p>
       </section>
       <div id="device-result">
         {reply && said && (

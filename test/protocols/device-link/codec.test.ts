@@ -71,7 +71,7 @@ test('a UTF-8 access code and the largest data survive a round trip', () => {
 });
 
 test('lower-case hex and header fields a DC-09 device adds are accepted', () => {
-  const decoded = decodeLinkBody(Buffer.from('"VL-HELLO"0002R1L0#00ab[V2|Uabcdef|Xfuture]', 'latin1'), null);
+  const decoded = decodeLinkBody(Buffer.from('"VL-HELLO"0002R1L0#00ab[V2|Uabcdef|Yfuture]', 'latin1'), null);
   assert.equal(decoded, {
     type: 'hello', seq: 2, timestamp: null, encrypted: false, version: 2, uid: 'ABCDEF', account: '00AB',
   });

@@ -13,7 +13,7 @@ const DEVICE = { uid: '0123456789ABCDEF', hwId: 'VGL-AX1', oid: '1234' };
 function request(overrides: Partial<DeviceCommandRequest> = {}): DeviceCommandRequest {
   return {
     kind: 'control', partialUid: 'ABCDEF', data: Buffer.from('0102AB', 'hex'), responseRequired: true,
-    omitMasterPassword: false, visibleReceivers: null, cloudAccessCode: '1234', ...overrides,
+    omitMasterPassword: false, visibleReceivers: null, ...overrides,
   };
 }
 
@@ -39,10 +39,10 @@ function setup(key: Buffer | null = null, sendOk = true) {
   return { timers, sent, commander, decodeSent, reply };
 }
 
-test('a control command goes out as the documented VL-CMD and two reply packets come back in order', async () => {
+test('a control command goes out as a VL-CMD and two reply packets come back in order', async () => {
   const { sent, commander, reply } = setup();
   const outcome = commander.execute(request());
-  assert.is(sent[0]!.toString('latin1'), '\nC5C40037"VL-CMD"0042[AM31323334|Q1|D0102AB]_10:30:00,01-15-2026\r');
+  assert.is(sent[0]!.toString('latin1'), '\n27BB002F"VL-CMD"0042[AN|Q1|D0102AB]_10:30:00,01-15-2026\r');
   assert.ok(reply(42, 1, 2, 'OK', 'A1B2'));
   assert.ok(reply(42, 2, 2, 'OK', 'C3'));
   assert.equal(await outcome, { ok: true, device: DEVICE, packets: [Buffer.from('A1B2', 'hex'), Buffer.from('C3', 'hex')] });
@@ -132,11 +132,26 @@ test('data above the limit is BAD_DATA and an over-long access code MPASS_IS_INC
   assert.is(sent.length, 0);
 });
 
+test('the master code is never sent on a link without a key: NO_CONNECTION, nothing written', async () => {
+  const { sent, commander } = setup();
+  assert.equal(await commander.execute(request({ cloudAccessCode: '1234' })), {
+    ok: false, error: 'NO_CONNECTION', device: DEVICE, message: 'the link is not encrypted',
+  });
+  assert.is(sent.length, 0);
+});
+
+test('on a keyed link the access code goes inside the ciphertext', async () => {
+  const { sent, commander, decodeSent } = setup(EXAMPLE_KEY);
+  void commander.execute(request({ cloudAccessCode: '1234' }));
+  assert.not.ok(sent[0]!.toString('latin1').includes('31323334'));
+  assert.equal((decodeSent(0) as { auth: unknown }).auth, { mode: 'code', code: '1234' });
+});
+
 test('an empty access code is sent as N, omit_mpass as O even when a code is given', () => {
   const { commander, decodeSent, reply } = setup();
   void commander.execute(request({ cloudAccessCode: '' }));
   reply(42, 1, 1);
-  void commander.execute(request({ omitMasterPassword: true }));
+  void commander.execute(request({ omitMasterPassword: true, cloudAccessCode: '1234' }));
   assert.equal((decodeSent(0) as { auth: unknown }).auth, { mode: 'none' });
   assert.equal((decodeSent(1) as { auth: unknown }).auth, { mode: 'omit' });
 });

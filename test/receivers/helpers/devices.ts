@@ -57,9 +57,10 @@ export class TcpDevice {
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
   }
 
-  static connect(port: number, host = LOOPBACK): Promise<TcpDevice> {
+  /** `localAddress`: the source address (any of 127/8 on loopback), to play another host. */
+  static connect(port: number, host = LOOPBACK, localAddress?: string): Promise<TcpDevice> {
     return new Promise((resolve, reject) => {
-      const socket = connect({ port, host, noDelay: true });
+      const socket = connect({ port, host, noDelay: true, ...(localAddress ? { localAddress } : {}) });
       socket.once('error', reject);
       socket.once('connect', () => {
         socket.off('error', reject);
@@ -129,10 +130,11 @@ export class UdpDevice {
     });
   }
 
-  static open(): Promise<UdpDevice> {
+  /** `address`: the source address (any of 127/8 on loopback), to play another host. */
+  static open(address = LOOPBACK): Promise<UdpDevice> {
     return new Promise((resolve) => {
       const socket = createSocket('udp4');
-      socket.bind(0, LOOPBACK, () => resolve(new UdpDevice(socket)));
+      socket.bind(0, address, () => resolve(new UdpDevice(socket)));
     });
   }
 

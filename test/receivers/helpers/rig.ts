@@ -11,9 +11,9 @@ import { buildMessage, type BuildMessageOptions } from '../../../src/protocols/d
 import { encodeFrame } from '../../../src/protocols/dc09/frame.js';
 import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import type { ReceiverOptions } from '../../../src/receivers/receiver-options.js';
-import { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
-import { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
-import type { IpReceiverSettings } from '../../../src/settings/schema-receivers.js';
+import type { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
+import type { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
+import { SOURCE_LIMIT_DEFAULTS, type IpReceiverSettings, type TcpReceiverSettings, type UdpReceiverSettings } from '../../../src/settings/schema-receivers.js';
 import { Store } from '../../../src/store/store.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -34,8 +34,20 @@ export function rxSettings(overrides: Partial<IpReceiverSettings> = {}): IpRecei
     time_window_future_s: 20,
     check_plain_timestamps: false,
     accept_local_time: false,
+    link_enrolment: 'open',
     ...overrides,
   };
+}
+
+/** A complete stored TCP receiver item (the per-source limits at their defaults unless given). */
+export function tcpRxSettings(overrides: Partial<TcpReceiverSettings> = {}): TcpReceiverSettings {
+  const { max_connections_per_source, max_accepts_per_source_per_min, first_frame_timeout_s } = SOURCE_LIMIT_DEFAULTS;
+  return { ...rxSettings(overrides), max_connections_per_source, max_accepts_per_source_per_min, first_frame_timeout_s, ...overrides };
+}
+
+/** A complete stored UDP receiver item. */
+export function udpRxSettings(overrides: Partial<UdpReceiverSettings> = {}): UdpReceiverSettings {
+  return { ...rxSettings(overrides), max_datagrams_per_source_per_s: SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s, ...overrides };
 }
 
 export interface Rig {
@@ -45,8 +57,8 @@ export interface Rig {
   readonly logs: string[];
   readonly logger: Logger;
   readonly dbPath: string;
-  tcp(settings?: Partial<IpReceiverSettings>): Promise<TcpReceiver>;
-  udp(settings?: Partial<IpReceiverSettings>): Promise<UdpReceiver>;
+  tcp(settings?: Partial<TcpReceiverSettings>): Promise<TcpReceiver>;
+  udp(settings?: Partial<UdpReceiverSettings>): Promise<UdpReceiver>;
   /** Every journal row, oldest first. */
   events(): StoredEvent[];
   close(): Promise<void>;
@@ -77,7 +89,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     ...(options.timers ? { timers: options.timers } : {}),
   });
   const started: Array<TcpReceiver | UdpReceiver> = [];
-  const build = (kind: 'tcp' | 'udp', s: Partial<IpReceiverSettings>) => {
+  const build = (kind: 'tcp' | 'udp', s: Partial<TcpReceiverSettings & UdpReceiverSettings>) => {
     const one = [rxSettings(s)];
     const list = { tcp_receivers: kind === 'tcp' ? one : [], udp_receivers: kind === 'udp' ? one : [], com_receivers: [], modem_receivers: [] };
     return runtime.build(list as never)[0] as TcpReceiver | UdpReceiver;

@@ -1,5 +1,5 @@
 /** Timers driven by a ManualClock: advance(ms) moves the clock and fires what falls due, in order. */
-import { ManualClock } from '../../../src/core/clock.js';
+import type { ManualClock } from '../../../src/core/clock.js';
 import type { TimerApi } from '../../../src/protocols/device-link/command-queue.js';
 
 export class ClockTimers implements TimerApi {

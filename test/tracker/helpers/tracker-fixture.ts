@@ -2,7 +2,7 @@
  * A Tracker over a real SQLite store in a temp dir, with one ManualClock driving the wall clock, the
  * supervision clock and the timers; internal events are journaled through the real recorder.
  */
-import { ManualClock } from '../../../src/core/clock.js';
+import type { ManualClock } from '../../../src/core/clock.js';
 import { TypedBus } from '../../../src/core/bus.js';
 import { silentLogger } from '../../../src/core/logger.js';
 import type { IngestEvents } from '../../../src/ingest/types.js';
