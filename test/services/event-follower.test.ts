@@ -28,7 +28,10 @@ function follower(options: Partial<EventFollowerOptions> & Pick<EventFollowerOpt
     { store, logger: silentLogger, onEventStored: (l) => (listeners.add(l), () => listeners.delete(l)) },
     { query: {}, visibleReceivers: null, after: 0, authority: allowed, recheckMs: 50, ...options },
   );
-  return { f, announce: (ids: number[]) => ids.forEach((id) => listeners.forEach((l) => l(id))) };
+  const announce = (ids: number[]): void => {
+    for (const id of ids) for (const l of listeners) l(id);
+  };
+  return { f, announce };
 }
 
 async function until(check: () => boolean, ms: number): Promise<void> {
