@@ -182,6 +182,9 @@ test('no token is 401 NOT_LOGGED_IN, a token without `events` 403 FORBIDDEN, ano
   assert.is(post.status, 405);
   assert.is(post.headers.get('allow'), 'GET');
   assert.is(await post.text(), 'Method Not Allowed');
+  const head = await fetch(`${base}/api/events/stream`, { method: 'HEAD', headers: { Authorization: `Bearer ${await h.token(ADMIN.id)}` } });
+  assert.is(head.status, 405);
+  assert.is(head.headers.get('allow'), 'GET');
 });
 
 test('logout of the token ends the stream within the re-check interval; nothing stored after reaches it', async () => {
