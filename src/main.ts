@@ -229,6 +229,7 @@ export class Gateway {
           instanceId: () => store.meta.get(INSTANCE_ID_KEY),
           ...(this.options.requestStop ? { requestStop: this.options.requestStop } : {}),
         },
+        onEventStored: (listener: (id: number) => void) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
       };
       const app = createApp(apiDeps);
       receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
@@ -237,7 +238,7 @@ export class Gateway {
       registerWeb(app, {
         ...apiDeps,
         settingsView: settings,
-        onEventStored: (listener) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
+        onEventStored: apiDeps.onEventStored,
         journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();

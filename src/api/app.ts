@@ -12,6 +12,7 @@ import { authenticate } from './middleware/auth.js';
 import { SERVER_FAILURE, errorResponse } from './responses.js';
 import { registerDeviceEnrolment } from './routes/device-enrolment.js';
 import { registerDevices } from './routes/devices.js';
+import { registerEventStream } from './routes/event-stream.js';
 import { registerEvents } from './routes/events.js';
 import { registerHealth } from './routes/health.js';
 import { registerLogin } from './routes/login.js';
@@ -39,6 +40,7 @@ export function createApp(deps: ApiDeps): Hono<ApiEnv> {
   registerOidOverride(app, deps, auth);
   registerUserGrants(app, deps, auth);
   registerEvents(app, deps, auth);
+  registerEventStream(app, deps, auth);
   registerObjects(app, deps, auth);
   registerSerialPorts(app, deps, auth);
   registerSystem(app, deps, auth);

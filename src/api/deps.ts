@@ -64,9 +64,12 @@ export interface ApiStorePort {
     list(filter: ApiListFilter & { account?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
   };
   readonly events: {
-    /** Newest first; from inclusive, to exclusive (ms epoch); code compared case-insensitively. */
+    /**
+     * Newest first; from inclusive, to exclusive (ms epoch); code compared case-insensitively.
+     * With `after` (the event stream's backlog): ids above it, oldest first.
+     */
     query(
-      filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string },
+      filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string; after?: number },
     ): { items: ApiEventRow[]; nextCursor: number | null };
   };
   /** A cheap write probe; false answers oid-override with 503 `Database is not ready`. */
@@ -136,6 +139,19 @@ export interface ApiDeps {
   readonly deviceEnrolment?: DeviceEnrolmentDeps;
   /** The serial devices on the box with who uses them (GET /api/serial-ports; the gateway always gives it). */
   readonly serialPorts?: () => Promise<SerialPortInfo[]>;
+  /**
+   * Calls `listener` with the journal id of every newly stored event (the ingest bus
+   * `event-stored`); returns the unsubscribe. Without it GET /api/events/stream reads once a second.
+   */
+  readonly onEventStored?: (listener: (id: number) => void) => () => void;
+  /** Bounds of GET /api/events/stream other than the defaults (EVENT_STREAM_LIMITS). */
+  readonly eventStream?: {
+    readonly perUser?: number;
+    readonly total?: number;
+    readonly heartbeatMs?: number;
+    readonly stallMs?: number;
+    readonly pageSize?: number;
+  };
   /** The box itself: /api/system*, the System view (docs/backup.md); without it those paths are 404. */
   readonly system?: SystemPort;
 }
@@ -159,6 +175,6 @@ export type { Principal } from '../services/principal.js';
 export type ErrorStyle = 'text' | 'json';
 
 export interface ApiEnv {
-  Bindings: { incoming?: { socket?: { remoteAddress?: string } } };
+  Bindings: { incoming?: { socket?: { remoteAddress?: string; destroy?: () => void } } };
   Variables: { principal: Principal; errorStyle: ErrorStyle };
 }

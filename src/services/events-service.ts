@@ -8,7 +8,8 @@
  *      receiver is an empty page (a refusal would confirm that it exists), and the gateway's own
  *      events (no receiver) appear only for callers who see all receivers   -> ok
  * A closed or failing store is not-ready; any other failure is thrown (both logged here).
- * The live tail of the page (/events/live) reads the journal with the same eventFilter.
+ * The page's live tail (/events/live) and the API's stream (/api/events/stream) read the journal
+ * forward with forwardFilter, the same filter (src/services/event-follower.ts).
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
@@ -77,14 +78,43 @@ export function eventFilter(q: EventQuery, visibleReceivers: readonly number[] |
   };
 }
 
-/** `params`: the query string as the caller sent it (the page drops its empty form fields first). */
-export function queryEvents(deps: EventsDeps, principal: Principal, params: URLSearchParams, options: EventQueryOptions = {}): EventQueryOutcome {
+/**
+ * The store query that reads forward: events above `after`, oldest first (the event stream's
+ * backlog and live reads). The same filters and visible receivers as eventFilter; no `before`.
+ */
+export function forwardFilter(q: EventQuery, visibleReceivers: readonly number[] | null, after: number, limit: number) {
+  const { before: _before, ...filter } = eventFilter({ ...q, limit }, visibleReceivers);
+  return { ...filter, after };
+}
+
+export type EventParseOutcome<P extends Readonly<Record<string, ParamParser<unknown>>>> =
+  | Forbidden
+  | { readonly kind: 'invalid'; readonly errors: readonly string[] }
+  | { readonly kind: 'ok'; readonly query: ParsedQuery<P> };
+
+/**
+ * Rules 1 and 2 for any edge that reads events: the scope, then the parameters with `parsers`
+ * (EVENT_PARAMS, or an edge's own set built from it such as the stream's, which has no page).
+ */
+export function parseEventQuery<P extends Readonly<Record<string, ParamParser<unknown>>>>(
+  principal: Principal,
+  params: URLSearchParams,
+  parsers: P,
+): EventParseOutcome<P> {
   if (!mayReadEvents(principal)) return FORBIDDEN;
-  const parsed = parseQuery(params, { ...EVENT_PARAMS, ...options.extraParams });
+  const parsed = parseQuery(params, parsers);
   if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
-  const query = parsed.values as EventQuery;
+  const query = parsed.values as ParsedQuery<P> & { from?: number; to?: number };
   // Half-open [from, to): equal bounds are a valid, empty window; reversed ones are a mistake.
   if (query.from !== undefined && query.to !== undefined && query.to < query.from) return { kind: 'invalid', errors: ['to: must not be before from'] };
+  return { kind: 'ok', query };
+}
+
+/** `params`: the query string as the caller sent it (the page drops its empty form fields first). */
+export function queryEvents(deps: EventsDeps, principal: Principal, params: URLSearchParams, options: EventQueryOptions = {}): EventQueryOutcome {
+  const parsed = parseEventQuery(principal, params, { ...EVENT_PARAMS, ...options.extraParams });
+  if (parsed.kind !== 'ok') return parsed;
+  const query = parsed.query as EventQuery;
   try {
     const page = deps.store.events.query(eventFilter({ ...query, limit: query.limit ?? options.defaultLimit ?? DEFAULT_LIMIT }, principal.visibleReceivers));
     return { kind: 'ok', query, items: page.items, nextCursor: page.nextCursor };

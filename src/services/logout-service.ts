@@ -3,7 +3,7 @@
  * its expiry (docs/security.md "Logout"). The caller has already been authenticated with this
  * token; its id goes to the revocation set until the token's own expiry, in the file (a restart
  * keeps it) and in memory (every check reads that). The live tail of the same session ends within
- * its re-check interval (src/web/live-authority.ts).
+ * its re-check interval (src/services/live-authority.ts).
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';

@@ -139,6 +139,8 @@ export class EventJournal {
    * the other predicates filter those. When the budget runs out before `limit` matches, the page
    * holds what was found and `nextCursor` is the last id examined, so a page may hold fewer items
    * than `limit` (even none) and still have a next cursor. `from`/`to` become id bounds first.
+   * With `after` the walk runs the other way (oldest first from `after`), under the same budget,
+   * and `nextCursor` is the `after` of the next page.
    */
   query(filter: EventQuery, scanBudget = QUERY_SCAN_BUDGET): Page<StoredEvent> {
     checkLimit(filter.limit);
@@ -159,9 +161,10 @@ export class EventJournal {
         outer.push('code = @code');
         params.code = filter.code.toUpperCase();
       }
-      if (bounds.low !== null) {
+      const low = filter.after === undefined ? bounds.low : Math.max(bounds.low ?? 0, filter.after + 1);
+      if (low !== null) {
         inner.push('id >= @low');
-        params.low = bounds.low;
+        params.low = low;
       }
       if (bounds.high !== null) {
         inner.push('id < @high');
@@ -182,15 +185,16 @@ export class EventJournal {
         params.to = filter.to;
       }
       const innerWhere = inner.length ? `WHERE ${inner.join(' AND ')}` : '';
-      const scan = `SELECT * FROM events ${innerWhere} ORDER BY id DESC LIMIT @budget`;
+      const order = filter.after === undefined ? 'DESC' : 'ASC';
+      const scan = `SELECT * FROM events ${innerWhere} ORDER BY id ${order} LIMIT @budget`;
       const outerWhere = outer.length ? `WHERE ${outer.join(' AND ')}` : '';
-      const rows = this.sql.get(`SELECT * FROM (${scan}) ${outerWhere} ORDER BY id DESC LIMIT @limit`).all(params) as EventRow[];
+      const rows = this.sql.get(`SELECT * FROM (${scan}) ${outerWhere} ORDER BY id ${order} LIMIT @limit`).all(params) as EventRow[];
       const page = toPage(rows.map(toStoredEvent), filter.limit);
       if (page.nextCursor !== null) return page;
       // A short page: either the index range is exhausted, or the budget ran out first. The row
       // after the last one examined tells which (one index-only seek).
       const edge = this.sql
-        .get(`SELECT id FROM events ${innerWhere} ORDER BY id DESC LIMIT 2 OFFSET @skip`)
+        .get(`SELECT id FROM events ${innerWhere} ORDER BY id ${order} LIMIT 2 OFFSET @skip`)
         .all(pick(params, inner, scanBudget - 1)) as Array<{ id: number }>;
       return { items: page.items, nextCursor: edge.length === 2 ? edge[0]!.id : null };
     });

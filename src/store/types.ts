@@ -206,6 +206,11 @@ export interface EventQuery {
   readonly code?: string;
   /** Cursor: only events with an id below this one. */
   readonly before?: number;
+  /**
+   * Forward cursor: only events with an id above this one, and the page runs OLDEST first (the
+   * API's event stream reads its backlog this way); `nextCursor` is then the next `after`.
+   */
+  readonly after?: number;
   /** 1..1000 */
   readonly limit: number;
 }

@@ -268,6 +268,33 @@ test('a filter without an index stops at the scan budget: a short page with a cu
   }
 });
 
+test('with `after` the walk runs oldest first under the same budget and visibility, cursor = next after', async () => {
+  const fx = await startStore();
+  try {
+    seed((e) => fx.store.events.append(e));
+    // account B is ids 2, 5, 8, 11; a budget of 4 rows examines 1..4, 5..8, 9..12
+    const pages: Array<[number[], number | null]> = [];
+    let after = 0;
+    for (let i = 0; i < 10; i++) {
+      const page = fx.store.events.query({ receiverIds: null, account: 'B', limit: 3, after }, 4);
+      pages.push([page.items.map((e) => e.id), page.nextCursor]);
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    assert.equal(pages, [[[2], 4], [[5, 8], 8], [[11], null]]);
+    // a caller who sees receiver 1 only (odd ids): the store applies it going forward too
+    const visible = fx.store.events.query({ receiverIds: [1], limit: 2, after: 5 });
+    assert.equal([visible.items.map((e) => e.id), visible.nextCursor], [[7, 9], 9]);
+    const tail = fx.store.events.query({ receiverIds: [1], limit: 3, after: 11 });
+    assert.equal([tail.items.map((e) => e.id), tail.nextCursor], [[], null]);
+    // `after` and a time window together: the larger lower bound wins
+    const windowed = fx.store.events.query({ receiverIds: null, limit: 10, after: 2, from: T0 + 60_000, to: T0 + 5 * 60_000 });
+    assert.equal(windowed.items.map((e) => e.id), [3, 4, 5]);
+  } finally {
+    await fx.cleanup();
+  }
+});
+
 test('a time window becomes an id range: only rows inside it are examined, so the budget covers the window', async () => {
   const fx = await startStore();
   try {

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo, Server } from 'node:net';
 import type { NewEvent } from '../../src/store/types.js';
-import { RECHECK_MS } from '../../src/web/live-authority.js';
+import { RECHECK_MS } from '../../src/services/live-authority.js';
 import { ADMIN, OPERATOR, START, VIEWER } from '../api/harness.js';
 import { Browser, createWebHarness, type WebHarness } from './web-harness.js';
 

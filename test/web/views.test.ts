@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert';
 import type { NewEvent } from '../../src/store/types.js';
 import { ADMIN, OPERATOR, START, VIEWER } from '../api/harness.js';
 import { Browser, createWebHarness, type WebHarness } from './web-harness.js';
+import { SseParser } from '../helpers/sse-client.js';
 
 let h: WebHarness;
 test.before.each(async () => {
@@ -86,6 +87,27 @@ test('the live tail streams new events after the page, only those the user may s
   assert.match(text, `id: ${ids[1]}`);
   assert.match(text, '"account":"4242"');
   assert.not.match(text, '7777');
+});
+
+test('the live tail delivers a burst larger than one journal read whole and in order (no gap)', async () => {
+  const [shown] = h.store.events.append([event()]).map((r) => r.id);
+  const admin = new Browser(h);
+  await admin.login(ADMIN.login, ADMIN.password);
+  const res = await admin.get(`/events/live?after=${shown}`);
+  assert.is(res.status, 200);
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  const got: number[] = [];
+  const ids = h.store.events.append(Array.from({ length: 450 }, (_, i) => event({ account: `B${i}` }))).map((r) => r.id);
+  for (const id of ids) h.bus.emit('stored', id);
+  const deadline = Date.now() + 5000;
+  while (got.length < ids.length && Date.now() < deadline) {
+    const step = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), 500))]);
+    if (step.value) for (const m of parser.push(decoder.decode(step.value, { stream: true }))) if (m.event === 'event') got.push(Number(m.id));
+  }
+  await reader.cancel();
+  assert.equal(got, ids);
 });
 
 test('overrides: the API messages beside the field; a save is journaled; the list is for users who see every receiver', async () => {

@@ -2,8 +2,10 @@
 /**
  * GET /events (scope `events`): the journal through queryEvents (src/services/events-service.ts),
  * the function GET /api/events calls, and GET /events/live: the live tail as Server-Sent Events.
- * The tail re-reads the journal through the same store query as GET /api/events (visible receivers and filters in SQL) whenever the ingest
- * announces stored events, so it shows exactly what the API would list for this user.
+ * The tail follows the journal with an EventFollower (src/services/event-follower.ts, shared with
+ * GET /api/events/stream): the same filters and visible receivers as GET /api/events, applied in
+ * SQL, read forward whenever the ingest announces stored events, so it shows exactly what the API
+ * would list for this user.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -16,14 +18,12 @@ import { queryEvents } from '../../services/events-service.js';
 import { DATABASE_NOT_READY } from '../../api/routes/objects.js';
 import { EventsView, type EventRowView } from '../views/events-view.js';
 import { readSession } from '../session.js';
-import { liveAuthorityDeps } from '../live-authority-deps.js';
-import { LiveAuthority } from '../live-authority.js';
+import { liveAuthorityDeps } from '../../services/live-authority-deps.js';
+import { LiveAuthority } from '../../services/live-authority.js';
+import { EventFollower } from '../../services/event-follower.js';
 
 export const PAGE_SIZE = 50;
-const LIVE_BATCH = 200;
 const KEEPALIVE_MS = 20_000;
-/** Stored events are announced in bursts; one journal read per burst. */
-const COALESCE_MS = 25;
 
 const FILTER_KEYS = ['account', 'receiver', 'code', 'from', 'to'] as const;
 /** The API's parameters, plus `after` for the live stream: the newest id the page already shows. */
@@ -33,6 +33,7 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   const logger = deps.logger.child('web:events');
   const service = { store: deps.store, logger };
   const authorityDeps = liveAuthorityDeps(deps, logger);
+  const followerDeps = { store: deps.store, onEventStored: deps.onEventStored, logger };
 
   function parse(c: Context<WebEnv>) {
     const { result, raw } = pageQuery(c.req.url, LIVE_PARAMS);
@@ -76,45 +77,27 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     const parsed = parse(c);
     if (!parsed.ok || parsed.q.cursor !== undefined) return c.text('Invalid request', 400);
     const q = parsed.q;
-    // Re-checked before every flush and every RECHECK_MS: revocation ends the stream (#28.3).
+    // Re-checked before every read and every RECHECK_MS: revocation ends the stream (#28.3).
     const authority = await LiveAuthority.open(authorityDeps, readSession(c) ?? '', principal, 'events');
     if (!authority) return c.text('NOT_LOGGED_IN', 401);
     return streamSSE(c, async (stream) => {
       // Everything after what the page showed (no gap between the page and the stream).
       const newestNow = deps.store.events.query(eventFilter({ ...q, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
-      let lastSent = q.after ?? newestNow;
-      let highest = Math.max(lastSent, newestNow);
-      let timer: NodeJS.Timeout | null = null;
-      let sending = Promise.resolve();
-      const flush = (): void => {
-        timer = null;
-        sending = sending.then(async () => {
-          try {
-            if (!(await authority.holds())) return;
-            const page = deps.store.events.query(eventFilter({ ...q, limit: LIVE_BATCH, cursor: highest + 1 }, principal.visibleReceivers));
-            const fresh = page.items.filter((e) => e.id > lastSent).reverse();
-            for (const e of fresh) {
-              await stream.writeSSE({ event: 'event', id: String(e.id), data: JSON.stringify(eventItem(e)) });
-              lastSent = e.id;
-            }
-          } catch (err) {
-            logger.warn('live tail read failed', { error: String(err) });
-          }
-        });
-      };
-      const off = deps.onEventStored((id) => {
-        if (id > highest) highest = id;
-        timer ??= setTimeout(flush, COALESCE_MS);
+      const after = q.after ?? newestNow;
+      const follower = new EventFollower(followerDeps, {
+        query: q,
+        visibleReceivers: principal.visibleReceivers,
+        after,
+        authority,
+        send: (e) => stream.writeSSE({ event: 'event', id: String(e.id), data: JSON.stringify(eventItem(e)) }),
       });
       const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n').catch(() => undefined), KEEPALIVE_MS);
-      await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after: lastSent }) });
-      if (highest > lastSent) flush();
-      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), authority.ended()]);
-      authority.stop();
-      if (!stream.aborted) await stream.writeSSE({ event: 'ended', data: '{"reason":"session"}' }).catch(() => undefined);
-      off();
+      await stream.writeSSE({ event: 'ready', data: JSON.stringify({ after }) });
+      stream.onAbort(() => follower.stop('closed'));
+      follower.start();
+      const reason = await follower.ended;
+      if (reason === 'revoked' && !stream.aborted) await stream.writeSSE({ event: 'ended', data: '{"reason":"session"}' }).catch(() => undefined);
       clearInterval(keepAlive);
-      if (timer) clearTimeout(timer);
     });
   });
 }

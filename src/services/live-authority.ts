@@ -1,5 +1,6 @@
 /**
- * The authority behind a long-lived response (the live tail GET /events/live): the principal is
+ * The authority behind a long-lived response (the page's live tail GET /events/live, the API's
+ * GET /api/events/stream): the principal is
  * resolved once when the stream opens, so without a re-check a deleted user, a changed password, a
  * narrowed `visible_receivers`, a removed scope, a rotated `api_jwt_secret`, an expired or logged-out
  * token would keep receiving alarms (#28.3, docs/security.md "Open streams").
