@@ -103,7 +103,7 @@ test('answers 500 for a while: nothing lost, order kept, failed after the retrie
   assert.equal(fx.states, [{ output: 1, state: 'failed' }, { output: 1, state: 'restored' }]);
   const waits = p.posts.slice(3, 9).map((x, i, all) => (i === 0 ? 0 : x.at - all[i - 1]!.at)).slice(1);
   // Backoff 100, 200, 400, 800, 1000 (capped) ms, within scheduling noise.
-  waits.forEach((w, i) => assert.ok(w >= [100, 200, 400, 800, 1000][i]! - 20, `wait ${i}: ${w}`));
+  for (const [i, w] of waits.entries()) assert.ok(w >= [100, 200, 400, 800, 1000][i]! - 20, `wait ${i}: ${w}`);
   await waitFor(() => fx.health.get('out:1')?.metrics.retries === 5, 1000);
 });
 
