@@ -203,6 +203,15 @@ async function main(): Promise<void> {
       return `gateway RSS ${figures.idle_rss_mib} MiB, system ${figures.system_used_mib} MiB used`;
     });
 
+    await step('a healthy gateway was never killed by its own watchdog (every notification attributed)', async () => {
+      // systemd drops a notification it cannot attribute ("Cannot find unit for notify message"), and a
+      // lost WATCHDOG=1 kills a healthy gateway (docs/watchdog.md): neither may have happened so far.
+      const log = await guest.ssh("journalctl -b -o cat --no-pager | grep -cE 'Cannot find unit for notify message|Watchdog timeout' || true");
+      const restarts = await guest.ssh('systemctl show -p NRestarts --value vigil');
+      if (log.trim() !== '0' || restarts.trim() !== '0') throw new Error(`${log.trim()} watchdog or notify lines, ${restarts.trim()} restarts`);
+      return `no dropped notification, no watchdog kill, NRestarts=0 (${figures.boot_to_healthy_s ?? '?'} s after boot and on)`;
+    });
+
     await step('a SIGSTOPped gateway is killed by the watchdog and restarted', async () => {
       const before = await guest.ssh('systemctl show -p MainPID --value vigil');
       const stoppedAt = Date.now();
