@@ -9,6 +9,8 @@
  *     ACKed since the last flush (docs/outputs.md §Outbox).
  * Reads are bounded batches, so a backlog of hours never sits in memory and never blocks the event loop for long.
  */
+import { describeError } from '../core/errors.js';
+import type { Logger } from '../core/logger.js';
 import type { StoredEvent } from '../store/types.js';
 import type { AccountResolver } from './account-resolver.js';
 import type { EventFilter } from './event-filter.js';
@@ -174,6 +176,26 @@ export class Outbox {
   /** Events after the cursor (the ones not yet delivered or skipped). */
   backlog(): number {
     return this.options.journal.countAfter(this.passed);
+  }
+
+  /** flush() for the delivery loops: a failure is logged, never thrown (the store reports its own trouble). */
+  flushOrLog(logger: Logger): void {
+    try {
+      this.flush();
+    } catch (err) {
+      logger.error('cannot persist the output cursor', { output: this.outputId, error: describeError(err) });
+    }
+  }
+
+  /** The figures every output shows: the backlog (null while the store cannot count it) and the cursor. */
+  figures(): { backlog: number | null; cursor: number } {
+    let backlog: number | null = null;
+    try {
+      backlog = this.backlog();
+    } catch {
+      // The store reports its own failure; the figure is simply unknown meanwhile.
+    }
+    return { backlog, cursor: this.passed };
   }
 
   private pass(id: number): void {

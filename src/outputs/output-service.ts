@@ -257,21 +257,11 @@ export class OutputService<R> implements Service {
   }
 
   private flushCursor(): void {
-    try {
-      this.o.outbox.flush();
-    } catch (err) {
-      this.o.logger.error('cannot persist the output cursor', { output: this.o.id, error: describeError(err) });
-    }
+    this.o.outbox.flushOrLog(this.o.logger);
   }
 
   private refreshMetrics(): void {
-    let backlog: number | null = null;
-    try {
-      backlog = this.o.outbox.backlog();
-    } catch {
-      // The store reports its own failure; the figure is simply unknown meanwhile.
-    }
-    this.metrics.set({ backlog, cursor: this.o.outbox.cursor, connected: this.session.connected });
+    this.metrics.set({ ...this.o.outbox.figures(), connected: this.session.connected });
   }
 
   private report(state: ComponentState, detail: string | null): void {
