@@ -114,7 +114,7 @@ export class Dc09Session<Peer = void> {
   feedDatagram(datagram: Buffer, remoteAddress: string, peer: Peer): void {
     if (this.closed) return;
     this.log.bytesIn += datagram.length;
-    this.take(decodeDatagram(datagram), this.deps.clock.now(), remoteAddress, peer);
+    this.take(decodeDatagram(datagram, undefined, this.deps.rules.frameTolerances), this.deps.clock.now(), remoteAddress, peer);
     this.commitBatch();
   }
 
@@ -128,7 +128,10 @@ export class Dc09Session<Peer = void> {
       return;
     }
     counters.frames++;
-    const decision = rules.decide(frame.body, now);
+    const decision = rules.decide(frame.body, now, frame.quirks);
+    const messageQuirks = decision.message?.quirks;
+    if (frame.quirks !== undefined) counters.countQuirks(frame.quirks);
+    if (messageQuirks !== undefined) counters.countQuirks(messageQuirks);
     switch (decision.action) {
       case 'ack':
         if (this.channel.framing === 'datagram' && this.inFlight >= this.deps.maxInFlight) {
