@@ -194,4 +194,17 @@ test('tcp: frames of several panels in one segment and one frame over several se
   await rx.stop();
 });
 
+test('udp: a binary-CRC panel whose timestamp fails the time test gets its NAK with a binary CRC too', async () => {
+  const rx = await receiver('udp', { check_plain_timestamps: true });
+  const trikdis = TOLERATED.find((c) => c.quirks.includes('binary-crc') && c.event !== null)!;
+  const before = rig.events().length;
+  const reply = await overUdp(rx.port, trikdis.wire, 40);
+  // <LF><hi><lo>0LLL"NAK"0000R0L0A0[]_HH:MM:SS,MM-DD-YYYY<CR>, the CRC checked independently.
+  const body = reply.subarray(7, reply.length - 1);
+  assert.match(body.toString('latin1'), /^"NAK"0000R0L0A0\[\]_\d{2}:\d{2}:\d{2},\d{2}-\d{2}-\d{4}$/);
+  assert.equal([reply[0], (reply[1]! << 8) | reply[2]!, reply.subarray(3, 7).toString('latin1'), reply.at(-1)], [0x0a, bitwiseCrc(body), `0${body.length.toString(16).toUpperCase().padStart(3, '0')}`, 0x0d]);
+  assert.is(rig.events().length, before);
+  await rx.stop();
+});
+
 test.run();
