@@ -111,6 +111,10 @@ for (const kind of ['tcp', 'udp'] as const) {
         // The raw frame is kept as it came, LF to CR (padding after the CR is not part of it).
         assert.equal(row.raw, c.wire.subarray(0, c.wire.lastIndexOf(0x0d) + 1));
       }
+      // The object remembers which deviations its panel showed (migration 9), whatever else it showed before.
+      const account = c.event?.account ?? /#([0-9A-Za-z]+)\[/.exec(c.ackBody)![1]!;
+      const object = rig.store.objects.findByAccount(account, rx.id)[0]!;
+      for (const q of c.quirks.filter((x) => kind === 'udp' || x !== 'trailing-bytes')) assert.ok(object.dc09Quirks?.includes(q), `${account}: ${q}`);
       rx.publish();
       const m = metricsOf(kind, rx.id);
       // Over TCP bytes after the CR are noise between frames (discarded as always), not a quirk of the frame.
@@ -139,6 +143,7 @@ for (const kind of ['tcp', 'udp'] as const) {
       else assert.ok(text.includes('"DUH"'), c.name);
     }
     assert.is(rig.events().length, before);
+    for (const o of rig.store.objects.all()) assert.ok(o.receiverId !== rx.id || o.dc09Quirks === undefined);
     rx.publish();
     const m = metricsOf(kind, rx.id);
     assert.equal([m.quirk_binary_crc, m.quirk_cr_counted, m.quirk_trailing_bytes, m.quirk_empty_line], [0, 0, 0, 0]);
