@@ -108,6 +108,7 @@ async function vigilRxLoop(path: string): Promise<Loop> {
   const settings = {
     id: 1, name: 'cycle', port: 0, bind_address: '127.0.0.1', require_encryption: false, time_window_past_s: 40,
     time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false,
+    tolerate_binary_crc: true, tolerate_cr_counted: true, tolerate_trailing_bytes: true, tolerate_empty_line: true, tolerate_text_account: false,
   };
   const profile = new ReceiverProfile('tcp', settings);
   const counters = new ReceiverCounters();

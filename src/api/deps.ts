@@ -98,6 +98,8 @@ export interface ApiObjectRow {
   readonly lastSeen: number;
   readonly lastPing: number | null;
   readonly connectionState: string;
+  /** DC-09 deviations the object's panel showed (docs/dc09.md §12); absent when none. */
+  readonly dc09Quirks?: readonly string[];
 }
 
 /** The fields of a store StoredEvent that GET /api/events shows. */

@@ -118,7 +118,7 @@ export class BatchEncoder {
     return {
       kind: 'frame', receiverId: item.receiver.id, receiverKind: item.receiver.kind, transport: item.transport,
       remoteAddress: item.remoteAddress, receivedAt: item.receivedAt, session: item.session ? this.wireSession(item.session, sent) : null,
-      account: events.length > 0 ? events[0]!.account || null : item.account, linkTest: item.linkTest,
+      account: events.length > 0 ? events[0]!.account || null : item.account, linkTest: item.linkTest, quirks: item.quirks ?? 0,
       device: device ? { objectId: device.objectId, uid: device.uid, account: device.account } : null, raw, rows: wired,
     };
   }

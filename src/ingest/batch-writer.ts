@@ -154,6 +154,8 @@ export class BatchWriter {
     }
     if (objectId !== null) {
       if (op.session) this.openSession(op.session, device ? device.objectId : objectId, batch, work);
+      // Which DC-09 deviations this object's panel shows (docs/dc09.md §12): written once per new bit.
+      if (op.quirks !== 0) this.store.objects.addQuirks(objectId, op.quirks);
     }
     const startup = this.rules && this.startup;
     if (op.rows.length > 0) {

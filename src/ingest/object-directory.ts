@@ -19,6 +19,7 @@ export interface ObjectsPort {
   upsertMain(input: MainObjectInput): ObjectRecord;
   upsertRelated(mainId: number, account: string, input: RelatedObjectInput): ObjectRecord;
   markSeen(id: number, at: number, remoteAddress: string | null, options?: { ping?: boolean }): void;
+  addQuirks(id: number, mask: number): void;
 }
 
 /** How long a cached identity is trusted before it is read back once from the store. */

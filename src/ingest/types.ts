@@ -53,6 +53,8 @@ export interface FrameItem extends ItemBase {
   /** The header account (`#acct`), used when the frame has no events; null when absent. */
   readonly account: string | null;
   readonly device: LinkedDevice | null;
+  /** DC-09 deviations the frame showed, as a src/core/dc09-quirks.ts mask; absent = none. */
+  readonly quirks?: number;
 }
 
 /** A welcomed VL-HELLO: register or update the object with that UID. */

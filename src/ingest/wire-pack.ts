@@ -8,7 +8,7 @@
  *
  * Layout, op after op (`-1` marks an absent session or device):
  *   close  0, session…, at, events, bytesIn, bytesOut
- *   frame  1, base…, session…, account, linkTest, device…, rawOffset, rawLength, rows
+ *   frame  1, base…, session…, account, linkTest, quirks, device…, rawOffset, rawLength, rows
  *   hello  2, base…, session…, uid, account, hwId, firmware
  * base = receiverId, receiverKind, transport, remoteAddress, receivedAt;
  * session = key, id, connectedAt, remoteAddress (or -1); device = objectId, uid, account (or -1);
@@ -36,7 +36,7 @@ export function packOps(ops: readonly WireOp[]): PackedOps {
     out.push(op.kind === 'frame' ? FRAME : HELLO, op.receiverId, op.receiverKind, op.transport, op.remoteAddress, op.receivedAt);
     pushSession(out, op.session);
     if (op.kind === 'frame') {
-      out.push(op.account, op.linkTest);
+      out.push(op.account, op.linkTest, op.quirks);
       const device = op.device;
       if (device) out.push(device.objectId, device.uid, device.account);
       else out.push(NONE);
@@ -77,7 +77,8 @@ export function unpackOps(packed: PackedOps): WireOp[] {
     if (kind === FRAME) {
       const account = p[i] as string | null;
       const linkTest = p[i + 1] as boolean;
-      i += 2;
+      const quirks = p[i + 2] as number;
+      i += 3;
       let device: WireFrame['device'] = null;
       if (p[i] === NONE) i++;
       else {
@@ -87,7 +88,7 @@ export function unpackOps(packed: PackedOps): WireOp[] {
       const raw: [number, number] = [p[i] as number, p[i + 1] as number];
       const rows = p[i + 2] as WireRow[];
       i += 3;
-      ops.push({ kind: 'frame', receiverId, receiverKind, transport, remoteAddress, receivedAt, session: s, account, linkTest, device, raw, rows });
+      ops.push({ kind: 'frame', receiverId, receiverKind, transport, remoteAddress, receivedAt, session: s, account, linkTest, quirks, device, raw, rows });
       continue;
     }
     if (kind !== HELLO) throw new Error(`packed journal batch: unknown op ${String(kind)} at ${i - 1}`);

@@ -33,6 +33,8 @@ export interface WireFrame extends WireItemBase {
   /** The account the frame is attributed by: its first event's, else the header's; null when none. */
   readonly account: string | null;
   readonly linkTest: boolean;
+  /** DC-09 quirk mask (src/core/dc09-quirks.ts), 0 for a frame by the standard: marked on its object. */
+  readonly quirks: number;
   /** Snapshot of the connection's device link: object id, UID, account ('' until known). */
   readonly device: { readonly objectId: number; readonly uid: string; readonly account: string } | null;
   /** The frame as received: [offset, length] in WireBatch.raw (all rows of a frame share it). */

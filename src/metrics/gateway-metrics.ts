@@ -35,6 +35,15 @@ const REJECT_REASONS: Readonly<Record<string, string>> = {
   replies_withheld: 'reply_withheld',
 };
 
+/** Receiver figures counting frames that showed a tolerated DC-09 deviation (docs/dc09.md "Tolerances"), by quirk. */
+const QUIRK_FIGURES: Readonly<Record<string, string>> = {
+  quirk_binary_crc: 'binary_crc',
+  quirk_cr_counted: 'cr_counted',
+  quirk_trailing_bytes: 'trailing_bytes',
+  quirk_empty_line: 'empty_line',
+  quirk_text_account: 'text_account',
+};
+
 /** Modem and serial figures exported as gauges when a component reports them. */
 const SIGNAL_FIGURES = ['csq', 'rssi_dbm', 'ber', 'bytes_in', 'bytes_out'] as const;
 
@@ -58,6 +67,7 @@ export class GatewayMetrics implements PipelineMetrics {
   private readonly commitSeconds: Histogram;
   private readonly batchSize: Histogram;
   private readonly rejected: Counter<'receiver' | 'reason'>;
+  private readonly tolerated: Counter<'receiver' | 'quirk'>;
   /** Last seen value of each cumulative health figure, to turn it into a monotonic counter. */
   private readonly lastSeen = new Map<string, number>();
   private defaultsStarted = false;
@@ -67,7 +77,16 @@ export class GatewayMetrics implements PipelineMetrics {
     this.deps = deps;
     const registers = [this.registry];
     this.eventsReceived = new Counter({ name: 'vigil_events_received_total', help: 'Events journaled, by receiver id ("gateway" for internal events) and protocol', labelNames: ['receiver', 'protocol'], registers });
-    this.rejected = new Counter({ name: 'vigil_frames_rejected_total', help: 'Frames and connections refused by the receivers, by reason', labelNames: ['receiver', 'reason'], registers });
+    // Read from the health registry when the counter itself is scraped (a gauge's collect would run after the
+    // counters were already rendered, and the figures would show one scrape late).
+    this.rejected = new Counter({
+      name: 'vigil_frames_rejected_total', help: 'Frames and connections refused by the receivers, by reason', labelNames: ['receiver', 'reason'], registers,
+      collect: () => this.growFromReceivers(this.rejected, REJECT_REASONS, (receiver, reason) => ({ receiver, reason })),
+    });
+    this.tolerated = new Counter({
+      name: 'vigil_frames_tolerated_total', help: 'DC-09 frames accepted although they deviate from the standard, by receiver and quirk', labelNames: ['receiver', 'quirk'], registers,
+      collect: () => this.growFromReceivers(this.tolerated, QUIRK_FIGURES, (receiver, quirk) => ({ receiver, quirk })),
+    });
     this.ackLatencySeconds = new Histogram({
       name: 'vigil_ack_latency_seconds',
       help: 'From a receiver submitting frames to their events being stored (the moment their ACK may be sent)',
@@ -111,9 +130,24 @@ export class GatewayMetrics implements PipelineMetrics {
     return { body: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 
+  /** Adds the growth of each receiver's cumulative `figures` (health metrics name -> label value) to `counter`. */
+  private growFromReceivers<L extends string>(
+    counter: Counter<L>, figures: Readonly<Record<string, string>>, labels: (receiver: string, value: string) => Record<L, string>,
+  ): void {
+    for (const c of this.deps.health.snapshot()) {
+      if (c.kind !== 'receiver') continue;
+      const receiver = String(receiverOf(c) ?? c.name);
+      for (const [figure, label] of Object.entries(figures)) {
+        const value = num(c.metrics[figure]);
+        if (value !== null) this.grow(counter, labels(receiver, label), value);
+      }
+    }
+  }
+
   /** Adds the growth of a cumulative figure (reset when its component restarted) to a counter. */
-  private grow(counter: Counter<'receiver' | 'reason'>, labels: { receiver: string; reason: string }, value: number): void {
-    const key = `${labels.receiver}|${labels.reason}`;
+  private grow<L extends string>(counter: Counter<L>, labels: Record<L, string>, value: number): void {
+    // Label values in declaration order; the two counters' reasons and quirks never share a name.
+    const key = Object.values(labels).join('|');
     const last = this.lastSeen.get(key) ?? 0;
     const delta = value >= last ? value - last : value;
     this.lastSeen.set(key, value);
@@ -122,7 +156,6 @@ export class GatewayMetrics implements PipelineMetrics {
 
   private defineHealthGauges(registers: Registry[]): void {
     const { health, deps } = { health: this.deps.health, deps: this.deps };
-    const metrics = this;
     new Gauge({
       name: 'vigil_component_up',
       help: 'Health registry components: 1 when ok or degraded, else 0; state and kind as labels',
@@ -131,14 +164,6 @@ export class GatewayMetrics implements PipelineMetrics {
       collect() {
         this.reset();
         for (const c of health.snapshot()) this.set({ component: c.name, kind: c.kind, state: c.state }, c.state === 'ok' || c.state === 'degraded' ? 1 : 0);
-        // Receiver refusals are read here too: one pass over the registry per scrape.
-        for (const c of health.snapshot().filter((h) => h.kind === 'receiver')) {
-          const receiver = String(receiverOf(c) ?? c.name);
-          for (const [figure, reason] of Object.entries(REJECT_REASONS)) {
-            const value = num(c.metrics[figure]);
-            if (value !== null) metrics.grow(metrics.rejected, { receiver, reason }, value);
-          }
-        }
       },
     });
     new Gauge({

@@ -17,6 +17,7 @@
  *     peer does not read its replies; datagrams beyond that many are dropped unanswered (the
  *     transmitter repeats them). Memory stays bounded either way.
  */
+import { quirkMask } from '../core/dc09-quirks.js';
 import { decodeDatagram, type FramerItem } from '../protocols/dc09/frame.js';
 import type { IngestItem, IngestResult, IngestSink, LinkedDevice, SessionLog } from '../ingest/types.js';
 import type { DatagramOutcome, FrameChannel } from './frame-channel.js';
@@ -114,7 +115,7 @@ export class Dc09Session<Peer = void> {
   feedDatagram(datagram: Buffer, remoteAddress: string, peer: Peer): void {
     if (this.closed) return;
     this.log.bytesIn += datagram.length;
-    this.take(decodeDatagram(datagram), this.deps.clock.now(), remoteAddress, peer);
+    this.take(decodeDatagram(datagram, undefined, this.deps.rules.frameTolerances), this.deps.clock.now(), remoteAddress, peer);
     this.commitBatch();
   }
 
@@ -128,7 +129,17 @@ export class Dc09Session<Peer = void> {
       return;
     }
     counters.frames++;
-    const decision = rules.decide(frame.body, now);
+    const decision = rules.decide(frame.body, now, frame.quirks);
+    const messageQuirks = decision.message?.quirks;
+    let quirks = 0;
+    if (frame.quirks !== undefined) {
+      counters.countQuirks(frame.quirks);
+      quirks |= quirkMask(frame.quirks);
+    }
+    if (messageQuirks !== undefined) {
+      counters.countQuirks(messageQuirks);
+      quirks |= quirkMask(messageQuirks);
+    }
     switch (decision.action) {
       case 'ack':
         if (this.channel.framing === 'datagram' && this.inFlight >= this.deps.maxInFlight) {
@@ -141,7 +152,7 @@ export class Dc09Session<Peer = void> {
         this.enqueue({
           kind: 'frame', receiver: rules.ref, transport: this.channel.transport, remoteAddress, receivedAt: now,
           session: this.sessionRows ? this.log : null, raw: frame.raw, events: decision.events, linkTest: decision.linkTest === true,
-          account: decision.message?.account ?? null, device: this.link?.device ?? null,
+          account: decision.message?.account ?? null, device: this.link?.device ?? null, quirks,
         }, decision.reply, peer);
         return;
       case 'nak':

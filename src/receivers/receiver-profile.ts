@@ -6,8 +6,9 @@
  */
 import type { HealthRegistry } from '../core/health.js';
 import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
-import { Dc09Framer } from '../protocols/dc09/frame.js';
+import { Dc09Framer, reframe, type FrameQuirk, type FrameTolerances } from '../protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
+import type { MessageQuirk } from '../protocols/dc09/message.js';
 import { ReplayCache, replayKey } from '../protocols/dc09/replay-cache.js';
 import type { LinkEnrolment } from '../devices/device-keys.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
@@ -28,6 +29,8 @@ export class ReceiverProfile implements FrameRules, LinkRules {
    * AES-128 key, 6 characters are SHA-256-derived); the same key serves DC-09 and the device link.
    */
   readonly key: Buffer | null;
+  /** Frame-level deviations this receiver accepts (docs/dc09.md "Tolerances"). */
+  readonly frameTolerances: FrameTolerances;
   private readonly settings: Dc09RuleSettings;
   /** Reused for every frame: handleFrame is synchronous and keeps no reference to it. */
   private readonly ctx: HandlerContext;
@@ -50,12 +53,18 @@ export class ReceiverProfile implements FrameRules, LinkRules {
       windowFutureS: settings.time_window_future_s,
       checkPlainTimestamps: settings.check_plain_timestamps,
       acceptLocalTime: settings.accept_local_time,
+      tolerances: { emptyLine: settings.tolerate_empty_line, textAccount: settings.tolerate_text_account },
+    };
+    this.frameTolerances = {
+      binaryCrc: settings.tolerate_binary_crc,
+      crCounted: settings.tolerate_cr_counted,
+      trailingBytes: settings.tolerate_trailing_bytes,
     };
     this.replays = new ReplayCache({ ttlMs: (settings.time_window_past_s + settings.time_window_future_s) * 1000 });
   }
 
   createFramer(): StreamFramer {
-    return new Dc09Framer();
+    return new Dc09Framer(undefined, this.frameTolerances);
   }
 
   /**
@@ -63,9 +72,15 @@ export class ReceiverProfile implements FrameRules, LinkRules {
    * check_plain_timestamps) turned into an ACK without events (`replayed`): the sender may have
    * missed our ACK, but the events are in the journal already.
    */
-  decide(body: Buffer, now: number): FrameDecision {
+  decide(body: Buffer, now: number, frameQuirks?: readonly FrameQuirk[]): FrameDecision {
     this.ctx.now = now;
     const decision = handleFrame(body, this.ctx);
+    // A panel that frames differently gets its reply framed the same way (a binary-CRC panel, a binary-CRC ACK).
+    if (frameQuirks !== undefined && decision.reply !== null) {
+      const binaryCrc = frameQuirks.includes('binary-crc');
+      const crCounted = frameQuirks.includes('cr-counted');
+      if (binaryCrc || crCounted) decision.reply = reframe(decision.reply, { binaryCrc, crCounted });
+    }
     const msg = decision.message;
     if (decision.action !== 'ack' || decision.events.length === 0 || !msg) return decision;
     if (!msg.encrypted && !this.settings.check_plain_timestamps) return decision;
@@ -100,6 +115,8 @@ export class ReceiverProfile implements FrameRules, LinkRules {
     };
   }
 }
+
+export type Dc09Quirk = FrameQuirk | MessageQuirk;
 
 /** Plain numbers bumped on the hot path; published to the health registry on a timer. */
 export class ReceiverCounters {
@@ -141,6 +158,15 @@ export class ReceiverCounters {
   dropped = 0;
   /** Replayed messages ACKed without journaling their events again (docs/dc09.md "Replays"). */
   replays = 0;
+  /** Frames that showed each tolerated deviation (docs/dc09.md "Tolerances"), by quirk. */
+  readonly quirks: Record<Dc09Quirk, number> = {
+    'binary-crc': 0, 'cr-counted': 0, 'trailing-bytes': 0, 'empty-line': 0, 'text-account': 0,
+  };
+
+  /** Called only for frames that showed a deviation (the standard path never gets here). */
+  countQuirks(quirks: readonly Dc09Quirk[]): void {
+    for (const quirk of quirks) this.quirks[quirk]++;
+  }
 
   publish(health: HealthRegistry, name: string, listening: string | null): void {
     health.setMetrics(name, {
@@ -165,6 +191,11 @@ export class ReceiverCounters {
       link_ignored: this.linkIgnored,
       dropped: this.dropped,
       replays: this.replays,
+      quirk_binary_crc: this.quirks['binary-crc'],
+      quirk_cr_counted: this.quirks['cr-counted'],
+      quirk_trailing_bytes: this.quirks['trailing-bytes'],
+      quirk_empty_line: this.quirks['empty-line'],
+      quirk_text_account: this.quirks['text-account'],
       listening,
     });
   }

@@ -5,7 +5,7 @@ import type { LinkEnrolment } from '../devices/device-keys.js';
 import type { LinkRegistry } from '../devices/link-registry.js';
 import type { EventIngest } from '../ingest/event-ingest.js';
 import type { ReceiverRef } from '../ingest/types.js';
-import type { FramerItem } from '../protocols/dc09/frame.js';
+import type { FrameQuirk, FrameTolerances, FramerItem } from '../protocols/dc09/frame.js';
 import type { DecodedEvent, FrameDecision } from '../protocols/dc09/handler.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
 import type { ReceiverCounters } from './receiver-profile.js';
@@ -25,7 +25,10 @@ export interface StreamFramer {
 export interface FrameRules {
   readonly ref: ReceiverRef;
   createFramer(): StreamFramer;
-  decide(body: Buffer, now: number): FrameDecision;
+  /** `frameQuirks`: the deviations the framer tolerated in this frame (DC-09), so the reply takes the same form. */
+  decide(body: Buffer, now: number, frameQuirks?: readonly FrameQuirk[]): FrameDecision;
+  /** DC-09: the frame-level deviations accepted in datagrams (the stream framer gets them from createFramer). */
+  readonly frameTolerances?: FrameTolerances;
   /** The answer to a frame the framer rejected: none for DC-09 (§5.5.1.2: the transmitter repeats), NAK for MLR2. */
   readonly rejectReply: Buffer | null;
   /** The events of a decision were committed (DC-09: later copies of the frame are replays, docs/dc09.md "Replays"). */

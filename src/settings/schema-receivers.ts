@@ -24,6 +24,13 @@ const dc09RuleEntries = {
   time_window_future_s: v.optional(int(0, 3600), DEFAULT_WINDOW_FUTURE_S),
   check_plain_timestamps: v.optional(bool, false),
   accept_local_time: v.optional(bool, false),
+  // Deviations real panels show (docs/dc09.md "Tolerances"): accepted by default where the meaning is unambiguous.
+  tolerate_binary_crc: v.optional(bool, true),
+  tolerate_cr_counted: v.optional(bool, true),
+  tolerate_trailing_bytes: v.optional(bool, true),
+  tolerate_empty_line: v.optional(bool, true),
+  // Off by default: the outputs carry accounts as hex digits (MLR2, Contact ID) and cannot forward letters.
+  tolerate_text_account: v.optional(bool, false),
 };
 
 /** The fields every SIA DC-09 listener has (TCP and UDP). */

@@ -21,6 +21,7 @@ import { SCHEMA_V5 } from './schema-v5.js';
 import { dropEventsAutoincrement } from './schema-v6.js';
 import { SCHEMA_V7 } from './schema-v7.js';
 import { SCHEMA_V8 } from './schema-v8.js';
+import { SCHEMA_V9 } from './schema-v9.js';
 
 export interface Migration {
   readonly version: number;
@@ -47,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'journal ids without AUTOINCREMENT', up: dropEventsAutoincrement, readableFrom: 6 },
   { version: 7, name: 'revoked tokens', up: SCHEMA_V7, readableFrom: 6 },
   { version: 8, name: 'device-link keys', up: SCHEMA_V8, readableFrom: 6 },
+  { version: 9, name: 'objects DC-09 quirks', up: SCHEMA_V9, readableFrom: 6 },
 ];
 
 /** The file's floor: what its migrations recorded, or its own version when it has no record (older files). */

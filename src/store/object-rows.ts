@@ -1,4 +1,5 @@
 /** Mapping between objects rows (snake_case SQL) and ObjectRecord. */
+import { quirkNames } from '../core/dc09-quirks.js';
 import type { ConnectionState, ObjectRecord } from './types.js';
 
 export interface ObjectRow {
@@ -20,10 +21,12 @@ export interface ObjectRow {
   link_period_s: number | null;
   sms: number;
   restore_count: number;
+  /** Migration 9: bit mask of DC-09 quirks (src/core/dc09-quirks.ts). */
+  dc09_quirks: number;
 }
 
 export function toRecord(row: ObjectRow): ObjectRecord {
-  return {
+  const record = {
     id: row.id,
     account: row.account,
     uid: row.uid,
@@ -43,4 +46,5 @@ export function toRecord(row: ObjectRow): ObjectRecord {
     sms: row.sms === 1,
     restoreCount: row.restore_count,
   };
+  return row.dc09_quirks ? { ...record, dc09Quirks: quirkNames(row.dc09_quirks) } : record;
 }

@@ -206,6 +206,13 @@ export class ObjectsRepo {
     });
   }
 
+  /** Adds DC-09 quirk bits (src/core/dc09-quirks.ts) to an object's mark; bits are never cleared. */
+  addQuirks(id: number, mask: number): void {
+    guard('mark object quirks', () =>
+      this.sql.get('UPDATE objects SET dc09_quirks = dc09_quirks | ? WHERE id = ? AND dc09_quirks & ? <> ?').run(mask, id, mask, mask),
+    );
+  }
+
   setConnectionState(id: number, state: ConnectionState): void {
     guard('set connection state', () =>
       this.sql.get('UPDATE objects SET connection_state = ? WHERE id = ?').run(state, id),

@@ -3,6 +3,7 @@
  * defines its own shapes; the settings module's `Settings` is structurally compatible with
  * `StoredSettings`.
  */
+import type { Dc09QuirkName } from '../core/dc09-quirks.js';
 
 export type ReceiverKind = 'tcp' | 'udp' | 'com' | 'modem';
 export type ConnectionState = 'online' | 'offline' | 'lost';
@@ -62,6 +63,8 @@ export interface ObjectRecord {
   readonly linkPeriodS: number | null;
   readonly sms: boolean;
   readonly restoreCount: number;
+  /** DC-09 deviations the object's frames showed (docs/dc09.md §12); absent when none. */
+  readonly dc09Quirks?: readonly Dc09QuirkName[];
 }
 
 export interface MainObjectInput {

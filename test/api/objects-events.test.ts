@@ -252,7 +252,7 @@ test('an object is shown with every field; oid is the account while no override 
     items: [{
       id: d.id, uid: '00A1B2C3D4', account: '0042', oid: '0042', override_oid: null, hw_id: 'HW-7', main_object_id: null,
       receiver_id: 1, transport: 'tcp', remote_address: '198.51.100.8', first_seen: '2026-01-01T12:00:00.000Z',
-      last_seen: '2026-01-01T12:01:00.000Z', last_ping: '2026-01-01T12:01:00.000Z', connection_state: 'online',
+      last_seen: '2026-01-01T12:01:00.000Z', last_ping: '2026-01-01T12:01:00.000Z', connection_state: 'online', dc09_quirks: [],
     }],
     next_cursor: null,
   });

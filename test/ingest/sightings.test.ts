@@ -7,7 +7,7 @@ import type { WireFrame, WireHello, WireOp } from '../../src/ingest/wire.js';
 const base = { receiverId: 1, receiverKind: 'tcp' as const, transport: 'tcp', session: null };
 
 function frame(at: number, remote: string, options: Partial<WireFrame> = {}): WireFrame {
-  return { ...base, kind: 'frame', remoteAddress: remote, receivedAt: at, account: '1234', linkTest: false, device: null, raw: [0, 0], rows: [], ...options };
+  return { ...base, kind: 'frame', remoteAddress: remote, receivedAt: at, account: '1234', linkTest: false, quirks: 0, device: null, raw: [0, 0], rows: [], ...options };
 }
 
 test('once per object, latest time, ping if any, last address; a related object\'s frame is a sighting of its device first', () => {

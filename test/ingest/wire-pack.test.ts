@@ -16,12 +16,12 @@ const ops: WireOp[] = [
   },
   {
     kind: 'frame', receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '192.0.2.1:1', receivedAt: 6,
-    session: { ...session, id: null }, account: '1234', linkTest: false, device: { objectId: 9, uid: 'AB12', account: '' },
+    session: { ...session, id: null }, account: '1234', linkTest: false, quirks: 5, device: { objectId: 9, uid: 'AB12', account: '' },
     raw: [0, 42], rows: [row('BA'), row('BR', 4)],
   },
   {
     kind: 'frame', receiverId: 2, receiverKind: 'udp', transport: 'udp', remoteAddress: '[::1]:5', receivedAt: 7, session: null,
-    account: null, linkTest: true, device: null, raw: [0, 0], rows: [],
+    account: null, linkTest: true, quirks: 0, device: null, raw: [0, 0], rows: [],
   },
   { kind: 'close', session, at: 8, events: 3, bytesIn: 120, bytesOut: 40 },
   {

@@ -13,7 +13,7 @@ const batch = (startup: WireBatch['startup']): WireBatch => ({
   ops: [
     {
       kind: 'frame', receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '192.0.2.1:1', receivedAt: 6,
-      session: { key: 4, id: null, connectedAt: 5, remoteAddress: '192.0.2.1:1' }, account: '1234', linkTest: false, device: null,
+      session: { key: 4, id: null, connectedAt: 5, remoteAddress: '192.0.2.1:1' }, account: '1234', linkTest: false, quirks: 0, device: null,
       raw: [0, 3], rows: [[null, null, '1234', 'R1', 'L1', '0001', 'SIA-DCS', false, 'alarm', null, 'BA', '1', '01', null, 0]],
     },
   ],

@@ -79,7 +79,8 @@ test('new receiver items get every Vigil default', async () => {
     {
       id: 1, name: 'T1', port: 10001, bind_address: '0.0.0.0', require_encryption: false, time_window_past_s: 40,
       time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false,
-      max_connections_per_source: 256, max_accepts_per_source_per_min: 600, first_frame_timeout_s: 30,
+      max_connections_per_source: 256, max_accepts_per_source_per_min: 600, first_frame_timeout_s: 30, tolerate_binary_crc: true,
+      tolerate_cr_counted: true, tolerate_trailing_bytes: true, tolerate_empty_line: true, tolerate_text_account: false,
     },
   ]);
   assert.equal(next.receivers.modem_receivers, [{ id: 9, name: 'M', port_id: '/dev/ttyUSB0', baud_rate: 9600, poll_interval_s: 30, min_csq: 10, known_callers: [] }]);

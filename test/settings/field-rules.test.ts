@@ -4,7 +4,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SECRET64, errorsOf } from './support.js';
+import { SECRET64, accepted, errorsOf } from './support.js';
 
 test('a body that is not a JSON object is refused with one line', async () => {
   for (const body of [null, [], 'x', 42, true, undefined]) {
@@ -252,6 +252,21 @@ test('per-source limits of IP receivers (#28.6, #28.9): ranges, and each only on
   assert.equal(await errorsOf({ receivers: { tcp_receivers: [{ ...tcp, max_datagrams_per_source_per_s: 5 }] } }), [
     'receivers.tcp_receivers[0].max_datagrams_per_source_per_s: unknown field',
   ]);
+});
+
+test('receivers: the tolerate_* switches are booleans, named by their field path; left out they take their defaults', async () => {
+  assert.equal(await errorsOf({ receivers: { udp_receivers: [{ id: 1, name: 'a', port: 1, tolerate_binary_crc: 'yes' }] } }), [
+    'receivers.udp_receivers[0].tolerate_binary_crc: must be true or false',
+  ]);
+  assert.equal(await errorsOf({ receivers: { com_receivers: [{ id: 2, name: 'c', port_id: '/dev/ttyS0', tolerate_text_account: 1 }] } }), [
+    'receivers.com_receivers[0].tolerate_text_account: must be true or false',
+  ]);
+  const next = await accepted({ receivers: { tcp_receivers: [{ id: 1, name: 'a', port: 1, tolerate_empty_line: false }] } });
+  const rx = next.receivers.tcp_receivers[0]!;
+  assert.equal(
+    [rx.tolerate_binary_crc, rx.tolerate_cr_counted, rx.tolerate_trailing_bytes, rx.tolerate_empty_line, rx.tolerate_text_account],
+    [true, true, true, false, false],
+  );
 });
 
 test.run();

@@ -41,7 +41,7 @@ export function testEnv(options: { devices?: string[]; databaseAnswer?: string |
  */
 export function siteSettings(): Settings {
   const d = defaultSettings();
-  const ip = { bind_address: '0.0.0.0', require_encryption: false, time_window_past_s: 40, time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false };
+  const ip = { bind_address: '0.0.0.0', require_encryption: false, time_window_past_s: 40, time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false, tolerate_binary_crc: true, tolerate_cr_counted: true, tolerate_trailing_bytes: true, tolerate_empty_line: true, tolerate_text_account: false };
   return {
     ...d,
     receivers: {

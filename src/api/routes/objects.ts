@@ -58,6 +58,7 @@ export function objectItem(o: ApiObjectRow, overrideOid: string | null): Record<
     last_seen: toIso(o.lastSeen),
     last_ping: toIso(o.lastPing),
     connection_state: o.connectionState,
+    dc09_quirks: o.dc09Quirks ?? [],
   };
 }
 

@@ -21,8 +21,29 @@ const HEX_UPPER = Buffer.from('0123456789ABCDEF', 'latin1');
 
 export type RejectReason = 'crc' | 'length' | 'format' | 'oversize';
 
+/**
+ * Deviations from §5.5.1 that real panels show and a receiver may tolerate (docs/dc09.md "Tolerances"):
+ *   binary-crc     the CRC as two raw bytes (high byte first) instead of four hex characters;
+ *   cr-counted     the closing CR counted in the length and covered by the CRC;
+ *   trailing-bytes NUL, CR or space after the closing CR of a datagram.
+ */
+export type FrameQuirk = 'binary-crc' | 'cr-counted' | 'trailing-bytes';
+
+/** Which frame-level deviations to accept; absent = none (the standard's letter). */
+export interface FrameTolerances {
+  binaryCrc?: boolean;
+  crCounted?: boolean;
+  trailingBytes?: boolean;
+}
+
+/** How a reply is framed: the standard's form unless the panel's frame used another (answer in its form). */
+export interface FrameForm {
+  binaryCrc?: boolean;
+  crCounted?: boolean;
+}
+
 export type FramerItem =
-  | { kind: 'frame'; body: Buffer; raw: Buffer }
+  | { kind: 'frame'; body: Buffer; raw: Buffer; quirks?: FrameQuirk[] }
   | { kind: 'rejected'; reason: RejectReason; raw: Buffer };
 
 /**
@@ -101,9 +122,14 @@ type Step =
  * A CR or LF inside the announced body means the length is wrong: rejecting early avoids stalling a TCP session
  * until maxBodyBytes arrive (the body never contains CR or LF: it is printable text or hex).
  */
-function step(buf: Buffer, start: number, maxBody: number): Step {
+function step(buf: Buffer, start: number, maxBody: number, tol: FrameTolerances | undefined): Step {
   const bad = badHeaderByte(buf, start, buf.length);
   if (bad >= 0) {
+    // Strict first: the binary-CRC reading is tried only once the standard one has failed.
+    if (tol?.binaryCrc) {
+      const binary = binaryStep(buf, start, maxBody, tol);
+      if (binary !== null) return binary;
+    }
     const next = buf[bad] === LF ? bad : bad + 1;
     return { kind: 'item', item: rejected('format', buf, start, next), next };
   }
@@ -117,6 +143,10 @@ function step(buf: Buffer, start: number, maxBody: number): Step {
     const byte = buf[i];
     if (byte !== CR && byte !== LF) continue;
     if (i === end && byte === CR) return finish(buf, start, bodyStart, end);
+    if (tol?.crCounted && byte === CR && i === end - 1) {
+      const counted = finishTolerant(buf, start, bodyStart, i, readHex(buf, start + 1, 4), ['cr-counted']);
+      if (counted !== null) return counted;
+    }
     const next = byte === CR ? i + 1 : i;
     return { kind: 'item', item: rejected('length', buf, start, next), next };
   }
@@ -135,17 +165,58 @@ function finish(buf: Buffer, start: number, bodyStart: number, end: number): Ste
   return { kind: 'item', item: { kind: 'frame', body: raw.subarray(bodyStart - start, end - start), raw }, next };
 }
 
+/**
+ * The frame at buf[start] read with a binary CRC: <LF><crc hi><crc lo><0LLL><body><CR> (Trikdis DC-09_2012,
+ * docs/dc09.md "Tolerances"). Null when it is not such a frame (the strict rejection stands); 'wait' while it
+ * may still become one. Unambiguous: a standard frame has a hex digit where this form has the body's '"'.
+ */
+function binaryStep(buf: Buffer, start: number, maxBody: number, tol: FrameTolerances): Step | null {
+  const have = buf.length - start;
+  if (have < 4) return { kind: 'wait' };
+  if (buf[start + 3] !== 0x30) return null;
+  for (let i = 4; i < 7 && i < have; i++) if (hexValue(buf[start + i]!) < 0) return null;
+  if (have < 7) return { kind: 'wait' };
+  const length = readHex(buf, start + 4, 3);
+  if (length > maxBody) return null;
+  const crc = (buf[start + 1]! << 8) | buf[start + 2]!;
+  const bodyStart = start + 7;
+  const end = bodyStart + length;
+  const scanStop = Math.min(buf.length, end + 1);
+  for (let i = bodyStart; i < scanStop; i++) {
+    const byte = buf[i];
+    if (byte !== CR && byte !== LF) continue;
+    if (i === end && byte === CR) return finishTolerant(buf, start, bodyStart, i, crc, ['binary-crc']);
+    if (tol.crCounted && byte === CR && i === end - 1) return finishTolerant(buf, start, bodyStart, i, crc, ['binary-crc', 'cr-counted']);
+    return null;
+  }
+  return buf.length > end ? null : { kind: 'wait' };
+}
+
+/**
+ * A tolerated frame whose closing CR is at buf[cr]: the CRC covers the body, or the body and the CR (cr-counted).
+ * Null when the CRC or the opening '"' does not fit: the frame stays refused.
+ */
+function finishTolerant(buf: Buffer, start: number, bodyStart: number, cr: number, crc: number, quirks: FrameQuirk[]): Step | null {
+  if (cr === bodyStart || buf[bodyStart] !== QUOTE) return null;
+  const crcStop = quirks.includes('cr-counted') ? cr + 1 : cr;
+  if (crc16Arc(buf.subarray(bodyStart, crcStop)) !== crc) return null;
+  const raw = Buffer.from(buf.subarray(start, cr + 1));
+  return { kind: 'item', item: { kind: 'frame', body: raw.subarray(bodyStart - start, cr - start), raw, quirks }, next: cr + 1 };
+}
+
 function rejected(reason: RejectReason, buf: Buffer, from: number, to: number): FramerItem {
   return { kind: 'rejected', reason, raw: Buffer.from(buf.subarray(from, to)) };
 }
 
 export class Dc09Framer {
   private readonly maxBodyBytes: number;
+  private readonly tolerances: FrameTolerances | undefined;
   private pending: Buffer = Buffer.alloc(0);
   private skipped = 0;
 
-  constructor(maxBodyBytes = MAX_BODY_BYTES) {
+  constructor(maxBodyBytes = MAX_BODY_BYTES, tolerances?: FrameTolerances) {
     this.maxBodyBytes = maxBodyBytes;
+    this.tolerances = tolerances;
   }
 
   /** Bytes held for an incomplete frame (always < maxBodyBytes + 10). */
@@ -175,7 +246,7 @@ export class Dc09Framer {
       }
       this.skipped += lf - pos;
       pos = lf;
-      const result = step(buf, pos, this.maxBodyBytes);
+      const result = step(buf, pos, this.maxBodyBytes, this.tolerances);
       if (result.kind === 'wait') break;
       items.push(result.item);
       pos = result.next;
@@ -186,15 +257,56 @@ export class Dc09Framer {
   }
 }
 
-/** UDP: exactly one frame per datagram; anything before the LF or after the CR rejects the datagram. */
-export function decodeDatagram(datagram: Buffer, maxBodyBytes = 4096): FramerItem {
+/**
+ * UDP: exactly one frame per datagram; anything before the LF or after the CR rejects the datagram, except, with
+ * `trailingBytes`, NUL, CR and space after the CR (the padding some panels send, docs/dc09.md "Tolerances").
+ */
+export function decodeDatagram(datagram: Buffer, maxBodyBytes = 4096, tolerances?: FrameTolerances): FramerItem {
   if (datagram.length === 0 || datagram[0] !== LF) return rejected('format', datagram, 0, datagram.length);
-  const result = step(datagram, 0, maxBodyBytes);
+  const result = step(datagram, 0, maxBodyBytes, tolerances);
   if (result.kind === 'wait') {
     const reason: RejectReason = datagram.length < HEADER_BYTES ? 'format' : 'length';
     return rejected(reason, datagram, 0, datagram.length);
   }
   const item = result.item;
-  if (item.kind === 'frame' && result.next !== datagram.length) return rejected('length', datagram, 0, datagram.length);
+  if (item.kind === 'frame' && result.next !== datagram.length) {
+    if (!tolerances?.trailingBytes || !isPadding(datagram, result.next)) return rejected('length', datagram, 0, datagram.length);
+    item.quirks = item.quirks ? [...item.quirks, 'trailing-bytes'] : ['trailing-bytes'];
+    return item;
+  }
   return item.kind === 'rejected' ? rejected(item.reason, datagram, 0, datagram.length) : item;
+}
+
+/** NUL, CR or space only from `from` to the end. */
+function isPadding(buf: Buffer, from: number): boolean {
+  for (let i = from; i < buf.length; i++) {
+    const byte = buf[i];
+    if (byte !== 0x00 && byte !== CR && byte !== 0x20) return false;
+  }
+  return true;
+}
+
+/**
+ * A standard frame (as encodeFrame builds it) in another form: the CRC as two raw bytes, and/or the CR counted in
+ * the length and the CRC. A panel that frames its messages so gets its reply framed the same way.
+ */
+export function reframe(frame: Buffer, form: FrameForm): Buffer {
+  if (!form.binaryCrc && !form.crCounted) return frame;
+  const body = frame.subarray(HEADER_BYTES, frame.length - 1);
+  const crcLength = body.length + (form.crCounted ? 1 : 0);
+  const crcBytes = form.binaryCrc ? 2 : 4;
+  const out = Buffer.allocUnsafe(1 + crcBytes + 4 + body.length + 1);
+  out[0] = LF;
+  out.set(body, 1 + crcBytes + 4);
+  out[out.length - 1] = CR;
+  const crc = crc16Arc(out.subarray(1 + crcBytes + 4, 1 + crcBytes + 4 + crcLength));
+  if (form.binaryCrc) {
+    out[1] = crc >>> 8;
+    out[2] = crc & 0xff;
+  } else {
+    for (let i = 0; i < 4; i++) out[1 + i] = HEX_UPPER[(crc >>> (12 - 4 * i)) & 0xf]!;
+  }
+  out[1 + crcBytes] = 0x30;
+  for (let i = 0; i < 3; i++) out[2 + crcBytes + i] = HEX_UPPER[(crcLength >>> (8 - 4 * i)) & 0xf]!;
+  return out;
 }

@@ -7,7 +7,9 @@
 import { classifyCid, classifySia, type EventClass } from './classify.js';
 import { parseAdmCid } from './adm-cid.js';
 import type { RandomBytes } from './crypto.js';
-import { openMessage, parseMessage, type ForeignMessage, type MessageHeader, type ParsedMessage } from './message.js';
+import {
+  TEXT_ACCOUNT_RE, openMessage, parseMessage, type ForeignMessage, type MessageHeader, type MessageTolerances, type ParsedMessage,
+} from './message.js';
 import { buildAck, buildDuh, buildNak } from './replies.js';
 import { parseSiaDcs } from './sia-dcs.js';
 import { decodeText } from './text.js';
@@ -30,6 +32,8 @@ export interface HandlerContext {
   localOffsetMinutes?: number;
   /** Pad source for *ACK (tests inject a fixed one). */
   randomBytes?: RandomBytes;
+  /** Header deviations to accept (docs/dc09.md "Tolerances"); absent = the standard's letter. */
+  tolerances?: MessageTolerances;
 }
 
 export interface DecodedEvent {
@@ -80,7 +84,7 @@ export interface FrameDecision {
 const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
 
 export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
-  const parsed = parseMessage(body);
+  const parsed = parseMessage(body, ctx.tolerances);
   if (parsed.kind === 'foreign') return { action: 'ignore', reply: null, events: [], reason: 'foreign', foreign: parsed };
   if (parsed.kind === 'invalid') {
     if (parsed.reason === 'reply-token') return { action: 'ignore', reply: null, events: [], reason: parsed.detail };
@@ -121,7 +125,7 @@ export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
     // A link test; data some panels put in NULL frames is ignored.
     return { action: 'ack', reply: ack(msg, ctx), message: msg, events: [], linkTest: true };
   }
-  const events = decodeEvents(msg, deviceTime);
+  const events = decodeEvents(msg, deviceTime, ctx.tolerances?.textAccount === true);
   if (typeof events === 'string') return duh(msg, events, msg);
   return { action: 'ack', reply: ack(msg, ctx), message: msg, events };
 }
@@ -138,7 +142,7 @@ function nak(ctx: HandlerContext, message: ParsedMessage, reason: string): Frame
   return { action: 'nak', reply: buildNak(ctx.now), message, events: [], reason };
 }
 
-function decodeEvents(msg: ParsedMessage, deviceTime: number | null): DecodedEvent[] | string {
+function decodeEvents(msg: ParsedMessage, deviceTime: number | null, textAccount: boolean): DecodedEvent[] | string {
   const data = msg.data ?? '';
   // One object literal per event, optional fields assigned after (no spreads): this runs for
   // every event received, and the spreads were a measurable share of the ingest's CPU.
@@ -157,7 +161,7 @@ function decodeEvents(msg: ParsedMessage, deviceTime: number | null): DecodedEve
     const cid = parseAdmCid(data);
     if ('error' in cid) return cid.error;
     const account = msg.account ?? cid.account;
-    if (account === undefined || !ACCOUNT_RE.test(account)) return 'no valid account in the message';
+    if (!validAccount(account, msg, textAccount)) return 'no valid account in the message';
     const e = event(account, 'ADM-CID', classifyCid(cid.qualifier, cid.code), cid.code);
     e.qualifier = cid.qualifier;
     e.groupNo = cid.group;
@@ -167,7 +171,7 @@ function decodeEvents(msg: ParsedMessage, deviceTime: number | null): DecodedEve
   const sia = parseSiaDcs(data);
   if ('error' in sia) return sia.error;
   const account = msg.account ?? sia.account;
-  if (account === undefined || !ACCOUNT_RE.test(account)) return 'no valid account in the message';
+  if (!validAccount(account, msg, textAccount)) return 'no valid account in the message';
   const events: DecodedEvent[] = new Array(sia.events.length);
   for (let i = 0; i < sia.events.length; i++) {
     const s = sia.events[i]!;
@@ -180,6 +184,15 @@ function decodeEvents(msg: ParsedMessage, deviceTime: number | null): DecodedEve
     events[i] = e;
   }
   return events;
+}
+
+/** 3-16 hex digits; with the text-account tolerance letters and digits too (marked on the message). */
+function validAccount(account: string | undefined, msg: ParsedMessage, textAccount: boolean): account is string {
+  if (account === undefined) return false;
+  if (ACCOUNT_RE.test(account)) return true;
+  if (!textAccount || !TEXT_ACCOUNT_RE.test(account)) return false;
+  if (!msg.quirks?.includes('text-account')) (msg.quirks ??= []).push('text-account');
+  return true;
 }
 
 function hasKeys(record: Record<string, string>): boolean {

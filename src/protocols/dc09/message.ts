@@ -18,6 +18,20 @@ const MAX_TOKEN_CHARS = 32;
 /** Receiver number and line prefix: 1-6 hex digits (§5.5.1.6). */
 const MAX_HEX_FIELD = 6;
 const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
+/** Tolerated text account: letters and digits only, so it can never break a reply's framing. */
+export const TEXT_ACCOUNT_RE = /^[0-9A-Za-z]{3,16}$/;
+
+/**
+ * Deviations in the header that real panels show (docs/dc09.md "Tolerances"):
+ *   empty-line    an 'L' with no digits ("0001L#1234[...", "0001L[#9999|..."): echoed as a bare 'L';
+ *   text-account  an account with letters beyond A-F (3-16 letters and digits).
+ */
+export type MessageQuirk = 'empty-line' | 'text-account';
+
+export interface MessageTolerances {
+  emptyLine?: boolean;
+  textAccount?: boolean;
+}
 
 export interface ExtendedField {
   /** The identifier letter (§5.5.1.7 sub-clauses; 2021 table), e.g. X longitude, V verification, H time of occurrence). */
@@ -34,6 +48,8 @@ export interface MessageHeader {
   receiver?: string;
   line?: string;
   account?: string;
+  /** Tolerated deviations; absent when the message follows the standard. */
+  quirks?: MessageQuirk[];
 }
 
 export interface ParsedMessage extends MessageHeader {
@@ -96,7 +112,7 @@ function hexRunEnd(text: string, start: number): number {
 }
 
 /** Reads "[R..][L..][#..]" from `from` into header; returns the index of the data block's "[" or a failure. */
-export function readRouting(text: string, from: number, header: Partial<MessageHeader>): number | ParseFailure {
+export function readRouting(text: string, from: number, header: Partial<MessageHeader>, tol?: MessageTolerances): number | ParseFailure {
   let pos = from;
   if (text.charCodeAt(pos) === 0x52 /* R */) {
     const end = hexRunEnd(text, pos + 1);
@@ -107,14 +123,19 @@ export function readRouting(text: string, from: number, header: Partial<MessageH
   }
   if (text.charCodeAt(pos) === 0x4c /* L */) {
     const end = hexRunEnd(text, pos + 1);
-    if (end === pos + 1 || end - pos - 1 > MAX_HEX_FIELD) return fail('format', 'line prefix must be 1-6 hex digits', header);
+    const empty = end === pos + 1;
+    // Tolerated (checked only once the standard reading failed): an 'L' with no digits, kept as '' and echoed as 'L'.
+    if (empty && tol?.emptyLine) (header.quirks ??= []).push('empty-line');
+    else if (empty || end - pos - 1 > MAX_HEX_FIELD) return fail('format', 'line prefix must be 1-6 hex digits', header);
     header.line = text.slice(pos + 1, end);
     pos = end;
   }
   if (text[pos] === '#') {
     const end = text.indexOf('[', pos);
     const value = text.slice(pos + 1, end < 0 ? text.length : end);
-    if (!ACCOUNT_RE.test(value)) {
+    if (!ACCOUNT_RE.test(value) && tol?.textAccount && TEXT_ACCOUNT_RE.test(value)) {
+      (header.quirks ??= []).push('text-account');
+    } else if (!ACCOUNT_RE.test(value)) {
       // Echo the raw text only when it cannot break the reply's framing.
       if (end >= 0 && !/[\]"\r\n]/.test(value)) header.account = value;
       return fail('account', 'account must be 3-16 hex digits', header);
@@ -126,7 +147,7 @@ export function readRouting(text: string, from: number, header: Partial<MessageH
   return pos;
 }
 
-export function parseMessage(body: Buffer): ParseResult {
+export function parseMessage(body: Buffer, tol?: MessageTolerances): ParseResult {
   const text = body.toString('latin1');
   if (text[0] !== '"') return fail('format', 'body does not start with an ID token', {});
   const close = text.indexOf('"', 1);
@@ -140,7 +161,7 @@ export function parseMessage(body: Buffer): ParseResult {
   if (!isSequence(text, close + 1)) return fail('format', 'sequence must be 4 digits', header);
   const sequence = text.slice(close + 1, close + 5);
   header.sequence = sequence;
-  const bracket = readRouting(text, close + 5, header);
+  const bracket = readRouting(text, close + 5, header, tol);
   if (typeof bracket !== 'number') return bracket;
   if (!KNOWN_TOKENS.has(token)) return fail('unknown-token', `unsupported ID token "${rawToken}"`, header);
   const rest = text.slice(bracket + 1);
@@ -162,6 +183,7 @@ export function parseMessage(body: Buffer): ParseResult {
   if (header.receiver !== undefined) msg.receiver = header.receiver;
   if (header.line !== undefined) msg.line = header.line;
   if (header.account !== undefined) msg.account = header.account;
+  if (header.quirks !== undefined) msg.quirks = header.quirks;
   return msg;
 }
 

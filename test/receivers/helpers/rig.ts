@@ -35,6 +35,11 @@ export function rxSettings(overrides: Partial<IpReceiverSettings> = {}): IpRecei
     check_plain_timestamps: false,
     accept_local_time: false,
     link_enrolment: 'open',
+    tolerate_binary_crc: true,
+    tolerate_cr_counted: true,
+    tolerate_trailing_bytes: true,
+    tolerate_empty_line: true,
+    tolerate_text_account: false,
     ...overrides,
   };
 }
