@@ -14,7 +14,9 @@ import { freePort, sleep } from '../test/helpers/net.js';
 import { tempDir } from '../test/helpers/temp-dir.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '16' } },
+});
 const SECONDS = Math.min(60, Number(values.seconds));
 const CONCURRENCY = Math.min(256, Number(values.concurrency));
 
@@ -29,7 +31,10 @@ function call(port: number, method: string, path: string, token: string, body?: 
         method,
         path,
         agent,
-        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}),
+        },
       },
       (res) => {
         res.resume();
@@ -57,7 +62,9 @@ async function load(label: string, run: (i: number) => Promise<number>): Promise
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  console.log(`${label.padEnd(34)} ${(ok / seconds).toFixed(0).padStart(7)} req/s  (${ok} ok, ${failed} failed, ${CONCURRENCY} concurrent, ${seconds.toFixed(1)} s)`);
+  console.log(
+    `${label.padEnd(34)} ${(ok / seconds).toFixed(0).padStart(7)} req/s  (${ok} ok, ${failed} failed, ${CONCURRENCY} concurrent, ${seconds.toFixed(1)} s)`,
+  );
 }
 
 function rssMb(pid: number): number {
@@ -70,15 +77,20 @@ async function main(): Promise<void> {
   const dir = tempDir('vigil-bench-');
   const port = await freePort();
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir.path, '--http-port', String(port), '--https-port', '0', '--host', '127.0.0.1'], {
-    stdio: 'ignore',
-    env: { ...process.env, VIGIL_LOG_LEVEL: 'warn' },
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'serve', '--data-dir', dir.path, '--http-port', String(port), '--https-port', '0', '--host', '127.0.0.1'],
+    {
+      stdio: 'ignore',
+      env: { ...process.env, VIGIL_LOG_LEVEL: 'warn' },
+    },
+  );
   try {
     let coldMs = -1;
     for (let attempt = 0; attempt < 600 && coldMs < 0; attempt++) {
       try {
-        if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) coldMs = Number(process.hrtime.bigint() - started) / 1e6;
+        if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200)
+          coldMs = Number(process.hrtime.bigint() - started) / 1e6;
       } catch {
         await sleep(10);
       }
@@ -87,10 +99,18 @@ async function main(): Promise<void> {
     await sleep(1000);
     console.log(`idle RSS after start: ${rssMb(child.pid!).toFixed(1)} MB`);
 
-    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings'], { encoding: 'utf8' }).stdout.trim();
+    const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings'], {
+      encoding: 'utf8',
+    }).stdout.trim();
     await load('GET /api/status (authenticated)', () => call(port, 'GET', '/api/status', token));
     await load('PUT /api/settings (valid, tracker)', (i) =>
-      call(port, 'PUT', '/api/settings', token, JSON.stringify({ tracker: { timeout_tolerance: i % 3600 }, general: { instance_name: `bench-${i % 100}` } })),
+      call(
+        port,
+        'PUT',
+        '/api/settings',
+        token,
+        JSON.stringify({ tracker: { timeout_tolerance: i % 3600 }, general: { instance_name: `bench-${i % 100}` } }),
+      ),
     );
     console.log(`RSS after load: ${rssMb(child.pid!).toFixed(1)} MB`);
   } finally {
@@ -99,11 +119,17 @@ async function main(): Promise<void> {
     agent.destroy();
     // Warm restart: the data dir is initialised now.
     const again = process.hrtime.bigint();
-    const second = spawn(process.execPath, [CLI, 'serve', '--data-dir', dir.path, '--http-port', String(port), '--https-port', '0', '--host', '127.0.0.1'], { stdio: 'ignore' });
+    const second = spawn(
+      process.execPath,
+      [CLI, 'serve', '--data-dir', dir.path, '--http-port', String(port), '--https-port', '0', '--host', '127.0.0.1'],
+      { stdio: 'ignore' },
+    );
     for (let attempt = 0; attempt < 600; attempt++) {
       try {
         if ((await fetch(`http://127.0.0.1:${port}/health`)).status === 200) {
-          console.log(`warm start (initialised dir) to /health = 200: ${(Number(process.hrtime.bigint() - again) / 1e6).toFixed(0)} ms`);
+          console.log(
+            `warm start (initialised dir) to /health = 200: ${(Number(process.hrtime.bigint() - again) / 1e6).toFixed(0)} ms`,
+          );
           break;
         }
       } catch {

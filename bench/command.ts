@@ -40,7 +40,10 @@ const held = new Map<string, number>();
 async function command(gateway: GatewayChild, uid: string, n: number): Promise<{ ms: number; error: string | null }> {
   const started = performance.now();
   const reply = await gateway.api('POST', '/api/control-device', {
-    partial_uid: uid, request_id: `r${n}`, data: '0102', response_required: true,
+    partial_uid: uid,
+    request_id: `r${n}`,
+    data: '0102',
+    response_required: true,
   });
   const ms = performance.now() - started;
   if (reply.status !== 200) return { ms, error: `HTTP ${reply.status} ${reply.text.slice(0, 60)}` };
@@ -49,7 +52,13 @@ async function command(gateway: GatewayChild, uid: string, n: number): Promise<{
   return { ms, error: body.data?.[0] === '0102' ? null : `unexpected data ${JSON.stringify(body.data)}` };
 }
 
-async function measure(gateway: GatewayChild, uids: readonly string[], delay: number, parallel: number, count = REQUESTS): Promise<Result> {
+async function measure(
+  gateway: GatewayChild,
+  uids: readonly string[],
+  delay: number,
+  parallel: number,
+  count = REQUESTS,
+): Promise<Result> {
   const h = new LatencyHistogram();
   const over = new LatencyHistogram();
   const errors = new Map<string, number>();
@@ -74,7 +83,9 @@ async function measure(gateway: GatewayChild, uids: readonly string[], delay: nu
 }
 
 async function main(): Promise<void> {
-  print(`command bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${REQUESTS} requests per mode, ${DEVICES} devices`);
+  print(
+    `command bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${REQUESTS} requests per mode, ${DEVICES} devices`,
+  );
   const port = await freePort();
   const gateway = await startGatewayChild({ receivers: { tcp: [{ id: 1, port }], udp: [] } });
   const results: Result[] = [];
@@ -83,8 +94,13 @@ async function main(): Promise<void> {
       const uidBase = (0xc00000000000 + delay * 0x1000).toString(16).toUpperCase();
       const sim = new Simulator(
         resolveSimOptions({
-          port, devices: DEVICES, ratePerDevice: 0, durationMs: 600_000, uidBase,
-          accountBase: (0x300000 + delay * 0x100).toString(16).toUpperCase(), link: { replyDelayMs: delay },
+          port,
+          devices: DEVICES,
+          ratePerDevice: 0,
+          durationMs: 600_000,
+          uidBase,
+          accountBase: (0x300000 + delay * 0x100).toString(16).toUpperCase(),
+          link: { replyDelayMs: delay },
         }),
         { onCommand: (c) => held.set(c.uid, c.repliedAt - c.receivedAt) },
       );
@@ -106,17 +122,29 @@ async function main(): Promise<void> {
     await gateway.stop();
   }
   const rows = results.map((r) => [
-    `${r.delay} ms`, r.mode, r.ok, r.h.percentile(50).toFixed(2), r.h.percentile(99).toFixed(2), r.h.maxMs.toFixed(1),
-    r.over.percentile(50).toFixed(2), r.over.percentile(99).toFixed(2), [...r.errors].map(([e, n]) => `${e} x${n}`).join(', ') || '-',
+    `${r.delay} ms`,
+    r.mode,
+    r.ok,
+    r.h.percentile(50).toFixed(2),
+    r.h.percentile(99).toFixed(2),
+    r.h.maxMs.toFixed(1),
+    r.over.percentile(50).toFixed(2),
+    r.over.percentile(99).toFixed(2),
+    [...r.errors].map(([e, n]) => `${e} x${n}`).join(', ') || '-',
   ]);
-  print('\n' + formatTable(['device delay', 'mode', 'ok', 'p50 ms', 'p99 ms', 'max ms', 'over p50', 'over p99', 'errors'], rows));
+  print(
+    '\n' +
+      formatTable(['device delay', 'mode', 'ok', 'p50 ms', 'p99 ms', 'max ms', 'over p50', 'over p99', 'errors'], rows),
+  );
   for (const r of results.filter((x) => x.mode === 'sequential')) {
     const over = r.over.percentile(99);
-    print(`target: p99 < 10 ms over the device's reply time (${r.delay} ms): ${over.toFixed(2)} ms ${verdict(over < 10 && r.ok === REQUESTS)}`);
+    print(
+      `target: p99 < 10 ms over the device's reply time (${r.delay} ms): ${over.toFixed(2)} ms ${verdict(over < 10 && r.ok === REQUESTS)}`,
+    );
   }
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`command bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`command bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

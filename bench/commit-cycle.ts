@@ -71,7 +71,11 @@ async function child(build: Build, devices: number, measureS: number): Promise<v
   running = false;
   // Ticks are 10 ms (USER_HZ 100): µs per commit.
   const perCommit = (ticks: number): number => (ticks * 10_000) / commits;
-  let mainUser = 0, mainSys = 0, writerUser = 0, writerSys = 0, total = 0;
+  let mainUser = 0,
+    mainSys = 0,
+    writerUser = 0,
+    writerSys = 0,
+    total = 0;
   for (const [tid, [user, sys]] of after) {
     const [u0, s0] = before.get(tid) ?? [user, sys];
     const u = user - u0;
@@ -85,8 +89,15 @@ async function child(build: Build, devices: number, measureS: number): Promise<v
   await loop.close();
   rmSync(dir, { recursive: true, force: true });
   const result: CycleResult = {
-    build, devices, eventsPerS: Math.round(n / seconds), eventsPerCommit: n / commits,
-    mainUser: perCommit(mainUser), mainSys: perCommit(mainSys), writerUser: perCommit(writerUser), writerSys: perCommit(writerSys), total: perCommit(total),
+    build,
+    devices,
+    eventsPerS: Math.round(n / seconds),
+    eventsPerCommit: n / commits,
+    mainUser: perCommit(mainUser),
+    mainSys: perCommit(mainSys),
+    writerUser: perCommit(writerUser),
+    writerSys: perCommit(writerSys),
+    total: perCommit(total),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
@@ -102,24 +113,57 @@ function runChild(build: Build, devices: number, measureS: number): CycleResult 
 
 function driver(): void {
   const fleets = (process.env.BENCH_CYCLE_DEVICES ?? '1,10,100').split(',').map(Number);
-  const builds = (process.env.BENCH_CYCLE_BUILDS?.split(',') ?? BUILDS).filter((b): b is Build => (BUILDS as readonly string[]).includes(b));
+  const builds = (process.env.BENCH_CYCLE_BUILDS?.split(',') ?? BUILDS).filter((b): b is Build =>
+    (BUILDS as readonly string[]).includes(b),
+  );
   const repeat = Math.max(1, Math.min(9, Number(process.env.BENCH_REPEAT ?? 3)));
   const measureS = Number(process.env.BENCH_MEASURE_S ?? 3);
-  console.log(`commit cycle, no sockets: ${fleets.join(', ')} closed loops, ${repeat} runs of ${measureS} s each, the builds' runs alternating, pinned to CPU 1${hasTaskset() ? '' : ' (taskset not found: not pinned)'}`);
+  console.log(
+    `commit cycle, no sockets: ${fleets.join(', ')} closed loops, ${repeat} runs of ${measureS} s each, the builds' runs alternating, pinned to CPU 1${hasTaskset() ? '' : ' (taskset not found: not pinned)'}`,
+  );
   const rows: string[][] = [];
   for (const devices of fleets) {
     const runs = new Map<Build, CycleResult[]>(builds.map((b) => [b, []]));
-    for (let r = 0; r < repeat; r++) for (const build of builds) runs.get(build)!.push(runChild(build, devices, measureS));
+    for (let r = 0; r < repeat; r++)
+      for (const build of builds) runs.get(build)!.push(runChild(build, devices, measureS));
     for (const build of builds) {
       const list = runs.get(build)!;
       const m = (pick: (r: CycleResult) => number): string => median(list.map(pick)).toFixed(1);
       const perEvent = median(list.map((r) => r.total / r.eventsPerCommit));
-      rows.push([build, String(devices), String(median(list.map((r) => r.eventsPerS))), m((r) => r.eventsPerCommit),
-        m((r) => r.mainUser), m((r) => r.mainSys), m((r) => r.writerUser), m((r) => r.writerSys), m((r) => r.total), perEvent.toFixed(1)]);
+      rows.push([
+        build,
+        String(devices),
+        String(median(list.map((r) => r.eventsPerS))),
+        m((r) => r.eventsPerCommit),
+        m((r) => r.mainUser),
+        m((r) => r.mainSys),
+        m((r) => r.writerUser),
+        m((r) => r.writerSys),
+        m((r) => r.total),
+        perEvent.toFixed(1),
+      ]);
     }
   }
-  console.log(formatTable(['build', 'loops', 'events/s', 'ev/commit', 'main user', 'main sys', 'writer user', 'writer sys', 'cpu µs/commit', 'cpu µs/ev'], rows));
-  console.log('(µs per commit, medians; "cpu" = every thread of the process; one frame of one event per loop in flight)');
+  console.log(
+    formatTable(
+      [
+        'build',
+        'loops',
+        'events/s',
+        'ev/commit',
+        'main user',
+        'main sys',
+        'writer user',
+        'writer sys',
+        'cpu µs/commit',
+        'cpu µs/ev',
+      ],
+      rows,
+    ),
+  );
+  console.log(
+    '(µs per commit, medians; "cpu" = every thread of the process; one frame of one event per loop in flight)',
+  );
 }
 
 if (process.argv[2] === 'child') {

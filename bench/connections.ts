@@ -50,7 +50,14 @@ async function main(): Promise<void> {
     const rss = gateway.rssKiB() / 1024;
     const own = process.memoryUsage().rss / 1024 / 1024;
     const perConn = count > 0 ? ((rss - Number(rows[0]?.[2] ?? rss)) * 1024) / count : 0;
-    rows.push([count, connected, rss.toFixed(1), count > 0 ? perConn.toFixed(1) : '-', own.toFixed(1), seconds.toFixed(1)]);
+    rows.push([
+      count,
+      connected,
+      rss.toFixed(1),
+      count > 0 ? perConn.toFixed(1) : '-',
+      own.toFixed(1),
+      seconds.toFixed(1),
+    ]);
     print(`  ${count} devices: ${connected} connected, gateway RSS ${rss.toFixed(1)} MiB`);
   };
   let finalRss = 0;
@@ -64,10 +71,17 @@ async function main(): Promise<void> {
       const started = performance.now();
       const sim = new Simulator(
         resolveSimOptions({
-          port, devices: add, ratePerDevice: 0, linkTestIntervalMs: LINK_TEST_MS, connectRate: 2000,
+          port,
+          devices: add,
+          ratePerDevice: 0,
+          linkTestIntervalMs: LINK_TEST_MS,
+          connectRate: 2000,
           // Distinct accounts and UIDs per step: these are new devices, not reconnections.
-          accountBase: (0x100000 + total).toString(16).toUpperCase(), uidBase: (0xb00000000000 + total).toString(16).toUpperCase(),
-          durationMs: 3_600_000, ackTimeoutMs: 10_000, localAddresses: SOURCES,
+          accountBase: (0x100000 + total).toString(16).toUpperCase(),
+          uidBase: (0xb00000000000 + total).toString(16).toUpperCase(),
+          durationMs: 3_600_000,
+          ackTimeoutMs: 10_000,
+          localAddresses: SOURCES,
         }),
       );
       sims.push(sim);
@@ -77,7 +91,8 @@ async function main(): Promise<void> {
       total = target;
       await sleep(SETTLE_MS);
       const connected = sims.reduce((n, s) => n + s.stats.connected, 0);
-      if (!ok) print(`  only ${sim.stats.connected} of ${add} connected in 120 s (connect errors ${sim.stats.connectErrors})`);
+      if (!ok)
+        print(`  only ${sim.stats.connected} of ${add} connected in 120 s (connect errors ${sim.stats.connectErrors})`);
       sample(target, connected, seconds);
       finalRss = gateway.rssKiB() / 1024;
     }
@@ -90,10 +105,14 @@ async function main(): Promise<void> {
   }
   print('\n' + formatTable(['devices', 'connected', 'gateway RSS MiB', 'KiB/conn', 'sim RSS MiB', 'connect s'], rows));
   const max = Math.max(...STEPS);
-  print(`\ntarget: ${max} connections < 250 MB RSS: ${(finalRss * 1.048576).toFixed(1)} MB ${verdict(finalRss * 1.048576 < 250)}`);
+  print(
+    `\ntarget: ${max} connections < 250 MB RSS: ${(finalRss * 1.048576).toFixed(1)} MB ${verdict(finalRss * 1.048576 < 250)}`,
+  );
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`connections bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(
+    `connections bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   process.exitCode = 1;
 });

@@ -16,11 +16,18 @@ const BATCH = 500;
 function frames(key: Buffer | null, now: number): Buffer {
   const list: Buffer[] = [];
   for (let i = 0; i < BATCH; i++) {
-    list.push(buildMessage({
-      token: i % 3 === 0 ? 'ADM-CID' : 'SIA-DCS', sequence: i % 10000, receiver: 1, line: 1, account: '001234',
-      data: i % 3 === 0 ? '#001234|1130 01 015' : `#001234|Nri1/BA${String(i % 100).padStart(3, '0')}^Zone ${i}^`,
-      timestamp: now, ...(key ? { key } : {}),
-    }));
+    list.push(
+      buildMessage({
+        token: i % 3 === 0 ? 'ADM-CID' : 'SIA-DCS',
+        sequence: i % 10000,
+        receiver: 1,
+        line: 1,
+        account: '001234',
+        data: i % 3 === 0 ? '#001234|1130 01 015' : `#001234|Nri1/BA${String(i % 100).padStart(3, '0')}^Zone ${i}^`,
+        timestamp: now,
+        ...(key ? { key } : {}),
+      }),
+    );
   }
   return Buffer.concat(list);
 }
@@ -28,7 +35,13 @@ function frames(key: Buffer | null, now: number): Buffer {
 function run(label: string, key: Buffer | null): void {
   const now = Date.UTC(2026, 0, 1);
   const stream = frames(key, now);
-  const ctx: HandlerContext = { now, key, requireEncryption: false, checkPlainTimestamps: true, acceptLocalTime: false };
+  const ctx: HandlerContext = {
+    now,
+    key,
+    requireEncryption: false,
+    checkPlainTimestamps: true,
+    acceptLocalTime: false,
+  };
   const framer = new Dc09Framer();
   let count = 0;
   let events = 0;
@@ -44,7 +57,11 @@ function run(label: string, key: Buffer | null): void {
     }
   }
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${label.padEnd(24)} ${Math.round(count / seconds).toString().padStart(9)} frames/s  (${count} frames, ${events} events, ${seconds.toFixed(2)} s)\n`);
+  process.stdout.write(
+    `${label.padEnd(24)} ${Math.round(count / seconds)
+      .toString()
+      .padStart(9)} frames/s  (${count} frames, ${events} events, ${seconds.toFixed(2)} s)\n`,
+  );
 }
 
 run('plain', null);

@@ -18,7 +18,9 @@ import type { NewEvent } from '../src/store/types.js';
 import { ADMIN, START, createHarness } from '../test/api/harness.js';
 import { openSse } from '../test/helpers/sse-client.js';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '10000' }, force: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '10000' }, force: { type: 'boolean', default: false } },
+});
 const EVENTS = Math.min(100_000, Math.max(100, Number(values.events)));
 const BATCH = 100;
 const PHASE_MS = 60_000;
@@ -31,8 +33,19 @@ if (load >= 2 && !values.force) {
 
 function event(i: number): NewEvent {
   return {
-    receivedAt: START + i, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: String(1000 + (i % 500)),
-    protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: String(i % 999).padStart(3, '0'),
+    receivedAt: START + i,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    account: String(1000 + (i % 500)),
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: 'BA',
+    groupNo: '01',
+    zoneNo: String(i % 999).padStart(3, '0'),
     raw: new TextEncoder().encode(`"SIA-DCS"0001L0#${1000 + (i % 500)}[#${1000 + (i % 500)}|Nri01/BA${i % 999}]`),
   };
 }
@@ -52,11 +65,16 @@ const server = createAdaptorServer({ fetch: app.fetch }) as Server;
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/events/stream`;
 const token = await h.token(ADMIN.id);
-console.log(`event stream, ${EVENTS} events; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `event stream, ${EVENTS} events; load average before: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 
 try {
   // backlog: resume from 0 over a journal that already holds EVENTS
-  for (let i = 0; i < EVENTS; i += BATCH) h.store.events.append(Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => event(i + k)));
+  for (let i = 0; i < EVENTS; i += BATCH)
+    h.store.events.append(Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => event(i + k)));
   const started = performance.now();
   const backlog = await openSse(`${base}?after=0`, { Authorization: `Bearer ${token}` });
   let got = 0;
@@ -96,5 +114,9 @@ try {
   (server as unknown as { closeAllConnections(): void }).closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await h.close();
-  console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }

@@ -67,15 +67,50 @@ function print(text: string): void {
 }
 
 const HEADER = [
-  'build', 'transport', 'devices', 'crypto', 'mode', 'acked/s', 'p50 ms', 'p99 ms', 'max ms', 'cpu µs/ev', 'bytes/ev', 'floor/s', 'vs floor',
-  'floor B/ev', 'floor cpu µs/ev', 'sim cpu', 'gw cpu', 'other cpu', 'nak+duh', 'timeouts',
+  'build',
+  'transport',
+  'devices',
+  'crypto',
+  'mode',
+  'acked/s',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'cpu µs/ev',
+  'bytes/ev',
+  'floor/s',
+  'vs floor',
+  'floor B/ev',
+  'floor cpu µs/ev',
+  'sim cpu',
+  'gw cpu',
+  'other cpu',
+  'nak+duh',
+  'timeouts',
 ];
 
 function row(r: Row): (string | number)[] {
   return [
-    r.build, r.transport, r.devices, r.aes ? 'AES' : 'plain', r.mode, r.ackedPerS, r.p50.toFixed(2), r.p99.toFixed(2), r.max.toFixed(1),
-    r.cpuUsPerEvent, r.bytesPerEvent, r.floor?.eventsPerS ?? '-', r.floor ? (r.ackedPerS / r.floor.eventsPerS).toFixed(2) : '-',
-    r.floor?.bytesPerEvent ?? '-', r.floor?.cpuUsPerEvent ?? '-', `${r.simCpu}%`, `${r.gatewayCpu}%`, `${r.otherCpu}%`, r.naks + r.duhs, r.timeouts,
+    r.build,
+    r.transport,
+    r.devices,
+    r.aes ? 'AES' : 'plain',
+    r.mode,
+    r.ackedPerS,
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+    r.max.toFixed(1),
+    r.cpuUsPerEvent,
+    r.bytesPerEvent,
+    r.floor?.eventsPerS ?? '-',
+    r.floor ? (r.ackedPerS / r.floor.eventsPerS).toFixed(2) : '-',
+    r.floor?.bytesPerEvent ?? '-',
+    r.floor?.cpuUsPerEvent ?? '-',
+    `${r.simCpu}%`,
+    `${r.gatewayCpu}%`,
+    `${r.otherCpu}%`,
+    r.naks + r.duhs,
+    r.timeouts,
   ];
 }
 
@@ -95,12 +130,23 @@ const MINIMUM_POLICY = process.env.BENCH_MINIMUM_POLICY === 'pipeline' ? 'pipeli
 
 async function main(): Promise<void> {
   const cases = parseCases(process.env.BENCH_CASES ?? DEFAULT_CASES);
-  print(`ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase, median of ${REPEAT}`);
+  print(
+    `ingest bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; warm-up ${WARMUP_MS / 1000} s, measured ${MEASURE_MS / 1000} s per phase, median of ${REPEAT}`,
+  );
   print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}`);
-  if (REFERENCE) print(`durable minimum: one writer thread, ${MINIMUM_POLICY === 'gather' ? 'one commit per fleet round' : 'pipelined'}${INLINE ? '; and the same with the commit inline' : ''}`);
-  print(`load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews every figure)`);
+  if (REFERENCE)
+    print(
+      `durable minimum: one writer thread, ${MINIMUM_POLICY === 'gather' ? 'one commit per fleet round' : 'pipelined'}${INLINE ? '; and the same with the commit inline' : ''}`,
+    );
+  print(
+    `load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work on this machine skews every figure)`,
+  );
   const compare = process.env.BENCH_COMPARE;
-  const builds: Array<{ label: string; buildDir?: string }> = compare ? [{ label: 'before', buildDir: compare }, { label: 'after' }] : [{ label: 'this' }];
+  const builds: Array<{ label: string; buildDir?: string }> = compare
+    ? [{ label: 'before', buildDir: compare }, { label: 'after' }]
+    : [{ label: 'this' }];
   if (compare) print(`comparing ${compare} (before) with this build (after), case by case`);
   const gateways: Array<{ label: string; tcpPort: number; udpPort: number; child: GatewayChild }> = [];
   const rows: Row[] = [];
@@ -109,26 +155,44 @@ async function main(): Promise<void> {
       const tcpPort = await freePort();
       const udpPort = await freePort();
       const child = await startGatewayChild({
-        receivers: { tcp: [{ id: 1, port: tcpPort, encryption_password: KEY }], udp: [{ id: 2, port: udpPort, encryption_password: KEY }] },
+        receivers: {
+          tcp: [{ id: 1, port: tcpPort, encryption_password: KEY }],
+          udp: [{ id: 2, port: udpPort, encryption_password: KEY }],
+        },
         ...(b.buildDir ? { buildDir: b.buildDir } : {}),
       });
       gateways.push({ label: b.label, tcpPort, udpPort, child });
     }
-    const addReference = async (label: string, start: (tcpPort: number, udpPort: number, cpu: number | null) => Promise<GatewayChild>): Promise<void> => {
+    const addReference = async (
+      label: string,
+      start: (tcpPort: number, udpPort: number, cpu: number | null) => Promise<GatewayChild>,
+    ): Promise<void> => {
       const tcpPort = await freePort();
       const udpPort = await freePort();
       gateways.push({ label, tcpPort, udpPort, child: await start(tcpPort, udpPort, PINNING ? 1 : null) });
     };
     if (REFERENCE) {
       await addReference(REFERENCE_LABEL, (tcp, udp, cpu) => startStoreNothingChild(tcp, udp, KEY, cpu));
-      await addReference(MINIMUM_LABEL, (tcp, udp, cpu) => startStoreMinimalChild(tcp, udp, KEY, cpu, 'thread', MINIMUM_POLICY));
-      if (INLINE) await addReference(INLINE_LABEL, (tcp, udp, cpu) => startStoreMinimalChild(tcp, udp, KEY, cpu, 'inline', MINIMUM_POLICY));
+      await addReference(MINIMUM_LABEL, (tcp, udp, cpu) =>
+        startStoreMinimalChild(tcp, udp, KEY, cpu, 'thread', MINIMUM_POLICY),
+      );
+      if (INLINE)
+        await addReference(INLINE_LABEL, (tcp, udp, cpu) =>
+          startStoreMinimalChild(tcp, udp, KEY, cpu, 'inline', MINIMUM_POLICY),
+        );
     }
     for (const c of cases) {
       const runs = new Map<string, PhaseResult[]>(gateways.map((g) => [g.label, []]));
       const rates = new Map<string, number>();
       for (const g of gateways) {
-        const saturated = rows.find((r) => r.build === g.label && r.transport === c.transport && r.devices === c.devices && r.aes === c.aes && !r.paced);
+        const saturated = rows.find(
+          (r) =>
+            r.build === g.label &&
+            r.transport === c.transport &&
+            r.devices === c.devices &&
+            r.aes === c.aes &&
+            !r.paced,
+        );
         if (c.paced && PACED_RATE !== null) rates.set(g.label, PACED_RATE);
         else if (c.paced && saturated) rates.set(g.label, Math.max(1, Math.round(saturated.ackedPerS / 2)));
       }
@@ -138,30 +202,43 @@ async function main(): Promise<void> {
           const rate = rates.get(g.label);
           if (c.paced && rate === undefined) continue;
           if (c.paced && REFERENCE_LABELS.has(g.label)) continue;
-          runs.get(g.label)!.push(await runPhase(g.child, {
-            label: `${g.label} ${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
-            warmupMs: WARMUP_MS,
-            measureMs: MEASURE_MS,
-            sim: {
-              port: c.transport === 'tcp' ? g.tcpPort : g.udpPort, transport: c.transport, devices: c.devices, connectRate: CONNECT_RATE,
-              ...(c.paced ? { totalRate: rate! } : { saturate: true }),
-              accountBase: c.transport === 'tcp' ? '100000' : '200000', key: c.aes ? KEY : null, ackTimeoutMs: 5000,
-            },
-          }));
+          runs.get(g.label)!.push(
+            await runPhase(g.child, {
+              label: `${g.label} ${c.transport} ${c.devices} ${c.aes ? 'AES' : 'plain'} ${c.paced ? 'paced' : 'saturating'}`,
+              warmupMs: WARMUP_MS,
+              measureMs: MEASURE_MS,
+              sim: {
+                port: c.transport === 'tcp' ? g.tcpPort : g.udpPort,
+                transport: c.transport,
+                devices: c.devices,
+                connectRate: CONNECT_RATE,
+                ...(c.paced ? { totalRate: rate! } : { saturate: true }),
+                accountBase: c.transport === 'tcp' ? '100000' : '200000',
+                key: c.aes ? KEY : null,
+                ackTimeoutMs: 5000,
+              },
+            }),
+          );
           await sleep(300);
         }
       }
       const floor = c.paced
         ? null
         : await durableFloor(c.devices, FLOOR_S, tmpdir(), PINNING ? 1 : null).catch((err: unknown) => {
-          process.stderr.write(`durable floor failed: ${err instanceof Error ? err.message : String(err)}\n`);
-          return null;
-        });
+            process.stderr.write(`durable floor failed: ${err instanceof Error ? err.message : String(err)}\n`);
+            return null;
+          });
       for (const g of gateways) {
         const list = runs.get(g.label)!.sort((a, b) => a.ackedPerS - b.ackedPerS);
         if (list.length === 0) continue;
         const median = list[Math.floor(list.length / 2)]!;
-        const r: Row = { ...median, ...c, build: g.label, mode: c.paced ? `paced ${rates.get(g.label)}/s` : 'saturate', floor };
+        const r: Row = {
+          ...median,
+          ...c,
+          build: g.label,
+          mode: c.paced ? `paced ${rates.get(g.label)}/s` : 'saturate',
+          floor,
+        };
         rows.push(r);
         print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
       }
@@ -173,40 +250,113 @@ async function main(): Promise<void> {
   print('\n' + formatTable(HEADER, rows.map(row)));
   const last = builds[builds.length - 1]!.label;
   const rowOf = (build: string, t: string, devices: number, aes: boolean, paced = false): Row | undefined =>
-    rows.find((r) => r.build === build && r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced);
-  const find = (t: string, devices: number, aes: boolean, paced = false): Row | undefined => rowOf(last, t, devices, aes, paced);
-  const goal = (label: string, r: Row | undefined, value: (r: Row) => number, ok: (v: number) => boolean, unit = 'events/s'): void => {
-    if (r) print(`  ${label.padEnd(40)} ${value(r)} ${unit} ${verdict(ok(value(r)))}${r.floor ? ` (floor ${r.floor.eventsPerS}/s, ratio ${(r.ackedPerS / r.floor.eventsPerS).toFixed(2)})` : ''}`);
+    rows.find(
+      (r) => r.build === build && r.transport === t && r.devices === devices && r.aes === aes && r.paced === paced,
+    );
+  const find = (t: string, devices: number, aes: boolean, paced = false): Row | undefined =>
+    rowOf(last, t, devices, aes, paced);
+  const goal = (
+    label: string,
+    r: Row | undefined,
+    value: (r: Row) => number,
+    ok: (v: number) => boolean,
+    unit = 'events/s',
+  ): void => {
+    if (r)
+      print(
+        `  ${label.padEnd(40)} ${value(r)} ${unit} ${verdict(ok(value(r)))}${r.floor ? ` (floor ${r.floor.eventsPerS}/s, ratio ${(r.ackedPerS / r.floor.eventsPerS).toFixed(2)})` : ''}`,
+      );
   };
   const reference = rows.filter((r) => r.build === REFERENCE_LABEL);
   if (reference.length > 0) {
-    print(`\nVigil (build "${last}") against the store-nothing reference (issue 9's table), same simulator, same pinning:`);
+    print(
+      `\nVigil (build "${last}") against the store-nothing reference (issue 9's table), same simulator, same pinning:`,
+    );
     for (const ref of reference) {
       const vigil = find(ref.transport, ref.devices, ref.aes);
       if (!vigil) continue;
       const name = `${ref.transport.toUpperCase()} ${ref.aes ? 'AES-128' : 'plain'}, ${ref.devices} ${ref.transport === 'udp' ? 'senders' : 'connections'}`;
-      print(`  ${name.padEnd(32)} Vigil ${String(vigil.ackedPerS).padStart(6)}/s  store-nothing ${String(ref.ackedPerS).padStart(6)}/s  ratio ${(vigil.ackedPerS / ref.ackedPerS).toFixed(2)}  (cpu µs/ev ${vigil.cpuUsPerEvent} vs ${ref.cpuUsPerEvent})`);
+      print(
+        `  ${name.padEnd(32)} Vigil ${String(vigil.ackedPerS).padStart(6)}/s  store-nothing ${String(ref.ackedPerS).padStart(6)}/s  ratio ${(vigil.ackedPerS / ref.ackedPerS).toFixed(2)}  (cpu µs/ev ${vigil.cpuUsPerEvent} vs ${ref.cpuUsPerEvent})`,
+      );
       const minimum = rowOf(MINIMUM_LABEL, ref.transport, ref.devices, ref.aes);
-      if (minimum) print(`  ${''.padEnd(32)} durable minimum ${String(minimum.ackedPerS).padStart(6)}/s  Vigil / minimum ${(vigil.ackedPerS / minimum.ackedPerS).toFixed(2)}  (cpu µs/ev ${minimum.cpuUsPerEvent}, p99 ${minimum.p99.toFixed(2)} ms)`);
+      if (minimum)
+        print(
+          `  ${''.padEnd(32)} durable minimum ${String(minimum.ackedPerS).padStart(6)}/s  Vigil / minimum ${(vigil.ackedPerS / minimum.ackedPerS).toFixed(2)}  (cpu µs/ev ${minimum.cpuUsPerEvent}, p99 ${minimum.p99.toFixed(2)} ms)`,
+        );
       const inline = rowOf(INLINE_LABEL, ref.transport, ref.devices, ref.aes);
-      if (inline) print(`  ${''.padEnd(32)} minimum, commit inline ${String(inline.ackedPerS).padStart(6)}/s  (cpu µs/ev ${inline.cpuUsPerEvent}, p99 ${inline.p99.toFixed(2)} ms)`);
+      if (inline)
+        print(
+          `  ${''.padEnd(32)} minimum, commit inline ${String(inline.ackedPerS).padStart(6)}/s  (cpu µs/ev ${inline.cpuUsPerEvent}, p99 ${inline.p99.toFixed(2)} ms)`,
+        );
     }
   }
   print(`\ngoals (issue 9), build "${last}":`);
-  goal('TCP 1 connection >= 2,500', find('tcp', 1, false), (r) => r.ackedPerS, (v) => v >= 2500);
-  goal('TCP 10 connections >= 20,000', find('tcp', 10, false), (r) => r.ackedPerS, (v) => v >= 20_000);
-  goal('TCP 100 connections plain >= 40,000', find('tcp', 100, false), (r) => r.ackedPerS, (v) => v >= 40_000);
-  goal('TCP 100 connections AES-128 >= 17,000', find('tcp', 100, true), (r) => r.ackedPerS, (v) => v >= 17_000);
-  goal('UDP 10 senders >= 20,000', find('udp', 10, false), (r) => r.ackedPerS, (v) => v >= 20_000);
-  goal('CPU per event, TCP 100 plain <= 15 µs', find('tcp', 100, false), (r) => r.cpuUsPerEvent, (v) => v <= 15, 'µs');
-  goal('ACK p99, TCP 100 plain saturating < 5 ms', find('tcp', 100, false), (r) => Number(r.p99.toFixed(2)), (v) => v < 5, 'ms');
-  goal('ACK p99, TCP 100 plain paced at half < 5 ms', find('tcp', 100, false, true), (r) => Number(r.p99.toFixed(2)), (v) => v < 5, 'ms');
-  print('  (bytes/ev: /proc/<gateway>/io write_bytes per ACKed event, all threads; floor B/ev and floor cpu µs/ev the same for the bare loop)');
-  print('  (sim cpu near 100% means the simulator, not the gateway, set the pace; other cpu = the rest of the machine, noise)');
-  print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  goal(
+    'TCP 1 connection >= 2,500',
+    find('tcp', 1, false),
+    (r) => r.ackedPerS,
+    (v) => v >= 2500,
+  );
+  goal(
+    'TCP 10 connections >= 20,000',
+    find('tcp', 10, false),
+    (r) => r.ackedPerS,
+    (v) => v >= 20_000,
+  );
+  goal(
+    'TCP 100 connections plain >= 40,000',
+    find('tcp', 100, false),
+    (r) => r.ackedPerS,
+    (v) => v >= 40_000,
+  );
+  goal(
+    'TCP 100 connections AES-128 >= 17,000',
+    find('tcp', 100, true),
+    (r) => r.ackedPerS,
+    (v) => v >= 17_000,
+  );
+  goal(
+    'UDP 10 senders >= 20,000',
+    find('udp', 10, false),
+    (r) => r.ackedPerS,
+    (v) => v >= 20_000,
+  );
+  goal(
+    'CPU per event, TCP 100 plain <= 15 µs',
+    find('tcp', 100, false),
+    (r) => r.cpuUsPerEvent,
+    (v) => v <= 15,
+    'µs',
+  );
+  goal(
+    'ACK p99, TCP 100 plain saturating < 5 ms',
+    find('tcp', 100, false),
+    (r) => Number(r.p99.toFixed(2)),
+    (v) => v < 5,
+    'ms',
+  );
+  goal(
+    'ACK p99, TCP 100 plain paced at half < 5 ms',
+    find('tcp', 100, false, true),
+    (r) => Number(r.p99.toFixed(2)),
+    (v) => v < 5,
+    'ms',
+  );
+  print(
+    '  (bytes/ev: /proc/<gateway>/io write_bytes per ACKed event, all threads; floor B/ev and floor cpu µs/ev the same for the bare loop)',
+  );
+  print(
+    '  (sim cpu near 100% means the simulator, not the gateway, set the pace; other cpu = the rest of the machine, noise)',
+  );
+  print(
+    `load average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`ingest bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`ingest bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

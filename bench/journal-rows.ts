@@ -48,7 +48,9 @@ function runCase(variant: Variant, batch: number, seconds: number, pool: readonl
   try {
     migrate(db, silentLogger);
     const journal = new EventJournal(db, { rowsPerInsert: variant.rowsPerInsert });
-    const batches = Array.from({ length: pool.length }, (_, i) => Array.from({ length: batch }, (_, j) => pool[(i + j) % pool.length]!));
+    const batches = Array.from({ length: pool.length }, (_, i) =>
+      Array.from({ length: batch }, (_, j) => pool[(i + j) % pool.length]!),
+    );
     journal.appendRows(batches[0]!); // prepares the statements outside the timing
     let rows = 0;
     const bytes0 = writeBytes('self');
@@ -61,7 +63,12 @@ function runCase(variant: Variant, batch: number, seconds: number, pool: readonl
     }
     const elapsed = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    return { userUs: cpu.user / rows, sysUs: cpu.system / rows, bytes: (writeBytes('self') - bytes0) / rows, rowsPerS: rows / elapsed };
+    return {
+      userUs: cpu.user / rows,
+      sysUs: cpu.system / rows,
+      bytes: (writeBytes('self') - bytes0) / rows,
+      rowsPerS: rows / elapsed,
+    };
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -91,10 +98,20 @@ function main(): void {
       const user = median(all.map((f) => f.userUs));
       const sys = median(all.map((f) => f.sysUs));
       const bytes = Math.round(median(all.map((f) => f.bytes)));
-      rows.push([String(batch), variant.label, user.toFixed(2), sys.toFixed(2), (user + sys).toFixed(2), bytes, Math.round(median(all.map((f) => f.rowsPerS)))]);
+      rows.push([
+        String(batch),
+        variant.label,
+        user.toFixed(2),
+        sys.toFixed(2),
+        (user + sys).toFixed(2),
+        bytes,
+        Math.round(median(all.map((f) => f.rowsPerS))),
+      ]);
     }
   }
-  process.stdout.write(formatTable(['batch', 'case', 'user µs/row', 'sys µs/row', 'cpu µs/row', 'bytes/row', 'rows/s'], rows) + '\n');
+  process.stdout.write(
+    formatTable(['batch', 'case', 'user µs/row', 'sys µs/row', 'cpu µs/row', 'bytes/row', 'rows/s'], rows) + '\n',
+  );
 }
 
 main();

@@ -32,8 +32,12 @@ async function main(): Promise<void> {
       }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       process.stdout.write(
-        `batch ${String(size).padStart(3)}: ${Math.round(events / seconds).toString().padStart(8)} events/s, ` +
-          `${Math.round(commits / seconds).toString().padStart(6)} commits/s (${events} events in ${seconds.toFixed(2)} s)\n`,
+        `batch ${String(size).padStart(3)}: ${Math.round(events / seconds)
+          .toString()
+          .padStart(8)} events/s, ` +
+          `${Math.round(commits / seconds)
+            .toString()
+            .padStart(6)} commits/s (${events} events in ${seconds.toFixed(2)} s)\n`,
       );
     }
   } finally {

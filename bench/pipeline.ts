@@ -147,8 +147,15 @@ function percentile(sorted: number[], p: number): number {
 
 async function configureOutput(gateway: GatewayChild, peerPort: number, enabled: boolean): Promise<void> {
   const output = {
-    id: OUTPUT_ID, name: 'bench automation', type: 1, protocol: 'MLR2', identificator: `127.0.0.1:${peerPort}`,
-    oid: 0xb1, receiver_number: 1, line_number: 1, enabled,
+    id: OUTPUT_ID,
+    name: 'bench automation',
+    type: 1,
+    protocol: 'MLR2',
+    identificator: `127.0.0.1:${peerPort}`,
+    oid: 0xb1,
+    receiver_number: 1,
+    line_number: 1,
+    enabled,
   };
   const put = await gateway.api('PUT', '/api/settings', { outputs: [output] });
   if (put.status !== 200) throw new Error(`PUT /api/settings: ${put.status} ${put.text}`);
@@ -209,8 +216,14 @@ async function latencyPhase(rxPort: number, peer: AutomationPeer, first: number)
   latencies.sort((a, b) => a - b);
   const acks = devices.flatMap((d) => d.ackLatencies).sort((a, b) => a - b);
   return {
-    sent, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? NaN, lost: sent - latencies.length, next: n,
-    ackP50: percentile(acks, 50), ackP99: percentile(acks, 99),
+    sent,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? NaN,
+    lost: sent - latencies.length,
+    next: n,
+    ackP50: percentile(acks, 50),
+    ackP99: percentile(acks, 99),
   };
 }
 
@@ -242,7 +255,9 @@ async function fillBacklog(rxPort: number, first: number): Promise<{ seconds: nu
 }
 
 async function main(): Promise<void> {
-  print(`pipeline bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, ${RATE} events/s for ${LATENCY_MS / 1000} s, backlog ${BACKLOG}`);
+  print(
+    `pipeline bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, ${RATE} events/s for ${LATENCY_MS / 1000} s, backlog ${BACKLOG}`,
+  );
   const peer = new AutomationPeer();
   const peerPort = await peer.listen();
   const rxPort = await freePort();
@@ -251,12 +266,18 @@ async function main(): Promise<void> {
     await configureOutput(gateway, peerPort, true);
     await sleep(300);
     const latency = await latencyPhase(rxPort, peer, 0);
-    print(`latency: ${latency.sent} events sent, ${latency.lost} not seen by the peer; p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms, max ${latency.max.toFixed(1)} ms`);
-    print(`  of which receiver ACK (journal commit): p50 ${latency.ackP50.toFixed(2)} ms, p99 ${latency.ackP99.toFixed(2)} ms`);
+    print(
+      `latency: ${latency.sent} events sent, ${latency.lost} not seen by the peer; p50 ${latency.p50.toFixed(2)} ms, p99 ${latency.p99.toFixed(2)} ms, max ${latency.max.toFixed(1)} ms`,
+    );
+    print(
+      `  of which receiver ACK (journal commit): p50 ${latency.ackP50.toFixed(2)} ms, p99 ${latency.ackP99.toFixed(2)} ms`,
+    );
 
     await configureOutput(gateway, peerPort, false);
     const fill = await fillBacklog(rxPort, latency.next);
-    print(`backlog: ${fill.acked} events journaled (receiver ACKs) in ${fill.seconds.toFixed(1)} s with the output disabled`);
+    print(
+      `backlog: ${fill.acked} events journaled (receiver ACKs) in ${fill.seconds.toFixed(1)} s with the output disabled`,
+    );
     peer.reset(false);
     const enabledAt = performance.now();
     await configureOutput(gateway, peerPort, true);
@@ -264,18 +285,32 @@ async function main(): Promise<void> {
     const total = (peer.lastAt - enabledAt) / 1000;
     const steady = (peer.lastAt - peer.firstAt) / 1000;
     const rate = peer.count / Math.max(steady, 1e-3);
-    print(`drain: ${peer.count} of ${fill.acked} lines ${drained ? '' : '(TIMED OUT) '}in ${total.toFixed(2)} s after enabling (${steady.toFixed(2)} s first to last line)`);
+    print(
+      `drain: ${peer.count} of ${fill.acked} lines ${drained ? '' : '(TIMED OUT) '}in ${total.toFixed(2)} s after enabling (${steady.toFixed(2)} s first to last line)`,
+    );
 
     print('');
-    print(formatTable(
-      ['figure', 'value', 'target', 'verdict'],
-      [
-        ['latency p50 (device send -> automation ACK)', `${latency.p50.toFixed(2)} ms`, '', ''],
-        ['latency p99 at 1,000 events/s', `${latency.p99.toFixed(2)} ms`, '< 50 ms', verdict(latency.p99 < 50 && latency.lost === 0)],
-        ['  receiver ACK p99 (ingest share)', `${latency.ackP99.toFixed(2)} ms`, '', ''],
-        ['backlog drain to a local MLR2 peer', `${Math.round(rate)} events/s`, '>= 5,000/s', verdict(rate >= 5000 && drained)],
-      ],
-    ));
+    print(
+      formatTable(
+        ['figure', 'value', 'target', 'verdict'],
+        [
+          ['latency p50 (device send -> automation ACK)', `${latency.p50.toFixed(2)} ms`, '', ''],
+          [
+            'latency p99 at 1,000 events/s',
+            `${latency.p99.toFixed(2)} ms`,
+            '< 50 ms',
+            verdict(latency.p99 < 50 && latency.lost === 0),
+          ],
+          ['  receiver ACK p99 (ingest share)', `${latency.ackP99.toFixed(2)} ms`, '', ''],
+          [
+            'backlog drain to a local MLR2 peer',
+            `${Math.round(rate)} events/s`,
+            '>= 5,000/s',
+            verdict(rate >= 5000 && drained),
+          ],
+        ],
+      ),
+    );
   } finally {
     await gateway.stop();
     await peer.close();

@@ -40,18 +40,37 @@ const com: BenchSection = {
     for (const phase of COM_PHASES) {
       const r = await runComPhase(phase);
       rows.push(r);
-      print(`  ${r.protocol} ${r.baud} baud, window ${r.window}: ${r.summary.events_per_s} events/s, ${pct(r.summary.wire_fraction)} of the wire`);
+      print(
+        `  ${r.protocol} ${r.baud} baud, window ${r.window}: ${r.summary.events_per_s} events/s, ${pct(r.summary.wire_fraction)} of the wire`,
+      );
     }
     const table = formatTable(
       ['protocol', 'baud', 'window', 'events', 'acked/s', 'wire max/s', 'bytes/event', 'wire used', 'failed', 'resent'],
       rows.map((r) => [
-        r.protocol, r.baud, r.window, r.summary.events_acked, r.summary.events_per_s, r.wireEventsPerS, r.bytesPerEvent,
-        pct(r.summary.wire_fraction), r.summary.events_failed, r.summary.retransmissions,
+        r.protocol,
+        r.baud,
+        r.window,
+        r.summary.events_acked,
+        r.summary.events_per_s,
+        r.wireEventsPerS,
+        r.bytesPerEvent,
+        pct(r.summary.wire_fraction),
+        r.summary.events_failed,
+        r.summary.retransmissions,
       ]),
     );
     const goal = rows.filter((r) => r.protocol === 'SIA-DC09' && r.window > 1);
-    const lines = goal.map((r) => `  DC-09 at ${r.baud} baud (window ${r.window}) >= 90 % of the wire: ${pct(r.summary.wire_fraction)} ${verdict((r.summary.wire_fraction ?? 0) >= 0.9)}`);
-    return [table, '', 'targets:', ...lines, '  (window 1 = one frame per ACK as most panels send; the ACK and the commit then idle the line)'].join('\n');
+    const lines = goal.map(
+      (r) =>
+        `  DC-09 at ${r.baud} baud (window ${r.window}) >= 90 % of the wire: ${pct(r.summary.wire_fraction)} ${verdict((r.summary.wire_fraction ?? 0) >= 0.9)}`,
+    );
+    return [
+      table,
+      '',
+      'targets:',
+      ...lines,
+      '  (window 1 = one frame per ACK as most panels send; the ACK and the commit then idle the line)',
+    ].join('\n');
   },
 };
 
@@ -71,7 +90,11 @@ const SECTIONS: readonly BenchSection[] = [com, modem];
 
 async function main(): Promise<void> {
   const wanted = process.env.BENCH_SERIAL_SECTIONS?.split(',');
-  print(`serial bench: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (other work on this machine skews every figure)`);
+  print(
+    `serial bench: load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (other work on this machine skews every figure)`,
+  );
   for (const section of SECTIONS) {
     if (wanted && !wanted.includes(section.name)) continue;
     print(`\n== ${section.name}`);
@@ -80,6 +103,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`serial bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`serial bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

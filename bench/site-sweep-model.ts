@@ -43,7 +43,16 @@ async function model(intervalS: number): Promise<{ bytesPerDay: number; commits:
     const t0 = Date.UTC(2026, 10, 24);
     const ids: number[] = [];
     for (let i = 0; i < DEVICES; i++) {
-      ids.push(store.objects.upsertMain({ account: String(300000 + i), receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: `10.0.${i >> 8}.${i & 255}:4000`, at: t0 }).id);
+      ids.push(
+        store.objects.upsertMain({
+          account: String(300000 + i),
+          receiverId: 1,
+          receiverKind: 'tcp',
+          transport: 'tcp',
+          remoteAddress: `10.0.${i >> 8}.${i & 255}:4000`,
+          at: t0,
+        }).id,
+      );
     }
     let bytes0 = 0;
     let commits = 0;
@@ -74,7 +83,9 @@ async function model(intervalS: number): Promise<{ bytesPerDay: number; commits:
 }
 
 async function main(): Promise<void> {
-  print(`sightings sweep model: ${DEVICES} objects, a link test each per ${LINK_TEST_S} s, 1 event/s (one commit each), ${SIMULATED_S} simulated s per interval`);
+  print(
+    `sightings sweep model: ${DEVICES} objects, a link test each per ${LINK_TEST_S} s, 1 event/s (one commit each), ${SIMULATED_S} simulated s per interval`,
+  );
   print('| sweep interval | written per simulated day | commits |');
   print('|---|---|---|');
   for (const intervalS of INTERVALS_S) {
@@ -87,6 +98,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`sweep model failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`sweep model failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

@@ -33,14 +33,30 @@ function print(text: string): void {
 }
 
 async function main(): Promise<void> {
-  print(`site bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} event/s, ${SECONDS} s measured`);
-  print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  print(
+    `site bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} event/s, ${SECONDS} s measured`,
+  );
+  print(
+    `gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const port = await freePort();
   const gateway = await startGatewayChild({ receivers: { tcp: [{ id: 1, port }], udp: [] } });
-  const sim = new Simulator(resolveSimOptions({
-    port, transport: 'tcp', devices: DEVICES, totalRate: EVENTS_PER_S, linkTestIntervalMs: LINK_TEST_MS, connectRate: 500,
-    accountBase: '300000', durationMs: SECONDS * 1000 + SETTLE_MS + 120_000, drainMs: 0, ackTimeoutMs: 10_000,
-  }));
+  const sim = new Simulator(
+    resolveSimOptions({
+      port,
+      transport: 'tcp',
+      devices: DEVICES,
+      totalRate: EVENTS_PER_S,
+      linkTestIntervalMs: LINK_TEST_MS,
+      connectRate: 500,
+      accountBase: '300000',
+      durationMs: SECONDS * 1000 + SETTLE_MS + 120_000,
+      drainMs: 0,
+      ackTimeoutMs: 10_000,
+    }),
+  );
   try {
     sim.start();
     await sim.waitConnected(DEVICES, 60_000);
@@ -61,10 +77,20 @@ async function main(): Promise<void> {
     const cpuPct = ((gateway.cpuSeconds() - cpu0) / seconds) * 100;
     const perHour = (bytes / seconds) * 3600;
     const perDayMb = (perHour * 24) / 1e6;
-    print(`settled ${(SETTLE_MS / 1000).toFixed(0)} s after all connected; events ACKed: ${s.eventsAcked - acked0} in ${seconds.toFixed(0)} s; connected ${s.connected}; timeouts ${s.ackTimeouts}`);
-    print(`written: ${bytes} bytes = ${(perHour / 1e6).toFixed(2)} MB/hour = ${perDayMb.toFixed(1)} MB/day ${verdict(perDayMb < 50)} (goal < 50 MB/day)`);
-    print(`gateway CPU: ${cpuPct.toFixed(2)} % of one core; RSS ${(gateway.rssKiB() / 1024).toFixed(1)} MiB (peak ${(peakRss / 1024).toFixed(1)} MiB)`);
-    print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    print(
+      `settled ${(SETTLE_MS / 1000).toFixed(0)} s after all connected; events ACKed: ${s.eventsAcked - acked0} in ${seconds.toFixed(0)} s; connected ${s.connected}; timeouts ${s.ackTimeouts}`,
+    );
+    print(
+      `written: ${bytes} bytes = ${(perHour / 1e6).toFixed(2)} MB/hour = ${perDayMb.toFixed(1)} MB/day ${verdict(perDayMb < 50)} (goal < 50 MB/day)`,
+    );
+    print(
+      `gateway CPU: ${cpuPct.toFixed(2)} % of one core; RSS ${(gateway.rssKiB() / 1024).toFixed(1)} MiB (peak ${(peakRss / 1024).toFixed(1)} MiB)`,
+    );
+    print(
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await sim.stop();
     await gateway.stop();
@@ -72,6 +98,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`site bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`site bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

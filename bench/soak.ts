@@ -86,8 +86,14 @@ class GcLog {
 }
 
 async function main(): Promise<void> {
-  print(`soak bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} events/s; ${CHURN_PER_S} connections/s from ${CHURN_ACCOUNTS} devices connecting per event; ${SECONDS} s measured`);
-  print(`gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  print(
+    `soak bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} events/s; ${CHURN_PER_S} connections/s from ${CHURN_ACCOUNTS} devices connecting per event; ${SECONDS} s measured`,
+  );
+  print(
+    `gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const gcs = new GcLog();
   const port = await freePort();
   const gateway = await startGatewayChild({
@@ -100,12 +106,23 @@ async function main(): Promise<void> {
       if (gc) gcs.add(gc);
     },
   });
-  const sim = new Simulator(resolveSimOptions({
-    port, transport: 'tcp', devices: DEVICES, totalRate: EVENTS_PER_S, linkTestIntervalMs: LINK_TEST_MS, connectRate: 500,
-    accountBase: '400000', durationMs: SECONDS * 1000 + SETTLE_MS + 120_000, drainMs: 0, ackTimeoutMs: 10_000,
-  }));
+  const sim = new Simulator(
+    resolveSimOptions({
+      port,
+      transport: 'tcp',
+      devices: DEVICES,
+      totalRate: EVENTS_PER_S,
+      linkTestIntervalMs: LINK_TEST_MS,
+      connectRate: 500,
+      accountBase: '400000',
+      durationMs: SECONDS * 1000 + SETTLE_MS + 120_000,
+      drainMs: 0,
+      ackTimeoutMs: 10_000,
+    }),
+  );
   const churn = new ChurnDevices({ port, perSecond: CHURN_PER_S, accounts: CHURN_ACCOUNTS });
-  const smaps = (): ReturnType<typeof memoryClasses> => memoryClasses(readFileSync(`/proc/${gateway.pid}/smaps`, 'utf8'));
+  const smaps = (): ReturnType<typeof memoryClasses> =>
+    memoryClasses(readFileSync(`/proc/${gateway.pid}/smaps`, 'utf8'));
   try {
     sim.start();
     await sim.waitConnected(DEVICES, 60_000);
@@ -118,8 +135,20 @@ async function main(): Promise<void> {
     const samples: (string | number)[][] = [];
     const sample = (): void => {
       const m = smaps();
-      const heaps = gcs.isolates().map(([, list]) => list[list.length - 1]!).map((g) => `${g.liveMiB.toFixed(1)}/${g.reservedMiB.toFixed(0)}`);
-      samples.push([((performance.now() - t0) / 1000).toFixed(0), mib(gateway.rssKiB()), mib(m.v8KiB), mib(m.nativeKiB), mib(m.brkKiB), mib(m.fileKiB), heaps.join('  ') || '-', sim.stats.eventsAcked - acked0]);
+      const heaps = gcs
+        .isolates()
+        .map(([, list]) => list[list.length - 1]!)
+        .map((g) => `${g.liveMiB.toFixed(1)}/${g.reservedMiB.toFixed(0)}`);
+      samples.push([
+        ((performance.now() - t0) / 1000).toFixed(0),
+        mib(gateway.rssKiB()),
+        mib(m.v8KiB),
+        mib(m.nativeKiB),
+        mib(m.brkKiB),
+        mib(m.fileKiB),
+        heaps.join('  ') || '-',
+        sim.stats.eventsAcked - acked0,
+      ]);
       const table = formatTable(HEADER, samples);
       print(samples.length === 1 ? table : table.split('\n').pop()!);
     };
@@ -133,8 +162,12 @@ async function main(): Promise<void> {
     print('');
     print(formatTable(HEADER, samples));
     print('');
-    print(`events ACKed ${s.eventsAcked - acked0} in ${SECONDS} s; connected ${s.connected}; ACK timeouts ${s.ackTimeouts}`);
-    print(`connect-per-event devices, whole run: ${churn.stats.opened} connections, ${churn.stats.acked} ACKed, ${churn.stats.failed} failed or timed out`);
+    print(
+      `events ACKed ${s.eventsAcked - acked0} in ${SECONDS} s; connected ${s.connected}; ACK timeouts ${s.ackTimeouts}`,
+    );
+    print(
+      `connect-per-event devices, whole run: ${churn.stats.opened} connections, ${churn.stats.acked} ACKed, ${churn.stats.failed} failed or timed out`,
+    );
     print(`RSS ${mib(rssStart)} → ${mib(gateway.rssKiB())} MiB`);
     const third = (SECONDS * 1000) / 3;
     for (const [isolate, list] of gcs.isolates()) {
@@ -150,9 +183,15 @@ async function main(): Promise<void> {
       const after = Math.min(...last.map((g) => g.liveMiB));
       const grew = after - before;
       const steady = grew < Math.max(STEADY_MIB, before * 0.05);
-      print(`${gcs.label(isolate)}: ${list.length} full collections; live heap ${before.toFixed(1)} → ${after.toFixed(1)} MiB (first → last third, smallest of each): ${steady ? 'steady' : verdict(false) + ' (growing)'}`);
+      print(
+        `${gcs.label(isolate)}: ${list.length} full collections; live heap ${before.toFixed(1)} → ${after.toFixed(1)} MiB (first → last third, smallest of each): ${steady ? 'steady' : verdict(false) + ' (growing)'}`,
+      );
     }
-    print(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    print(
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     churn.stop();
     await sim.stop();
@@ -161,6 +200,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`soak bench failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.stderr.write(`soak bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exitCode = 1;
 });

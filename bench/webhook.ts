@@ -43,9 +43,23 @@ function percentile(values: number[], p: number): number {
 
 function event(n: number): NewEvent {
   return {
-    receivedAt: Date.now(), receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '127.0.0.1:40000',
-    account: '1234', dc09Receiver: null, dc09Line: null, sequence: '0001', protocol: 'ADM-CID', encrypted: false,
-    eventClass: 'alarm', qualifier: 'E', code: '130', groupNo: '01', zoneNo: (n % 1000).toString().padStart(3, '0'), text: null,
+    receivedAt: Date.now(),
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '127.0.0.1:40000',
+    account: '1234',
+    dc09Receiver: null,
+    dc09Line: null,
+    sequence: '0001',
+    protocol: 'ADM-CID',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: '130',
+    groupNo: '01',
+    zoneNo: (n % 1000).toString().padStart(3, '0'),
+    text: null,
     raw: Buffer.from(`"ADM-CID"0001R1L1#1234[#1234|1130 01 ${(n % 1000).toString().padStart(3, '0')}]`),
   };
 }
@@ -79,14 +93,21 @@ class Receiver {
       const at = performance.now();
       const raw = Buffer.concat(chunks);
       const header = (name: string): string | undefined => req.headers[name] as string | undefined;
-      const ok = verifyWebhook(SECRET, { signature: header('x-vigil-signature'), timestamp: header('x-vigil-timestamp') }, raw, Date.now() / 1000) === 'ok';
+      const ok =
+        verifyWebhook(
+          SECRET,
+          { signature: header('x-vigil-signature'), timestamp: header('x-vigil-timestamp') },
+          raw,
+          Date.now() / 1000,
+        ) === 'ok';
       if (!ok) {
         this.bad++;
         res.writeHead(401).end();
         return;
       }
       this.postTimes.push(at);
-      for (const e of (JSON.parse(raw.toString('utf8')) as { events: { id: number }[] }).events) if (!this.arrivals.has(e.id)) this.arrivals.set(e.id, at);
+      for (const e of (JSON.parse(raw.toString('utf8')) as { events: { id: number }[] }).events)
+        if (!this.arrivals.has(e.id)) this.arrivals.set(e.id, at);
       res.writeHead(200).end();
     });
   }
@@ -117,13 +138,33 @@ async function main(): Promise<void> {
   const rows: (string | number)[][] = [];
   const listeners = new Set<() => void>();
   const settings = (batch: number): OutputSettings => ({
-    id: 1, name: 'bench', type: 4, protocol: 'JSON', identificator: `http://127.0.0.1:${port}/hook`, oid: 1, receiver_number: 0, line_number: 0,
-    webhook: { secret: SECRET, timeout_ms: 10_000, batch_size: batch, retries: 3, retry_min_ms: 1000, retry_max_ms: 30_000, ca_file: '' },
-    filters: { receivers: [], event_classes: [] }, enabled: true,
+    id: 1,
+    name: 'bench',
+    type: 4,
+    protocol: 'JSON',
+    identificator: `http://127.0.0.1:${port}/hook`,
+    oid: 1,
+    receiver_number: 0,
+    line_number: 0,
+    webhook: {
+      secret: SECRET,
+      timeout_ms: 10_000,
+      batch_size: batch,
+      retries: 3,
+      retry_min_ms: 1000,
+      retry_max_ms: 30_000,
+      ca_file: '',
+    },
+    filters: { receivers: [], event_classes: [] },
+    enabled: true,
   });
   const output = (batch: number) =>
     buildOutput(settings(batch), {
-      store, health, logger, clock: systemClock, instanceName: 'bench',
+      store,
+      health,
+      logger,
+      clock: systemClock,
+      instanceName: 'bench',
       onEventStored: (listener) => {
         listeners.add(listener);
         return () => listeners.delete(listener);
@@ -132,7 +173,8 @@ async function main(): Promise<void> {
   try {
     for (const batch of [1, 50]) {
       const base = store.events.maxId();
-      for (let i = 0; i < BACKLOG; i += 500) store.events.append(Array.from({ length: Math.min(500, BACKLOG - i) }, (_, j) => event(i + j)));
+      for (let i = 0; i < BACKLOG; i += 500)
+        store.events.append(Array.from({ length: Math.min(500, BACKLOG - i) }, (_, j) => event(i + j)));
       const last = store.events.maxId();
       store.cursors.reset(1, base);
       receiver.reset();
@@ -143,14 +185,19 @@ async function main(): Promise<void> {
       const elapsed = performance.now() - started;
       await out.stop();
       const gaps = receiver.postTimes.slice(1).map((t, i) => t - receiver.postTimes[i]!);
-      rows.push([`drain ${BACKLOG}, batch ${batch}`, done ? Math.round(BACKLOG / (elapsed / 1000)) : 'timeout', percentile(gaps, 50).toFixed(2), percentile(gaps, 99).toFixed(2)]);
+      rows.push([
+        `drain ${BACKLOG}, batch ${batch}`,
+        done ? Math.round(BACKLOG / (elapsed / 1000)) : 'timeout',
+        percentile(gaps, 50).toFixed(2),
+        percentile(gaps, 99).toFixed(2),
+      ]);
     }
     receiver.reset();
     store.cursors.reset(1, store.events.maxId());
     const out = output(1);
     await out.start();
     const sentAt = new Map<number, number>();
-    const until = performance.now() + LIVE / RATE * 1000 * 3;
+    const until = performance.now() + (LIVE / RATE) * 1000 * 3;
     for (let n = 0; n < LIVE && performance.now() < until; n++) {
       const [ref] = store.events.append([event(n)]);
       sentAt.set(ref!.id, performance.now());
@@ -159,8 +206,15 @@ async function main(): Promise<void> {
     }
     await waitUntil(() => [...sentAt.keys()].every((id) => receiver.arrivals.has(id)), 10_000);
     await out.stop();
-    const latencies = [...sentAt].filter(([id]) => receiver.arrivals.has(id)).map(([id, at]) => receiver.arrivals.get(id)! - at);
-    rows.push([`live ${sentAt.size} at ${RATE}/s, batch 1`, `${latencies.length} delivered`, percentile(latencies, 50).toFixed(2), percentile(latencies, 99).toFixed(2)]);
+    const latencies = [...sentAt]
+      .filter(([id]) => receiver.arrivals.has(id))
+      .map(([id, at]) => receiver.arrivals.get(id)! - at);
+    rows.push([
+      `live ${sentAt.size} at ${RATE}/s, batch 1`,
+      `${latencies.length} delivered`,
+      percentile(latencies, 50).toFixed(2),
+      percentile(latencies, 99).toFixed(2),
+    ]);
     print(`load average ${load.toFixed(2)}; bad signatures ${receiver.bad}`);
     print(formatTable(['case', 'events/s', 'p50 ms', 'p99 ms'], rows));
     print('drain rows: p50/p99 of the time between two POSTs; live row: journal commit -> receiver, per event');

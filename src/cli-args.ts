@@ -81,12 +81,17 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         strict: true,
       });
       if (!values.scopes) throw new UsageError('--scopes is required');
-      const scopes = values.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = values.scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = scopes.filter((s) => !(KNOWN_SCOPES as readonly string[]).includes(s));
-      if (scopes.length === 0 || unknown.length > 0) throw new UsageError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}`);
+      if (scopes.length === 0 || unknown.length > 0)
+        throw new UsageError(`--scopes: unknown scope ${unknown.join(', ') || '(none given)'}`);
       const minutesText = values.minutes ?? '60';
       const minutes = Number(minutesText);
-      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > TOKEN_TIME_MAX) throw new UsageError(`--minutes: must be an integer 1..${TOKEN_TIME_MAX}`);
+      if (!/^\d+$/.test(minutesText) || minutes < 1 || minutes > TOKEN_TIME_MAX)
+        throw new UsageError(`--minutes: must be an integer 1..${TOKEN_TIME_MAX}`);
       return { command: 'token', dataDir: values['data-dir'] ?? defaultDataDir, scopes: [...new Set(scopes)], minutes };
     }
     case 'first-boot': {
@@ -107,18 +112,29 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     case 'sim-modem':
       return { command: 'sim-modem', argv: rest };
     case 'ports': {
-      const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+      const { values } = parseArgs({
+        args: rest,
+        options: { 'data-dir': { type: 'string' }, json: { type: 'boolean' } },
+        strict: true,
+      });
       return { command: 'ports', dataDir: values['data-dir'] ?? defaultDataDir, json: values.json === true };
     }
     case 'status': {
       const { values } = parseArgs({
         args: rest,
-        options: { 'data-dir': { type: 'string' }, watch: { type: 'boolean' }, interval: { type: 'string' }, url: { type: 'string' } },
+        options: {
+          'data-dir': { type: 'string' },
+          watch: { type: 'boolean' },
+          interval: { type: 'string' },
+          url: { type: 'string' },
+        },
         strict: true,
       });
       const intervalText = values.interval ?? '2';
-      if (!/^\d+$/.test(intervalText) || Number(intervalText) < 1 || Number(intervalText) > 3600) throw new UsageError('--interval: must be an integer 1..3600 (seconds)');
-      if (values.url !== undefined && !/^https?:\/\/[^\s/]+\/?$/.test(values.url)) throw new UsageError('--url: must be http(s)://host:port');
+      if (!/^\d+$/.test(intervalText) || Number(intervalText) < 1 || Number(intervalText) > 3600)
+        throw new UsageError('--interval: must be an integer 1..3600 (seconds)');
+      if (values.url !== undefined && !/^https?:\/\/[^\s/]+\/?$/.test(values.url))
+        throw new UsageError('--url: must be http(s)://host:port');
       return {
         command: 'status',
         dataDir: values['data-dir'] ?? defaultDataDir,
@@ -130,7 +146,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     case 'backup': {
       const { values } = parseArgs({
         args: rest,
-        options: { 'data-dir': { type: 'string' }, out: { type: 'string' }, journal: { type: 'boolean' }, 'passphrase-file': { type: 'string' } },
+        options: {
+          'data-dir': { type: 'string' },
+          out: { type: 'string' },
+          journal: { type: 'boolean' },
+          'passphrase-file': { type: 'string' },
+        },
         strict: true,
       });
       if (!values.out) throw new UsageError('--out is required: the backup file to write');
@@ -145,7 +166,11 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
     case 'restore': {
       const { values, positionals } = parseArgs({
         args: rest,
-        options: { 'data-dir': { type: 'string' }, 'new-identity': { type: 'boolean' }, 'passphrase-file': { type: 'string' } },
+        options: {
+          'data-dir': { type: 'string' },
+          'new-identity': { type: 'boolean' },
+          'passphrase-file': { type: 'string' },
+        },
         allowPositionals: true,
         strict: true,
       });

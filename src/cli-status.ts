@@ -60,7 +60,10 @@ function getJson(url: string, token: string, ca: string | null): Promise<{ statu
       req.end();
     });
   }
-  return fetch(url, { headers, signal: AbortSignal.timeout(5000) }).then(async (res) => ({ status: res.status, body: await res.text() }));
+  return fetch(url, { headers, signal: AbortSignal.timeout(5000) }).then(async (res) => ({
+    status: res.status,
+    body: await res.text(),
+  }));
 }
 
 export async function runStatus(command: StatusCommand, out: NodeJS.WriteStream = process.stdout): Promise<number> {
@@ -82,8 +85,12 @@ export async function runStatus(command: StatusCommand, out: NodeJS.WriteStream 
     try {
       const { token } = await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: [], minutes: 1 });
       const res = await getJson(`${url.replace(/\/$/, '')}/api/status`, token, ca);
-      if (res.status !== 200) return { text: `vigil status: ${url} answered ${res.status} ${res.body.slice(0, 80)}\n`, ok: false };
-      return { text: statusText(JSON.parse(res.body) as StatusBody, { color: out.isTTY === true, now: Date.now() }), ok: true };
+      if (res.status !== 200)
+        return { text: `vigil status: ${url} answered ${res.status} ${res.body.slice(0, 80)}\n`, ok: false };
+      return {
+        text: statusText(JSON.parse(res.body) as StatusBody, { color: out.isTTY === true, now: Date.now() }),
+        ok: true,
+      };
     } catch (err) {
       return { text: `vigil status: gateway not reachable at ${url}: ${describeError(err)}\n`, ok: false };
     }

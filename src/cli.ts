@@ -52,7 +52,9 @@ async function serve(command: Extract<CliCommand, { command: 'serve' }>): Promis
 }
 
 async function token(command: Extract<CliCommand, { command: 'token' }>): Promise<void> {
-  const notInitialised = new UsageError(`${command.dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`);
+  const notInitialised = new UsageError(
+    `${command.dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`,
+  );
   const dbPath = join(command.dataDir, 'vigil.db');
   if (!existsSync(dbPath)) throw notInitialised;
   // Read-only: the gateway may be running and owns the writer; WAL lets us read beside it.
@@ -66,7 +68,11 @@ async function token(command: Extract<CliCommand, { command: 'token' }>): Promis
     }
     const secret = parsed.settings.api.api_jwt_secret;
     const tokens = new TokenService({ secret: () => secret, clock: { now: () => Date.now() } });
-    const issued = await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: command.scopes, minutes: command.minutes });
+    const issued = await tokens.issueToken({
+      sub: INSTALLER_SUBJECT,
+      scopes: command.scopes,
+      minutes: command.minutes,
+    });
     process.stdout.write(issued.token + '\n');
   } finally {
     await store.stop();
@@ -95,7 +101,10 @@ async function main(argv: string[]): Promise<void> {
       case 'sim': {
         if (command.argv.some((a) => a === '--serial' || a.startsWith('--serial='))) {
           const { runSerialSimCli } = await import('./sim/serial-sim-cli.js');
-          await runSerialSimCli(command.argv, standaloneSerialLines(createLogger('sim', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL, 'warn'))));
+          await runSerialSimCli(
+            command.argv,
+            standaloneSerialLines(createLogger('sim', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL, 'warn'))),
+          );
           return;
         }
         const { runSimulatorCli } = await import('./sim/sim-cli.js');

@@ -154,7 +154,14 @@ export class Gateway {
       await this.startService(store);
       this.storeRef = store;
       // Free space for the journal: component `storage` warns well before the card is full (docs/store.md §Free space).
-      await this.startService(new StorageSpaceWatch({ dir: dataDir, health: this.health, freePageBytes: () => store.freePageBytes(), logger: logger.child('storage') }));
+      await this.startService(
+        new StorageSpaceWatch({
+          dir: dataDir,
+          health: this.health,
+          freePageBytes: () => store.freePageBytes(),
+          logger: logger.child('storage'),
+        }),
+      );
 
       const settings = new SettingsService({
         repo: store.settings,
@@ -163,22 +170,40 @@ export class Gateway {
       });
       await this.startService(settings);
       this.settingsRef = settings;
-      this.initResult = await initialiseDataDir({ dataDir, settings, grants: store.grants, logger: logger.child('init') });
+      this.initResult = await initialiseDataDir({
+        dataDir,
+        settings,
+        grants: store.grants,
+        logger: logger.child('init'),
+      });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));
       // The clear-text first password goes once it no longer opens the first account (#28.13).
       await this.startService(new InitialPasswordWatch({ dataDir, settings, logger: logger.child('init') }));
       // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
       await this.startService(new FirstBootReporter(dataDir, this.health));
       // Why the previous run ended (watchdog, crash, power loss, clean stop), from last-run.json (docs/watchdog.md).
-      const runRecorder = new RunRecorder({ dataDir, health: this.health, clock: this.clock, logger: logger.child('last-run') });
+      const runRecorder = new RunRecorder({
+        dataDir,
+        health: this.health,
+        clock: this.clock,
+        logger: logger.child('last-run'),
+      });
       await this.startService(runRecorder);
 
       // Shared by every receiver across restarts: group-committed ingest, its bus, live device links.
       // Ignorable startup events are flagged by the journal writer, inside the ingest's transaction
       // (docs/supervision.md): these rules travel with every batch.
-      const startupRules = (): StartupRules => ({ gatewayStartedAt: this.startedAt, triplets: settings.current().ignorable_startup_events });
+      const startupRules = (): StartupRules => ({
+        gatewayStartedAt: this.startedAt,
+        triplets: settings.current().ignorable_startup_events,
+      });
       // Prometheus figures (GET /metrics, docs/metrics.md); the ingest's timings come through PipelineMetrics.
-      const metrics = new GatewayMetrics({ health: this.health, objects: store.objects, dbPath, now: () => this.clock.now() });
+      const metrics = new GatewayMetrics({
+        health: this.health,
+        objects: store.objects,
+        dbPath,
+        now: () => this.clock.now(),
+      });
       metrics.start();
       const receivers = new ReceiverRuntime({
         store,
@@ -197,8 +222,14 @@ export class Gateway {
       const links: LiveLinks = receivers.links;
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
-        store, settings, health: this.health, clock: this.clock, logger: logger.child('tracker'),
-        version, ingest: receivers, startNotes: () => startNotes(runRecorder.previousRunLine(), restored),
+        store,
+        settings,
+        health: this.health,
+        clock: this.clock,
+        logger: logger.child('tracker'),
+        version,
+        ingest: receivers,
+        startNotes: () => startNotes(runRecorder.previousRunLine(), restored),
         tapTrackerRaise: (raise) => tapTransitions(raise, () => this.statusSlot.sink, store.objects, this.clock),
       });
       for (const service of supervision.before) await this.startService(service);
@@ -218,7 +249,12 @@ export class Gateway {
         settings,
         store,
         tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
-        devices: new RegistryCommandPort({ objects: store.objects, links, logger: logger.child('devices'), overrides: store.overrides }),
+        devices: new RegistryCommandPort({
+          objects: store.objects,
+          links,
+          logger: logger.child('devices'),
+          overrides: store.overrides,
+        }),
         deviceEnrolment: { store, clock: this.clock, logger: logger.child('devices') },
         services,
         throttle: supervision.loginThrottle,
@@ -239,7 +275,8 @@ export class Gateway {
         ...apiDeps,
         settingsView: settings,
         onEventStored: apiDeps.onEventStored,
-        journalAction: (login, action) => void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
+        journalAction: (login, action) =>
+          void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
       });
       const current = settings.current();
       const listeners: HttpListeners = new HttpListeners(
@@ -263,7 +300,12 @@ export class Gateway {
       await this.startService(listeners);
       this.listenersRef = listeners;
       // The watchdog is fed only while the internal checks pass (docs/watchdog.md).
-      const selfCheck = new SelfCheck({ health: this.health, store, writer: receivers.ingest.writerProbe, logger: logger.child('self-check') });
+      const selfCheck = new SelfCheck({
+        health: this.health,
+        store,
+        writer: receivers.ingest.writerProbe,
+        logger: logger.child('self-check'),
+      });
       await this.startService(selfCheck);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
@@ -302,12 +344,19 @@ export class Gateway {
       instanceName: current.general.instance_name,
       health: this.health,
       logger: this.options.logger,
-      ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
+      ...(receivers
+        ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) }
+        : {}),
     });
     // Device status output, retention job, MySQL sync (docs/status-output.md, docs/retention.md, docs/mysql-sync.md).
     const housekeeping = buildHousekeepingServices({
-      settings: this.settings, store: this.store, statusSlot: this.statusSlot, health: this.health, clock: this.clock,
-      logger: this.options.logger, ...(receivers ? { bus: receivers.bus } : {}),
+      settings: this.settings,
+      store: this.store,
+      statusSlot: this.statusSlot,
+      health: this.health,
+      clock: this.clock,
+      logger: this.options.logger,
+      ...(receivers ? { bus: receivers.bus } : {}),
     });
     this.warnLowPorts(current);
     // The status LEDs first: their lamp test lights as the services start (docs/leds.md).
@@ -318,10 +367,19 @@ export class Gateway {
     });
     // Serial (type 3) outputs run on this thread: serialport's native poller cannot serve two threads of one process
     // (a port in the worker crashed the process while ports were open here; docs/outputs.md §Serial).
-    const serialOutputs = buildOutputs(current.outputs.filter((o) => o.type === OUTPUT_TYPES.com), {
-      store: this.store, health: this.health, logger: this.options.logger.child('outputs'), clock: this.clock, serial: this.serialLines,
-      ...(receivers ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) } : {}),
-    });
+    const serialOutputs = buildOutputs(
+      current.outputs.filter((o) => o.type === OUTPUT_TYPES.com),
+      {
+        store: this.store,
+        health: this.health,
+        logger: this.options.logger.child('outputs'),
+        clock: this.clock,
+        serial: this.serialLines,
+        ...(receivers
+          ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) }
+          : {}),
+      },
+    );
     return [leds, outputs, ...serialOutputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
   }
 
@@ -329,11 +387,17 @@ export class Gateway {
   private warnLowPorts(current: Settings): void {
     const facts = readPrivilegeFacts();
     if (!facts) return;
-    const ports = portsNeedingCapability(listeningPorts(current, { http: this.options.httpPort, https: this.options.httpsPort }), facts);
+    const ports = portsNeedingCapability(
+      listeningPorts(current, { http: this.options.httpPort, https: this.options.httpsPort }),
+      facts,
+    );
     if (ports.length === 0) return;
-    this.options.logger.warn('ports below 1024 cannot be bound without CAP_NET_BIND_SERVICE: install systemd/vigil.service.d/low-ports.conf', {
-      ports: ports.map((p) => `${p.what}=${p.port}`).join(', '),
-    });
+    this.options.logger.warn(
+      'ports below 1024 cannot be bound without CAP_NET_BIND_SERVICE: install systemd/vigil.service.d/low-ports.conf',
+      {
+        ports: ports.map((p) => `${p.what}=${p.port}`).join(', '),
+      },
+    );
   }
 
   private async startService(service: Service): Promise<void> {
@@ -352,7 +416,8 @@ async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined
   });
   if (!opened.lamps) return opened;
   const { board, chip, lines, numbers } = opened;
-  const description = `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
+  const description =
+    `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
     `link GPIO ${lines.link} (${numbers.link}), trouble GPIO ${lines.trouble} (${numbers.trouble})`;
   return { lamps: opened.lamps, description };
 }
@@ -371,13 +436,21 @@ export function discoverSerialPorts(configured: ReadonlyMap<string, readonly str
 function startNotes(previousRun: string | null, restored: BackupHeader | null): string | null {
   const notes = [];
   if (previousRun) notes.push(`previous run: ${previousRun}`);
-  if (restored) notes.push(`restored from the backup of ${restored.instance_name || 'this box'} made ${restored.created_at} by version ${restored.app_version}`);
+  if (restored)
+    notes.push(
+      `restored from the backup of ${restored.instance_name || 'this box'} made ${restored.created_at} by version ${restored.app_version}`,
+    );
   return notes.length > 0 ? notes.join('; ') : null;
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
   if (result.password === null) {
-    return ['Vigil: data dir initialised.', `  first account:  ${result.login}`, '  password:       as set in vigil-setup.txt', ''].join('\n');
+    return [
+      'Vigil: data dir initialised.',
+      `  first account:  ${result.login}`,
+      '  password:       as set in vigil-setup.txt',
+      '',
+    ].join('\n');
   }
   return [
     'Vigil: data dir initialised.',

@@ -33,16 +33,28 @@ function figure(value: unknown): string {
 
 function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)];
 }
 
 export function statusText(status: StatusBody, options: TextOptions): string {
-  const paint = (state: string, text = state): string => (options.color && COLORS[state] ? `\x1b[${COLORS[state]}m${text}\x1b[0m` : text);
+  const paint = (state: string, text = state): string =>
+    options.color && COLORS[state] ? `\x1b[${COLORS[state]}m${text}\x1b[0m` : text;
   const all = [...status.receivers, ...status.outputs, ...status.components];
-  const overall = all.some((c) => c.state === 'failed' || c.state === 'stopped') ? 'failed' : all.some((c) => c.state !== 'ok') ? 'degraded' : 'ok';
+  const overall = all.some((c) => c.state === 'failed' || c.state === 'stopped')
+    ? 'failed'
+    : all.some((c) => c.state !== 'ok')
+      ? 'degraded'
+      : 'ok';
   const title = overall === 'ok' ? 'All systems normal' : overall === 'degraded' ? 'Attention needed' : 'Fault';
-  const devices = status.receivers.reduce((n, r) => n + (typeof r.metrics.connections === 'number' ? r.metrics.connections : 0), 0);
+  const devices = status.receivers.reduce(
+    (n, r) => n + (typeof r.metrics.connections === 'number' ? r.metrics.connections : 0),
+    0,
+  );
   const lines: string[] = [
     `${status.instance_name} · Vigil ${status.version} · up ${duration(status.uptime_s)} · ${new Date(options.now).toISOString().slice(0, 19).replace('T', ' ')} UTC`,
     `${paint(overall, title)} · connected devices ${devices} · store ${paint(status.store.state)}`,
@@ -51,8 +63,21 @@ export function statusText(status: StatusBody, options: TextOptions): string {
   ];
   if (status.receivers.length === 0) lines.push('  none running');
   else {
-    const rows = status.receivers.map((r) => [r.name, r.state, ago(r.since, options.now), figure(r.metrics.connections), figure(r.metrics.links), figure(r.metrics.events), figure(r.metrics.rejected), figure(r.metrics.listening)]);
-    lines.push(...table(['name', 'state', 'since', 'connected', 'links', 'events', 'rejected', 'listening'], rows).map((l, i) => `  ${i === 0 ? l : colorState(l, status.receivers[i - 1]!, paint)}`));
+    const rows = status.receivers.map((r) => [
+      r.name,
+      r.state,
+      ago(r.since, options.now),
+      figure(r.metrics.connections),
+      figure(r.metrics.links),
+      figure(r.metrics.events),
+      figure(r.metrics.rejected),
+      figure(r.metrics.listening),
+    ]);
+    lines.push(
+      ...table(['name', 'state', 'since', 'connected', 'links', 'events', 'rejected', 'listening'], rows).map(
+        (l, i) => `  ${i === 0 ? l : colorState(l, status.receivers[i - 1]!, paint)}`,
+      ),
+    );
   }
   lines.push('', 'OUTPUTS');
   if (status.outputs.length === 0) lines.push('  none configured');
@@ -66,11 +91,17 @@ export function statusText(status: StatusBody, options: TextOptions): string {
       typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, options.now) : 'never',
       figure(o.metrics.delivered),
     ]);
-    lines.push(...table(['name', 'state', 'since', 'link', 'backlog', 'last ACK', 'delivered'], rows).map((l, i) => `  ${i === 0 ? l : colorState(l, status.outputs[i - 1]!, paint)}`));
+    lines.push(
+      ...table(['name', 'state', 'since', 'link', 'backlog', 'last ACK', 'delivered'], rows).map(
+        (l, i) => `  ${i === 0 ? l : colorState(l, status.outputs[i - 1]!, paint)}`,
+      ),
+    );
   }
   lines.push('', 'COMPONENTS');
   for (const c of status.components) {
-    lines.push(`  ${c.name} (${c.kind}) ${paint(c.state)} since ${ago(c.since, options.now)}${c.detail ? ` · ${c.detail}` : ''}`);
+    lines.push(
+      `  ${c.name} (${c.kind}) ${paint(c.state)} since ${ago(c.since, options.now)}${c.detail ? ` · ${c.detail}` : ''}`,
+    );
     const figures = Object.entries(c.metrics).map(([k, v]) => `${k}=${figure(v)}`);
     if (figures.length > 0) lines.push(`      ${figures.join('  ')}`);
   }

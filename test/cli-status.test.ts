@@ -18,7 +18,10 @@ import { freePort } from './helpers/net.js';
 import { tempDir } from './helpers/temp-dir.js';
 
 /** Runs the CLI; with `stopWhen`, sends SIGINT once its output satisfies it (at most 20 s). */
-function run(args: string[], stopWhen: ((stdout: string) => boolean) | null): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  stopWhen: ((stdout: string) => boolean) | null,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -67,7 +70,10 @@ test('vigil status prints the status view; --watch redraws it in place until int
     assert.match(once.stdout, /\n {2}api:http \(api\) ok since/);
     assert.not.match(once.stdout, '\x1b['); // not a terminal: no colours
     const redraws = (text: string): number => text.split('\x1b[H').length - 1;
-    const watched = await run(['status', '--data-dir', dir.path, '--watch', '--interval', '1'], (text) => redraws(text) >= 2 && text.endsWith('Ctrl-C to quit)\x1b[K\n\x1b[J'));
+    const watched = await run(
+      ['status', '--data-dir', dir.path, '--watch', '--interval', '1'],
+      (text) => redraws(text) >= 2 && text.endsWith('Ctrl-C to quit)\x1b[K\n\x1b[J'),
+    );
     assert.is(watched.code, 0, watched.stderr);
     assert.ok(redraws(watched.stdout) >= 2, `${redraws(watched.stdout)} redraws`);
     assert.match(watched.stdout, /\x1b\[H.*rx:tcp:1.*\x1b\[H.*rx:tcp:1/s);
@@ -86,10 +92,41 @@ test('statusText: the same sections as the page, failed states coloured when ask
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);
   const text = statusText(
     {
-      instance_name: 'site', version: '1.0.0', started_at: '2026-01-01T11:00:00.000Z', uptime_s: 3600, store: { state: 'ok' },
-      receivers: [{ name: 'rx:udp:2', kind: 'receiver', state: 'failed', detail: 'EADDRINUSE', since: '2026-01-01T11:59:00.000Z', metrics: { connections: 0 } }],
-      outputs: [{ name: 'out:1', kind: 'output', state: 'ok', detail: null, since: '2026-01-01T11:00:00.000Z', metrics: { connected: true, backlog: 3, last_ack_at: now - 5000, delivered: 9 } }],
-      components: [{ name: 'modem:ttyUSB2', kind: 'modem', state: 'ok', detail: null, since: '2026-01-01T11:00:00.000Z', metrics: { csq: 18, rssi_dbm: -77 } }],
+      instance_name: 'site',
+      version: '1.0.0',
+      started_at: '2026-01-01T11:00:00.000Z',
+      uptime_s: 3600,
+      store: { state: 'ok' },
+      receivers: [
+        {
+          name: 'rx:udp:2',
+          kind: 'receiver',
+          state: 'failed',
+          detail: 'EADDRINUSE',
+          since: '2026-01-01T11:59:00.000Z',
+          metrics: { connections: 0 },
+        },
+      ],
+      outputs: [
+        {
+          name: 'out:1',
+          kind: 'output',
+          state: 'ok',
+          detail: null,
+          since: '2026-01-01T11:00:00.000Z',
+          metrics: { connected: true, backlog: 3, last_ack_at: now - 5000, delivered: 9 },
+        },
+      ],
+      components: [
+        {
+          name: 'modem:ttyUSB2',
+          kind: 'modem',
+          state: 'ok',
+          detail: null,
+          since: '2026-01-01T11:00:00.000Z',
+          metrics: { csq: 18, rssi_dbm: -77 },
+        },
+      ],
     },
     { color: true, now },
   );

@@ -8,11 +8,17 @@ import { CLI, serveChild, waitHealthy } from './helpers/gateway-process.js';
 import { freePort } from './helpers/net.js';
 import { tempDir } from './helpers/temp-dir.js';
 
-
 function httpsGet(port: number, path: string, ca: string, token?: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path, ca, servername: 'localhost', headers: token ? { authorization: `Bearer ${token}` } : {} },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        ca,
+        servername: 'localhost',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      },
       (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
@@ -42,7 +48,11 @@ test('vigil serve answers /health over HTTP and HTTPS, vigil token prints one JW
     await waitHealthy(httpPort, 15_000);
     assert.ok(stdout.includes('password:'), 'first-start banner on stdout');
 
-    const result = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'restart_services,device_control', '--minutes', '5'], { encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      [CLI, 'token', '--data-dir', dir.path, '--scopes', 'restart_services,device_control', '--minutes', '5'],
+      { encoding: 'utf8' },
+    );
     assert.is(result.status, 0, result.stderr);
     const lines = result.stdout.split('\n').filter(Boolean);
     assert.is(lines.length, 1);
@@ -64,7 +74,9 @@ test('vigil serve answers /health over HTTP and HTTPS, vigil token prints one JW
 test('vigil token on a dir that was never served is a clear error, and bad flags exit 2', () => {
   const dir = tempDir();
   try {
-    const missing = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings'], { encoding: 'utf8' });
+    const missing = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dir.path, '--scopes', 'settings'], {
+      encoding: 'utf8',
+    });
     assert.is(missing.status, 2);
     assert.is(missing.stdout, '');
     assert.match(missing.stderr, /not an initialised Vigil data dir/);

@@ -121,7 +121,9 @@ async function main(): Promise<void> {
       const result = await runFile(file, here);
       results.push(result);
       const verdict = result.failed > 0 ? 'FAIL' : 'ok  ';
-      process.stdout.write(`${verdict} ${result.file} (${result.passed} passed, ${result.failed} failed, ${result.ms} ms)\n`);
+      process.stdout.write(
+        `${verdict} ${result.file} (${result.passed} passed, ${result.failed} failed, ${result.ms} ms)\n`,
+      );
       if (result.failed > 0 || process.env.VIGIL_TEST_VERBOSE) process.stdout.write(result.output + '\n');
     }
   };

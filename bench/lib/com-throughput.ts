@@ -44,22 +44,59 @@ export async function runComPhase(phase: ComPhase): Promise<ComResult> {
   await store.start();
   const lines = serialLineFactory({ health, logger: silentLogger });
   const runtime = new ReceiverRuntime({ store, health, clock: systemClock, logger: silentLogger, serial: lines });
-  const settings = v.parse(comReceiverSchema, { id: 1, name: 'bench COM', port_id: pty.a, baud_rate: phase.baud, protocol: phase.protocol });
-  const receiver = runtime.build({ tcp_receivers: [], udp_receivers: [], com_receivers: [settings], modem_receivers: [] })[0] as ComReceiver;
+  const settings = v.parse(comReceiverSchema, {
+    id: 1,
+    name: 'bench COM',
+    port_id: pty.a,
+    baud_rate: phase.baud,
+    protocol: phase.protocol,
+  });
+  const receiver = runtime.build({
+    tcp_receivers: [],
+    udp_receivers: [],
+    com_receivers: [settings],
+    modem_receivers: [],
+  })[0] as ComReceiver;
   await receiver.start();
-  const line = lines({ path: pty.b, baudRate: phase.baud, dataBits: 8, parity: 'none', stopBits: 1, flowControl: 'none', owner: 'bench' });
+  const line = lines({
+    path: pty.b,
+    baudRate: phase.baud,
+    dataBits: 8,
+    parity: 'none',
+    stopBits: 1,
+    flowControl: 'none',
+    owner: 'bench',
+  });
   await line.start();
   try {
-    const base = parseSerialSimArgs(['--serial', pty.b, '--protocol', phase.protocol, '--baud', String(phase.baud), '--emulate-baud'])!.options;
+    const base = parseSerialSimArgs([
+      '--serial',
+      pty.b,
+      '--protocol',
+      phase.protocol,
+      '--baud',
+      String(phase.baud),
+      '--emulate-baud',
+    ])!.options;
     // Bytes per message on the wire, to size the run and the 100 % line.
     const bytesPerEvent = phase.protocol === 'MLR2' ? 21 : 60;
     const wireEventsPerS = phase.baud / base.bitsPerChar / bytesPerEvent;
     const events = Math.max(20, Math.round(wireEventsPerS * phase.seconds));
     const summary = await new SerialSimulator(line, {
-      ...base, events, window: phase.window, heartbeatMs: 0, durationMs: (phase.seconds * 3 + 10) * 1000,
+      ...base,
+      events,
+      window: phase.window,
+      heartbeatMs: 0,
+      durationMs: (phase.seconds * 3 + 10) * 1000,
     }).run();
-    const measured = summary.events_acked > 0 ? summary.bytes_out / (summary.events_acked + summary.retransmissions) : bytesPerEvent;
-    return { ...phase, summary, bytesPerEvent: Math.round(measured * 10) / 10, wireEventsPerS: Math.round((phase.baud / base.bitsPerChar / measured) * 10) / 10 };
+    const measured =
+      summary.events_acked > 0 ? summary.bytes_out / (summary.events_acked + summary.retransmissions) : bytesPerEvent;
+    return {
+      ...phase,
+      summary,
+      bytesPerEvent: Math.round(measured * 10) / 10,
+      wireEventsPerS: Math.round((phase.baud / base.bitsPerChar / measured) * 10) / 10,
+    };
   } finally {
     await line.stop();
     await receiver.stop();

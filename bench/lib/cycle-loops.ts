@@ -46,15 +46,34 @@ function account(device: number): string {
 
 function decodedEvent(device: number): DecodedEvent {
   return {
-    protocol: 'SIA-DCS', account: account(device), receiver: 'R1', line: 'L1', sequence: '0001', encrypted: false, eventClass: 'alarm',
-    code: 'BA', groupNo: '1', zoneNo: '01', deviceTime: null, deviceTimeText: null,
+    protocol: 'SIA-DCS',
+    account: account(device),
+    receiver: 'R1',
+    line: 'L1',
+    sequence: '0001',
+    encrypted: false,
+    eventClass: 'alarm',
+    code: 'BA',
+    groupNo: '1',
+    zoneNo: '01',
+    deviceTime: null,
+    deviceTimeText: null,
   };
 }
 
 function decodedFrame(device: number): FrameItem {
   return {
-    kind: 'frame', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: `127.0.0.1:${40000 + device}`, receivedAt: Date.now(),
-    session: null, raw: RAW, events: [decodedEvent(device)], linkTest: false, account: account(device), device: null,
+    kind: 'frame',
+    receiver: { id: 1, kind: 'tcp' },
+    transport: 'tcp',
+    remoteAddress: `127.0.0.1:${40000 + device}`,
+    receivedAt: Date.now(),
+    session: null,
+    raw: RAW,
+    events: [decodedEvent(device)],
+    linkTest: false,
+    account: account(device),
+    device: null,
   };
 }
 
@@ -68,7 +87,14 @@ class FrameSource {
     this.sequences[device] = sequence;
     const n = (this.counts[device] ?? 0) + 1;
     this.counts[device] = n;
-    const header: FrameHeader = { token: 'SIA-DCS', account: account(device), receiver: '1', line: '1', key: null, timestamps: true };
+    const header: FrameHeader = {
+      token: 'SIA-DCS',
+      account: account(device),
+      receiver: '1',
+      line: '1',
+      key: null,
+      timestamps: true,
+    };
     return eventFrame(header, { sequence: sequenceText(sequence), time: Date.now() }, n);
   }
 }
@@ -106,14 +132,34 @@ async function vigilLoop(path: string): Promise<Loop> {
 async function vigilRxLoop(path: string): Promise<Loop> {
   const { ingest, close } = await vigilIngest(path);
   const settings = {
-    id: 1, name: 'cycle', port: 0, bind_address: '127.0.0.1', require_encryption: false, time_window_past_s: 40,
-    time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false,
-    tolerate_binary_crc: true, tolerate_cr_counted: true, tolerate_trailing_bytes: true, tolerate_empty_line: true, tolerate_text_account: false,
+    id: 1,
+    name: 'cycle',
+    port: 0,
+    bind_address: '127.0.0.1',
+    require_encryption: false,
+    time_window_past_s: 40,
+    time_window_future_s: 20,
+    check_plain_timestamps: false,
+    accept_local_time: false,
+    tolerate_binary_crc: true,
+    tolerate_cr_counted: true,
+    tolerate_trailing_bytes: true,
+    tolerate_empty_line: true,
+    tolerate_text_account: false,
   };
   const profile = new ReceiverProfile('tcp', settings);
   const counters = new ReceiverCounters();
   const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
-  const deps = { rules: profile, deviceLink: profile, counters, ingest, links, clock: systemClock, logger: silentLogger, maxInFlight: 64 };
+  const deps = {
+    rules: profile,
+    deviceLink: profile,
+    counters,
+    ingest,
+    links,
+    clock: systemClock,
+    logger: silentLogger,
+    maxInFlight: 64,
+  };
   const frames = new FrameSource();
   const sessions: Dc09Session[] = [];
   const waiting: Array<(() => void) | undefined> = [];
@@ -126,7 +172,10 @@ async function vigilRxLoop(path: string): Promise<Loop> {
     let session = sessions[device];
     if (!session) {
       const channel: StreamChannel = {
-        framing: 'stream', transport: 'tcp', remoteAddress: `127.0.0.1:${40000 + device}`, sessionRows: true,
+        framing: 'stream',
+        transport: 'tcp',
+        remoteAddress: `127.0.0.1:${40000 + device}`,
+        sessionRows: true,
         write: () => {
           const done = waiting[device];
           waiting[device] = undefined;
@@ -188,10 +237,22 @@ async function minimumLoop(path: string, decode: boolean): Promise<Loop> {
       return;
     }
     const framer = (framers[device] ??= new Dc09Framer());
-    const item = { kind: 'frame', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: `127.0.0.1:${40000 + device}`, receivedAt: Date.now() } as FrameItem;
+    const item = {
+      kind: 'frame',
+      receiver: { id: 1, kind: 'tcp' },
+      transport: 'tcp',
+      remoteAddress: `127.0.0.1:${40000 + device}`,
+      receivedAt: Date.now(),
+    } as FrameItem;
     for (const frame of framer.push(frames.next(device))) {
       if (frame.kind !== 'frame') continue;
-      const decision = handleFrame(frame.body, { now: Date.now(), key: null, requireEncryption: false, checkPlainTimestamps: false, acceptLocalTime: false });
+      const decision = handleFrame(frame.body, {
+        now: Date.now(),
+        key: null,
+        requireEncryption: false,
+        checkPlainTimestamps: false,
+        acceptLocalTime: false,
+      });
       if (decision.action !== 'ack') continue;
       for (const e of decision.events) values.push(...toInsertParams(journalRow(e, { ...item, raw: frame.raw })));
       // The reply is written after the commit: done() stands for that write.

@@ -73,7 +73,8 @@ export function durableFloor(batch: number, seconds: number, parent: string, cpu
   const dir = mkdtempSync(join(parent, 'vigil-floor-'));
   const script = fileURLToPath(import.meta.url);
   const args = [script, String(batch), String(seconds), dir];
-  const [cmd, argv] = cpu === null ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
+  const [cmd, argv] =
+    cpu === null ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
   return new Promise((resolve, reject) => {
     execFile(cmd, argv, { timeout: (seconds + 30) * 1000 }, (err, stdout) => {
       rmSync(dir, { recursive: true, force: true });

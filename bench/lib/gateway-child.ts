@@ -49,7 +49,11 @@ export function hasTaskset(): boolean {
  * `none` nothing pinned.
  */
 export const PIN_MODE: 'split' | 'sim' | 'none' =
-  process.env.BENCH_PIN === 'sim' ? 'sim' : process.env.BENCH_PIN === 'none' || process.env.BENCH_PIN === '0' ? 'none' : 'split';
+  process.env.BENCH_PIN === 'sim'
+    ? 'sim'
+    : process.env.BENCH_PIN === 'none' || process.env.BENCH_PIN === '0'
+      ? 'none'
+      : 'split';
 /** True when the gateway is confined to CPU 1. */
 export const PINNING = PIN_MODE === 'split';
 
@@ -139,19 +143,41 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
   const dataDir = mkdtempSync(join(tmpdir(), 'vigil-bench-gw-'));
   const cli = options.buildDir ? join(options.buildDir, 'dist', 'src', 'cli.js') : CLI;
   const seed = options.buildDir
-    ? ((await import(join(options.buildDir, 'dist', 'bench', 'lib', 'seed-settings.js'))) as { seedReceivers: typeof seedReceivers }).seedReceivers
+    ? (
+        (await import(join(options.buildDir, 'dist', 'bench', 'lib', 'seed-settings.js'))) as {
+          seedReceivers: typeof seedReceivers;
+        }
+      ).seedReceivers
     : seedReceivers;
   await seed(dataDir, options.receivers);
   const httpPort = await freePort();
-  const nodeArgs: string[] = [...(options.nodeArgs ?? []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs: string[] = [
+    ...(options.nodeArgs ?? []),
+    ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const profDir = process.env.BENCH_CPU_PROF;
   if (profDir) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', profDir);
-  const serveArgs = [...nodeArgs, cli, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', '0', '--host', '127.0.0.1'];
+  const serveArgs = [
+    ...nodeArgs,
+    cli,
+    'serve',
+    '--data-dir',
+    dataDir,
+    '--http-port',
+    String(httpPort),
+    '--https-port',
+    '0',
+    '--host',
+    '127.0.0.1',
+  ];
   const cpu = options.cpu === undefined ? (PINNING ? 1 : null) : options.cpu;
   const pinned = cpu !== null && hasTaskset();
   const onLine = options.onOutputLine;
   const stdout = onLine ? 'pipe' : 'ignore';
-  const spawnOptions = { stdio: ['ignore', stdout, 'pipe'] as ['ignore', 'pipe' | 'ignore', 'pipe'], env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' } };
+  const spawnOptions = {
+    stdio: ['ignore', stdout, 'pipe'] as ['ignore', 'pipe' | 'ignore', 'pipe'],
+    env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' },
+  };
   const child: ChildProcess = pinned
     ? spawn('taskset', ['-c', String(cpu), process.execPath, ...serveArgs], spawnOptions)
     : spawn(process.execPath, serveArgs, spawnOptions);
@@ -198,7 +224,16 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     const token = await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,
-        [cli, 'token', '--data-dir', dataDir, '--scopes', 'settings,restart_services,device_control,omit_mpass', '--minutes', '600'],
+        [
+          cli,
+          'token',
+          '--data-dir',
+          dataDir,
+          '--scopes',
+          'settings,restart_services,device_control,omit_mpass',
+          '--minutes',
+          '600',
+        ],
         { timeout: 20_000 },
         (err, stdout) => (err ? reject(err) : resolve(stdout.trim())),
       );
@@ -212,7 +247,10 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
       api: async (method, path, body) => {
         const response = await fetch(`http://127.0.0.1:${httpPort}${path}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
         return { status: response.status, text: await response.text() };

@@ -19,7 +19,9 @@ export interface KernelCounters {
 
 function field(file: string, prefix: string, name: string): number {
   try {
-    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith(`${prefix}:`));
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(`${prefix}:`));
     const names = lines[0]?.split(/\s+/) ?? [];
     const values = lines[1]?.split(/\s+/) ?? [];
     const index = names.indexOf(name);

@@ -71,7 +71,8 @@ export interface FullGc {
  * or null for anything else (scavenges, the gateway's own output):
  *   [27116:0x25a6e490]   170 ms: Mark-Compact 46.1 (78.5) -> 22.6 (56.4) MB, 1.01 / 0.00 ms  (...
  */
-const FULL_GC = /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(([\d.]+)\) MB/;
+const FULL_GC =
+  /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(([\d.]+)\) MB/;
 
 export function parseFullGc(line: string): FullGc | null {
   const match = FULL_GC.exec(line);

@@ -29,14 +29,17 @@ function decodeRate(label: string, pdus: string[]): string {
       const r = decodeDeliverPdu(pdus[i]!);
       if (!r.ok) throw new Error(r.error);
       let text: string | null = r.sms.text;
-      if (r.sms.concat) text = reassembler.add({ sender: r.sms.sender, concat: r.sms.concat, text, tag: i }, 0)?.text ?? null;
+      if (r.sms.concat)
+        text = reassembler.add({ sender: r.sms.sender, concat: r.sms.concat, text, tag: i }, 0)?.text ?? null;
       if (text === null) continue;
       interpretSms(text, { key: null, now: SENT, sentAt: r.sms.sentAt });
       messages++;
     }
   }
   const seconds = (performance.now() - started) / 1000;
-  return `${label.padEnd(34)} ${Math.round(messages / seconds).toString().padStart(8)} SMS/s`;
+  return `${label.padEnd(34)} ${Math.round(messages / seconds)
+    .toString()
+    .padStart(8)} SMS/s`;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -61,7 +64,11 @@ async function roundTrips(): Promise<string[]> {
   const [index] = sim.deliver({ sender: '+37060000000', text: '1234 18 1 131 01 015 8', sentAt: SENT });
   const out: string[] = [];
   try {
-    for (const [label, command, expect] of [['AT', 'AT', undefined], ['AT+CSQ', 'AT+CSQ', '+CSQ'], ['AT+CMGR (one SMS)', `AT+CMGR=${index}`, '+CMGR']] as const) {
+    for (const [label, command, expect] of [
+      ['AT', 'AT', undefined],
+      ['AT+CSQ', 'AT+CSQ', '+CSQ'],
+      ['AT+CMGR (one SMS)', `AT+CMGR=${index}`, '+CMGR'],
+    ] as const) {
       const times: number[] = [];
       for (let i = 0; i < AT_COMMANDS; i++) {
         const t0 = performance.now();
@@ -69,7 +76,9 @@ async function roundTrips(): Promise<string[]> {
         times.push(performance.now() - t0);
       }
       times.sort((x, y) => x - y);
-      out.push(`${label.padEnd(34)} median ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms (${AT_COMMANDS} commands)`);
+      out.push(
+        `${label.padEnd(34)} median ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms (${AT_COMMANDS} commands)`,
+      );
     }
   } finally {
     driver.close('bench over');
@@ -82,7 +91,13 @@ async function roundTrips(): Promise<string[]> {
 
 export async function modemFigures(): Promise<string[]> {
   const cid = encodeDeliverPdus({ sender: '+37060000000', text: '1234 18 1 131 01 015 8', sentAt: SENT });
-  const frame = buildMessage({ token: 'SIA-DCS', sequence: 1, account: '1234', data: '#1234|Nri1/BA01', timestamp: SENT }).toString('latin1');
+  const frame = buildMessage({
+    token: 'SIA-DCS',
+    sequence: 1,
+    account: '1234',
+    data: '#1234|Nri1/BA01',
+    timestamp: SENT,
+  }).toString('latin1');
   const dc09 = encodeDeliverPdus({ sender: '+37060000000', text: frame.trim(), sentAt: SENT });
   const text = encodeDeliverPdus({ sender: '+37060000000', text: 'Power failure at the warehouse', sentAt: SENT });
   const ucs2 = encodeDeliverPdus({ sender: '+37060000000', text: 'Signalizacija: įsilaužimas, zona 5', sentAt: SENT });

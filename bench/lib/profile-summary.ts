@@ -47,7 +47,10 @@ export function summariseProfile(profile: Profile, top = 25): string {
   }
   const pct = (us: number): string => `${((us / total) * 100).toFixed(1).padStart(5)}%`;
   const list = (m: Map<string, number>): string[] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, us]) => `  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, us]) => `  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(7)} ms  ${k}`);
   return [
     `profile: ${(total / 1e6).toFixed(1)} s wall`,
     'self time by function:',

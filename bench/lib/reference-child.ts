@@ -10,12 +10,19 @@ import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5000;
 
-export async function startReferenceChild(name: string, script: string, args: readonly string[], cpu: number | null, cleanup: () => void = () => undefined): Promise<GatewayChild> {
+export async function startReferenceChild(
+  name: string,
+  script: string,
+  args: readonly string[],
+  cpu: number | null,
+  cleanup: () => void = () => undefined,
+): Promise<GatewayChild> {
   const profDir = process.env.BENCH_CPU_PROF;
   const nodeArgs = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), script, ...args];
-  const child = cpu === null
-    ? spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
-    : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child =
+    cpu === null
+      ? spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const pid = child.pid!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));
@@ -25,7 +32,10 @@ export async function startReferenceChild(name: string, script: string, args: re
     throw new Error(`${name} receiver did not start`);
   }
   return {
-    pid, httpPort: 0, dataDir: '', token: '',
+    pid,
+    httpPort: 0,
+    dataDir: '',
+    token: '',
     ...procFigures(pid),
     api: () => Promise.reject(new Error(`the ${name} receiver has no API`)),
     stop: async () => {

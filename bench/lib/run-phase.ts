@@ -62,7 +62,14 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
     await sleep(spec.warmupMs);
     const s = sim.stats;
     s.latency.reset();
-    const before = { acked: s.eventsAcked, sent: s.eventsSent, naks: s.naks, duhs: s.duhs, timeouts: s.ackTimeouts, failed: s.eventsFailed };
+    const before = {
+      acked: s.eventsAcked,
+      sent: s.eventsSent,
+      naks: s.naks,
+      duhs: s.duhs,
+      timeouts: s.ackTimeouts,
+      failed: s.eventsFailed,
+    };
     const simCpu = cpuMeter();
     const gw0 = gateway.cpuSeconds();
     const io0 = gateway.writeBytes();
@@ -94,7 +101,10 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
       udpRcvbufErrors: kernel.udpRcvbufErrors,
       cpuUsPerEvent: acked > 0 ? Math.round((((gw1 - gw0) * 1e6) / acked) * 10) / 10 : 0,
       bytesPerEvent: acked > 0 ? Math.round((io1 - io0) / acked) : 0,
-      otherCpu: Math.max(0, Math.round(((machine1 - machine0) / seconds) * 100 - simPct - ((gw1 - gw0) / seconds) * 100)),
+      otherCpu: Math.max(
+        0,
+        Math.round(((machine1 - machine0) / seconds) * 100 - simPct - ((gw1 - gw0) / seconds) * 100),
+      ),
     };
     return result;
   } finally {

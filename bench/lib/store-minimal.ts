@@ -60,7 +60,10 @@ function journalStore(path: string): (values: unknown[]) => number {
     const rows = values.length / EVENT_INSERT_PARAMS;
     let row = 0;
     for (; row + ROWS_PER_INSERT <= rows; row += ROWS_PER_INSERT) {
-      full.run({ firstId: nextId }, values.slice(row * EVENT_INSERT_PARAMS, (row + ROWS_PER_INSERT) * EVENT_INSERT_PARAMS));
+      full.run(
+        { firstId: nextId },
+        values.slice(row * EVENT_INSERT_PARAMS, (row + ROWS_PER_INSERT) * EVENT_INSERT_PARAMS),
+      );
       nextId += ROWS_PER_INSERT;
     }
     for (; row < rows; row++) {
@@ -120,7 +123,13 @@ class Fleet {
 
 function serve(tcpPort: number, udpPort: number, password: string, dir: string, mode: Mode, policy: Policy): void {
   const key = receiverPasswordKey(password);
-  const context = (): HandlerContext => ({ now: Date.now(), key, requireEncryption: false, checkPlainTimestamps: false, acceptLocalTime: false });
+  const context = (): HandlerContext => ({
+    now: Date.now(),
+    key,
+    requireEncryption: false,
+    checkPlainTimestamps: false,
+    acceptLocalTime: false,
+  });
   const path = join(dir, 'minimal.db');
   const fleet = new Fleet();
   let values: unknown[] = [];
@@ -205,14 +214,27 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   }
 
   /** A frame's decision: events become rows and the reply waits for their commit; the rest is answered at once. */
-  const take = (decision: FrameDecision, raw: Buffer, kind: 'tcp' | 'udp', remoteAddress: string, target: Omit<Waiting, 'reply'>): void => {
+  const take = (
+    decision: FrameDecision,
+    raw: Buffer,
+    kind: 'tcp' | 'udp',
+    remoteAddress: string,
+    target: Omit<Waiting, 'reply'>,
+  ): void => {
     const bytes = decision.reply;
     if (!bytes) return;
     if (decision.action !== 'ack' || decision.events.length === 0) {
       reply(target, bytes);
       return;
     }
-    const item = { kind: 'frame', receiver: { id: kind === 'tcp' ? 1 : 2, kind }, transport: kind, remoteAddress, receivedAt: Date.now(), raw } as FrameItem;
+    const item = {
+      kind: 'frame',
+      receiver: { id: kind === 'tcp' ? 1 : 2, kind },
+      transport: kind,
+      remoteAddress,
+      receivedAt: Date.now(),
+      raw,
+    } as FrameItem;
     for (const e of decision.events) values.push(...toInsertParams(journalRow(e, item)));
     waiting.push({ reply: bytes, ...target });
   };
@@ -239,7 +261,11 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
     if (item.kind !== 'frame') return;
     const remote = `${peer.address}:${peer.port}`;
     fleet.heard(remote, Date.now());
-    take(handleFrame(item.body, context()), item.body, 'udp', remote, { socket: null, port: peer.port, address: peer.address });
+    take(handleFrame(item.body, context()), item.body, 'udp', remote, {
+      socket: null,
+      port: peer.port,
+      address: peer.address,
+    });
     kick();
   });
   let pending = 2;
@@ -254,17 +280,33 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
 }
 
 /** The durable minimum in its own process (reference-child.ts), all its threads pinned to `cpu` when given. */
-export function startStoreMinimalChild(tcpPort: number, udpPort: number, password: string, cpu: number | null, mode: Mode = 'thread', policy: Policy = 'gather'): Promise<GatewayChild> {
+export function startStoreMinimalChild(
+  tcpPort: number,
+  udpPort: number,
+  password: string,
+  cpu: number | null,
+  mode: Mode = 'thread',
+  policy: Policy = 'gather',
+): Promise<GatewayChild> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-minimal-'));
   const args = [String(tcpPort), String(udpPort), password, dir, mode, policy];
-  return startReferenceChild('durable-minimum', fileURLToPath(import.meta.url), args, cpu, () => rmSync(dir, { recursive: true, force: true }));
+  return startReferenceChild('durable-minimum', fileURLToPath(import.meta.url), args, cpu, () =>
+    rmSync(dir, { recursive: true, force: true }),
+  );
 }
 
 if (!isMainThread) {
   writer(workerData as string);
 } else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [tcpPort, udpPort, password, dir, mode, policy] = process.argv.slice(2);
-  if (!tcpPort || !udpPort || !password || !dir || (mode !== 'thread' && mode !== 'inline') || (policy !== 'pipeline' && policy !== 'gather')) {
+  if (
+    !tcpPort ||
+    !udpPort ||
+    !password ||
+    !dir ||
+    (mode !== 'thread' && mode !== 'inline') ||
+    (policy !== 'pipeline' && policy !== 'gather')
+  ) {
     throw new Error('usage: store-minimal.js <tcpPort> <udpPort> <key> <dir> thread|inline pipeline|gather');
   }
   serve(Number(tcpPort), Number(udpPort), password, dir, mode, policy);

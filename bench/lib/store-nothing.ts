@@ -20,7 +20,13 @@ import { startReferenceChild } from './reference-child.js';
 function serve(tcpPort: number, udpPort: number, password: string): void {
   const key = receiverPasswordKey(password);
   // The receivers' defaults (docs/settings.md): the time test on encrypted frames only.
-  const context = (): HandlerContext => ({ now: Date.now(), key, requireEncryption: false, checkPlainTimestamps: false, acceptLocalTime: false });
+  const context = (): HandlerContext => ({
+    now: Date.now(),
+    key,
+    requireEncryption: false,
+    checkPlainTimestamps: false,
+    acceptLocalTime: false,
+  });
   const tcp = createServer((socket) => {
     const framer = new Dc09Framer();
     socket.setNoDelay(true);
@@ -51,8 +57,18 @@ function serve(tcpPort: number, udpPort: number, password: string): void {
 }
 
 /** The reference receiver in its own process (reference-child.ts), pinned to `cpu` when given. */
-export function startStoreNothingChild(tcpPort: number, udpPort: number, password: string, cpu: number | null): Promise<GatewayChild> {
-  return startReferenceChild('store-nothing', fileURLToPath(import.meta.url), [String(tcpPort), String(udpPort), password], cpu);
+export function startStoreNothingChild(
+  tcpPort: number,
+  udpPort: number,
+  password: string,
+  cpu: number | null,
+): Promise<GatewayChild> {
+  return startReferenceChild(
+    'store-nothing',
+    fileURLToPath(import.meta.url),
+    [String(tcpPort), String(udpPort), password],
+    cpu,
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -30,13 +30,38 @@ const HEADER_LEDS: LedLines = { power: 17, link: 27, trouble: 22 };
 const HEADER_LED_PINS: LedLines = { power: 11, link: 13, trouble: 15 };
 
 export const BOARDS: readonly BoardPinMap[] = [
-  { id: 'pi5', name: 'Raspberry Pi 5', model: /^Raspberry Pi 5\b/, chipLabel: 'pinctrl-rp1', leds: HEADER_LEDS, ledHeaderPins: HEADER_LED_PINS },
   {
-    id: 'cm4', name: 'Raspberry Pi Compute Module 4', model: /^Raspberry Pi Compute Module 4\b/, chipLabel: 'pinctrl-bcm2711',
-    leds: HEADER_LEDS, ledHeaderPins: HEADER_LED_PINS,
+    id: 'pi5',
+    name: 'Raspberry Pi 5',
+    model: /^Raspberry Pi 5\b/,
+    chipLabel: 'pinctrl-rp1',
+    leds: HEADER_LEDS,
+    ledHeaderPins: HEADER_LED_PINS,
   },
-  { id: 'pi4', name: 'Raspberry Pi 4', model: /^Raspberry Pi (4|400)\b/, chipLabel: 'pinctrl-bcm2711', leds: HEADER_LEDS, ledHeaderPins: HEADER_LED_PINS },
-  { id: 'pi3', name: 'Raspberry Pi 3', model: /^Raspberry Pi 3\b/, chipLabel: 'pinctrl-bcm2835', leds: HEADER_LEDS, ledHeaderPins: HEADER_LED_PINS },
+  {
+    id: 'cm4',
+    name: 'Raspberry Pi Compute Module 4',
+    model: /^Raspberry Pi Compute Module 4\b/,
+    chipLabel: 'pinctrl-bcm2711',
+    leds: HEADER_LEDS,
+    ledHeaderPins: HEADER_LED_PINS,
+  },
+  {
+    id: 'pi4',
+    name: 'Raspberry Pi 4',
+    model: /^Raspberry Pi (4|400)\b/,
+    chipLabel: 'pinctrl-bcm2711',
+    leds: HEADER_LEDS,
+    ledHeaderPins: HEADER_LED_PINS,
+  },
+  {
+    id: 'pi3',
+    name: 'Raspberry Pi 3',
+    model: /^Raspberry Pi 3\b/,
+    chipLabel: 'pinctrl-bcm2835',
+    leds: HEADER_LEDS,
+    ledHeaderPins: HEADER_LED_PINS,
+  },
 ];
 
 /** The header controllers' gpiochip labels, in the order discovery prefers them. */

@@ -43,7 +43,10 @@ async function exportLine(options: GpioLampOptions): Promise<void> {
   await writeFile(join(options.classDir, 'export'), String(options.number));
   const deadline = Date.now() + (options.exportWaitMs ?? EXPORT_WAIT_MS);
   while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`gpio${options.number} did not become writable within ${options.exportWaitMs ?? EXPORT_WAIT_MS} ms of export`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `gpio${options.number} did not become writable within ${options.exportWaitMs ?? EXPORT_WAIT_MS} ms of export`,
+      );
     await new Promise((resolve) => setTimeout(resolve, EXPORT_POLL_MS));
   }
 }

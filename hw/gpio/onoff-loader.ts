@@ -25,7 +25,9 @@ export function loadGpioClass(gpioClassDir: string): GpioClass {
     throw new Error(`${file} no longer declares ${ONOFF_ROOT_DECLARATION}: cannot point onoff at ${dir}`);
   }
   const patched = source.replace(ONOFF_ROOT_DECLARATION, `const GPIO_ROOT_PATH = ${JSON.stringify(dir)};`);
-  const load = compileFunction(patched, ['exports', 'require', 'module', '__filename', '__dirname'], { filename: file });
+  const load = compileFunction(patched, ['exports', 'require', 'module', '__filename', '__dirname'], {
+    filename: file,
+  });
   const module = { exports: {} as { Gpio?: GpioClass } };
   load(module.exports, createRequire(file), module, file, dirname(file));
   if (!module.exports.Gpio) throw new Error(`${file} did not export Gpio`);

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 import type { LampName, StatusLamps } from '../../src/leds/lamp.js';
 import { boardForChipLabel, boardForModel, type BoardPinMap, type LedLines } from '../boards/pin-maps.js';
 import { GpioLamp } from '../gpio/gpio-lamp.js';
-import { SYSFS_ROOT, findHeaderChip, gpioClassDir, listGpioChips, sysfsNumber, type GpioChip } from '../gpio/gpiochip.js';
+import {
+  SYSFS_ROOT,
+  findHeaderChip,
+  gpioClassDir,
+  listGpioChips,
+  sysfsNumber,
+  type GpioChip,
+} from '../gpio/gpiochip.js';
 import { loadGpioClass } from '../gpio/onoff-loader.js';
 
 export interface StatusLedOptions {
@@ -22,13 +29,21 @@ export interface StatusLedOptions {
 }
 
 export type StatusLedsOpened =
-  | { readonly lamps: StatusLamps; readonly board: BoardPinMap; readonly chip: GpioChip; readonly lines: LedLines; readonly numbers: LedLines }
+  | {
+      readonly lamps: StatusLamps;
+      readonly board: BoardPinMap;
+      readonly chip: GpioChip;
+      readonly lines: LedLines;
+      readonly numbers: LedLines;
+    }
   | { readonly lamps: null; readonly reason: string };
 
 /** The device-tree model string ("Raspberry Pi 4 Model B Rev 1.4"), or '' when there is none. */
 function readModel(sysfsRoot: string): string {
   try {
-    return readFileSync(join(sysfsRoot, 'firmware', 'devicetree', 'base', 'model'), 'utf8').replace(/\0/g, '').trim();
+    return readFileSync(join(sysfsRoot, 'firmware', 'devicetree', 'base', 'model'), 'utf8')
+      .replace(/\0/g, '')
+      .trim();
   } catch {
     return '';
   }
@@ -46,15 +61,31 @@ export async function openStatusLeds(options: StatusLedOptions): Promise<StatusL
     link: options.lines.link ?? board.leds.link,
     trouble: options.lines.trouble ?? board.leds.trouble,
   };
-  for (const [a, b] of [['power', 'link'], ['power', 'trouble'], ['link', 'trouble']] as const) {
+  for (const [a, b] of [
+    ['power', 'link'],
+    ['power', 'trouble'],
+    ['link', 'trouble'],
+  ] as const) {
     if (lines[a] === lines[b]) throw new Error(`the ${a} and ${b} LEDs are both on GPIO ${lines[a]} (hw.leds)`);
   }
-  const numbers: LedLines = { power: sysfsNumber(chip, lines.power), link: sysfsNumber(chip, lines.link), trouble: sysfsNumber(chip, lines.trouble) };
+  const numbers: LedLines = {
+    power: sysfsNumber(chip, lines.power),
+    link: sysfsNumber(chip, lines.link),
+    trouble: sysfsNumber(chip, lines.trouble),
+  };
   const Gpio = loadGpioClass(classDir);
   const opened: GpioLamp[] = [];
   try {
     for (const name of ['power', 'link', 'trouble'] as const) {
-      opened.push(await GpioLamp.open({ classDir, number: numbers[name], activeLow: options.activeLow, Gpio, ...(options.exportWaitMs !== undefined && { exportWaitMs: options.exportWaitMs }) }));
+      opened.push(
+        await GpioLamp.open({
+          classDir,
+          number: numbers[name],
+          activeLow: options.activeLow,
+          Gpio,
+          ...(options.exportWaitMs !== undefined && { exportWaitMs: options.exportWaitMs }),
+        }),
+      );
     }
   } catch (err) {
     for (const lamp of opened) {
@@ -69,11 +100,16 @@ export async function openStatusLeds(options: StatusLedOptions): Promise<StatusL
   const [power, link, trouble] = opened as [GpioLamp, GpioLamp, GpioLamp];
   return {
     lamps: {
-      power, link, trouble,
+      power,
+      link,
+      trouble,
       close() {
         for (const lamp of opened) lamp.close();
       },
     },
-    board, chip, lines, numbers,
+    board,
+    chip,
+    lines,
+    numbers,
   };
 }

@@ -70,14 +70,16 @@ export async function listSerialPorts(
   for (const name of await list(roots.dev)) {
     if (!DEVICE_NAME.test(name) || (await uartAbsent(roots.sysTty, name))) continue;
     const device = (await resolved(join(roots.dev, name))) ?? join(roots.dev, name);
-    if (!byDevice.has(device)) byDevice.set(device, { port_id: device, device, by_id: [], source: 'device', used_by: [] });
+    if (!byDevice.has(device))
+      byDevice.set(device, { port_id: device, device, by_id: [], source: 'device', used_by: [] });
   }
   const missing: Entry[] = [];
   for (const [path, users] of configured) {
     const device = await resolved(path);
     const entry = device ? byDevice.get(device) : undefined;
     if (entry) entry.used_by.push(...users);
-    else if (device) byDevice.set(device, { port_id: path, device, by_id: [], source: 'configured', used_by: [...users] });
+    else if (device)
+      byDevice.set(device, { port_id: path, device, by_id: [], source: 'configured', used_by: [...users] });
     else missing.push({ port_id: path, device: null, by_id: [], source: 'configured', used_by: [...users] });
   }
   return [...byDevice.values(), ...missing];

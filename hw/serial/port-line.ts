@@ -119,7 +119,12 @@ export class PortLine implements SerialLine {
     await new Promise<void>((resolve, reject) => {
       port.set(lines, (err) => {
         if (!err || NO_MODEM_LINES.test(err.message)) resolve();
-        else reject(new VigilError('SERVICE_FAILED', `${this.path}: cannot set modem lines: ${describeError(err)}`, [], { cause: err }));
+        else
+          reject(
+            new VigilError('SERVICE_FAILED', `${this.path}: cannot set modem lines: ${describeError(err)}`, [], {
+              cause: err,
+            }),
+          );
       });
     });
   }
@@ -129,8 +134,13 @@ export class PortLine implements SerialLine {
     if (!this.running || this.port) return;
     const o = this.options;
     const port = new SerialPort({
-      path: o.path, baudRate: o.baudRate, dataBits: o.dataBits, parity: o.parity, stopBits: o.stopBits,
-      rtscts: o.flowControl === 'rts-cts', autoOpen: false,
+      path: o.path,
+      baudRate: o.baudRate,
+      dataBits: o.dataBits,
+      parity: o.parity,
+      stopBits: o.stopBits,
+      rtscts: o.flowControl === 'rts-cts',
+      autoOpen: false,
     });
     try {
       await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
@@ -169,7 +179,11 @@ export class PortLine implements SerialLine {
     });
     if (this.paused) port.pause();
     this.deps.health.report(this.healthName, 'serial-port', 'ok', null, this.metrics());
-    this.logger.info('port open', { owner: this.options.owner, baud: this.options.baudRate, reopens: this.counters.reopens });
+    this.logger.info('port open', {
+      owner: this.options.owner,
+      baud: this.options.baudRate,
+      reopens: this.counters.reopens,
+    });
     this.events.emit('open', undefined);
   }
 
@@ -203,8 +217,13 @@ export class PortLine implements SerialLine {
   private metrics(): Record<string, string | number | boolean | null> {
     const c = this.counters;
     const metrics: Record<string, string | number | boolean | null> = {
-      bytes_in: c.bytesIn, bytes_out: c.bytesOut, framing_errors: c.framingErrors, reopens: c.reopens,
-      open: this.port !== null, baud_rate: this.options.baudRate, owner: this.options.owner,
+      bytes_in: c.bytesIn,
+      bytes_out: c.bytesOut,
+      framing_errors: c.framingErrors,
+      reopens: c.reopens,
+      open: this.port !== null,
+      baud_rate: this.options.baudRate,
+      owner: this.options.owner,
     };
     if (this.options.receiverId !== undefined) metrics.receiver_id = this.options.receiverId;
     return metrics;

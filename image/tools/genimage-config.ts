@@ -22,10 +22,16 @@ export function rootSizeMib(usedKib: number): number {
 }
 
 export function renderGenimageConfig(layout: ImageLayout): string {
-  for (const [name, mib] of [['boot', layout.bootMib], ['root', layout.rootMib], ['data', layout.dataMib]] as const) {
-    if (!Number.isInteger(mib) || mib <= 0 || mib % ALIGN_MIB !== 0) throw new RangeError(`${name} size must be a positive multiple of ${ALIGN_MIB} MiB, got ${mib}`);
+  for (const [name, mib] of [
+    ['boot', layout.bootMib],
+    ['root', layout.rootMib],
+    ['data', layout.dataMib],
+  ] as const) {
+    if (!Number.isInteger(mib) || mib <= 0 || mib % ALIGN_MIB !== 0)
+      throw new RangeError(`${name} size must be a positive multiple of ${ALIGN_MIB} MiB, got ${mib}`);
   }
-  if (!/^[A-Za-z0-9._-]+\.img$/.test(layout.imageName)) throw new RangeError(`image name must be a plain file name ending in .img, got '${layout.imageName}'`);
+  if (!/^[A-Za-z0-9._-]+\.img$/.test(layout.imageName))
+    throw new RangeError(`image name must be a plain file name ending in .img, got '${layout.imageName}'`);
   return `# Rendered by image/tools/genimage-config.ts for ./build.sh image (docs/image.md).
 image boot.vfat {
   vfat {

@@ -22,10 +22,26 @@ export class Guest {
   /** Runs a shell command on the box as root; rejects with its stderr on a non-zero exit. */
   ssh(command: string, timeoutMs = 60_000): Promise<string> {
     const args = [
-      '-i', this.keyFile, '-p', String(this.sshPort),
-      '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR',
-      '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=10', '-o', 'ServerAliveInterval=5', '-o', 'ServerAliveCountMax=3',
-      'root@127.0.0.1', command,
+      '-i',
+      this.keyFile,
+      '-p',
+      String(this.sshPort),
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      '-o',
+      'LogLevel=ERROR',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'ConnectTimeout=10',
+      '-o',
+      'ServerAliveInterval=5',
+      '-o',
+      'ServerAliveCountMax=3',
+      'root@127.0.0.1',
+      command,
     ];
     return new Promise((resolve, reject) => {
       execFile('ssh', args, { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
@@ -35,13 +51,26 @@ export class Guest {
     });
   }
 
-  async http(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; text: string }> {
+  async http(
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown } = {},
+  ): Promise<{ status: number; text: string }> {
     const headers: Record<string, string> = {};
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     return new Promise((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port: this.apiPort, path, method, headers, rejectUnauthorized: false, agent: false, timeout: 20_000 },
+        {
+          host: '127.0.0.1',
+          port: this.apiPort,
+          path,
+          method,
+          headers,
+          rejectUnauthorized: false,
+          agent: false,
+          timeout: 20_000,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -90,7 +119,12 @@ export function sendFrame(port: number, frame: Buffer, timeoutMs = 20_000): Prom
   });
 }
 
-export async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T | null | false>, intervalMs = 2000): Promise<T> {
+export async function poll<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | null | false>,
+  intervalMs = 2000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError = '';
   for (;;) {
@@ -102,7 +136,10 @@ export async function poll<T>(what: string, timeoutMs: number, probe: () => Prom
       if ((err as Error).name === 'VmDied') throw err;
       lastError = (err as Error).message;
     }
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (last error: ${lastError})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what}: not within ${Math.round(timeoutMs / 1000)} s${lastError ? ` (last error: ${lastError})` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

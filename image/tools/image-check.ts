@@ -38,7 +38,9 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
   const started = Date.now();
   process.stdout.write(`${stamp()} ... ${name}\n`);
   const value = await run();
-  process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${typeof value === 'string' && value ? `: ${value}` : ''}\n`);
+  process.stdout.write(
+    `${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${typeof value === 'string' && value ? `: ${value}` : ''}\n`,
+  );
   return value;
 }
 
@@ -47,7 +49,9 @@ function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -67,7 +71,8 @@ async function main(): Promise<void> {
     ftruncateSync(fd, DISK_BYTES);
     closeSync(fd);
     const partitions = readMbr(disk);
-    if (partitions.length !== 3 || partitions[0]!.type !== 0x0c) throw new Error(`expected FAT boot + root + data partitions, found ${JSON.stringify(partitions)}`);
+    if (partitions.length !== 3 || partitions[0]!.type !== 0x0c)
+      throw new Error(`expected FAT boot + root + data partitions, found ${JSON.stringify(partitions)}`);
     figures.data_partition_mib_in_image = String((partitions[2]!.sectors * 512) / 1024 ** 2);
     const fat = new FatPartition(disk, partitions[0]!.startSector);
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'image-check', '-f', keyFile]);
@@ -78,7 +83,10 @@ async function main(): Promise<void> {
       'hostname = vigil-check',
       'timezone = Europe/Berlin',
       // qemu's user network: the guest is 10.0.2.15, the gateway 10.0.2.2, DNS 10.0.2.3.
-      'network = static', 'address = 10.0.2.15/24', 'gateway = 10.0.2.2', 'dns = 10.0.2.3',
+      'network = static',
+      'address = 10.0.2.15/24',
+      'gateway = 10.0.2.2',
+      'dns = 10.0.2.3',
       'ntp = 10.0.2.2',
       `ssh_authorized_key = ${readFileSync(`${keyFile}.pub`, 'utf8').trim()}`,
       '',
@@ -92,22 +100,38 @@ async function main(): Promise<void> {
     fat.copyOut(kernel, join(work, 'vmlinuz'));
     fat.copyOut(initrd, join(work, 'initrd.img'));
     // The card's own kernel command line, with qemu's PL011 as the console instead of the Pi's UARTs.
-    const cmdline = fat.read('cmdline.txt').trim().split(/\s+/).filter((a) => !a.startsWith('console=') && !a.startsWith('cma='));
+    const cmdline = fat
+      .read('cmdline.txt')
+      .trim()
+      .split(/\s+/)
+      .filter((a) => !a.startsWith('console=') && !a.startsWith('cma='));
     return { fat, append: [...cmdline, 'console=ttyAMA0'].join(' '), kernel };
   });
 
   const vm = new Vm({
-    disk, kernel: join(work, 'vmlinuz'), initrd: join(work, 'initrd.img'), append: boot.append,
+    disk,
+    kernel: join(work, 'vmlinuz'),
+    initrd: join(work, 'initrd.img'),
+    append: boot.append,
     consoleLog: join(work, 'console.log'),
-    forwards: [{ host: sshPort, guest: 22 }, { host: apiPort, guest: 8443 }, { host: rxPort, guest: RX_PORT }],
+    forwards: [
+      { host: sshPort, guest: 22 },
+      { host: apiPort, guest: 8443 },
+      { host: rxPort, guest: RX_PORT },
+    ],
   });
   const guest = new Guest({ sshPort, apiPort, keyFile });
   // Every wait fails at once, with qemu's own words, when qemu has died: a dead VM is not a slow one.
   const poll: typeof pollGuest = (what, timeoutMs, probe, intervalMs) =>
-    pollGuest(what, timeoutMs, async () => {
-      vm.assertRunning();
-      return probe();
-    }, intervalMs);
+    pollGuest(
+      what,
+      timeoutMs,
+      async () => {
+        vm.assertRunning();
+        return probe();
+      },
+      intervalMs,
+    );
   // Interrupted (Ctrl-C, timeout): the VM goes with us.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
@@ -116,38 +140,59 @@ async function main(): Promise<void> {
     });
   }
   try {
-    await step(`boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8443, :${rxPort}->${RX_PORT})`, async () => {
-      vm.start();
-      return `cmdline: ${boot.append}`;
-    });
+    await step(
+      `boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8443, :${rxPort}->${RX_PORT})`,
+      async () => {
+        vm.start();
+        return `cmdline: ${boot.append}`;
+      },
+    );
     const bootStarted = Date.now();
     await step('the service reaches healthy (GET /health 200)', async () => {
-      await poll('GET /health 200', BOOT_TIMEOUT_MS, async () => {
-        return guest.healthy();
-      }, 3000);
+      await poll(
+        'GET /health 200',
+        BOOT_TIMEOUT_MS,
+        async () => {
+          return guest.healthy();
+        },
+        3000,
+      );
       figures.boot_to_healthy_s = ((Date.now() - bootStarted) / 1000).toFixed(0);
       return `${figures.boot_to_healthy_s} s after power-on`;
     });
 
     await step('first boot applied vigil-setup.txt and removed it', async () => {
-      const out = await poll('ssh', 120_000, () => guest.ssh('test ! -e /boot/firmware/vigil-setup.txt && echo removed; cat /boot/firmware/vigil-setup.result.txt; hostname; readlink /etc/localtime; ip -4 -o addr show eth0'));
-      for (const expected of ['removed', 'vigil-setup.txt was applied, then destroyed', 'vigil-check', 'Europe/Berlin', '10.0.2.15/24', 'SSH: on']) {
+      const out = await poll('ssh', 120_000, () =>
+        guest.ssh(
+          'test ! -e /boot/firmware/vigil-setup.txt && echo removed; cat /boot/firmware/vigil-setup.result.txt; hostname; readlink /etc/localtime; ip -4 -o addr show eth0',
+        ),
+      );
+      for (const expected of [
+        'removed',
+        'vigil-setup.txt was applied, then destroyed',
+        'vigil-check',
+        'Europe/Berlin',
+        '10.0.2.15/24',
+        'SSH: on',
+      ]) {
         if (!out.includes(expected)) throw new Error(`expected '${expected}' in:\n${out}`);
       }
       return 'result file says applied; hostname, time zone and static address in force';
     });
 
     await step('root read-only, journal in RAM, data partition grown to fill the card', async () => {
-      const out = await guest.ssh([
-        'findmnt -no OPTIONS /',
-        'findmnt -no SOURCE,OPTIONS /var/lib/vigil',
-        'd=$(basename "$(readlink -f /dev/disk/by-label/vigil-data)")',
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
-        'echo "$(cat /sys/class/block/$d/start) $(cat /sys/class/block/$d/size) $(cat /sys/class/block/${d%[0-9]}/size)"',
-        'test -d /var/log/journal && echo persistent || echo volatile',
-        'df -m --output=used / | tail -1',
-        "systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\\n' ' '; echo",
-      ].join('; '));
+      const out = await guest.ssh(
+        [
+          'findmnt -no OPTIONS /',
+          'findmnt -no SOURCE,OPTIONS /var/lib/vigil',
+          'd=$(basename "$(readlink -f /dev/disk/by-label/vigil-data)")',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+          'echo "$(cat /sys/class/block/$d/start) $(cat /sys/class/block/$d/size) $(cat /sys/class/block/${d%[0-9]}/size)"',
+          'test -d /var/log/journal && echo persistent || echo volatile',
+          'df -m --output=used / | tail -1',
+          "systemctl --failed --plain --no-legend | awk '{print $1}' | tr '\\n' ' '; echo",
+        ].join('; '),
+      );
       const [rootOptions, dataMount, sectors, journal, rootUsed, failedUnits] = out.split('\n');
       const [start, size, diskSize] = (sectors ?? '').split(' ').map(Number) as [number, number, number];
       if (!rootOptions?.split(',').includes('ro')) throw new Error(`root is not read-only: ${rootOptions}`);
@@ -170,11 +215,18 @@ async function main(): Promise<void> {
     });
 
     await step(`configure a TCP receiver on port ${RX_PORT}`, async () => {
-      const put = await guest.http('PUT', '/api/settings', { token, body: { receivers: { tcp_receivers: [{ id: 1, name: 'image-check', port: RX_PORT }], udp_receivers: [] } } });
+      const put = await guest.http('PUT', '/api/settings', {
+        token,
+        body: { receivers: { tcp_receivers: [{ id: 1, name: 'image-check', port: RX_PORT }], udp_receivers: [] } },
+      });
       if (put.status !== 200) throw new Error(`PUT /api/settings: ${put.status} ${put.text}`);
       const restart = await guest.http('GET', '/api/restart-services', { token });
       if (restart.status !== 200) throw new Error(`GET /api/restart-services: ${restart.status} ${restart.text}`);
-      await poll('receiver listening', 60_000, async () => (await guest.ssh(`ss -Htln 'sport = :${RX_PORT}'`)).length > 0);
+      await poll(
+        'receiver listening',
+        60_000,
+        async () => (await guest.ssh(`ss -Htln 'sport = :${RX_PORT}'`)).length > 0,
+      );
       return '';
     });
 
@@ -187,7 +239,15 @@ async function main(): Promise<void> {
 
     const account = '4E21';
     await step('a DC-09 frame is ACKed and appears in /api/events', async () => {
-      const frame = buildMessage({ token: 'SIA-DCS', sequence: 1, receiver: 1, line: 1, account, data: `#${account}|Nri1/BA01`, timestamp: Date.now() });
+      const frame = buildMessage({
+        token: 'SIA-DCS',
+        sequence: 1,
+        receiver: 1,
+        line: 1,
+        account,
+        data: `#${account}|Nri1/BA01`,
+        timestamp: Date.now(),
+      });
       const reply = await sendFrame(rxPort, frame);
       if (!reply.includes('"ACK"')) throw new Error(`reply is not an ACK: ${JSON.stringify(reply)}`);
       await poll('event in /api/events', 30_000, async () => (await eventsFor(guest, token, account)) > 0);
@@ -196,7 +256,9 @@ async function main(): Promise<void> {
 
     await step('idle figures: RSS of the gateway, memory', async () => {
       await new Promise((resolve) => setTimeout(resolve, 20_000));
-      const out = await guest.ssh("pid=$(systemctl show -p MainPID --value vigil); ps -o rss= -p $pid; free -m | awk '/Mem:/ {print $3}'");
+      const out = await guest.ssh(
+        "pid=$(systemctl show -p MainPID --value vigil); ps -o rss= -p $pid; free -m | awk '/Mem:/ {print $3}'",
+      );
       const [rss, used] = out.split('\n');
       figures.idle_rss_mib = (Number(rss) / 1024).toFixed(1);
       figures.system_used_mib = used?.trim() ?? '?';
@@ -206,9 +268,12 @@ async function main(): Promise<void> {
     await step('a healthy gateway was never killed by its own watchdog (every notification attributed)', async () => {
       // systemd drops a notification it cannot attribute ("Cannot find unit for notify message"), and a
       // lost WATCHDOG=1 kills a healthy gateway (docs/watchdog.md): neither may have happened so far.
-      const log = await guest.ssh("journalctl -b -o cat --no-pager | grep -cE 'Cannot find unit for notify message|Watchdog timeout' || true");
+      const log = await guest.ssh(
+        "journalctl -b -o cat --no-pager | grep -cE 'Cannot find unit for notify message|Watchdog timeout' || true",
+      );
       const restarts = await guest.ssh('systemctl show -p NRestarts --value vigil');
-      if (log.trim() !== '0' || restarts.trim() !== '0') throw new Error(`${log.trim()} watchdog or notify lines, ${restarts.trim()} restarts`);
+      if (log.trim() !== '0' || restarts.trim() !== '0')
+        throw new Error(`${log.trim()} watchdog or notify lines, ${restarts.trim()} restarts`);
       return `no dropped notification, no watchdog kill, NRestarts=0 (${figures.boot_to_healthy_s ?? '?'} s after boot and on)`;
     });
 
@@ -221,32 +286,39 @@ async function main(): Promise<void> {
         return pid !== before && pid !== '0' ? pid : null;
       });
       await poll('healthy again', 180_000, () => guest.healthy());
-      const log = await guest.ssh("journalctl -u vigil -o cat --no-pager | grep -iE 'watchdog timeout|killing process' | tail -2");
+      const log = await guest.ssh(
+        "journalctl -u vigil -o cat --no-pager | grep -iE 'watchdog timeout|killing process' | tail -2",
+      );
       if (!/watchdog timeout/i.test(log)) throw new Error(`no watchdog timeout in the journal:\n${log}`);
       figures.watchdog_restart_s = ((Date.now() - stoppedAt) / 1000).toFixed(0);
       return `pid ${before} -> ${after}, healthy ${figures.watchdog_restart_s} s after SIGSTOP (${log.split('\n')[0]})`;
     });
 
-    await step('data survives a reboot; first boot does not run again, even when the gateway user deleted its status', async () => {
-      // The gateway's user owns the data dir: what it deletes there must not start first boot as root (#28.5).
-      await guest.ssh('runuser -u vigil -- rm -f /var/lib/vigil/first-boot-status.json');
-      const bootIdBefore = await guest.ssh('cat /proc/sys/kernel/random/boot_id');
-      await guest.ssh('systemctl reboot').catch(() => undefined); // the session may be cut by the reboot
-      await poll('the box went down', 120_000, async () => {
-        const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
-        return id !== bootIdBefore;
-      });
-      const rebootStarted = Date.now();
-      await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => guest.healthy(), 3000);
-      figures.reboot_to_healthy_s = ((Date.now() - rebootStarted) / 1000).toFixed(0);
-      const login = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
-      if (login.status !== 200) throw new Error(`login after reboot: ${login.status}`);
-      const fresh = (JSON.parse(login.text) as { token: string }).token;
-      if ((await eventsFor(guest, fresh, account)) < 1) throw new Error('the event is gone after the reboot');
-      const firstBoot = await guest.ssh('systemctl show -p ActiveState --value vigil-first-boot; test -e /var/lib/vigil/initial-admin-password && echo generated || echo none');
-      if (!firstBoot.startsWith('inactive')) throw new Error(`vigil-first-boot ran again: ${firstBoot}`);
-      return `event, account and receiver kept; healthy ${figures.reboot_to_healthy_s} s after the reboot`;
-    });
+    await step(
+      'data survives a reboot; first boot does not run again, even when the gateway user deleted its status',
+      async () => {
+        // The gateway's user owns the data dir: what it deletes there must not start first boot as root (#28.5).
+        await guest.ssh('runuser -u vigil -- rm -f /var/lib/vigil/first-boot-status.json');
+        const bootIdBefore = await guest.ssh('cat /proc/sys/kernel/random/boot_id');
+        await guest.ssh('systemctl reboot').catch(() => undefined); // the session may be cut by the reboot
+        await poll('the box went down', 120_000, async () => {
+          const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
+          return id !== bootIdBefore;
+        });
+        const rebootStarted = Date.now();
+        await poll('healthy after reboot', BOOT_TIMEOUT_MS, async () => guest.healthy(), 3000);
+        figures.reboot_to_healthy_s = ((Date.now() - rebootStarted) / 1000).toFixed(0);
+        const login = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
+        if (login.status !== 200) throw new Error(`login after reboot: ${login.status}`);
+        const fresh = (JSON.parse(login.text) as { token: string }).token;
+        if ((await eventsFor(guest, fresh, account)) < 1) throw new Error('the event is gone after the reboot');
+        const firstBoot = await guest.ssh(
+          'systemctl show -p ActiveState --value vigil-first-boot; test -e /var/lib/vigil/initial-admin-password && echo generated || echo none',
+        );
+        if (!firstBoot.startsWith('inactive')) throw new Error(`vigil-first-boot ran again: ${firstBoot}`);
+        return `event, account and receiver kept; healthy ${figures.reboot_to_healthy_s} s after the reboot`;
+      },
+    );
 
     await step('power off', async () => {
       await guest.ssh('systemctl poweroff').catch(() => undefined);

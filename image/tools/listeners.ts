@@ -21,7 +21,10 @@ export function parseListeners(ssOutput: string): Listener[] {
     const colon = local.lastIndexOf(':');
     if (colon < 0) continue;
     // ss writes an interface scope as `addr%if` (after the brackets of an IPv6 address): both go.
-    const address = local.slice(0, colon).replace(/%[^\]]*$/, '').replace(/^\[|\]$/g, '');
+    const address = local
+      .slice(0, colon)
+      .replace(/%[^\]]*$/, '')
+      .replace(/^\[|\]$/g, '');
     const port = Number(local.slice(colon + 1));
     if (Number.isInteger(port)) found.push({ protocol: netid, address, port });
   }

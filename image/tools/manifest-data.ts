@@ -11,7 +11,8 @@ export interface PackageVersion {
 export function dpkgPackages(status: string): PackageVersion[] {
   const found: PackageVersion[] = [];
   for (const paragraph of status.split(/\n\s*\n/)) {
-    const field = (name: string): string | undefined => new RegExp(`^${name}: *(.*)$`, 'm').exec(paragraph)?.[1]?.trim();
+    const field = (name: string): string | undefined =>
+      new RegExp(`^${name}: *(.*)$`, 'm').exec(paragraph)?.[1]?.trim();
     const name = field('Package');
     const version = field('Version');
     if (!name || !version || field('Status') !== 'install ok installed') continue;

@@ -9,7 +9,13 @@ import { parseArgs } from 'node:util';
 import { dpkgPackages, npmPackages, renderManifest } from './manifest-data.js';
 
 const { values } = parseArgs({
-  options: { root: { type: 'string' }, app: { type: 'string' }, name: { type: 'string' }, sources: { type: 'string' }, commit: { type: 'string' } },
+  options: {
+    root: { type: 'string' },
+    app: { type: 'string' },
+    name: { type: 'string' },
+    sources: { type: 'string' },
+    commit: { type: 'string' },
+  },
   strict: true,
 });
 if (!values.root || !values.app || !values.name) {

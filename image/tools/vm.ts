@@ -74,14 +74,37 @@ export interface VmOptions {
 export function qemuArgs(o: VmOptions): string[] {
   const forwards = o.forwards.map((f) => `hostfwd=tcp:127.0.0.1:${f.host}-:${f.guest}`).join(',');
   return [
-    '-M', 'virt', '-cpu', 'cortex-a72', '-smp', '2', '-m', String(o.memoryMib ?? 1024),
-    '-kernel', o.kernel, '-initrd', o.initrd, '-append', o.append,
-    '-drive', `if=none,file=${o.disk},format=raw,id=disk0`, '-device', 'virtio-blk-pci,drive=disk0',
-    '-netdev', `user,id=net0,${forwards}`, // romfile= : no PXE option ROM (ipxe-qemu is only a Recommends of qemu-system-arm, and the guest
+    '-M',
+    'virt',
+    '-cpu',
+    'cortex-a72',
+    '-smp',
+    '2',
+    '-m',
+    String(o.memoryMib ?? 1024),
+    '-kernel',
+    o.kernel,
+    '-initrd',
+    o.initrd,
+    '-append',
+    o.append,
+    '-drive',
+    `if=none,file=${o.disk},format=raw,id=disk0`,
+    '-device',
+    'virtio-blk-pci,drive=disk0',
+    '-netdev',
+    `user,id=net0,${forwards}`, // romfile= : no PXE option ROM (ipxe-qemu is only a Recommends of qemu-system-arm, and the guest
     // boots from its disk, never from the network).
-    '-device', 'virtio-net-pci,netdev=net0,romfile=',
-    '-device', 'virtio-rng-pci',
-    '-display', 'none', '-monitor', 'none', '-serial', `file:${o.consoleLog}`,
+    '-device',
+    'virtio-net-pci,netdev=net0,romfile=',
+    '-device',
+    'virtio-rng-pci',
+    '-display',
+    'none',
+    '-monitor',
+    'none',
+    '-serial',
+    `file:${o.consoleLog}`,
   ];
 }
 

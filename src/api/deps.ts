@@ -68,9 +68,10 @@ export interface ApiStorePort {
      * Newest first; from inclusive, to exclusive (ms epoch); code compared case-insensitively.
      * With `after` (the event stream's backlog): ids above it, oldest first.
      */
-    query(
-      filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string; after?: number },
-    ): { items: ApiEventRow[]; nextCursor: number | null };
+    query(filter: ApiListFilter & { account?: string; from?: number; to?: number; code?: string; after?: number }): {
+      items: ApiEventRow[];
+      nextCursor: number | null;
+    };
   };
   /** A cheap write probe; false answers oid-override with 503 `Database is not ready`. */
   isWritable(): boolean;

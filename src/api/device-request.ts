@@ -46,7 +46,10 @@ export function parseDeviceRequest(body: unknown): DeviceRequestVerdict {
   if (partialUid === false || requestId === false || data === false || code === false) return { kind: 'invalid' };
   if (typeof responseRequired !== 'boolean') return { kind: 'invalid' };
 
-  const fields: DeviceRequestFields = { partialUid: partialUid ?? '', ...(requestId !== undefined ? { requestId } : {}) };
+  const fields: DeviceRequestFields = {
+    partialUid: partialUid ?? '',
+    ...(requestId !== undefined ? { requestId } : {}),
+  };
   if (!partialUid) return { kind: 'uid-missing', fields };
   if (partialUid.length > MAX_PARTIAL_UID_DIGITS || !isHex(partialUid)) return { kind: 'invalid' };
   // §Device command request: hex characters, either case, no spaces or separators; whole bytes only.

@@ -58,7 +58,12 @@ export class HttpListeners implements Service {
     // HTTPS first: the plain listener's redirects name its bound port.
     if (httpsPort > 0) {
       if (!tls) {
-        this.health.report('api:https', 'api', 'failed', 'no TLS key/certificate configured (api.private_key, api.public_key)');
+        this.health.report(
+          'api:https',
+          'api',
+          'failed',
+          'no TLS key/certificate configured (api.private_key, api.public_key)',
+        );
       } else {
         const server = createAdaptorServer({
           fetch: this.fetch,

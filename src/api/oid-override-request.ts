@@ -34,7 +34,9 @@ export interface OidOverride {
   readonly overrideOid: string;
 }
 
-export type OidOverrideVerdict = { readonly ok: true; readonly value: OidOverride } | { readonly ok: false; readonly error: string };
+export type OidOverrideVerdict =
+  | { readonly ok: true; readonly value: OidOverride }
+  | { readonly ok: false; readonly error: string };
 
 function given(value: unknown): boolean {
   return value !== undefined && value !== null && value !== '';

@@ -42,6 +42,9 @@ export function plainHttpGate(fetch: FetchHandler, options: PlainHttpGateOptions
       url.port = String(port);
       return new Response(null, { status: 307, headers: { Location: url.toString(), 'Cache-Control': 'no-store' } });
     }
-    return new Response(HTTPS_REQUIRED, { status: 403, headers: { 'Content-Type': 'text/plain; charset=UTF-8', 'Cache-Control': 'no-store' } });
+    return new Response(HTTPS_REQUIRED, {
+      status: 403,
+      headers: { 'Content-Type': 'text/plain; charset=UTF-8', 'Cache-Control': 'no-store' },
+    });
   };
 }

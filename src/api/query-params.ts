@@ -32,7 +32,10 @@ const fail = (reason: string): ParamResult<never> => ({ ok: false, reason });
  * Parses every parameter with its parser. Errors, one line each: parameters in `parsers` order,
  * then unknown ones in query order. An empty value and a repeated parameter are errors too.
  */
-export function parseQuery<P extends Record<string, ParamParser<unknown>>>(query: URLSearchParams, parsers: P): QueryResult<P> {
+export function parseQuery<P extends Record<string, ParamParser<unknown>>>(
+  query: URLSearchParams,
+  parsers: P,
+): QueryResult<P> {
   const errors: string[] = [];
   const values: Record<string, unknown> = {};
   for (const name of Object.keys(parsers)) {
@@ -104,8 +107,10 @@ export const cursorParam: ParamParser<number> = (text) =>
     ? ok(Number(text))
     : fail('must be the next_cursor of a previous page');
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+ -])(\d{2}):?(\d{2}))?)?$/;
-export const INSTANT_REASON = 'must be an ISO 8601 date-time with a time zone (2026-01-01T12:00:00Z) or milliseconds since the epoch';
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:(Z)|([+ -])(\d{2}):?(\d{2}))?)?$/;
+export const INSTANT_REASON =
+  'must be an ISO 8601 date-time with a time zone (2026-01-01T12:00:00Z) or milliseconds since the epoch';
 
 /**
  * An instant as milliseconds since the epoch: either all digits (ms epoch, 0..8.64e15) or
@@ -133,8 +138,14 @@ export const instantParam: ParamParser<number> = (text) => {
   const offsetMin = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   const daysInMonth = month >= 1 && month <= 12 ? new Date(Date.UTC(year, month, 0)).getUTCDate() : 0;
   const valid =
-    year >= 1970 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 &&
-    Number(oh ?? 0) <= 23 && Number(om ?? 0) <= 59;
+    year >= 1970 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59 &&
+    Number(oh ?? 0) <= 23 &&
+    Number(om ?? 0) <= 59;
   if (!valid) return fail(INSTANT_REASON);
   const ms = Number((frac ?? '').padEnd(3, '0').slice(0, 3));
   return ok(Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMin * 60_000);

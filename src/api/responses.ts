@@ -20,7 +20,12 @@ export function styleOf(c: Context<ApiEnv>): ErrorStyle {
 }
 
 /** An error in the route's style: plain text body, or `{"error": body}`. */
-export function errorResponse(c: Context<ApiEnv>, status: ContentfulStatusCode, body: string, style = styleOf(c)): Response {
+export function errorResponse(
+  c: Context<ApiEnv>,
+  status: ContentfulStatusCode,
+  body: string,
+  style = styleOf(c),
+): Response {
   return style === 'json' ? c.json({ error: body }, status) : c.text(body, status);
 }
 

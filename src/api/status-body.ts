@@ -48,7 +48,10 @@ export function receiverOf(component: Pick<ComponentHealth, 'name' | 'metrics'>)
   return typeof id === 'number' ? id : null;
 }
 
-export function visibleComponent(component: Pick<ComponentHealth, 'name' | 'kind' | 'metrics'>, visibleReceivers: readonly number[] | null): boolean {
+export function visibleComponent(
+  component: Pick<ComponentHealth, 'name' | 'kind' | 'metrics'>,
+  visibleReceivers: readonly number[] | null,
+): boolean {
   if (visibleReceivers === null) return true;
   const receiver = receiverOf(component);
   if (receiver === null) return component.kind !== 'receiver' && !component.name.startsWith('rx:');

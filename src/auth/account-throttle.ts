@@ -116,7 +116,14 @@ export class AccountThrottle {
   }
 
   private touch(login: string): AccountState {
-    const fresh = (): AccountState => ({ failures: 0, blockedUntil: 0, inFlight: 0, failingAddresses: new Set(), trusted: [], burstReported: false });
+    const fresh = (): AccountState => ({
+      failures: 0,
+      blockedUntil: 0,
+      inFlight: 0,
+      failingAddresses: new Set(),
+      trusted: [],
+      burstReported: false,
+    });
     // A state already held as a real account's stays there until it is idle (a name deleted meanwhile included).
     const held = this.accountStates.get(login);
     if (held) return held;

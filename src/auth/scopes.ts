@@ -7,6 +7,12 @@
 import { USER_SCOPES } from '../settings/schema.js';
 
 /** The scopes that can only be granted, never written into a user record; canonical order. */
-export const GRANTABLE_SCOPES = ['device_control', 'omit_mpass', 'restart_services', 'metrics', 'system_update'] as const;
+export const GRANTABLE_SCOPES = [
+  'device_control',
+  'omit_mpass',
+  'restart_services',
+  'metrics',
+  'system_update',
+] as const;
 
 export const ALL_SCOPES = [...USER_SCOPES, ...GRANTABLE_SCOPES] as const;

@@ -97,7 +97,8 @@ export class TokenService {
   }
 
   async issueToken(input: IssueTokenInput): Promise<IssuedToken> {
-    if (!Number.isInteger(input.minutes) || input.minutes < 1) throw authFailed('token lifetime must be a positive number of minutes');
+    if (!Number.isInteger(input.minutes) || input.minutes < 1)
+      throw authFailed('token lifetime must be a positive number of minutes');
     if (!parseSubject(input.sub)) throw authFailed(`unsupported token subject ${input.sub}`);
     const now = input.now ?? this.clock.now();
     const iat = Math.floor(now / 1000);
@@ -116,7 +117,8 @@ export class TokenService {
 
   /** The token's claims, or VigilError('AUTH_FAILED') for anything not issued by us and still valid. */
   async verifyToken(token: string): Promise<TokenClaims> {
-    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw authFailed('malformed token');
+    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH)
+      throw authFailed('malformed token');
     const key = this.key();
     let payload: Record<string, unknown>;
     try {
@@ -134,7 +136,8 @@ export class TokenService {
     const { sub, scopes, iat, exp, epoch = 0, jti = null } = payload;
     const subject = typeof sub === 'string' ? parseSubject(sub) : null;
     if (typeof sub !== 'string' || !subject) throw authFailed('token subject not recognised');
-    if (jti !== null && (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH)) throw authFailed('token id malformed');
+    if (jti !== null && (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_LENGTH))
+      throw authFailed('token id malformed');
     if (jti === null && subject.kind === 'user') throw authFailed('user token without id');
     if (!Array.isArray(scopes) || !scopes.every((s): s is string => typeof s === 'string')) {
       throw authFailed('token scopes must be an array of strings');

@@ -25,7 +25,10 @@ export interface RestoreCommand {
 /** Reads a line from the terminal without echoing it. */
 function prompt(question: string): Promise<string> {
   const input = process.stdin;
-  if (!input.isTTY) return Promise.reject(new Error('no passphrase: use --passphrase-file or VIGIL_BACKUP_PASSPHRASE (stdin is not a terminal)'));
+  if (!input.isTTY)
+    return Promise.reject(
+      new Error('no passphrase: use --passphrase-file or VIGIL_BACKUP_PASSPHRASE (stdin is not a terminal)'),
+    );
   process.stderr.write(question);
   input.setRawMode(true);
   input.resume();
@@ -70,7 +73,13 @@ export async function runBackup(command: BackupCommand): Promise<string> {
   // Written beside its final name and renamed: an interrupted backup never looks like a whole one.
   const partial = `${command.out}.partial`;
   const header = await writeBackup(
-    { dataDir: command.dataDir, passphrase: secret, journal: command.journal, appVersion: readVersion(), now: Date.now() },
+    {
+      dataDir: command.dataDir,
+      passphrase: secret,
+      journal: command.journal,
+      appVersion: readVersion(),
+      now: Date.now(),
+    },
     createWriteStream(partial, { mode: 0o600 }),
   );
   renameSync(partial, command.out);
@@ -79,7 +88,12 @@ export async function runBackup(command: BackupCommand): Promise<string> {
 
 export async function runRestore(command: RestoreCommand): Promise<string> {
   const secret = await passphrase(command.passphraseFile, false);
-  const header = await stageRestore({ dataDir: command.dataDir, file: command.file, passphrase: secret, newIdentity: command.newIdentity });
+  const header = await stageRestore({
+    dataDir: command.dataDir,
+    file: command.file,
+    passphrase: secret,
+    newIdentity: command.newIdentity,
+  });
   return (
     `backup of ${header.instance_name || 'a box'} made ${header.created_at} by version ${header.app_version} checked and staged; ` +
     'it replaces the store at the next start of the gateway (on the box: systemctl restart vigil)'

@@ -36,13 +36,22 @@ export interface BackupHeader {
   readonly created_at: string;
   /** The event journal is inside (events and their high-water mark); without it only what rebuilds the box. */
   readonly journal: boolean;
-  readonly kdf: { readonly name: 'scrypt'; readonly n: number; readonly r: number; readonly p: number; readonly salt: string };
+  readonly kdf: {
+    readonly name: 'scrypt';
+    readonly n: number;
+    readonly r: number;
+    readonly p: number;
+    readonly salt: string;
+  };
   readonly cipher: 'aes-256-gcm';
   readonly iv: string;
   readonly key_check: string;
 }
 
-export type HeaderFacts = Pick<BackupHeader, 'app_version' | 'schema_version' | 'instance_id' | 'instance_name' | 'created_at' | 'journal'>;
+export type HeaderFacts = Pick<
+  BackupHeader,
+  'app_version' | 'schema_version' | 'instance_id' | 'instance_name' | 'created_at' | 'journal'
+>;
 
 export interface BackupKeys {
   readonly cipherKey: Buffer;
@@ -60,10 +69,19 @@ export function checkPassphrase(passphrase: string): void {
 }
 
 /** scrypt in libuv's thread pool: about a second on a Pi 3 that the gateway's main thread does not wait in. */
-async function deriveKeys(passphrase: string, kdf: BackupHeader['kdf']): Promise<{ cipherKey: Buffer; keyCheck: Buffer }> {
+async function deriveKeys(
+  passphrase: string,
+  kdf: BackupHeader['kdf'],
+): Promise<{ cipherKey: Buffer; keyCheck: Buffer }> {
   const salt = Buffer.from(kdf.salt, 'base64');
   const material = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(passphrase.normalize('NFC'), salt, 64, { N: kdf.n, r: kdf.r, p: kdf.p, maxmem: 256 * kdf.n * kdf.r }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(
+      passphrase.normalize('NFC'),
+      salt,
+      64,
+      { N: kdf.n, r: kdf.r, p: kdf.p, maxmem: 256 * kdf.n * kdf.r },
+      (err, key) => (err ? reject(err) : resolve(key)),
+    ),
   );
   const cipherKey = material.subarray(0, 32);
   const keyCheck = createHmac('sha256', material.subarray(32)).update(KEY_CHECK_LABEL).digest();
@@ -101,23 +119,36 @@ export function decodePreamble(head: Buffer): { header: BackupHeader; preamble: 
   }
   const length = head.readUInt32BE(BACKUP_MAGIC.length);
   const end = BACKUP_MAGIC.length + 4 + length;
-  if (length === 0 || length > MAX_HEADER_BYTES || head.length < end) throw backupError('the backup file is truncated or damaged (header)');
+  if (length === 0 || length > MAX_HEADER_BYTES || head.length < end)
+    throw backupError('the backup file is truncated or damaged (header)');
   let header: BackupHeader;
   try {
     header = JSON.parse(head.subarray(BACKUP_MAGIC.length + 4, end).toString('utf8')) as BackupHeader;
   } catch {
     throw backupError('the backup file is damaged (header is not JSON)');
   }
-  if (header.format !== BACKUP_FORMAT) throw backupError(`backup format ${String(header.format)} is not one this Vigil reads (${BACKUP_FORMAT})`);
+  if (header.format !== BACKUP_FORMAT)
+    throw backupError(`backup format ${String(header.format)} is not one this Vigil reads (${BACKUP_FORMAT})`);
   const kdf = header.kdf;
   const sane =
     header.cipher === 'aes-256-gcm' &&
     kdf?.name === 'scrypt' &&
-    Number.isInteger(kdf.n) && kdf.n >= 1024 && kdf.n <= 1_048_576 && (kdf.n & (kdf.n - 1)) === 0 &&
-    Number.isInteger(kdf.r) && kdf.r >= 1 && kdf.r <= 32 &&
-    Number.isInteger(kdf.p) && kdf.p >= 1 && kdf.p <= MAX_KDF_P && 128 * kdf.n * kdf.r <= MAX_KDF_MEMORY_BYTES &&
-    typeof kdf.salt === 'string' && typeof header.iv === 'string' && typeof header.key_check === 'string' &&
-    typeof header.instance_id === 'string' && Number.isInteger(header.schema_version);
+    Number.isInteger(kdf.n) &&
+    kdf.n >= 1024 &&
+    kdf.n <= 1_048_576 &&
+    (kdf.n & (kdf.n - 1)) === 0 &&
+    Number.isInteger(kdf.r) &&
+    kdf.r >= 1 &&
+    kdf.r <= 32 &&
+    Number.isInteger(kdf.p) &&
+    kdf.p >= 1 &&
+    kdf.p <= MAX_KDF_P &&
+    128 * kdf.n * kdf.r <= MAX_KDF_MEMORY_BYTES &&
+    typeof kdf.salt === 'string' &&
+    typeof header.iv === 'string' &&
+    typeof header.key_check === 'string' &&
+    typeof header.instance_id === 'string' &&
+    Number.isInteger(header.schema_version);
   if (!sane) throw backupError('the backup file is damaged (header fields)');
   return { header, preamble: head.subarray(0, end) };
 }

@@ -51,7 +51,9 @@ export async function writeBackup(options: BackupOptions, sink: Writable): Promi
       if (existsSync(path)) files.push({ name, path });
     }
     const preamble = encodePreamble(header);
-    const cipher = createCipheriv('aes-256-gcm', cipherKey, Buffer.from(header.iv, 'base64'), { authTagLength: TAG_BYTES });
+    const cipher = createCipheriv('aes-256-gcm', cipherKey, Buffer.from(header.iv, 'base64'), {
+      authTagLength: TAG_BYTES,
+    });
     cipher.setAAD(preamble);
     async function* file(): AsyncGenerator<Buffer> {
       yield preamble;

@@ -5,7 +5,20 @@
  * altered file, or a store this Vigil cannot read leaves no staged restore behind.
  */
 import { createDecipheriv, randomUUID } from 'node:crypto';
-import { chownSync, closeSync, createReadStream, fchownSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  createReadStream,
+  fchownSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -98,14 +111,20 @@ export function checkStore(path: string, header: BackupHeader, newIdentity: bool
     throw damaged('its store cannot be opened');
   }
   try {
-    if (Number(db.pragma('application_id', { simple: true })) !== VIGIL_APPLICATION_ID) throw damaged('its store is not a Vigil store');
+    if (Number(db.pragma('application_id', { simple: true })) !== VIGIL_APPLICATION_ID)
+      throw damaged('its store is not a Vigil store');
     const integrity = db.pragma('integrity_check', { simple: true });
     if (integrity !== 'ok') throw damaged(`its store fails the integrity check: ${String(integrity)}`);
-    if (Number(db.pragma('user_version', { simple: true })) !== header.schema_version) throw damaged('its store does not match its header');
-    const id = (db.prepare('SELECT value FROM meta WHERE key = ?').get(INSTANCE_ID_KEY) as { value: string } | undefined)?.value ?? '';
+    if (Number(db.pragma('user_version', { simple: true })) !== header.schema_version)
+      throw damaged('its store does not match its header');
+    const id =
+      (db.prepare('SELECT value FROM meta WHERE key = ?').get(INSTANCE_ID_KEY) as { value: string } | undefined)
+        ?.value ?? '';
     if (id !== header.instance_id) throw damaged('its instance id does not match its header');
     if (newIdentity) {
-      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(INSTANCE_ID_KEY, randomUUID());
+      db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run(INSTANCE_ID_KEY, randomUUID());
       db.pragma('journal_mode = DELETE');
     }
   } finally {
@@ -125,7 +144,10 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
   const key = await openBackupKeys(options.passphrase, header);
   const supported = latestVersion();
   if (header.schema_version > supported) {
-    throw new VigilError('BAD_BACKUP', `the backup was made by a newer Vigil (${header.app_version}, store version ${header.schema_version}); this one reads store versions up to ${supported}`);
+    throw new VigilError(
+      'BAD_BACKUP',
+      `the backup was made by a newer Vigil (${header.app_version}, store version ${header.schema_version}); this one reads store versions up to ${supported}`,
+    );
   }
   if (size < preamble.length + TAG_BYTES) throw damaged('truncated');
   const tag = Buffer.alloc(TAG_BYTES);
@@ -140,7 +162,9 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
   const owner = statSync(options.dataDir);
   try {
     if (process.getuid?.() === 0) chownSync(partial, owner.uid, owner.gid);
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(header.iv, 'base64'), { authTagLength: TAG_BYTES });
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(header.iv, 'base64'), {
+      authTagLength: TAG_BYTES,
+    });
     decipher.setAAD(preamble);
     decipher.setAuthTag(tag);
     const ciphertext = createReadStream(options.file, { start: preamble.length, end: size - TAG_BYTES - 1 });

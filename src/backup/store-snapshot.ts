@@ -40,9 +40,14 @@ export function takeSnapshot({ dataDir, dir, journal }: SnapshotRequest): Snapsh
       copy.exec('DELETE FROM events');
       copy.exec('VACUUM');
     }
-    const meta = (key: string) => (copy.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? '';
-    const general = copy.prepare("SELECT value FROM settings WHERE section = 'general'").get() as { value: string } | undefined;
-    const instanceName = general ? String((JSON.parse(general.value) as { instance_name?: unknown }).instance_name ?? '') : '';
+    const meta = (key: string) =>
+      (copy.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? '';
+    const general = copy.prepare("SELECT value FROM settings WHERE section = 'general'").get() as
+      | { value: string }
+      | undefined;
+    const instanceName = general
+      ? String((JSON.parse(general.value) as { instance_name?: unknown }).instance_name ?? '')
+      : '';
     return {
       path,
       facts: {

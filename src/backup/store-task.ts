@@ -13,7 +13,9 @@ export type StoreTask =
   | ({ readonly task: 'snapshot' } & SnapshotRequest)
   | { readonly task: 'check'; readonly path: string; readonly header: BackupHeader; readonly newIdentity: boolean };
 
-export type StoreTaskReply = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: ErrorCode | null; readonly message: string };
+export type StoreTaskReply =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly code: ErrorCode | null; readonly message: string };
 
 function run(task: StoreTask): Promise<unknown> {
   return new Promise((resolve, reject) => {

@@ -16,6 +16,8 @@ try {
     reply = { ok: true, value: null };
   }
 } catch (err) {
-  reply = isVigilError(err) ? { ok: false, code: err.code, message: err.message } : { ok: false, code: null, message: describeError(err) };
+  reply = isVigilError(err)
+    ? { ok: false, code: err.code, message: err.message }
+    : { ok: false, code: null, message: describeError(err) };
 }
 port.postMessage(reply);

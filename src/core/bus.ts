@@ -31,7 +31,10 @@ export class TypedBus<Events extends { [K in keyof Events]: unknown }> {
       try {
         (listener as Listener<Events[K]>)(payload);
       } catch (err) {
-        this.logger.error('listener failed', { event: String(event), error: err instanceof Error ? err.message : String(err) });
+        this.logger.error('listener failed', {
+          event: String(event),
+          error: err instanceof Error ? err.message : String(err),
+        });
       }
     }
   }

@@ -22,7 +22,12 @@ export class ServiceGroup implements Service {
   private running: Service[] = [];
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(name: string, build: ServiceFactory, logger: Logger, health: Pick<HealthRegistry, 'remove'> | null = null) {
+  constructor(
+    name: string,
+    build: ServiceFactory,
+    logger: Logger,
+    health: Pick<HealthRegistry, 'remove'> | null = null,
+  ) {
     this.name = name;
     this.build = build;
     this.logger = logger;

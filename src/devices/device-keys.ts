@@ -22,7 +22,12 @@ export interface DeviceKeyStore {
   readonly objects: { findByUid(uid: string): unknown };
 }
 
-export function keyState(record: DeviceKeyRecord | null, objectKnown: boolean, now: number, enrolment: LinkEnrolment): DeviceKeyState {
+export function keyState(
+  record: DeviceKeyRecord | null,
+  objectKnown: boolean,
+  now: number,
+  enrolment: LinkEnrolment,
+): DeviceKeyState {
   if (record?.key) return { key: record.key, mayEnrol: false };
   const window = record?.enrolUntil ?? null;
   if (window !== null && now < window) return { key: null, mayEnrol: true };

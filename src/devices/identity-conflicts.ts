@@ -67,10 +67,18 @@ export class IdentityConflicts {
     const journaled = this.admit(`${conflict.uid}|${host}`, now);
     if (journaled === null) counts.suppressed++;
     this.deps.logger.warn('device identity conflict', {
-      uid: conflict.uid, remote: conflict.remote, reason: conflict.reason, receiver_id: conflict.receiverId, journaled: journaled !== null,
+      uid: conflict.uid,
+      remote: conflict.remote,
+      reason: conflict.reason,
+      receiver_id: conflict.receiverId,
+      journaled: journaled !== null,
     });
-    this.deps.health.report(`link-identity:${conflict.receiverId}`, 'link-identity', 'ok',
-      `${counts.conflicts} device identity conflict(s); last: UID ${conflict.uid} from ${host} (${conflict.reason})`, {
+    this.deps.health.report(
+      `link-identity:${conflict.receiverId}`,
+      'link-identity',
+      'ok',
+      `${counts.conflicts} device identity conflict(s); last: UID ${conflict.uid} from ${host} (${conflict.reason})`,
+      {
         receiver_id: conflict.receiverId,
         conflicts: counts.conflicts,
         suppressed: counts.suppressed,
@@ -78,10 +86,13 @@ export class IdentityConflicts {
         last_remote: host,
         last_reason: conflict.reason,
         last_at: now,
-      });
+      },
+    );
     if (journaled === null || !this.raise) return;
     const more = journaled > 0 ? `, ${journaled} more since the last event` : '';
-    void this.raise('device_identity_conflict', { detail: `UID ${conflict.uid} from ${host}: ${conflict.reason}${more}` });
+    void this.raise('device_identity_conflict', {
+      detail: `UID ${conflict.uid} from ${host}: ${conflict.reason}${more}`,
+    });
   }
 
   /** null: not journaled now (counted); else how many earlier conflicts of the pair this event stands for. */

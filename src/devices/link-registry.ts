@@ -65,7 +65,12 @@ export class LinkRegistry implements LiveLinks {
   /** An identity conflict seen by a TCP session (or by attach): journaled, rate-limited, shown on Status. */
   reportConflict(conflict: IdentityConflict): void {
     if (this.deps.conflicts) this.deps.conflicts.report(conflict);
-    else this.deps.logger.warn('device identity conflict', { uid: conflict.uid, remote: conflict.remote, reason: conflict.reason });
+    else
+      this.deps.logger.warn('device identity conflict', {
+        uid: conflict.uid,
+        remote: conflict.remote,
+        reason: conflict.reason,
+      });
   }
 
   /** The deadline commands get (tests check the default is the contract's 10 s). */
@@ -101,11 +106,23 @@ export class LinkRegistry implements LiveLinks {
     this.links.set(request.objectId, commander);
     if (request.remote !== undefined) this.remotes.set(request.objectId, request.remote);
     if (previous) {
-      this.deps.logger.info('device reconnected: newer link replaces the old one', { object_id: request.objectId, uid: request.uid });
+      this.deps.logger.info('device reconnected: newer link replaces the old one', {
+        object_id: request.objectId,
+        uid: request.uid,
+      });
       previous.close();
       // The new connection proved the key, so it wins; another address while the old link lived is worth a look.
-      if (previousRemote !== undefined && request.remote !== undefined && hostOf(previousRemote) !== hostOf(request.remote)) {
-        this.reportConflict({ uid: request.uid, remote: request.remote, reason: 'new_address', receiverId: request.receiverId ?? 0 });
+      if (
+        previousRemote !== undefined &&
+        request.remote !== undefined &&
+        hostOf(previousRemote) !== hostOf(request.remote)
+      ) {
+        this.reportConflict({
+          uid: request.uid,
+          remote: request.remote,
+          reason: 'new_address',
+          receiverId: request.receiverId ?? 0,
+        });
       }
     }
     return commander;

@@ -7,7 +7,12 @@
  *   several visible matches   -> AMBIGUOUS_UID (the API answers it in the contract's terms)
  *   one match, no live link   -> NO_CONNECTION, with the uid / hw_id / oid the store knows
  */
-import type { DeviceCommandOutcome, DeviceCommandPort, DeviceCommandRequest, DeviceIdentity } from '../core/device-commands.js';
+import type {
+  DeviceCommandOutcome,
+  DeviceCommandPort,
+  DeviceCommandRequest,
+  DeviceIdentity,
+} from '../core/device-commands.js';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 

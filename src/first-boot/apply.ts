@@ -9,10 +9,25 @@ import { join } from 'node:path';
 import { hashPassword, randomPassword } from '../auth/passwords.js';
 import { trustedDirectory } from '../init/trusted-dir.js';
 import { destroyFile, generateSshHostKeys, readRegularFile, SystemFiles } from './system-files.js';
-import { parseSetupFile, RESULT_FILE, SETUP_FILE, MAX_SETUP_BYTES, type SetupConfig, type SetupLineError } from './setup-file.js';
 import {
-  DEFAULT_HOSTNAME, DEFAULT_TIMEZONE, PATHS, renderAuthorizedKeys, renderHostname, renderHosts, renderNtp,
-  renderWifiNetwork, renderWiredNetwork, renderWpaSupplicant,
+  parseSetupFile,
+  RESULT_FILE,
+  SETUP_FILE,
+  MAX_SETUP_BYTES,
+  type SetupConfig,
+  type SetupLineError,
+} from './setup-file.js';
+import {
+  DEFAULT_HOSTNAME,
+  DEFAULT_TIMEZONE,
+  PATHS,
+  renderAuthorizedKeys,
+  renderHostname,
+  renderHosts,
+  renderNtp,
+  renderWifiNetwork,
+  renderWiredNetwork,
+  renderWpaSupplicant,
 } from './render.js';
 import { renderResult } from './result-file.js';
 import { writeProvisionedAdmin, writeStatus, type FirstBootStatus } from './status.js';
@@ -60,9 +75,18 @@ export async function runFirstBoot(options: FirstBootOptions): Promise<FirstBoot
   const status: FirstBootStatus =
     outcome.kind === 'applied'
       ? { outcome: 'applied', at: now.toISOString(), applied: outcome.applied, errors: [] }
-      : { outcome: 'rejected', at: now.toISOString(), applied: [], errors: outcome.kind === 'rejected' ? outcome.errors : [] };
+      : {
+          outcome: 'rejected',
+          at: now.toISOString(),
+          applied: [],
+          errors: outcome.kind === 'rejected' ? outcome.errors : [],
+        };
   // Result and status first, destruction last: a power cut in between re-applies the same file next boot.
-  new SystemFiles(bootDir).write(RESULT_FILE, renderResult(status, outcome.kind === 'applied' ? outcome.generatedPassword : null), 0o600);
+  new SystemFiles(bootDir).write(
+    RESULT_FILE,
+    renderResult(status, outcome.kind === 'applied' ? outcome.generatedPassword : null),
+    0o600,
+  );
   if (dataDirProblem === null) writeStatus(options.dataDir, status);
   destroyFile(setupPath);
   return outcome;
@@ -79,7 +103,11 @@ function unsafeDataDir(dataDir: string): string | null {
 
 async function readAndApply(setupPath: string, options: FirstBootOptions): Promise<FirstBootOutcome> {
   const bytes = readRegularFile(setupPath, MAX_SETUP_BYTES);
-  if (bytes.length > MAX_SETUP_BYTES) return { kind: 'rejected', errors: [{ line: 0, message: `${SETUP_FILE} is larger than ${MAX_SETUP_BYTES} bytes` }] };
+  if (bytes.length > MAX_SETUP_BYTES)
+    return {
+      kind: 'rejected',
+      errors: [{ line: 0, message: `${SETUP_FILE} is larger than ${MAX_SETUP_BYTES} bytes` }],
+    };
   const root = options.root;
   const parsed = parseSetupFile(bytes.toString('utf8'), {
     zoneExists: (name) => existsSync(join(root, 'usr/share/zoneinfo', name)),
@@ -87,14 +115,19 @@ async function readAndApply(setupPath: string, options: FirstBootOptions): Promi
   });
   if (!parsed.ok) return { kind: 'rejected', errors: parsed.errors };
   const applied = applySystem(parsed.config, options);
-  const generatedPassword = parsed.config.adminPassword === null && !existsSync(join(options.dataDir, 'vigil.db'))
-    ? (options.generatePassword ?? (() => randomPassword(20)))()
-    : null;
+  const generatedPassword =
+    parsed.config.adminPassword === null && !existsSync(join(options.dataDir, 'vigil.db'))
+      ? (options.generatePassword ?? (() => randomPassword(20)))()
+      : null;
   const password = parsed.config.adminPassword ?? generatedPassword;
   if (password !== null) {
     const hash = await (options.hash ?? ((p: string) => hashPassword(p)))(password);
     writeProvisionedAdmin(options.dataDir, { password_hash: hash, instance_name: parsed.config.instanceName });
-    applied.push(parsed.config.adminPassword !== null ? 'admin password: from vigil-setup.txt' : 'admin password: generated (below)');
+    applied.push(
+      parsed.config.adminPassword !== null
+        ? 'admin password: from vigil-setup.txt'
+        : 'admin password: generated (below)',
+    );
   }
   if (parsed.config.instanceName !== null) applied.push(`instance name: ${parsed.config.instanceName}`);
   return { kind: 'applied', applied, generatedPassword };
@@ -106,7 +139,20 @@ async function readAndApply(setupPath: string, options: FirstBootOptions): Promi
  */
 function applySystem(config: SetupConfig, options: FirstBootOptions): string[] {
   const files = new SystemFiles(options.root);
-  files.check(PATHS.hostname, PATHS.hosts, PATHS.localtime, PATHS.timezone, PATHS.wired, PATHS.wifi, PATHS.wpa, PATHS.wpaWants, PATHS.ntp, PATHS.authorizedKeys, PATHS.sshWants, 'etc/ssh/sshd_config');
+  files.check(
+    PATHS.hostname,
+    PATHS.hosts,
+    PATHS.localtime,
+    PATHS.timezone,
+    PATHS.wired,
+    PATHS.wifi,
+    PATHS.wpa,
+    PATHS.wpaWants,
+    PATHS.ntp,
+    PATHS.authorizedKeys,
+    PATHS.sshWants,
+    'etc/ssh/sshd_config',
+  );
   const applied: string[] = [];
 
   const hostname = config.hostname ?? DEFAULT_HOSTNAME;
@@ -121,13 +167,19 @@ function applySystem(config: SetupConfig, options: FirstBootOptions): string[] {
 
   files.write(PATHS.wired, renderWiredNetwork(config.network));
   const dns = config.network.dns.length > 0 ? `, DNS ${config.network.dns.join(' ')}` : '';
-  applied.push(config.network.mode === 'dhcp' ? `wired network: DHCP${dns}` : `wired network: static ${config.network.address} via ${config.network.gateway}${dns}`);
+  applied.push(
+    config.network.mode === 'dhcp'
+      ? `wired network: DHCP${dns}`
+      : `wired network: static ${config.network.address} via ${config.network.gateway}${dns}`,
+  );
 
   if (config.wifi) {
     files.write(PATHS.wifi, renderWifiNetwork());
     files.write(PATHS.wpa, renderWpaSupplicant(config.wifi), 0o600);
     files.symlink(PATHS.wpaWants, PATHS.wpaUnit);
-    applied.push(`Wi-Fi: '${config.wifi.ssid}' (DHCP${config.wifi.passphrase === null ? ', open network' : ', passphrase kept only as its PSK'}${config.wifi.country ? `, country ${config.wifi.country}` : ''})`);
+    applied.push(
+      `Wi-Fi: '${config.wifi.ssid}' (DHCP${config.wifi.passphrase === null ? ', open network' : ', passphrase kept only as its PSK'}${config.wifi.country ? `, country ${config.wifi.country}` : ''})`,
+    );
   } else {
     files.remove(PATHS.wifi, PATHS.wpa, PATHS.wpaWants);
     applied.push('Wi-Fi: off');

@@ -14,17 +14,23 @@ export interface FirstBootCommand {
   readonly dataDir: string;
 }
 
-export async function runFirstBootCli(command: FirstBootCommand, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function runFirstBootCli(
+  command: FirstBootCommand,
+  out: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<number> {
   mkdirSync(command.dataDir, { recursive: true, mode: 0o700 });
   const outcome = await runFirstBoot(command);
   switch (outcome.kind) {
     case 'absent':
-      out('vigil first boot: no vigil-setup.txt; defaults kept (DHCP; the admin password is generated at first start)\n');
+      out(
+        'vigil first boot: no vigil-setup.txt; defaults kept (DHCP; the admin password is generated at first start)\n',
+      );
       return 0;
     case 'applied':
       out(`vigil first boot: vigil-setup.txt applied and destroyed; details in ${RESULT_FILE}\n`);
       for (const item of outcome.applied) out(`  ${item}\n`);
-      if (outcome.generatedPassword !== null) out(`  generated admin password (login: admin): ${outcome.generatedPassword}\n`);
+      if (outcome.generatedPassword !== null)
+        out(`  generated admin password (login: admin): ${outcome.generatedPassword}\n`);
       return 0;
     case 'rejected':
       out(`vigil first boot: vigil-setup.txt REJECTED, nothing applied; details in ${RESULT_FILE}\n`);

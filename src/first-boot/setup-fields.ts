@@ -27,8 +27,13 @@ export function checkPassphrase(value: string): string | null {
 }
 
 const KEY_TYPES = [
-  'ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
-  'sk-ssh-ed25519@openssh.com', 'sk-ecdsa-sha2-nistp256@openssh.com',
+  'ssh-ed25519',
+  'ssh-rsa',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'sk-ssh-ed25519@openssh.com',
+  'sk-ecdsa-sha2-nistp256@openssh.com',
 ];
 
 /**
@@ -38,11 +43,13 @@ const KEY_TYPES = [
  */
 export function checkAuthorizedKey(value: string): string | null {
   const [type, blob] = value.split(/\s+/);
-  if (!type || !KEY_TYPES.includes(type)) return `must start with a key type (${KEY_TYPES.slice(0, 5).join(', ')}, ...)`;
+  if (!type || !KEY_TYPES.includes(type))
+    return `must start with a key type (${KEY_TYPES.slice(0, 5).join(', ')}, ...)`;
   if (!blob || !/^[A-Za-z0-9+/]+={0,2}$/.test(blob)) return 'has no base64 key after the type';
   const bytes = Buffer.from(blob, 'base64');
   const nameLength = bytes.length >= 4 ? bytes.readUInt32BE(0) : -1;
-  const name = nameLength > 0 && nameLength + 4 <= bytes.length ? bytes.subarray(4, 4 + nameLength).toString('latin1') : '';
+  const name =
+    nameLength > 0 && nameLength + 4 <= bytes.length ? bytes.subarray(4, 4 + nameLength).toString('latin1') : '';
   if (name !== type) return 'the key is damaged (its data does not match its type; was it cut short?)';
   if (type === 'ssh-ed25519' && bytes.length !== 51) return 'the key is damaged (wrong length for ssh-ed25519)';
   return null;

@@ -12,10 +12,19 @@ export const MAX_SETUP_BYTES = 64 * 1024;
 export const MIN_ADMIN_PASSWORD = 10;
 
 export const SETUP_KEYS = [
-  'instance_name', 'admin_password', 'hostname', 'timezone',
-  'network', 'address', 'gateway', 'dns',
-  'wifi_ssid', 'wifi_passphrase', 'wifi_country',
-  'ntp', 'ssh_authorized_key',
+  'instance_name',
+  'admin_password',
+  'hostname',
+  'timezone',
+  'network',
+  'address',
+  'gateway',
+  'dns',
+  'wifi_ssid',
+  'wifi_passphrase',
+  'wifi_country',
+  'ntp',
+  'ssh_authorized_key',
 ] as const;
 export type SetupKey = (typeof SETUP_KEYS)[number];
 const SECRET_KEYS: ReadonlySet<string> = new Set(['admin_password', 'wifi_passphrase']);
@@ -95,25 +104,37 @@ export function parseSetupFile(text: string, context: ParseContext): ParseResult
     if (!entry) return null;
     if (entry.value === '') return fail(entry, key, 'is empty (remove the line to keep the default)');
     const problem = validate(entry.value);
-    return problem === null ? entry.value : fail(entry, key, SECRET_KEYS.has(key) ? problem : `${problem} (got '${entry.value.slice(0, 80)}')`);
+    return problem === null
+      ? entry.value
+      : fail(entry, key, SECRET_KEYS.has(key) ? problem : `${problem} (got '${entry.value.slice(0, 80)}')`);
   };
 
   const freshOnly = (value: string): string | null =>
-    context.gatewayInitialised ? 'the gateway on this card is already initialised; change it through the API' : value.length > 0 ? null : 'is empty';
-  const instanceName = check('instance_name', (v) => (/[\u0000-\u001f\u007f]/.test(v) || v.length > 64 ? 'must be 1..64 printable characters' : freshOnly(v)));
+    context.gatewayInitialised
+      ? 'the gateway on this card is already initialised; change it through the API'
+      : value.length > 0
+        ? null
+        : 'is empty';
+  const instanceName = check('instance_name', (v) =>
+    /[\u0000-\u001f\u007f]/.test(v) || v.length > 64 ? 'must be 1..64 printable characters' : freshOnly(v),
+  );
   const adminPassword = check('admin_password', (v) =>
     v.length < MIN_ADMIN_PASSWORD || v.length > 128 ? `must be ${MIN_ADMIN_PASSWORD}..128 characters` : freshOnly(v),
   );
   const hostname = check('hostname', checkHostname);
   const timezone = check('timezone', (v) =>
-    /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/.test(v) && context.zoneExists(v) ? null : 'is not a known time zone (e.g. Europe/Berlin, UTC)',
+    /^[A-Za-z0-9_+-]+(\/[A-Za-z0-9_+-]+)*$/.test(v) && context.zoneExists(v)
+      ? null
+      : 'is not a known time zone (e.g. Europe/Berlin, UTC)',
   );
   const network = readNetwork(one, check, fail);
   const wifi = readWifi(one, check, fail);
   const ntp = check('ntp', (v) => {
     const servers = splitList(v);
     if (servers.length === 0 || servers.length > 8) return 'must list 1..8 servers';
-    return servers.every((s) => isIP(s) !== 0 || checkHostname(s, true) === null) ? null : 'must be host names or IP addresses';
+    return servers.every((s) => isIP(s) !== 0 || checkHostname(s, true) === null)
+      ? null
+      : 'must be host names or IP addresses';
   });
   const sshKeys = (entries.get('ssh_authorized_key') ?? []).flatMap((entry) => {
     const problem = entry.value === '' ? 'is empty' : checkAuthorizedKey(entry.value);
@@ -148,13 +169,16 @@ function readNetwork(one: One, check: Check, fail: Fail): WiredNetwork | null {
   const gateway = check('gateway', (v) => (isIP(v) === 4 ? null : 'must be an IPv4 address'));
   const dnsText = check('dns', (v) => {
     const servers = splitList(v);
-    return servers.length >= 1 && servers.length <= 3 && servers.every((s) => isIP(s) !== 0) ? null : 'must list 1..3 IP addresses';
+    return servers.length >= 1 && servers.length <= 3 && servers.every((s) => isIP(s) !== 0)
+      ? null
+      : 'must list 1..3 IP addresses';
   });
   const dns = dnsText === null ? [] : splitList(dnsText);
   const modeEntry = one('network');
   if (mode === 'static') {
     if (!one('address') || !one('gateway')) return fail(modeEntry!, 'network', 'static needs both address and gateway');
-    if (address && gateway && !sameSubnet(address, gateway)) return fail(one('gateway')!, 'gateway', `is not inside ${address}`);
+    if (address && gateway && !sameSubnet(address, gateway))
+      return fail(one('gateway')!, 'gateway', `is not inside ${address}`);
     if (!address || !gateway) return null;
     return { mode: 'static', address, gateway, dns };
   }
@@ -168,7 +192,9 @@ function readNetwork(one: One, check: Check, fail: Fail): WiredNetwork | null {
 function readWifi(one: One, check: Check, fail: Fail): SetupConfig['wifi'] {
   const ssid = check('wifi_ssid', (v) => (Buffer.byteLength(v) <= 32 ? null : 'must be at most 32 bytes'));
   const passphrase = check('wifi_passphrase', checkPassphrase);
-  const country = check('wifi_country', (v) => (/^[A-Z]{2}$/.test(v) ? null : 'must be a two-letter country code such as DE'));
+  const country = check('wifi_country', (v) =>
+    /^[A-Z]{2}$/.test(v) ? null : 'must be a two-letter country code such as DE',
+  );
   if (ssid === null) {
     for (const key of ['wifi_passphrase', 'wifi_country'] as const) {
       const entry = one(key);
@@ -183,7 +209,7 @@ function sameSubnet(cidr: string, gateway: string): boolean {
   const [address, prefixText] = cidr.split('/') as [string, string];
   const prefix = Number(prefixText);
   const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
-  return ((toNumber(address) & mask) >>> 0) === ((toNumber(gateway) & mask) >>> 0);
+  return (toNumber(address) & mask) >>> 0 === (toNumber(gateway) & mask) >>> 0;
 }
 
 function toNumber(ipv4: string): number {

@@ -44,7 +44,10 @@ function writeOwned(dataDir: string, name: string, content: string, mode: number
   writeFileAtomic(join(dir.path, name), content, mode, owner ? { owner } : {});
 }
 
-export type StatusRead = { readonly kind: 'none' } | { readonly kind: 'ok'; readonly status: FirstBootStatus } | { readonly kind: 'unreadable'; readonly reason: string };
+export type StatusRead =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'ok'; readonly status: FirstBootStatus }
+  | { readonly kind: 'unreadable'; readonly reason: string };
 
 export function readStatus(dataDir: string): StatusRead {
   const path = join(dataDir, STATUS_FILE);
@@ -66,7 +69,13 @@ function isStatus(value: unknown): value is FirstBootStatus {
     typeof v.at === 'string' &&
     Array.isArray(v.applied) &&
     Array.isArray(v.errors) &&
-    v.errors.every((e) => typeof e === 'object' && e !== null && typeof (e as SetupLineError).line === 'number' && typeof (e as SetupLineError).message === 'string')
+    v.errors.every(
+      (e) =>
+        typeof e === 'object' &&
+        e !== null &&
+        typeof (e as SetupLineError).line === 'number' &&
+        typeof (e as SetupLineError).message === 'string',
+    )
   );
 }
 
@@ -81,7 +90,10 @@ export function readProvisionedAdmin(dataDir: string): ProvisionedAdmin | null {
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<ProvisionedAdmin>;
     if (typeof value.password_hash !== 'string' || value.password_hash.length === 0) return null;
-    return { password_hash: value.password_hash, instance_name: typeof value.instance_name === 'string' ? value.instance_name : null };
+    return {
+      password_hash: value.password_hash,
+      instance_name: typeof value.instance_name === 'string' ? value.instance_name : null,
+    };
   } catch {
     return null;
   }

@@ -5,7 +5,20 @@
  * owned by root and writable by nobody else, all the way up (docs/security.md #28.5).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { VigilError } from '../core/errors.js';
 import { fsyncDirectory, writeFileAtomic } from '../init/atomic-write.js';
@@ -89,7 +102,8 @@ export function readRegularFile(path: string, limit: number): Buffer {
     if (!fstatSync(fd).isFile()) throw notRegular;
     const buffer = Buffer.alloc(limit + 1);
     let length = 0;
-    for (let n = -1; n !== 0 && length < buffer.length; length += n) n = readSync(fd, buffer, length, buffer.length - length, null);
+    for (let n = -1; n !== 0 && length < buffer.length; length += n)
+      n = readSync(fd, buffer, length, buffer.length - length, null);
     return buffer.subarray(0, length);
   } finally {
     closeSync(fd);

@@ -93,7 +93,10 @@ export class RetentionJob implements Service {
         sessions_trimmed: report.sessionsTrimmed,
         keep_after_id: report.keepAfterId,
       };
-      logger.info(report.interrupted ? 'retention pass interrupted by stop' : 'retention pass done', { ...figures, ms: clock.now() - started });
+      logger.info(report.interrupted ? 'retention pass interrupted by stop' : 'retention pass done', {
+        ...figures,
+        ms: clock.now() - started,
+      });
       if (!this.stopped) health.report(RETENTION_HEALTH, 'job', 'ok', null, figures);
       return report;
     } catch (err) {

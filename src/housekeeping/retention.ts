@@ -65,7 +65,11 @@ export function retentionPolicy(settings: Settings, extraFloors: readonly (numbe
  * extra floors. An enabled output without a stored cursor holds everything (its cursor is 0,
  * "from the start of the journal", as OutputCursors.get reads it). Null when nothing holds back.
  */
-export function undeliveredFloor(outputIds: readonly number[], cursors: readonly OutputCursor[], extra: readonly (number | null)[]): number | null {
+export function undeliveredFloor(
+  outputIds: readonly number[],
+  cursors: readonly OutputCursor[],
+  extra: readonly (number | null)[],
+): number | null {
   const byId = new Map(cursors.map((c) => [c.outputId, c.lastEventId]));
   const floors = [...outputIds.map((id) => byId.get(id) ?? 0), ...extra.filter((f): f is number => f !== null)];
   return floors.length === 0 ? null : Math.min(...floors);
@@ -99,7 +103,8 @@ export async function runRetention(
   const ids = store.objects.all().map((o) => o.id);
   for (let i = 0; i < ids.length; i += SESSION_TRIM_CHUNK) {
     if (stopped()) return { eventsDeleted, objectsDeleted, sessionsTrimmed, keepAfterId, interrupted: true };
-    for (const id of ids.slice(i, i + SESSION_TRIM_CHUNK)) sessionsTrimmed += store.sessions.trim(id, policy.sessionLogCount);
+    for (const id of ids.slice(i, i + SESSION_TRIM_CHUNK))
+      sessionsTrimmed += store.sessions.trim(id, policy.sessionLogCount);
     await yieldToLoop();
   }
   return { eventsDeleted, objectsDeleted, sessionsTrimmed, keepAfterId, interrupted: false };

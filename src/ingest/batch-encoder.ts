@@ -14,10 +14,12 @@ import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, typ
 
 export type Op =
   | {
-    kind: 'items'; items: readonly IngestItem[]; sink: IngestSink;
-    /** performance.now() at submit (ACK latency for the metrics), 0 when nobody measures. */
-    at: number;
-  }
+      kind: 'items';
+      items: readonly IngestItem[];
+      sink: IngestSink;
+      /** performance.now() at submit (ACK latency for the metrics), 0 when nobody measures. */
+      at: number;
+    }
   | { kind: 'close'; session: SessionLog; at: number };
 
 export type MutableRow = { -readonly [K in keyof NewEvent]: NewEvent[K] };
@@ -59,7 +61,14 @@ export class BatchEncoder {
     for (const op of sent.ops) {
       if (op.kind === 'close') {
         const s = op.session;
-        wire.push({ kind: 'close', session: this.wireSession(s, sent), at: op.at, events: s.events, bytesIn: s.bytesIn, bytesOut: s.bytesOut });
+        wire.push({
+          kind: 'close',
+          session: this.wireSession(s, sent),
+          at: op.at,
+          events: s.events,
+          bytesIn: s.bytesIn,
+          bytesOut: s.bytesOut,
+        });
         sent.rows.push(null);
         continue;
       }
@@ -82,7 +91,9 @@ export class BatchEncoder {
       at += r.byteLength;
     }
     sent.batch = {
-      ops: wire, raw, sessionLogCount: this.options.sessionLogCount?.() ?? DEFAULT_SESSION_LOG_COUNT,
+      ops: wire,
+      raw,
+      sessionLogCount: this.options.sessionLogCount?.() ?? DEFAULT_SESSION_LOG_COUNT,
       startup: this.options.startupRules?.() ?? null,
     };
     return sent;
@@ -116,18 +127,35 @@ export class BatchEncoder {
     const device = item.device;
     if (device) sent.devices.set(device.objectId, device);
     return {
-      kind: 'frame', receiverId: item.receiver.id, receiverKind: item.receiver.kind, transport: item.transport,
-      remoteAddress: item.remoteAddress, receivedAt: item.receivedAt, session: item.session ? this.wireSession(item.session, sent) : null,
-      account: events.length > 0 ? events[0]!.account || null : item.account, linkTest: item.linkTest, quirks: item.quirks ?? 0,
-      device: device ? { objectId: device.objectId, uid: device.uid, account: device.account } : null, raw, rows: wired,
+      kind: 'frame',
+      receiverId: item.receiver.id,
+      receiverKind: item.receiver.kind,
+      transport: item.transport,
+      remoteAddress: item.remoteAddress,
+      receivedAt: item.receivedAt,
+      session: item.session ? this.wireSession(item.session, sent) : null,
+      account: events.length > 0 ? events[0]!.account || null : item.account,
+      linkTest: item.linkTest,
+      quirks: item.quirks ?? 0,
+      device: device ? { objectId: device.objectId, uid: device.uid, account: device.account } : null,
+      raw,
+      rows: wired,
     };
   }
 
   private hello(item: HelloItem, sent: Sent): WireOp {
     return {
-      kind: 'hello', receiverId: item.receiver.id, receiverKind: item.receiver.kind, transport: item.transport,
-      remoteAddress: item.remoteAddress, receivedAt: item.receivedAt, session: item.session ? this.wireSession(item.session, sent) : null,
-      uid: item.uid, account: item.account ?? null, hwId: item.hwId ?? null, firmware: item.firmware ?? null,
+      kind: 'hello',
+      receiverId: item.receiver.id,
+      receiverKind: item.receiver.kind,
+      transport: item.transport,
+      remoteAddress: item.remoteAddress,
+      receivedAt: item.receivedAt,
+      session: item.session ? this.wireSession(item.session, sent) : null,
+      uid: item.uid,
+      account: item.account ?? null,
+      hwId: item.hwId ?? null,
+      firmware: item.firmware ?? null,
     };
   }
 
@@ -144,7 +172,16 @@ export class BatchEncoder {
 
 function emptySent(ops: readonly Op[]): Sent {
   return {
-    ops, batch: { ops: [], raw: new Uint8Array(0), sessionLogCount: 0, startup: null }, rows: [], raws: [], rawLength: 0,
-    sessions: new Map(), devices: new Map(), counted: [], items: 0, linkTests: 0, rowCount: 0,
+    ops,
+    batch: { ops: [], raw: new Uint8Array(0), sessionLogCount: 0, startup: null },
+    rows: [],
+    raws: [],
+    rawLength: 0,
+    sessions: new Map(),
+    devices: new Map(),
+    counted: [],
+    items: 0,
+    linkTests: 0,
+    rowCount: 0,
   };
 }

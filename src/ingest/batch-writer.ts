@@ -17,7 +17,18 @@ import { StartupEventClassifier, type StartupRules, type StartupRow } from '../t
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog } from './seen-log.js';
 import { collectSightings } from './sightings.js';
-import { insertParamsOf, type JournalWriter, type WireBatch, type WireFrame, type WireHello, type WireOp, type WireResult, type WireRow, type WireSession, type WriterLiveness } from './wire.js';
+import {
+  insertParamsOf,
+  type JournalWriter,
+  type WireBatch,
+  type WireFrame,
+  type WireHello,
+  type WireOp,
+  type WireResult,
+  type WireRow,
+  type WireSession,
+  type WriterLiveness,
+} from './wire.js';
 
 /** The slice of the store (src/store/store.ts) a batch is written through. */
 export interface IngestStore {
@@ -72,8 +83,14 @@ export class BatchWriter {
     }
     this.seenLog.committed();
     return {
-      objectIds: work.objectIds, eventIds: compactIds(work.ids), eventCount: work.ids.length, helloObjects: work.helloObjects, registered: work.registered,
-      opened: work.opened, adopted: work.adopted, flagged: work.flagged,
+      objectIds: work.objectIds,
+      eventIds: compactIds(work.ids),
+      eventCount: work.ids.length,
+      helloObjects: work.helloObjects,
+      registered: work.registered,
+      opened: work.opened,
+      adopted: work.adopted,
+      flagged: work.flagged,
     } satisfies WireResult;
   }
 
@@ -124,7 +141,8 @@ export class BatchWriter {
     if (op.kind === 'close') {
       const id = this.sessions.get(op.session.key)?.[0] ?? op.session.id;
       this.sessions.delete(op.session.key);
-      if (id !== null) this.store.sessions.close(id, op.at, { events: op.events, bytesIn: op.bytesIn, bytesOut: op.bytesOut });
+      if (id !== null)
+        this.store.sessions.close(id, op.at, { events: op.events, bytesIn: op.bytesIn, bytesOut: op.bytesOut });
       return;
     }
     work.objectIds.push(op.kind === 'frame' ? this.frame(op, batch, work) : this.hello(op, batch, work));
@@ -141,7 +159,13 @@ export class BatchWriter {
       if (account !== null && !sameAccount(known, account)) {
         if (known === '') {
           // The device's HELLO had no account: its first message tells it (docs/receivers.md §Objects).
-          this.store.objects.upsertMain({ uid: device.uid, account, receiverId: op.receiverId, receiverKind: op.receiverKind, at: op.receivedAt });
+          this.store.objects.upsertMain({
+            uid: device.uid,
+            account,
+            receiverId: op.receiverId,
+            receiverKind: op.receiverKind,
+            at: op.receivedAt,
+          });
           this.adopted.set(device.objectId, account);
           work.adopted.push([device.objectId, account]);
         } else {
@@ -181,10 +205,18 @@ export class BatchWriter {
     const uid = op.uid.toUpperCase();
     const prior = objects.findByUid(uid);
     const account = op.account ?? prior?.account ?? '';
-    const adopts = !prior && account !== '' && objects.findByAccount(account, op.receiverId).some((o) => o.uid === null);
+    const adopts =
+      !prior && account !== '' && objects.findByAccount(account, op.receiverId).some((o) => o.uid === null);
     const object = objects.upsertMain({
-      uid, account, receiverId: op.receiverId, receiverKind: op.receiverKind, transport: op.transport,
-      remoteAddress: op.remoteAddress, hwId: op.hwId, firmware: op.firmware, at: op.receivedAt,
+      uid,
+      account,
+      receiverId: op.receiverId,
+      receiverKind: op.receiverKind,
+      transport: op.transport,
+      remoteAddress: op.remoteAddress,
+      hwId: op.hwId,
+      firmware: op.firmware,
+      at: op.receivedAt,
     });
     if (!prior && !adopts) work.registered.push(object);
     this.directory.noteMain(object, op.receivedAt);
@@ -212,11 +244,24 @@ export class BatchWriter {
 }
 
 function startupRow(op: WireFrame, row: WireRow, objectId: number | null): StartupRow {
-  return { receivedAt: op.receivedAt, objectId, flags: row[14], protocol: row[6] as StartupRow['protocol'], code: row[10], groupNo: row[11], zoneNo: row[12] };
+  return {
+    receivedAt: op.receivedAt,
+    objectId,
+    flags: row[14],
+    protocol: row[6] as StartupRow['protocol'],
+    code: row[10],
+    groupNo: row[11],
+    zoneNo: row[12],
+  };
 }
 
 function sighting(op: WireFrame | WireHello): Sighting {
-  return { receiver: { id: op.receiverId, kind: op.receiverKind }, transport: op.transport, remoteAddress: op.remoteAddress, receivedAt: op.receivedAt };
+  return {
+    receiver: { id: op.receiverId, kind: op.receiverKind },
+    transport: op.transport,
+    remoteAddress: op.remoteAddress,
+    receivedAt: op.receivedAt,
+  };
 }
 
 /** A batch's ids are consecutive (one transaction; EventJournal.appendRows assigns them so): send the first only. */

@@ -60,7 +60,15 @@ export const DEFAULT_MAX_BATCH_ITEMS = 2000;
 const NO_IDS: readonly number[] = Object.freeze([]);
 
 export class EventIngest {
-  readonly stats: IngestStats = { flushes: 0, failedFlushes: 0, items: 0, events: 0, linkTests: 0, objectsRegistered: 0, largestFlush: 0 };
+  readonly stats: IngestStats = {
+    flushes: 0,
+    failedFlushes: 0,
+    items: 0,
+    events: 0,
+    linkTests: 0,
+    objectsRegistered: 0,
+    largestFlush: 0,
+  };
   private readonly deps: EventIngestDeps;
   private readonly writer: JournalWriter;
   private readonly maxBatchItems: number;
@@ -92,7 +100,9 @@ export class EventIngest {
   /** Queues items for the next group commit; resolves after COMMIT with one result per item, in order. */
   submit(items: readonly IngestItem[]): Promise<IngestResult[]> {
     if (items.length === 0) return Promise.resolve([]);
-    return new Promise<IngestResult[]>((resolve, reject) => this.submitTo(items, { committed: resolve, failed: reject }));
+    return new Promise<IngestResult[]>((resolve, reject) =>
+      this.submitTo(items, { committed: resolve, failed: reject }),
+    );
   }
 
   /**
@@ -137,7 +147,8 @@ export class EventIngest {
   /** Waits until nothing is queued or in flight, then releases the writer (its thread). */
   async close(): Promise<void> {
     this.drain();
-    for (let i = 0; i < 1000 && (this.inFlight || this.queue.length > 0); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 1000 && (this.inFlight || this.queue.length > 0); i++)
+      await new Promise((r) => setTimeout(r, 5));
     await this.writer.close();
   }
 
@@ -266,7 +277,8 @@ export class EventIngest {
     for (const object of result.registered) bus.emit('object-registered', { object });
     for (const payload of stored) bus.emit('event-stored', payload);
     // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
-    for (const [objectId, s] of collectSightings(wire, objectIds)) bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
+    for (const [objectId, s] of collectSightings(wire, objectIds))
+      bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
   }
 
   /** A sink that throws (a bug) is logged; it must not keep the other submits of the batch from hearing. */
@@ -293,7 +305,10 @@ export class EventIngest {
     const message = describeError(err);
     if (!this.failing) {
       this.failing = true;
-      this.deps.logger.error('journal write failed: devices get no ACK and will retransmit', { items: sent.items, error: message });
+      this.deps.logger.error('journal write failed: devices get no ACK and will retransmit', {
+        items: sent.items,
+        error: message,
+      });
       this.deps.health?.report('store', 'store', 'failed', `journal write failed: ${message}`);
     }
     for (const op of sent.ops) if (op.kind === 'items') this.fail(op.sink, err);

@@ -61,7 +61,14 @@ export class ObjectDirectory {
   main(account: string, s: Sighting, registered: ObjectRecord[]): number {
     const receiverId = s.receiver.id;
     const entry = this.mains.get(receiverId)?.get(account);
-    if (entry && this.confirmed(entry, s.receivedAt, (o) => o.mainObjectId === null && o.receiverId === receiverId && o.account === account)) {
+    if (
+      entry &&
+      this.confirmed(
+        entry,
+        s.receivedAt,
+        (o) => o.mainObjectId === null && o.receiverId === receiverId && o.account === account,
+      )
+    ) {
       return entry.id;
     }
     const found = this.objects.findByAccount(account, receiverId);
@@ -76,7 +83,8 @@ export class ObjectDirectory {
   /** The related object `account` carried by main device `mainId`; created when unknown. */
   relatedOf(mainId: number, account: string, s: Sighting, registered: ObjectRecord[]): number {
     const entry = this.related.get(mainId)?.get(account);
-    if (entry && this.confirmed(entry, s.receivedAt, (o) => o.mainObjectId === mainId && o.account === account)) return entry.id;
+    if (entry && this.confirmed(entry, s.receivedAt, (o) => o.mainObjectId === mainId && o.account === account))
+      return entry.id;
     let record = this.objects.findRelated(mainId, account);
     if (!record) {
       record = this.objects.upsertRelated(mainId, account, { remoteAddress: s.remoteAddress, at: s.receivedAt });
@@ -127,7 +135,13 @@ export class ObjectDirectory {
     return true;
   }
 
-  private remember(maps: Map<number, Map<string, Entry>>, outer: number, account: string, id: number, at: number): void {
+  private remember(
+    maps: Map<number, Map<string, Entry>>,
+    outer: number,
+    account: string,
+    id: number,
+    at: number,
+  ): void {
     let inner = maps.get(outer);
     if (!inner) {
       inner = new Map();

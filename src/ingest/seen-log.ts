@@ -76,7 +76,11 @@ export class SeenLog {
       const stored = this.stored.get(id);
       // Only news is written at once; a device heard again waits for the sweep (at most intervalMs),
       // so 1,000 devices' link tests cost one write of each row per interval, not one each (docs/benchmarks.md §Site).
-      const due = !stored || sight.remote !== stored.remote || (sight.ping && stored.pingAt === null) || sight.at - stored.at >= RESURFACED_MS;
+      const due =
+        !stored ||
+        sight.remote !== stored.remote ||
+        (sight.ping && stored.pingAt === null) ||
+        sight.at - stored.at >= RESURFACED_MS;
       if (due) this.write(objects, id, sight);
       else this.merge(id, sight);
     }

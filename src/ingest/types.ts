@@ -91,7 +91,12 @@ export interface IngestEvents {
   'event-stored': { readonly id: number; readonly event: NewEvent };
   'object-registered': { readonly object: ObjectRecord };
   /** Once per object per transaction. `ping`: a NULL link test was among its messages. */
-  'object-seen': { readonly objectId: number; readonly at: number; readonly ping: boolean; readonly remoteAddress: string | null };
+  'object-seen': {
+    readonly objectId: number;
+    readonly at: number;
+    readonly ping: boolean;
+    readonly remoteAddress: string | null;
+  };
 }
 
 /** Figures of the ingest; plain counters so reading them costs nothing. */

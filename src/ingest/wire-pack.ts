@@ -33,7 +33,14 @@ export function packOps(ops: readonly WireOp[]): PackedOps {
       out.push(op.at, op.events, op.bytesIn, op.bytesOut);
       continue;
     }
-    out.push(op.kind === 'frame' ? FRAME : HELLO, op.receiverId, op.receiverKind, op.transport, op.remoteAddress, op.receivedAt);
+    out.push(
+      op.kind === 'frame' ? FRAME : HELLO,
+      op.receiverId,
+      op.receiverKind,
+      op.transport,
+      op.remoteAddress,
+      op.receivedAt,
+    );
     pushSession(out, op.session);
     if (op.kind === 'frame') {
       out.push(op.account, op.linkTest, op.quirks);
@@ -55,7 +62,12 @@ export function unpackOps(packed: PackedOps): WireOp[] {
   const session = (): WireSession | null => {
     const key = p[i++] as number;
     if (key === NONE) return null;
-    const s: WireSession = { key, id: p[i] as number | null, connectedAt: p[i + 1] as number, remoteAddress: p[i + 2] as string };
+    const s: WireSession = {
+      key,
+      id: p[i] as number | null,
+      connectedAt: p[i + 1] as number,
+      remoteAddress: p[i + 2] as string,
+    };
     i += 3;
     return s;
   };
@@ -63,7 +75,14 @@ export function unpackOps(packed: PackedOps): WireOp[] {
     const kind = p[i++];
     if (kind === CLOSE) {
       const s = session()!;
-      ops.push({ kind: 'close', session: s, at: p[i] as number, events: p[i + 1] as number, bytesIn: p[i + 2] as number, bytesOut: p[i + 3] as number });
+      ops.push({
+        kind: 'close',
+        session: s,
+        at: p[i] as number,
+        events: p[i + 1] as number,
+        bytesIn: p[i + 2] as number,
+        bytesOut: p[i + 3] as number,
+      });
       i += 4;
       continue;
     }
@@ -88,13 +107,36 @@ export function unpackOps(packed: PackedOps): WireOp[] {
       const raw: [number, number] = [p[i] as number, p[i + 1] as number];
       const rows = p[i + 2] as WireRow[];
       i += 3;
-      ops.push({ kind: 'frame', receiverId, receiverKind, transport, remoteAddress, receivedAt, session: s, account, linkTest, quirks, device, raw, rows });
+      ops.push({
+        kind: 'frame',
+        receiverId,
+        receiverKind,
+        transport,
+        remoteAddress,
+        receivedAt,
+        session: s,
+        account,
+        linkTest,
+        quirks,
+        device,
+        raw,
+        rows,
+      });
       continue;
     }
     if (kind !== HELLO) throw new Error(`packed journal batch: unknown op ${String(kind)} at ${i - 1}`);
     const hello: WireHello = {
-      kind: 'hello', receiverId, receiverKind, transport, remoteAddress, receivedAt, session: s,
-      uid: p[i] as string, account: p[i + 1] as string | null, hwId: p[i + 2] as string | null, firmware: p[i + 3] as string | null,
+      kind: 'hello',
+      receiverId,
+      receiverKind,
+      transport,
+      remoteAddress,
+      receivedAt,
+      session: s,
+      uid: p[i] as string,
+      account: p[i + 1] as string | null,
+      hwId: p[i + 2] as string | null,
+      firmware: p[i + 3] as string | null,
     };
     i += 4;
     ops.push(hello);

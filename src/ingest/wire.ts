@@ -70,22 +70,58 @@ export type WireRow = [
  * (src/store/event-rows.ts toInsertParams does the same from a NewEvent): built straight from the
  * tuple, no NewEvent object in between. `raw` is the frame's bytes, shared by its rows.
  */
-export function insertParamsOf(frame: WireFrame, row: WireRow, raw: Buffer, objectId: number | null): EventInsertParams {
+export function insertParamsOf(
+  frame: WireFrame,
+  row: WireRow,
+  raw: Buffer,
+  objectId: number | null,
+): EventInsertParams {
   const code = row[10];
   return [
-    frame.receivedAt, row[0], row[1], frame.receiverId, frame.receiverKind, frame.transport, frame.remoteAddress, objectId,
-    row[2], row[3], row[4], row[5], row[6], row[7] ? 1 : 0, row[8], row[9],
+    frame.receivedAt,
+    row[0],
+    row[1],
+    frame.receiverId,
+    frame.receiverKind,
+    frame.transport,
+    frame.remoteAddress,
+    objectId,
+    row[2],
+    row[3],
+    row[4],
+    row[5],
+    row[6],
+    row[7] ? 1 : 0,
+    row[8],
+    row[9],
     // Codes are compared exactly in queries; SIA codes are upper-case letters, CID codes hex.
-    code === null ? null : code.toUpperCase(), row[11], row[12], row[13], row[14], raw,
+    code === null ? null : code.toUpperCase(),
+    row[11],
+    row[12],
+    row[13],
+    row[14],
+    raw,
   ];
 }
 
 /** The wire row of a journal row (the main thread's side). */
 export function wireRow(e: NewEvent): WireRow {
   return [
-    e.deviceTime ?? null, e.deviceTimeText ?? null, e.account, e.dc09Receiver ?? null, e.dc09Line ?? null, e.sequence ?? null,
-    e.protocol, e.encrypted, e.eventClass, e.qualifier ?? null, e.code ?? null, e.groupNo ?? null, e.zoneNo ?? null,
-    e.text ?? null, e.flags ?? 0,
+    e.deviceTime ?? null,
+    e.deviceTimeText ?? null,
+    e.account,
+    e.dc09Receiver ?? null,
+    e.dc09Line ?? null,
+    e.sequence ?? null,
+    e.protocol,
+    e.encrypted,
+    e.eventClass,
+    e.qualifier ?? null,
+    e.code ?? null,
+    e.groupNo ?? null,
+    e.zoneNo ?? null,
+    e.text ?? null,
+    e.flags ?? 0,
   ];
 }
 

@@ -25,7 +25,15 @@ import type { StoreWriter } from '../store/store.js';
 import type { WriteCall, WriteCommand, WriteResult } from '../store/write-commands.js';
 import { WriteClient, writerChannel, type WriterEndpoint } from '../store/writer-channel.js';
 import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
-import { isDone, packWrite, unpackDone, type DoneReply, type WriterInit, type WriterReply, type WriterRequest } from './writer-messages.js';
+import {
+  isDone,
+  packWrite,
+  unpackDone,
+  type DoneReply,
+  type WriterInit,
+  type WriterReply,
+  type WriterRequest,
+} from './writer-messages.js';
 
 export const RESTART_DELAYS_MS: readonly number[] = [0, 250, 500, 1000, 2000, 5000];
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -76,7 +84,8 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     await this.startThread();
   }
 
-  readonly call: WriteCall = <C extends WriteCommand>(command: C): WriteResult<C> => this.send(command, undefined) as WriteResult<C>;
+  readonly call: WriteCall = <C extends WriteCommand>(command: C): WriteResult<C> =>
+    this.send(command, undefined) as WriteResult<C>;
 
   send(command: WriteCommand, timeoutMs: number | undefined): unknown {
     if (!this.worker && !this.closing) {
@@ -120,7 +129,11 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
   liveness(): WriterLiveness {
     let oldest = this.outstandingPing?.since ?? Infinity;
     for (const pending of this.pending.values()) oldest = Math.min(oldest, pending.since);
-    return { stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest), lastCommitAt: this.lastCommitAt, commits: this.commits };
+    return {
+      stalledMs: oldest === Infinity ? 0 : Math.max(0, performance.now() - oldest),
+      lastCommitAt: this.lastCommitAt,
+      commits: this.commits,
+    };
   }
 
   async close(): Promise<void> {
@@ -141,7 +154,8 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_TIMEOUT_MS)));
     const clean = await Promise.race([closed.then(() => true), timeout]);
     clearTimeout(timer);
-    if (!clean) this.options.logger.error('journal writer did not stop in time; terminated', { timeout_ms: CLOSE_TIMEOUT_MS });
+    if (!clean)
+      this.options.logger.error('journal writer did not stop in time; terminated', { timeout_ms: CLOSE_TIMEOUT_MS });
     this.client.replace(null);
     await worker.terminate();
   }
@@ -168,10 +182,14 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const channel = writerChannel();
     const init: WriterInit = {
-      path: this.options.path, endpoint: channel.writer,
+      path: this.options.path,
+      endpoint: channel.writer,
       ...(this.options.seenPersistMs !== undefined && { seenPersistMs: this.options.seenPersistMs }),
     };
-    const worker = new Worker(this.options.script ?? new URL('./writer-worker.js', import.meta.url), { workerData: init, transferList: [channel.writer.port] });
+    const worker = new Worker(this.options.script ?? new URL('./writer-worker.js', import.meta.url), {
+      workerData: init,
+      transferList: [channel.writer.port],
+    });
     this.starts++;
     return new Promise<Worker>((resolve, reject) => {
       let started = false;
@@ -193,7 +211,10 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
       });
       worker.on('error', (err) => {
         this.options.logger.error('journal writer thread error', { error: describeError(err) });
-        if (!started) reject(new VigilError('STORE_FAILURE', `journal writer cannot start: ${describeError(err)}`, [], { cause: err }));
+        if (!started)
+          reject(
+            new VigilError('STORE_FAILURE', `journal writer cannot start: ${describeError(err)}`, [], { cause: err }),
+          );
       });
       worker.on('exit', (code) => {
         if (!started) reject(new VigilError('STORE_FAILURE', `journal writer exited while starting (code ${code})`));
@@ -204,7 +225,8 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
 
   private onReply(worker: Worker, reply: Exclude<WriterReply, DoneReply>): void {
     if (reply.type === 'closed') {
-      if (reply.error) this.options.logger.error('journal writer could not write the last sightings', { error: reply.error });
+      if (reply.error)
+        this.options.logger.error('journal writer could not write the last sightings', { error: reply.error });
       this.onClosed?.();
       this.onClosed = null;
       return;
@@ -248,8 +270,15 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     this.deaths++;
     const delay = RESTART_DELAYS_MS[Math.min(this.deaths, RESTART_DELAYS_MS.length - 1)]!;
     this.notBefore = Date.now() + delay;
-    this.options.logger.error('journal writer thread exited; started again on the next batch', { code, in_flight: failed.length, restart_delay_ms: delay });
-    const err = new VigilError('STORE_FAILURE', `journal writer thread exited (code ${code}) before its commit was confirmed`);
+    this.options.logger.error('journal writer thread exited; started again on the next batch', {
+      code,
+      in_flight: failed.length,
+      restart_delay_ms: delay,
+    });
+    const err = new VigilError(
+      'STORE_FAILURE',
+      `journal writer thread exited (code ${code}) before its commit was confirmed`,
+    );
     for (const p of failed) p.reject(err);
   }
 }

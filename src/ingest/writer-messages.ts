@@ -71,12 +71,24 @@ export function isDone(reply: WriterReply): reply is DoneReply {
 
 export function packWrite(seq: number, batch: WireBatch): WriteRequest {
   const startup = batch.startup;
-  return [seq, packOps(batch.ops), batch.raw, batch.sessionLogCount, startup ? startup.gatewayStartedAt : null, startup ? startup.triplets : null];
+  return [
+    seq,
+    packOps(batch.ops),
+    batch.raw,
+    batch.sessionLogCount,
+    startup ? startup.gatewayStartedAt : null,
+    startup ? startup.triplets : null,
+  ];
 }
 
 export function unpackWrite(request: WriteRequest): WireBatch {
   const [, ops, raw, sessionLogCount, gatewayStartedAt, triplets] = request;
-  return { ops: unpackOps(ops), raw, sessionLogCount, startup: gatewayStartedAt === null ? null : { gatewayStartedAt, triplets: triplets ?? [] } };
+  return {
+    ops: unpackOps(ops),
+    raw,
+    sessionLogCount,
+    startup: gatewayStartedAt === null ? null : { gatewayStartedAt, triplets: triplets ?? [] },
+  };
 }
 
 export function packDone(seq: number, r: WireResult): DoneReply {

@@ -16,7 +16,14 @@ import { CommandClock, executeWrite } from '../store/write-commands.js';
 import { serveWrites } from '../store/writer-channel.js';
 import { BatchWriter, type IngestStore } from './batch-writer.js';
 import { SIGHTINGS_FLUSHED_KEY, SeenLog } from './seen-log.js';
-import { isWrite, packDone, unpackWrite, type WriterInit, type WriterReply, type WriterRequest } from './writer-messages.js';
+import {
+  isWrite,
+  packDone,
+  unpackWrite,
+  type WriterInit,
+  type WriterReply,
+  type WriterRequest,
+} from './writer-messages.js';
 
 const port = parentPort;
 if (!port) throw new Error('writer-worker.js runs as a worker thread only');
@@ -42,7 +49,8 @@ const store: IngestStore = {
 };
 const writer = new BatchWriter(store, new SeenLog(init.seenPersistMs));
 const endpoints = [init.endpoint];
-const serve = (endpoint: WriterInit['endpoint']): void => serveWrites(endpoint, (command) => executeWrite(open, repos, clock, command));
+const serve = (endpoint: WriterInit['endpoint']): void =>
+  serveWrites(endpoint, (command) => executeWrite(open, repos, clock, command));
 serve(init.endpoint);
 
 /**

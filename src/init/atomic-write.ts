@@ -9,7 +9,17 @@
  * rename(2) replaces whatever is at the target, a symlink included, without following it.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
@@ -25,7 +35,12 @@ export function randomTempName(target: string): string {
   return `.${basename(target)}.${randomBytes(12).toString('hex')}.tmp`;
 }
 
-export function writeFileAtomic(path: string, content: string | Uint8Array, mode: number, options: AtomicWriteOptions = {}): void {
+export function writeFileAtomic(
+  path: string,
+  content: string | Uint8Array,
+  mode: number,
+  options: AtomicWriteOptions = {},
+): void {
   const dir = dirname(path);
   const temp = join(dir, (options.tempName ?? randomTempName)(path));
   // EEXIST or ELOOP here means something already sits at a fresh random name: refuse, never reuse it.

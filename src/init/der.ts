@@ -49,5 +49,7 @@ export function objectIdentifier(dotted: string): Buffer {
 /** RFC 5280 §4.1.2.5: UTCTime through 2049, GeneralizedTime from 2050. */
 export function time(date: Date): Buffer {
   const iso = date.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
-  return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(iso.slice(2), 'ascii')) : tlv(0x18, Buffer.from(iso, 'ascii'));
+  return date.getUTCFullYear() < 2050
+    ? tlv(0x17, Buffer.from(iso.slice(2), 'ascii'))
+    : tlv(0x18, Buffer.from(iso, 'ascii'));
 }

@@ -89,7 +89,11 @@ export async function initialiseDataDir(deps: InitDeps): Promise<InitResult> {
     ],
   });
   deps.grants.set(1, [...FIRST_ACCOUNT_GRANTS], 'first-start');
-  deps.logger.info('data dir initialised', { data_dir: dataDir, login: FIRST_LOGIN, password_from: provisioned ? 'vigil-setup.txt' : 'generated' });
+  deps.logger.info('data dir initialised', {
+    data_dir: dataDir,
+    login: FIRST_LOGIN,
+    password_from: provisioned ? 'vigil-setup.txt' : 'generated',
+  });
   if (provisioned) {
     rmSync(join(dataDir, PROVISION_FILE), { force: true });
     return { initialised: true, login: FIRST_LOGIN, password: null, passwordFile: null };

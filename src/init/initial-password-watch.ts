@@ -52,7 +52,8 @@ export class InitialPasswordWatch<S extends UserHashes> implements Service {
     this.unsubscribe = this.deps.settings.onChange((next, previous) => {
       const before = firstAccountHash(previous);
       const after = firstAccountHash(next);
-      if (after === null || after !== before) this.remove(after === null ? 'first account deleted' : 'first account password changed');
+      if (after === null || after !== before)
+        this.remove(after === null ? 'first account deleted' : 'first account password changed');
     });
     await this.removeIfStale();
   }
@@ -82,7 +83,10 @@ export class InitialPasswordWatch<S extends UserHashes> implements Service {
       rmSync(this.path, { force: true });
       this.deps.logger.info('initial password file removed', { path: this.path, reason });
     } catch (err) {
-      this.deps.logger.error('initial password file could not be removed', { path: this.path, error: describeError(err) });
+      this.deps.logger.error('initial password file could not be removed', {
+        path: this.path,
+        error: describeError(err),
+      });
     }
   }
 }

@@ -49,9 +49,16 @@ export function trustedDirectory(dir: string, options: TrustOptions = {}): Trust
     if (ownedByService && !(last && options.serviceOwned)) throw unsafe(path, `is owned by uid ${stat.uid}, not root`);
     if (parent !== null && (parent.mode & GROUP_OR_OTHER_WRITE) !== 0) {
       if ((parent.mode & STICKY) === 0) throw unsafe(dirname(path), 'is writable by group or others');
-      if (ownedByService) throw unsafe(dirname(path), `is writable by others, so uid ${stat.uid} could move ${path} away`);
+      if (ownedByService)
+        throw unsafe(dirname(path), `is writable by others, so uid ${stat.uid} could move ${path} away`);
     }
-    if (last && !ownedByService && !options.serviceOwned && (stat.mode & GROUP_OR_OTHER_WRITE) !== 0 && (stat.mode & STICKY) === 0) {
+    if (
+      last &&
+      !ownedByService &&
+      !options.serviceOwned &&
+      (stat.mode & GROUP_OR_OTHER_WRITE) !== 0 &&
+      (stat.mode & STICKY) === 0
+    ) {
       throw unsafe(path, 'is writable by group or others');
     }
     parent = stat;

@@ -34,7 +34,9 @@ export class ReportingLoginThrottle extends LoginThrottle {
     if (burst) {
       // A burst against one account is news at once, not after the minute's interval; the login
       // name stays on the box (docs/internal-events.md §login_failed).
-      void this.raise('login_failed', { detail: `burst: ${burst.failures} failures for one account from ${burst.addresses} addresses` });
+      void this.raise('login_failed', {
+        detail: `burst: ${burst.failures} failures for one account from ${burst.addresses} addresses`,
+      });
     }
     if (outcome !== 'failure') return burst;
     this.unreported += 1;

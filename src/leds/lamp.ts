@@ -19,4 +19,6 @@ export interface StatusLamps {
 }
 
 /** What the hardware layer found: the lamps and a line describing them, or why there are none. */
-export type LampsOpened = { readonly lamps: StatusLamps; readonly description: string } | { readonly lamps: null; readonly reason: string };
+export type LampsOpened =
+  | { readonly lamps: StatusLamps; readonly description: string }
+  | { readonly lamps: null; readonly reason: string };

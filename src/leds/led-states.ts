@@ -38,7 +38,8 @@ const down = (c: ComponentHealth): boolean => c.state === 'failed' || c.state ==
 function troublesOf(components: readonly ComponentHealth[]): Trouble[] {
   const troubles: Trouble[] = [];
   const number = (value: unknown): number => (typeof value === 'number' ? value : 0);
-  if (components.some((c) => c.kind === 'output' && (down(c) || number(c.metrics.backlog) >= OUTPUT_BACKLOG_TROUBLE))) troubles.push('output');
+  if (components.some((c) => c.kind === 'output' && (down(c) || number(c.metrics.backlog) >= OUTPUT_BACKLOG_TROUBLE)))
+    troubles.push('output');
   if (components.some((c) => c.kind === 'supervision' && number(c.metrics.lost) > 0)) troubles.push('objectsLost');
   if (components.some((c) => isPortOrModem(c) && down(c))) troubles.push('portDown');
   // The store failing, or its file system low on space (kind 'storage', degraded: docs/store.md §Free space).

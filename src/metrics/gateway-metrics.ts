@@ -76,15 +76,27 @@ export class GatewayMetrics implements PipelineMetrics {
   constructor(deps: GatewayMetricsDeps) {
     this.deps = deps;
     const registers = [this.registry];
-    this.eventsReceived = new Counter({ name: 'vigil_events_received_total', help: 'Events journaled, by receiver id ("gateway" for internal events) and protocol', labelNames: ['receiver', 'protocol'], registers });
+    this.eventsReceived = new Counter({
+      name: 'vigil_events_received_total',
+      help: 'Events journaled, by receiver id ("gateway" for internal events) and protocol',
+      labelNames: ['receiver', 'protocol'],
+      registers,
+    });
     // Read from the health registry when the counter itself is scraped (a gauge's collect would run after the
     // counters were already rendered, and the figures would show one scrape late).
     this.rejected = new Counter({
-      name: 'vigil_frames_rejected_total', help: 'Frames and connections refused by the receivers, by reason', labelNames: ['receiver', 'reason'], registers,
-      collect: () => this.growFromReceivers(this.rejected, REJECT_REASONS, (receiver, reason) => ({ receiver, reason })),
+      name: 'vigil_frames_rejected_total',
+      help: 'Frames and connections refused by the receivers, by reason',
+      labelNames: ['receiver', 'reason'],
+      registers,
+      collect: () =>
+        this.growFromReceivers(this.rejected, REJECT_REASONS, (receiver, reason) => ({ receiver, reason })),
     });
     this.tolerated = new Counter({
-      name: 'vigil_frames_tolerated_total', help: 'DC-09 frames accepted although they deviate from the standard, by receiver and quirk', labelNames: ['receiver', 'quirk'], registers,
+      name: 'vigil_frames_tolerated_total',
+      help: 'DC-09 frames accepted although they deviate from the standard, by receiver and quirk',
+      labelNames: ['receiver', 'quirk'],
+      registers,
       collect: () => this.growFromReceivers(this.tolerated, QUIRK_FIGURES, (receiver, quirk) => ({ receiver, quirk })),
     });
     this.ackLatencySeconds = new Histogram({
@@ -93,8 +105,18 @@ export class GatewayMetrics implements PipelineMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     });
-    this.commitSeconds = new Histogram({ name: 'vigil_journal_commit_seconds', help: 'Duration of one journal group commit', buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers });
-    this.batchSize = new Histogram({ name: 'vigil_journal_batch_events', help: 'Events per journal group commit', buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000], registers });
+    this.commitSeconds = new Histogram({
+      name: 'vigil_journal_commit_seconds',
+      help: 'Duration of one journal group commit',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    });
+    this.batchSize = new Histogram({
+      name: 'vigil_journal_batch_events',
+      help: 'Events per journal group commit',
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+      registers,
+    });
     this.defineHealthGauges(registers);
   }
 
@@ -132,7 +154,9 @@ export class GatewayMetrics implements PipelineMetrics {
 
   /** Adds the growth of each receiver's cumulative `figures` (health metrics name -> label value) to `counter`. */
   private growFromReceivers<L extends string>(
-    counter: Counter<L>, figures: Readonly<Record<string, string>>, labels: (receiver: string, value: string) => Record<L, string>,
+    counter: Counter<L>,
+    figures: Readonly<Record<string, string>>,
+    labels: (receiver: string, value: string) => Record<L, string>,
   ): void {
     for (const c of this.deps.health.snapshot()) {
       if (c.kind !== 'receiver') continue;
@@ -163,7 +187,11 @@ export class GatewayMetrics implements PipelineMetrics {
       registers,
       collect() {
         this.reset();
-        for (const c of health.snapshot()) this.set({ component: c.name, kind: c.kind, state: c.state }, c.state === 'ok' || c.state === 'degraded' ? 1 : 0);
+        for (const c of health.snapshot())
+          this.set(
+            { component: c.name, kind: c.kind, state: c.state },
+            c.state === 'ok' || c.state === 'degraded' ? 1 : 0,
+          );
       },
     });
     new Gauge({
@@ -179,7 +207,11 @@ export class GatewayMetrics implements PipelineMetrics {
         }
       },
     });
-    const outputGauge = (name: string, help: string, read: (m: Record<string, unknown>, state: string) => number | null) =>
+    const outputGauge = (
+      name: string,
+      help: string,
+      read: (m: Record<string, unknown>, state: string) => number | null,
+    ) =>
       new Gauge({
         name,
         help,
@@ -193,10 +225,18 @@ export class GatewayMetrics implements PipelineMetrics {
           }
         },
       });
-    outputGauge('vigil_output_delivered', 'Events ACKed by the output peer since the output started', (m) => num(m.delivered));
-    outputGauge('vigil_output_unsendable', 'Events the output skipped (the protocol cannot carry them or the peer refuses them) since it started', (m) => num(m.unsendable));
+    outputGauge('vigil_output_delivered', 'Events ACKed by the output peer since the output started', (m) =>
+      num(m.delivered),
+    );
+    outputGauge(
+      'vigil_output_unsendable',
+      'Events the output skipped (the protocol cannot carry them or the peer refuses them) since it started',
+      (m) => num(m.unsendable),
+    );
     outputGauge('vigil_output_retries', 'Retransmissions since the output started', (m) => num(m.retries));
-    outputGauge('vigil_output_failed', '1 while the output is failed (retries exhausted)', (_m, state) => (state === 'failed' ? 1 : 0));
+    outputGauge('vigil_output_failed', '1 while the output is failed (retries exhausted)', (_m, state) =>
+      state === 'failed' ? 1 : 0,
+    );
     outputGauge('vigil_output_backlog', 'Journal events not yet delivered by the output', (m) => num(m.backlog));
     outputGauge('vigil_output_last_ack_age_seconds', 'Seconds since the output peer last ACKed anything', (m) => {
       const at = num(m.last_ack_at);

@@ -10,7 +10,9 @@ import type { ObjectRecord, StoredEvent } from '../store/types.js';
 
 export interface AccountLookups {
   readonly objects: { get(id: number): ObjectRecord | null };
-  readonly overrides: { resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null };
+  readonly overrides: {
+    resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null;
+  };
 }
 
 export type AccountResolver = (event: StoredEvent) => string;
@@ -34,7 +36,8 @@ function overrideOf(lookups: AccountLookups, event: StoredEvent): string | null 
     // Not linked to an object row (or the row was deleted): an override keyed by the account still applies.
     return lookups.overrides.resolve({ account: event.account }, null);
   }
-  if (object.mainObjectId === null) return lookups.overrides.resolve({ uid: object.uid, account: object.account }, null);
+  if (object.mainObjectId === null)
+    return lookups.overrides.resolve({ uid: object.uid, account: object.account }, null);
   const main = lookups.objects.get(object.mainObjectId);
   if (main === null) return null;
   return lookups.overrides.resolve({ uid: main.uid, account: main.account }, object.account);

@@ -30,7 +30,9 @@ export interface OutputStore {
   readonly events: OutboxJournal;
   readonly cursors: OutboxCursors;
   readonly objects: { get(id: number): ObjectRecord | null };
-  readonly overrides: { resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null };
+  readonly overrides: {
+    resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null;
+  };
 }
 
 export interface OutputDeps {
@@ -56,10 +58,18 @@ function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undef
   if (settings.type === OUTPUT_TYPES.com) {
     if (!serial) return null;
     const line = settings.serial ?? defaultOutputSerial();
-    return new SerialLink({
-      path: settings.identificator, baudRate: line.baud_rate, dataBits: line.data_bits, parity: line.parity,
-      stopBits: line.stop_bits, flowControl: line.flow_control, owner: `out:${settings.id}`,
-    }, serial);
+    return new SerialLink(
+      {
+        path: settings.identificator,
+        baudRate: line.baud_rate,
+        dataBits: line.data_bits,
+        parity: line.parity,
+        stopBits: line.stop_bits,
+        flowControl: line.flow_control,
+        owner: `out:${settings.id}`,
+      },
+      serial,
+    );
   }
   const target = parseHostPort(settings.identificator);
   if (!target) return null;
@@ -71,9 +81,16 @@ function buildWebhook(settings: OutputSettings, deps: OutputDeps, logger: Logger
   if (!url.ok) return new UnavailableOutput(settings.id, `bad webhook URL: ${url.reason}`, deps.health, logger);
   const timings = { ...outputTimings(settings), ...deps.timings };
   return new WebhookOutput({
-    id: settings.id, url: url.url, settings: settings.webhook ?? defaultWebhook(), gateway: deps.instanceName ?? '',
-    outbox: newOutbox(settings, deps), uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
-    timings, health: deps.health, logger, clock: deps.clock,
+    id: settings.id,
+    url: url.url,
+    settings: settings.webhook ?? defaultWebhook(),
+    gateway: deps.instanceName ?? '',
+    outbox: newOutbox(settings, deps),
+    uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
+    timings,
+    health: deps.health,
+    logger,
+    clock: deps.clock,
     ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
   });
 }
@@ -92,29 +109,44 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
   const logger = deps.logger.child(`out:${settings.id}`);
   if (settings.type === OUTPUT_TYPES.webhook) return buildWebhook(settings, deps, logger);
   // Validation refuses it (webhook-check.ts); a stored file edited by hand must not crash the worker.
-  if (settings.protocol === 'JSON') return new UnavailableOutput(settings.id, 'protocol "JSON" needs type 4 (webhook)', deps.health, logger);
+  if (settings.protocol === 'JSON')
+    return new UnavailableOutput(settings.id, 'protocol "JSON" needs type 4 (webhook)', deps.health, logger);
   const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings, deps.serial);
   if (!link) {
-    const reason = settings.type === OUTPUT_TYPES.com ? 'no serial port layer was given to the outputs' : `bad identificator "${settings.identificator}"`;
+    const reason =
+      settings.type === OUTPUT_TYPES.com
+        ? 'no serial port layer was given to the outputs'
+        : `bad identificator "${settings.identificator}"`;
     return new UnavailableOutput(settings.id, reason, deps.health, logger);
   }
   const timings = { ...outputTimings(settings), ...deps.timings };
   const outbox = newOutbox(settings, deps);
   const common = {
-    id: settings.id, link, outbox, timings, health: deps.health, logger, clock: deps.clock,
+    id: settings.id,
+    link,
+    outbox,
+    timings,
+    health: deps.health,
+    logger,
+    clock: deps.clock,
     ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
   };
   if (settings.protocol === 'SIA-DC09') {
     const sia = settings.sia_dc09;
     const key = sia?.encryption_enabled ? parseKey(sia.encryption_key) : null;
     const driver = new Dc09Driver({
-      receiver: settings.receiver_number, line: settings.line_number, supervisionAccount: oidAccount(settings.oid),
-      key, clock: deps.clock, ...(deps.randomBytes ? { randomBytes: deps.randomBytes } : {}),
+      receiver: settings.receiver_number,
+      line: settings.line_number,
+      supervisionAccount: oidAccount(settings.oid),
+      key,
+      clock: deps.clock,
+      ...(deps.randomBytes ? { randomBytes: deps.randomBytes } : {}),
     });
     return new OutputService({ ...common, driver });
   }
   const driver = new Mlr2Driver({
-    variant: settings.protocol, route: { receiver: settings.receiver_number, line: settings.line_number },
+    variant: settings.protocol,
+    route: { receiver: settings.receiver_number, line: settings.line_number },
     ackTimeoutMs: timings.ackTimeoutMs,
   });
   return new OutputService({ ...common, driver });

@@ -11,7 +11,14 @@
  *   - Link supervision: NULL messages (§5.5.1.4 "NULL" token) under the output's oid account.
  */
 import type { Clock } from '../core/clock.js';
-import { Dc09Framer, buildMessage, decodeDatagram, parseReply, type ParsedReply, type RandomBytes } from '../protocols/dc09/index.js';
+import {
+  Dc09Framer,
+  buildMessage,
+  decodeDatagram,
+  parseReply,
+  type ParsedReply,
+  type RandomBytes,
+} from '../protocols/dc09/index.js';
 import type { FramerItem } from '../protocols/dc09/index.js';
 import type { LinkFraming } from './byte-link.js';
 import { shapeOf } from './event-shape.js';
@@ -94,7 +101,8 @@ export class Dc09Driver implements ProtocolDriver<ParsedReply> {
       const code = hexDigits(shape.code, 3);
       const group = hexDigits(shape.group, 2);
       const zone = hexDigits(shape.zone, 3);
-      if (code === null || group === null || zone === null) return { skip: 'Contact ID code, group or zone does not fit 3/2/3 hex digits' };
+      if (code === null || group === null || zone === null)
+        return { skip: 'Contact ID code, group or zone does not fit 3/2/3 hex digits' };
       token = 'ADM-CID';
       data = `#${account}|${QUALIFIER_DIGIT[shape.qualifier]}${code} ${group} ${zone}`;
     } else if (shape.kind === 'sia') {
@@ -121,7 +129,12 @@ export class Dc09Driver implements ProtocolDriver<ParsedReply> {
     this.framer.reset();
   }
 
-  private exchange(label: string, token: 'ADM-CID' | 'SIA-DCS' | 'NULL', account: string, data: string): Exchange<ParsedReply> {
+  private exchange(
+    label: string,
+    token: 'ADM-CID' | 'SIA-DCS' | 'NULL',
+    account: string,
+    data: string,
+  ): Exchange<ParsedReply> {
     this.lastSequence = this.lastSequence >= 9999 ? 1 : this.lastSequence + 1;
     const sequence = this.lastSequence;
     const sequenceText = String(sequence).padStart(4, '0');
@@ -130,7 +143,12 @@ export class Dc09Driver implements ProtocolDriver<ParsedReply> {
       label,
       frame: () =>
         buildMessage({
-          token, sequence, receiver, line, account, data,
+          token,
+          sequence,
+          receiver,
+          line,
+          account,
+          data,
           timestamp: clock.now() + this.offsetMs,
           key,
           ...(randomBytes ? { randomBytes } : {}),

@@ -24,7 +24,8 @@ export function createEventFilter(filters: FilterSettings): EventFilter {
     if (event.protocol === 'NULL') return 'link test message';
     // Events of the gateway itself have no receiver: the receivers filter does not apply to them (decision,
     // docs/outputs.md §Filters); event_classes ("internal") selects them.
-    if (receivers.size > 0 && event.receiverId !== null && !receivers.has(event.receiverId)) return 'receiver not in filters';
+    if (receivers.size > 0 && event.receiverId !== null && !receivers.has(event.receiverId))
+      return 'receiver not in filters';
     if (classes.size > 0 && !classes.has(event.eventClass)) return 'event class not in filters';
     return null;
   };

@@ -4,8 +4,14 @@
  * signal"). The codec is src/protocols/mlr2; this file maps journal events onto it.
  */
 import {
-  HEARTBEAT, encodeContactId, encodeSia, readReplies,
-  type EncodeResult, type Mlr2Reply, type Mlr2Route, type Mlr2Variant,
+  HEARTBEAT,
+  encodeContactId,
+  encodeSia,
+  readReplies,
+  type EncodeResult,
+  type Mlr2Reply,
+  type Mlr2Route,
+  type Mlr2Variant,
 } from '../protocols/mlr2/index.js';
 import { shapeOf } from './event-shape.js';
 import type { OutgoingEvent } from './outbox.js';
@@ -60,9 +66,20 @@ export class Mlr2Driver implements ProtocolDriver<Mlr2Reply> {
     const { variant, route } = this.options;
     let encoded: EncodeResult;
     if (shape.kind === 'cid') {
-      encoded = encodeContactId(route, { account: outgoing.account, qualifier: shape.qualifier, code: shape.code, group: shape.group, zone: shape.zone });
+      encoded = encodeContactId(route, {
+        account: outgoing.account,
+        qualifier: shape.qualifier,
+        code: shape.code,
+        group: shape.group,
+        zone: shape.zone,
+      });
     } else if (shape.kind === 'sia') {
-      encoded = encodeSia(variant, route, { account: outgoing.account, code: shape.code, group: shape.group, zone: shape.zone });
+      encoded = encodeSia(variant, route, {
+        account: outgoing.account,
+        code: shape.code,
+        group: shape.group,
+        zone: shape.zone,
+      });
     } else {
       return { skip: shape.reason };
     }

@@ -88,7 +88,8 @@ export class OutputWorkerHost implements Service {
       const stopped = new Promise<void>((resolve) => (this.stoppedWaiter = resolve));
       this.send({ type: 'stop' });
       const clean = await Promise.race([stopped.then(() => true), delay(STOP_TIMEOUT_MS).then(() => false)]);
-      if (!clean) this.o.logger.error('output worker did not stop in time; terminated', { timeout_ms: STOP_TIMEOUT_MS });
+      if (!clean)
+        this.o.logger.error('output worker did not stop in time; terminated', { timeout_ms: STOP_TIMEOUT_MS });
       this.worker = null;
       await worker.terminate();
     }
@@ -116,7 +117,10 @@ export class OutputWorkerHost implements Service {
       ...(this.o.timings ? { timings: this.o.timings } : {}),
       ...(this.o.instanceName !== undefined ? { instanceName: this.o.instanceName } : {}),
     };
-    const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), { workerData: init, transferList: endpoint ? [endpoint.port] : [] });
+    const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), {
+      workerData: init,
+      transferList: endpoint ? [endpoint.port] : [],
+    });
     spawned = worker;
     this.worker = worker;
     return new Promise((resolve, reject) => {
@@ -128,7 +132,10 @@ export class OutputWorkerHost implements Service {
         if (error) reject(error);
         else resolve();
       };
-      const timer = setTimeout(() => settle(new Error(`output worker not started within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => settle(new Error(`output worker not started within ${START_TIMEOUT_MS} ms`)),
+        START_TIMEOUT_MS,
+      );
       worker.on('message', (message: WorkerMessage) => {
         if (message.type === 'started') {
           this.respawnDelay = RESPAWN_MIN_MS;
@@ -185,7 +192,9 @@ export class OutputWorkerHost implements Service {
     this.respawnTimer = setTimeout(() => {
       this.respawnTimer = null;
       if (this.stopping) return;
-      this.spawn().catch((err: unknown) => this.o.logger.error('output worker restart failed', { error: describeError(err) }));
+      this.spawn().catch((err: unknown) =>
+        this.o.logger.error('output worker restart failed', { error: describeError(err) }),
+      );
     }, this.respawnDelay);
     this.respawnDelay = Math.min(this.respawnDelay * 2, RESPAWN_MAX_MS);
   }

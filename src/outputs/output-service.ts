@@ -27,7 +27,6 @@ import type { Outbox } from './outbox.js';
 import type { Exchange, ProtocolDriver } from './protocol-driver.js';
 import { Wakeup } from './wakeup.js';
 
-
 export interface OutputServiceOptions<R> {
   readonly id: number;
   readonly link: ByteLink;
@@ -96,7 +95,12 @@ export class OutputService<R> implements Service {
         sequence.restore(outbox.storedSequence);
         outbox.trackSequence(() => sequence.settled());
       }
-      logger.info('output starting', { output: this.o.id, protocol: this.o.driver.protocol, link: link.description, cursor });
+      logger.info('output starting', {
+        output: this.o.id,
+        protocol: this.o.driver.protocol,
+        link: link.description,
+        cursor,
+      });
     } catch (err) {
       this.report('failed', `cannot read the output cursor: ${describeError(err)}`);
       throw err;
@@ -144,13 +148,15 @@ export class OutputService<R> implements Service {
         const supervision = driver.supervision();
         const result = await this.session.deliver(supervision, timings.retries);
         if (result === 'ack') this.scheduleSupervision();
-        else if (result !== 'stopped') this.fail(`${supervision.label} not acknowledged after ${timings.retries + 1} transmissions`);
+        else if (result !== 'stopped')
+          this.fail(`${supervision.label} not acknowledged after ${timings.retries + 1} transmissions`);
         continue;
       }
       let head;
       try {
         head = outbox.head();
-        for (const s of outbox.skipped()) logger.debug('event not for this output', { output: this.o.id, event: s.id, reason: s.reason });
+        for (const s of outbox.skipped())
+          logger.debug('event not for this output', { output: this.o.id, event: s.id, reason: s.reason });
       } catch (err) {
         this.journalTrouble = true;
         this.report('degraded', `cannot read the journal: ${describeError(err)}`);
@@ -165,7 +171,8 @@ export class OutputService<R> implements Service {
         await this.send(head.event.id, driver.event(head));
         continue;
       }
-      const until = Math.min(this.nextSupervisionAt, this.session.connected ? Infinity : this.reconnectAt) - this.tick();
+      const until =
+        Math.min(this.nextSupervisionAt, this.session.connected ? Infinity : this.reconnectAt) - this.tick();
       await this.wakeup.wait(Math.min(timings.pollIntervalMs, Math.max(0, until)));
     }
   }
@@ -173,7 +180,11 @@ export class OutputService<R> implements Service {
   private async send(eventId: number, exchange: Exchange<R> | { skip: string }): Promise<void> {
     const { outbox, logger, timings, driver } = this.o;
     if ('skip' in exchange) {
-      logger.error('event cannot be sent by this output; skipped', { output: this.o.id, event: eventId, reason: exchange.skip });
+      logger.error('event cannot be sent by this output; skipped', {
+        output: this.o.id,
+        event: eventId,
+        reason: exchange.skip,
+      });
       this.metrics.count('unsendable');
       outbox.done(eventId);
       return;
@@ -187,7 +198,10 @@ export class OutputService<R> implements Service {
       return;
     }
     if (result === 'refused' && (await this.session.deliver(driver.supervision(), 0)) === 'ack') {
-      logger.error('peer refuses the event but acknowledges link tests; skipped', { output: this.o.id, event: eventId });
+      logger.error('peer refuses the event but acknowledges link tests; skipped', {
+        output: this.o.id,
+        event: eventId,
+      });
       this.metrics.count('unsendable');
       outbox.done(eventId);
       return;
@@ -240,7 +254,10 @@ export class OutputService<R> implements Service {
     this.metrics.set({ failed: false });
     this.report('ok', null);
     this.scheduleSupervision();
-    this.o.logger.info('output restored: resuming from the first unacknowledged event', { output: this.o.id, cursor: this.o.outbox.cursor });
+    this.o.logger.info('output restored: resuming from the first unacknowledged event', {
+      output: this.o.id,
+      cursor: this.o.outbox.cursor,
+    });
   }
 
   private fail(reason: string): void {
@@ -248,7 +265,10 @@ export class OutputService<R> implements Service {
     this.metrics.set({ failed: true });
     this.report('failed', reason);
     this.flushCursor();
-    this.o.logger.error('output failed: only supervision messages until one is acknowledged', { output: this.o.id, reason });
+    this.o.logger.error('output failed: only supervision messages until one is acknowledged', {
+      output: this.o.id,
+      reason,
+    });
   }
 
   private scheduleSupervision(): void {

@@ -38,7 +38,13 @@ export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionInterva
  */
 const PROBE_TIMINGS = { probeMinMs: 1000, probeMaxMs: 8000 } as const;
 
-const COMMON_TIMINGS = { reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000, ...PROBE_TIMINGS } as const;
+const COMMON_TIMINGS = {
+  reconnectDelayMs: 1000,
+  pollIntervalMs: 1000,
+  cursorFlushMs: 500,
+  metricsIntervalMs: 1000,
+  ...PROBE_TIMINGS,
+} as const;
 
 export function outputTimings(settings: OutputSettings): OutputTimings {
   if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...COMMON_TIMINGS };

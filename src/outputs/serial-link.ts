@@ -40,7 +40,8 @@ export class SerialLink implements ByteLink {
       ];
       await line.start();
     }
-    if (!line.isOpen) throw new VigilError('SERVICE_FAILED', `cannot open ${this.description} (the port is retried by itself)`);
+    if (!line.isOpen)
+      throw new VigilError('SERVICE_FAILED', `cannot open ${this.description} (the port is retried by itself)`);
   }
 
   write(bytes: Buffer): void {

@@ -71,6 +71,10 @@ export function webhookEvent(outgoing: OutgoingEvent, uidOf: UidOf): WebhookEven
 
 /** The exact bytes POSTed (and signed). */
 export function webhookBody(gateway: string, events: readonly OutgoingEvent[], uidOf: UidOf): Buffer {
-  const body: WebhookBody = { version: WEBHOOK_BODY_VERSION, gateway, events: events.map((e) => webhookEvent(e, uidOf)) };
+  const body: WebhookBody = {
+    version: WEBHOOK_BODY_VERSION,
+    gateway,
+    events: events.map((e) => webhookEvent(e, uidOf)),
+  };
   return Buffer.from(JSON.stringify(body), 'utf8');
 }

@@ -25,7 +25,10 @@ export class WebhookClient {
   constructor(options: WebhookClientOptions) {
     this.o = options;
     const agentOptions = { keepAlive: true, maxSockets: 1 };
-    this.agent = options.url.protocol === 'https:' ? new HttpsAgent({ ...agentOptions, ...(options.ca ? { ca: options.ca } : {}) }) : new HttpAgent(agentOptions);
+    this.agent =
+      options.url.protocol === 'https:'
+        ? new HttpsAgent({ ...agentOptions, ...(options.ca ? { ca: options.ca } : {}) })
+        : new HttpAgent(agentOptions);
   }
 
   post(body: Buffer, headers: Record<string, string>): Promise<PostResult> {

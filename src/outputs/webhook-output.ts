@@ -166,8 +166,16 @@ export class WebhookOutput implements Service {
     this.metrics.count('retries');
     this.metrics.set({ connected: result.kind === 'status' });
     const answer = result.kind === 'status' ? `HTTP ${result.status}` : result.reason;
-    const reason = verdict === 'refused' ? `${this.where()} refused the events (${answer}); retrying` : `${this.where()}: ${answer}; retrying`;
-    logger.warn('webhook POST not accepted', { output: this.o.id, events: batch.map((e) => e.event.id).join(','), answer, attempt: this.failures });
+    const reason =
+      verdict === 'refused'
+        ? `${this.where()} refused the events (${answer}); retrying`
+        : `${this.where()}: ${answer}; retrying`;
+    logger.warn('webhook POST not accepted', {
+      output: this.o.id,
+      events: batch.map((e) => e.event.id).join(','),
+      answer,
+      attempt: this.failures,
+    });
     if (verdict === 'refused' || this.failures > settings.retries) this.fail(reason);
     else if (!this.failed) this.report('degraded', reason);
     await this.sleep(Math.min(settings.retry_min_ms * 2 ** Math.min(this.failures - 1, 30), settings.retry_max_ms));
@@ -180,7 +188,10 @@ export class WebhookOutput implements Service {
     this.report('failed', reason);
     if (!first) return;
     this.flushCursor();
-    this.o.logger.error('output failed: the head events are retried until the receiver accepts them', { output: this.o.id, reason });
+    this.o.logger.error('output failed: the head events are retried until the receiver accepts them', {
+      output: this.o.id,
+      reason,
+    });
   }
 
   private restore(): void {

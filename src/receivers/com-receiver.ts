@@ -54,8 +54,13 @@ export class ComReceiver implements Service {
     this.mlr2 = settings.protocol === 'MLR2' ? new Mlr2Rules(settings.id) : null;
     this.rules = this.mlr2 ?? new ReceiverProfile('com', settings);
     this.sessionDeps = {
-      rules: this.rules, counters: this.counters, ingest: deps.ingest, links: deps.links, clock: deps.clock,
-      logger: this.logger, maxInFlight: deps.options.maxInFlight,
+      rules: this.rules,
+      counters: this.counters,
+      ingest: deps.ingest,
+      links: deps.links,
+      clock: deps.clock,
+      logger: this.logger,
+      maxInFlight: deps.options.maxInFlight,
     };
   }
 
@@ -64,8 +69,14 @@ export class ComReceiver implements Service {
     const s = this.settings;
     this.deps.health.report(this.name, 'receiver', 'starting', null);
     const line = this.deps.serial({
-      path: s.port_id, baudRate: s.baud_rate, dataBits: s.data_bits, parity: s.parity, stopBits: s.stop_bits,
-      flowControl: s.flow_control, owner: this.name, receiverId: s.id,
+      path: s.port_id,
+      baudRate: s.baud_rate,
+      dataBits: s.data_bits,
+      parity: s.parity,
+      stopBits: s.stop_bits,
+      flowControl: s.flow_control,
+      owner: this.name,
+      receiverId: s.id,
     });
     this.line = line;
     this.unsubscribe = [
@@ -102,7 +113,10 @@ export class ComReceiver implements Service {
   private opened(line: SerialLine): void {
     this.closeSession();
     const channel: StreamChannel = {
-      framing: 'stream', transport: 'serial', remoteAddress: this.settings.port_id, sessionRows: false,
+      framing: 'stream',
+      transport: 'serial',
+      remoteAddress: this.settings.port_id,
+      sessionRows: false,
       write: (data) => line.write(data),
       pause: () => line.pause(),
       resume: () => line.resume(),
@@ -113,7 +127,11 @@ export class ComReceiver implements Service {
     this.openedAt = this.deps.clock.now();
     this.silent = false;
     this.deps.health.report(this.name, 'receiver', 'ok', null);
-    this.logger.info('receiver open', { port: this.settings.port_id, protocol: this.settings.protocol, name: this.settings.name });
+    this.logger.info('receiver open', {
+      port: this.settings.port_id,
+      protocol: this.settings.protocol,
+      name: this.settings.name,
+    });
   }
 
   /** The device is gone: what was read and not yet answered cannot be answered (the sender repeats it). */

@@ -73,10 +73,22 @@ export class Dc09Session<Peer = void> {
     const stream = channel.framing === 'stream';
     const remoteAddress = stream ? channel.remoteAddress : '';
     this.sessionRows = stream && channel.sessionRows;
-    this.log = { id: null, objectId: null, connectedAt: deps.clock.now(), remoteAddress, events: 0, bytesIn: 0, bytesOut: 0, closed: false };
-    this.link = stream && deps.deviceLink
-      ? new LinkEndpoint(deps, deps.deviceLink, remoteAddress, channel.transport, (frame) => this.sendUnordered(frame))
-      : null;
+    this.log = {
+      id: null,
+      objectId: null,
+      connectedAt: deps.clock.now(),
+      remoteAddress,
+      events: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+      closed: false,
+    };
+    this.link =
+      stream && deps.deviceLink
+        ? new LinkEndpoint(deps, deps.deviceLink, remoteAddress, channel.transport, (frame) =>
+            this.sendUnordered(frame),
+          )
+        : null;
   }
 
   /** The device this connection identified itself as (VL-HELLO), if any. */
@@ -115,7 +127,12 @@ export class Dc09Session<Peer = void> {
   feedDatagram(datagram: Buffer, remoteAddress: string, peer: Peer): void {
     if (this.closed) return;
     this.log.bytesIn += datagram.length;
-    this.take(decodeDatagram(datagram, undefined, this.deps.rules.frameTolerances), this.deps.clock.now(), remoteAddress, peer);
+    this.take(
+      decodeDatagram(datagram, undefined, this.deps.rules.frameTolerances),
+      this.deps.clock.now(),
+      remoteAddress,
+      peer,
+    );
     this.commitBatch();
   }
 
@@ -149,11 +166,24 @@ export class Dc09Session<Peer = void> {
         }
         if (decision.linkTest) counters.linkTests++;
         if (decision.replayed) counters.replays++;
-        this.enqueue({
-          kind: 'frame', receiver: rules.ref, transport: this.channel.transport, remoteAddress, receivedAt: now,
-          session: this.sessionRows ? this.log : null, raw: frame.raw, events: decision.events, linkTest: decision.linkTest === true,
-          account: decision.message?.account ?? null, device: this.link?.device ?? null, quirks,
-        }, decision.reply, peer);
+        this.enqueue(
+          {
+            kind: 'frame',
+            receiver: rules.ref,
+            transport: this.channel.transport,
+            remoteAddress,
+            receivedAt: now,
+            session: this.sessionRows ? this.log : null,
+            raw: frame.raw,
+            events: decision.events,
+            linkTest: decision.linkTest === true,
+            account: decision.message?.account ?? null,
+            device: this.link?.device ?? null,
+            quirks,
+          },
+          decision.reply,
+          peer,
+        );
         return;
       case 'nak':
         counters.naks++;
@@ -175,7 +205,8 @@ export class Dc09Session<Peer = void> {
 
   /** Queues an item for the ingest with the reply to write after its commit (LinkEndpoint uses it for HELLO). */
   enqueue(item: IngestItem, reply: Buffer | null, peer?: Peer): ReplySlot {
-    const slot = this.channel.framing === 'stream' ? this.replies.push(reply, false) : { reply, ready: false, after: null };
+    const slot =
+      this.channel.framing === 'stream' ? this.replies.push(reply, false) : { reply, ready: false, after: null };
     const batch = (this.batch ??= new Batch(this));
     batch.items.push(item);
     batch.slots.push(slot);
@@ -204,7 +235,8 @@ export class Dc09Session<Peer = void> {
     this.link?.close();
     const log = this.log;
     // A connection that never identified a device and has nothing queued has no row to close.
-    if (this.sessionRows && (log.objectId !== null || this.inFlight > 0)) this.deps.ingest.closeSession(log, this.deps.clock.now());
+    if (this.sessionRows && (log.objectId !== null || this.inFlight > 0))
+      this.deps.ingest.closeSession(log, this.deps.clock.now());
     else log.closed = true;
   }
 

@@ -42,7 +42,13 @@ export class LinkEndpoint {
   private commander: LinkCommander | null = null;
   private closed = false;
 
-  constructor(deps: SessionDeps, rules: LinkRules, remoteAddress: string, transport: Transport, send: (frame: Buffer) => boolean) {
+  constructor(
+    deps: SessionDeps,
+    rules: LinkRules,
+    remoteAddress: string,
+    transport: Transport,
+    send: (frame: Buffer) => boolean,
+  ) {
     this.deps = deps;
     this.rules = rules;
     this.remoteAddress = remoteAddress;
@@ -77,7 +83,11 @@ export class LinkEndpoint {
     }
     if ('error' in message) {
       counters.linkIgnored++;
-      logger.debug('device-link message dropped', { remote: this.remoteAddress, error: message.error, detail: message.detail });
+      logger.debug('device-link message dropped', {
+        remote: this.remoteAddress,
+        error: message.error,
+        detail: message.detail,
+      });
       return;
     }
     if ((message.type === 'response' || message.type === 'time-ack') && this.commander?.handleMessage(message)) return;
@@ -135,7 +145,10 @@ export class LinkEndpoint {
   private hello(message: Parameters<typeof answerHello>[0], now: number, session: LinkSessionPort): void {
     const rules = this.rules;
     const keys = this.deps.links.keys;
-    const decision = answerHello(message, rules.helloContext(now, (uid) => keys.state(uid, now, rules.enrolment)));
+    const decision = answerHello(
+      message,
+      rules.helloContext(now, (uid) => keys.state(uid, now, rules.enrolment)),
+    );
     if (decision.action === 'ignore') {
       this.deps.counters.linkIgnored++;
       return;
@@ -169,16 +182,29 @@ export class LinkEndpoint {
     this.pendingUid = hello.uid;
     session.enqueue(
       {
-        kind: 'hello', receiver: this.rules.ref, transport: this.transport, remoteAddress: this.remoteAddress, receivedAt: now,
-        session: session.log, uid: hello.uid, account: hello.account, hwId: hello.hwId, firmware: hello.firmware,
+        kind: 'hello',
+        receiver: this.rules.ref,
+        transport: this.transport,
+        remoteAddress: this.remoteAddress,
+        receivedAt: now,
+        session: session.log,
+        uid: hello.uid,
+        account: hello.account,
+        hwId: hello.hwId,
+        firmware: hello.firmware,
       },
       decision.reply,
     );
   }
 
   private refused(reason: string, conflict: { uid: string; reason: IdentityConflictReason } | undefined): void {
-    this.deps.logger.info('device link refused', { remote: this.remoteAddress, reason, ...(conflict ? { uid: conflict.uid } : {}) });
-    if (conflict) this.deps.links.reportConflict({ ...conflict, remote: this.remoteAddress, receiverId: this.rules.ref.id });
+    this.deps.logger.info('device link refused', {
+      remote: this.remoteAddress,
+      reason,
+      ...(conflict ? { uid: conflict.uid } : {}),
+    });
+    if (conflict)
+      this.deps.links.reportConflict({ ...conflict, remote: this.remoteAddress, receiverId: this.rules.ref.id });
   }
 
   private challengeSeq(): number {
@@ -199,7 +225,14 @@ export class LinkEndpoint {
 
   private attach(objectId: number, uid: string, key: SessionKey): void {
     if (this.closed) return;
-    this.commander = this.deps.links.attach({ objectId, uid, send: this.send, key, remote: this.remoteAddress, receiverId: this.rules.ref.id });
+    this.commander = this.deps.links.attach({
+      objectId,
+      uid,
+      send: this.send,
+      key,
+      remote: this.remoteAddress,
+      receiverId: this.rules.ref.id,
+    });
     this.deps.counters.links++;
   }
 }

@@ -44,7 +44,11 @@ export function listenTcp(server: Server, port: number, host: string): Promise<s
     server.listen({ port, host, exclusive: true, backlog: TCP_LISTEN_BACKLOG }, () => {
       server.off('error', onError);
       const address = server.address();
-      resolve(typeof address === 'object' && address ? formatAddress(address.address, address.port) : formatAddress(host, port));
+      resolve(
+        typeof address === 'object' && address
+          ? formatAddress(address.address, address.port)
+          : formatAddress(host, port),
+      );
     });
   });
 }
@@ -54,7 +58,9 @@ export async function closeGracefully(sockets: readonly Socket[], graceMs: numbe
   const open = sockets.filter((s) => !s.destroyed);
   if (open.length === 0) return;
   let timer: NodeJS.Timeout | undefined;
-  const all = Promise.all(open.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())))));
+  const all = Promise.all(
+    open.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once('close', () => resolve())))),
+  );
   const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
   await Promise.race([all, deadline]);
   clearTimeout(timer);

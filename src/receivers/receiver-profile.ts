@@ -160,7 +160,11 @@ export class ReceiverCounters {
   replays = 0;
   /** Frames that showed each tolerated deviation (docs/dc09.md "Tolerances"), by quirk. */
   readonly quirks: Record<Dc09Quirk, number> = {
-    'binary-crc': 0, 'cr-counted': 0, 'trailing-bytes': 0, 'empty-line': 0, 'text-account': 0,
+    'binary-crc': 0,
+    'cr-counted': 0,
+    'trailing-bytes': 0,
+    'empty-line': 0,
+    'text-account': 0,
   };
 
   /** Called only for frames that showed a deviation (the standard path never gets here). */

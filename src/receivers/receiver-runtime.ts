@@ -98,9 +98,16 @@ export class ReceiverRuntime {
     const threaded = store.path !== undefined && store.path !== ':memory:' && store.onStop !== undefined;
     const shared = deps.writer;
     const writer: JournalWriter | undefined = shared
-      // The store closes its writer after this drain (Store.stop).
-      ? { write: (batch) => shared.write(batch), ping: () => shared.ping(), liveness: () => shared.liveness(), close: async () => undefined }
-      : threaded ? new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') }) : undefined;
+      ? // The store closes its writer after this drain (Store.stop).
+        {
+          write: (batch) => shared.write(batch),
+          ping: () => shared.ping(),
+          liveness: () => shared.liveness(),
+          close: async () => undefined,
+        }
+      : threaded
+        ? new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') })
+        : undefined;
     this.ingest = new EventIngest({
       store,
       ...(writer && { writer }),
@@ -113,11 +120,22 @@ export class ReceiverRuntime {
     });
     // The writer thread drains and closes its connection before the store closes its own.
     if (threaded) store.onStop!(() => this.ingest.close());
-    this.conflicts = new IdentityConflicts({ clock: deps.clock, logger: deps.logger.child('link-identity'), health: deps.health });
-    const keyStore = 'deviceKeys' in store
-      // Read through the store at each use, like the objects below.
-      ? new StoreDeviceKeys({ deviceKeys: { get: (uid) => store.deviceKeys!.get(uid), enrol: (uid, key) => store.deviceKeys!.enrol(uid, key) }, objects: { findByUid: (uid) => store.objects.findByUid?.(uid) ?? null } })
-      : undefined;
+    this.conflicts = new IdentityConflicts({
+      clock: deps.clock,
+      logger: deps.logger.child('link-identity'),
+      health: deps.health,
+    });
+    const keyStore =
+      'deviceKeys' in store
+        ? // Read through the store at each use, like the objects below.
+          new StoreDeviceKeys({
+            deviceKeys: {
+              get: (uid) => store.deviceKeys!.get(uid),
+              enrol: (uid, key) => store.deviceKeys!.enrol(uid, key),
+            },
+            objects: { findByUid: (uid) => store.objects.findByUid?.(uid) ?? null },
+          })
+        : undefined;
     this.links = new LinkRegistry({
       ...(keyStore ? { keys: keyStore } : {}),
       conflicts: this.conflicts,
@@ -145,7 +163,11 @@ export class ReceiverRuntime {
     } catch (err) {
       this.deps.logger.warn('cannot read the known device addresses', { error: describeError(err) });
     }
-    this.deps.logger.info('connection budget', { fd_limit: fdLimit, budget: budget.limit, known_sources: this.known.size });
+    this.deps.logger.info('connection budget', {
+      fd_limit: fdLimit,
+      budget: budget.limit,
+      known_sources: this.known.size,
+    });
     return budget;
   }
 
@@ -176,7 +198,11 @@ export class ReceiverRuntime {
   private modems(settings: ReceiversSettings, serialLines: SerialLineFactory): Service[] {
     const store = this.deps.store;
     return buildModemReceivers(settings.modem_receivers, {
-      serialLines, ingest: this.ingest, health: this.deps.health, logger: this.deps.logger.child('rx'), pins: this.pins,
+      serialLines,
+      ingest: this.ingest,
+      health: this.deps.health,
+      logger: this.deps.logger.child('rx'),
+      pins: this.pins,
       meta: () => store.meta ?? NO_META,
     });
   }

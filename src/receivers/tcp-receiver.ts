@@ -45,7 +45,10 @@ export class TcpReceiver implements Service {
       burst: perMinute,
       maxConnections: settings.max_connections_per_source ?? SOURCE_LIMIT_DEFAULTS.max_connections_per_source,
     };
-    this.firstFrameTimeoutMs = Math.min(deps.options.idleTimeoutMs, (settings.first_frame_timeout_s ?? SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s) * 1000);
+    this.firstFrameTimeoutMs = Math.min(
+      deps.options.idleTimeoutMs,
+      (settings.first_frame_timeout_s ?? SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s) * 1000,
+    );
     this.sources = new SourceTable(this.sourceLimits);
     this.profile = new ReceiverProfile('tcp', settings);
     this.name = this.profile.healthName;
@@ -75,7 +78,10 @@ export class TcpReceiver implements Service {
     health.report(healthName, 'receiver', 'starting', null);
     const sources = new SourceTable(this.sourceLimits);
     this.sources = sources;
-    const server = createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: options.keepAliveMs }, (socket) => this.accept(socket));
+    const server = createServer(
+      { noDelay: true, keepAlive: true, keepAliveInitialDelay: options.keepAliveMs },
+      (socket) => this.accept(socket),
+    );
     server.maxConnections = options.maxConnections;
     server.on('drop', () => this.counters.refused++);
     try {
@@ -202,7 +208,10 @@ export class TcpReceiver implements Service {
 /** A TCP connection as the session's stream: one device, with session rows (docs/receivers.md). */
 function socketChannel(socket: Socket, remoteAddress: string, trusted: () => void): StreamChannel {
   return {
-    framing: 'stream', transport: 'tcp', remoteAddress, sessionRows: true,
+    framing: 'stream',
+    transport: 'tcp',
+    remoteAddress,
+    sessionRows: true,
     write: (data) => socket.write(data),
     pause: () => socket.pause(),
     resume: () => socket.resume(),

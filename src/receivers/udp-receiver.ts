@@ -38,7 +38,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, famil
  */
 export function literalLookup(address: string, options: LookupOneOptions | number, callback: LookupCallback): void {
   // Node passes the socket's family as a number, whatever its type declarations say.
-  const family = typeof options === 'number' ? options : (options.family === 6 || options.family === 'IPv6' ? 6 : 4);
+  const family = typeof options === 'number' ? options : options.family === 6 || options.family === 'IPv6' ? 6 : 4;
   const literal = isIP(address);
   if (literal !== 0) {
     callback(null, address, literal);
@@ -98,7 +98,11 @@ export class UdpReceiver implements Service {
     health.report(healthName, 'receiver', 'starting', null);
     // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
     // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
-    const socket = createSocket({ type: isIPv6(bindAddress) ? 'udp6' : 'udp4', recvBufferSize: UDP_RECEIVE_BUFFER_BYTES, lookup: literalLookup });
+    const socket = createSocket({
+      type: isIPv6(bindAddress) ? 'udp6' : 'udp4',
+      recvBufferSize: UDP_RECEIVE_BUFFER_BYTES,
+      lookup: literalLookup,
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('error', reject);
@@ -124,7 +128,12 @@ export class UdpReceiver implements Service {
     this.sweepTimer.unref();
     const { ingest, links, clock } = this.deps;
     this.session = new Dc09Session(this.channel, {
-      rules: this.profile, counters: this.counters, ingest, links, clock, logger: this.logger,
+      rules: this.profile,
+      counters: this.counters,
+      ingest,
+      links,
+      clock,
+      logger: this.logger,
       maxInFlight: options.maxInFlight * UDP_MAX_IN_FLIGHT_FACTOR,
     });
     socket.on('message', (datagram, rinfo) => this.receive(datagram, rinfo));
@@ -188,7 +197,11 @@ export class UdpReceiver implements Service {
       return;
     }
     socket.send(reply, rinfo.port, rinfo.address, (err) => {
-      if (err) this.logger.debug('reply not sent', { remote: formatAddress(rinfo.address, rinfo.port), error: describeError(err) });
+      if (err)
+        this.logger.debug('reply not sent', {
+          remote: formatAddress(rinfo.address, rinfo.port),
+          error: describeError(err),
+        });
     });
   }
 }

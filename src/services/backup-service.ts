@@ -33,15 +33,30 @@ export interface BackupServiceDeps {
   readonly limits?: { readonly maxBytes?: number; readonly reserveBytes?: number };
 }
 
-export type Refusal = { readonly kind: 'refused'; readonly code: 'BAD_PASSPHRASE' | 'BAD_BACKUP' | 'TOO_LARGE' | 'NO_SPACE'; readonly message: string };
+export type Refusal = {
+  readonly kind: 'refused';
+  readonly code: 'BAD_PASSPHRASE' | 'BAD_BACKUP' | 'TOO_LARGE' | 'NO_SPACE';
+  readonly message: string;
+};
 
-export type DownloadOutcome = Forbidden | Refusal | { readonly kind: 'ok'; readonly fileName: string; readonly body: Readable };
+export type DownloadOutcome =
+  | Forbidden
+  | Refusal
+  | { readonly kind: 'ok'; readonly fileName: string; readonly body: Readable };
 
-export type RestoreOutcome = Forbidden | Refusal | { readonly kind: 'ok'; readonly backup: BackupFacts; readonly newIdentity: boolean };
+export type RestoreOutcome =
+  | Forbidden
+  | Refusal
+  | { readonly kind: 'ok'; readonly backup: BackupFacts; readonly newIdentity: boolean };
 
 /** `vigil-<instance>-<UTC date>.vbk`, with only characters every file system and header takes. */
 export function backupFileName(instanceName: string, now: number): string {
-  const name = instanceName.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|-+$/g, '').slice(0, 64) || 'box';
+  const name =
+    instanceName
+      .normalize('NFKD')
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[-.]+|-+$/g, '')
+      .slice(0, 64) || 'box';
   return `vigil-${name}-${new Date(now).toISOString().slice(0, 10)}.vbk`;
 }
 
@@ -101,7 +116,13 @@ export async function downloadBackup(
   let started!: () => void;
   const firstBytes = new Promise<void>((resolve) => (started = resolve));
   const writing = writeBackup(
-    { dataDir: deps.system.dataDir, passphrase: request.passphrase, journal: request.journal, appVersion: deps.version, now },
+    {
+      dataDir: deps.system.dataDir,
+      passphrase: request.passphrase,
+      journal: request.journal,
+      appVersion: deps.version,
+      now,
+    },
     sinkInto(out, started),
   );
   writing.then(
@@ -119,18 +140,29 @@ function freeBytes(dir: string): number {
 }
 
 /** Streams `body` into `file`, refusing past maxBytes or when the data dir would keep less than reserveBytes. */
-async function receive(body: AsyncIterable<Uint8Array>, dir: string, file: string, maxBytes: number, reserveBytes: number): Promise<Refusal | { kind: 'ok'; size: number }> {
+async function receive(
+  body: AsyncIterable<Uint8Array>,
+  dir: string,
+  file: string,
+  maxBytes: number,
+  reserveBytes: number,
+): Promise<Refusal | { kind: 'ok'; size: number }> {
   const fd = openSync(file, 'wx', 0o600);
   let size = 0;
   let nextCheck = 0;
   try {
     for await (const chunk of body) {
       size += chunk.byteLength;
-      if (size > maxBytes) return { kind: 'refused', code: 'TOO_LARGE', message: `the backup file is larger than ${maxBytes} bytes` };
+      if (size > maxBytes)
+        return { kind: 'refused', code: 'TOO_LARGE', message: `the backup file is larger than ${maxBytes} bytes` };
       if (size >= nextCheck) {
         // Staging writes the content once more: keep that, and the journal's reserve, free.
         if (freeBytes(dir) < size + reserveBytes) {
-          return { kind: 'refused', code: 'NO_SPACE', message: 'the data partition has too little free space to receive and stage this backup' };
+          return {
+            kind: 'refused',
+            code: 'NO_SPACE',
+            message: 'the data partition has too little free space to receive and stage this backup',
+          };
         }
         nextCheck = size + SPACE_CHECK_EVERY_BYTES;
       }
@@ -164,7 +196,11 @@ export function removeUploadLeftovers(dataDir: string): string[] {
 export async function restoreUpload(
   deps: BackupServiceDeps,
   principal: Principal,
-  request: { readonly body: AsyncIterable<Uint8Array> | null; readonly passphrase: string; readonly newIdentity: boolean },
+  request: {
+    readonly body: AsyncIterable<Uint8Array> | null;
+    readonly passphrase: string;
+    readonly newIdentity: boolean;
+  },
 ): Promise<RestoreOutcome> {
   if (!mayUpdateSystem(principal)) return FORBIDDEN;
   // Every backup's passphrase has the minimum length: a shorter one is wrong before a byte is read.
@@ -177,10 +213,26 @@ export async function restoreUpload(
   const { dataDir } = deps.system;
   const file = join(dataDir, `${UPLOAD_PREFIX}${randomUUID()}`);
   try {
-    const received = await receive(request.body, dataDir, file, deps.limits?.maxBytes ?? MAX_UPLOAD_BYTES, deps.limits?.reserveBytes ?? UPLOAD_FREE_RESERVE_BYTES);
+    const received = await receive(
+      request.body,
+      dataDir,
+      file,
+      deps.limits?.maxBytes ?? MAX_UPLOAD_BYTES,
+      deps.limits?.reserveBytes ?? UPLOAD_FREE_RESERVE_BYTES,
+    );
     if (received.kind === 'refused') return received;
-    const header = await stageRestore({ dataDir, file, passphrase: request.passphrase, newIdentity: request.newIdentity });
-    deps.logger.warn('restore staged', { by: principal.subject, instance_id: header.instance_id, created_at: header.created_at, new_identity: request.newIdentity });
+    const header = await stageRestore({
+      dataDir,
+      file,
+      passphrase: request.passphrase,
+      newIdentity: request.newIdentity,
+    });
+    deps.logger.warn('restore staged', {
+      by: principal.subject,
+      instance_id: header.instance_id,
+      created_at: header.created_at,
+      new_identity: request.newIdentity,
+    });
     return { kind: 'ok', backup: headerFacts(header), newIdentity: request.newIdentity };
   } catch (err) {
     if (isVigilError(err, 'BAD_PASSPHRASE') || isVigilError(err, 'BAD_BACKUP')) {

@@ -24,7 +24,10 @@ export const ENROLMENT_WINDOW_MS = 60 * 60 * 1000;
 
 export interface EnrolmentStore {
   readonly objects: {
-    findByPartialUid(partial: string, receiverIds?: readonly number[] | null): ReadonlyArray<{ readonly uid: string | null; readonly receiverId: number }>;
+    findByPartialUid(
+      partial: string,
+      receiverIds?: readonly number[] | null,
+    ): ReadonlyArray<{ readonly uid: string | null; readonly receiverId: number }>;
     findByUid(uid: string): unknown;
   };
   readonly deviceKeys: {
@@ -48,13 +51,21 @@ export interface DeviceEnrolmentDeps {
 }
 
 /** Forgets the device's key and lets its UID enrol for ENROLMENT_WINDOW_MS. */
-export function resetDeviceKey(deps: DeviceEnrolmentDeps, principal: Principal, request: EnrolmentRequest): DeviceEnrolmentResult {
+export function resetDeviceKey(
+  deps: DeviceEnrolmentDeps,
+  principal: Principal,
+  request: EnrolmentRequest,
+): DeviceEnrolmentResult {
   if (!hasScope(principal, DEVICE_SCOPE)) return FORBIDDEN;
   const uid = targetUid(deps.store, principal, request);
   if (uid === null) return { kind: 'no-object' };
   const enrolUntil = deps.clock.now() + ENROLMENT_WINDOW_MS;
   deps.store.deviceKeys.reset(uid, enrolUntil);
-  deps.logger.info('device key reset: enrolment open', { uid, by: principal.subject, until: new Date(enrolUntil).toISOString() });
+  deps.logger.info('device key reset: enrolment open', {
+    uid,
+    by: principal.subject,
+    until: new Date(enrolUntil).toISOString(),
+  });
   return { kind: 'done', uid, enrolUntil };
 }
 

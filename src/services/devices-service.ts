@@ -7,7 +7,12 @@
  *      exactly like one that does not exist) and whether it holds `omit_mpass`  -> done
  * The reply bodies stay at the edges (src/api/routes/devices.ts): the contract's two shapes.
  */
-import type { CommandKind, DeviceCommandOutcome, DeviceCommandPort, DeviceCommandRequest } from '../core/device-commands.js';
+import type {
+  CommandKind,
+  DeviceCommandOutcome,
+  DeviceCommandPort,
+  DeviceCommandRequest,
+} from '../core/device-commands.js';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { parseDeviceRequest, type DeviceRequestFields, type ParsedDeviceRequest } from '../api/device-request.js';

@@ -145,7 +145,9 @@ export class EventFollower {
   private async deliver(event: ApiEventRow): Promise<boolean> {
     if (this.done) return false;
     let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), this.options.stallMs ?? STALL_MS)));
+    const stalled = new Promise<'stalled'>(
+      (resolve) => (timer = setTimeout(() => resolve('stalled'), this.options.stallMs ?? STALL_MS)),
+    );
     const outcome = await Promise.race([this.options.send(event).then(() => 'sent' as const), stalled]);
     clearTimeout(timer);
     if (outcome === 'stalled') this.stop('stalled');

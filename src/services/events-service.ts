@@ -26,7 +26,15 @@ import {
   type ParamParser,
   type ParsedQuery,
 } from '../api/query-params.js';
-import { FORBIDDEN, NOT_READY, hasScope, isStoreProblem, type Forbidden, type NotReady, type Principal } from './principal.js';
+import {
+  FORBIDDEN,
+  NOT_READY,
+  hasScope,
+  isStoreProblem,
+  type Forbidden,
+  type NotReady,
+  type Principal,
+} from './principal.js';
 
 export const EVENTS_SCOPE = 'events';
 
@@ -58,7 +66,12 @@ export type EventQueryOutcome =
   | Forbidden
   | NotReady
   | { readonly kind: 'invalid'; readonly errors: readonly string[] }
-  | { readonly kind: 'ok'; readonly query: EventQuery; readonly items: readonly ApiEventRow[]; readonly nextCursor: number | null };
+  | {
+      readonly kind: 'ok';
+      readonly query: EventQuery;
+      readonly items: readonly ApiEventRow[];
+      readonly nextCursor: number | null;
+    };
 
 export function mayReadEvents(principal: Principal): boolean {
   return hasScope(principal, EVENTS_SCOPE);
@@ -106,17 +119,28 @@ export function parseEventQuery<P extends Readonly<Record<string, ParamParser<un
   if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
   const query = parsed.values as ParsedQuery<P> & { from?: number; to?: number };
   // Half-open [from, to): equal bounds are a valid, empty window; reversed ones are a mistake.
-  if (query.from !== undefined && query.to !== undefined && query.to < query.from) return { kind: 'invalid', errors: ['to: must not be before from'] };
+  if (query.from !== undefined && query.to !== undefined && query.to < query.from)
+    return { kind: 'invalid', errors: ['to: must not be before from'] };
   return { kind: 'ok', query };
 }
 
 /** `params`: the query string as the caller sent it (the page drops its empty form fields first). */
-export function queryEvents(deps: EventsDeps, principal: Principal, params: URLSearchParams, options: EventQueryOptions = {}): EventQueryOutcome {
+export function queryEvents(
+  deps: EventsDeps,
+  principal: Principal,
+  params: URLSearchParams,
+  options: EventQueryOptions = {},
+): EventQueryOutcome {
   const parsed = parseEventQuery(principal, params, { ...EVENT_PARAMS, ...options.extraParams });
   if (parsed.kind !== 'ok') return parsed;
   const query = parsed.query as EventQuery;
   try {
-    const page = deps.store.events.query(eventFilter({ ...query, limit: query.limit ?? options.defaultLimit ?? DEFAULT_LIMIT }, principal.visibleReceivers));
+    const page = deps.store.events.query(
+      eventFilter(
+        { ...query, limit: query.limit ?? options.defaultLimit ?? DEFAULT_LIMIT },
+        principal.visibleReceivers,
+      ),
+    );
     return { kind: 'ok', query, items: page.items, nextCursor: page.nextCursor };
   } catch (err) {
     deps.logger.error('events listing failed', { error: describeError(err) });

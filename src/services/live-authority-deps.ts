@@ -4,7 +4,10 @@ import type { ApiDeps } from '../api/deps.js';
 import type { Logger } from '../core/logger.js';
 import type { LiveAuthorityDeps } from './live-authority.js';
 
-export function liveAuthorityDeps(deps: Pick<ApiDeps, 'tokens' | 'settings' | 'store' | 'clock'>, logger: Logger): LiveAuthorityDeps {
+export function liveAuthorityDeps(
+  deps: Pick<ApiDeps, 'tokens' | 'settings' | 'store' | 'clock'>,
+  logger: Logger,
+): LiveAuthorityDeps {
   return {
     resolve: principalResolver({ tokens: deps.tokens, settings: deps.settings, store: deps.store, logger }),
     verify: (token) => deps.tokens.verifyToken(token),

@@ -51,7 +51,12 @@ export class LiveAuthority {
   }
 
   /** Null when the token no longer verifies (the caller answers as for no session). */
-  static async open(deps: LiveAuthorityDeps, token: string, principal: Principal, scope: string): Promise<LiveAuthority | null> {
+  static async open(
+    deps: LiveAuthorityDeps,
+    token: string,
+    principal: Principal,
+    scope: string,
+  ): Promise<LiveAuthority | null> {
     try {
       return new LiveAuthority(deps, token, await deps.verify(token), principal, scope);
     } catch {
@@ -74,7 +79,8 @@ export class LiveAuthority {
     const current = settings.current();
     if (current === this.settingsSeen) return true;
     const now = await this.deps.resolve(this.token);
-    if (!now?.scopes.has(this.scope) || !sameReceivers(now.visibleReceivers, this.principal.visibleReceivers)) return false;
+    if (!now?.scopes.has(this.scope) || !sameReceivers(now.visibleReceivers, this.principal.visibleReceivers))
+      return false;
     this.settingsSeen = current;
     return true;
   }

@@ -17,7 +17,11 @@ export type LogoutOutcome =
   /** An installer token made before token ids existed: only a new api_jwt_secret ends it. */
   | 'no-id';
 
-export async function logout(deps: Pick<ApiDeps, 'tokens' | 'store'>, logger: Logger, token: string): Promise<LogoutOutcome> {
+export async function logout(
+  deps: Pick<ApiDeps, 'tokens' | 'store'>,
+  logger: Logger,
+  token: string,
+): Promise<LogoutOutcome> {
   const claims = await deps.tokens.verifyToken(token);
   if (claims.jti === null) return 'no-id';
   const userId = /^user:(\d+)$/.exec(claims.sub)?.[1];
@@ -26,7 +30,10 @@ export async function logout(deps: Pick<ApiDeps, 'tokens' | 'store'>, logger: Lo
     logger.info('logout', { sub: claims.sub });
     return 'revoked';
   } catch (err) {
-    logger.error('logout not recorded in the store; the token stays revoked until restart', { sub: claims.sub, error: describeError(err) });
+    logger.error('logout not recorded in the store; the token stays revoked until restart', {
+      sub: claims.sub,
+      error: describeError(err),
+    });
     return 'revoked-until-restart';
   }
 }

@@ -21,7 +21,12 @@ export interface MetricsSource {
 
 /** The samples a viewer limited to some receivers may see; the components are read once per scrape. */
 export function seriesVisibleTo(health: HealthRegistry, viewer: Viewer): LabelPredicate {
-  const shown = new Set(health.snapshot().filter((c) => visibleComponent(c, viewer.visibleReceivers)).map((c) => c.name));
+  const shown = new Set(
+    health
+      .snapshot()
+      .filter((c) => visibleComponent(c, viewer.visibleReceivers))
+      .map((c) => c.name),
+  );
   return function visibleSeries(labels) {
     const receiver = labels.receiver;
     if (receiver !== undefined && !(/^\d+$/.test(receiver) && seesReceiver(viewer, Number(receiver)))) return false;
@@ -29,7 +34,11 @@ export function seriesVisibleTo(health: HealthRegistry, viewer: Viewer): LabelPr
   };
 }
 
-export async function metricsFor(source: MetricsSource, health: HealthRegistry, viewer: Viewer): Promise<{ body: string; contentType: string }> {
+export async function metricsFor(
+  source: MetricsSource,
+  health: HealthRegistry,
+  viewer: Viewer,
+): Promise<{ body: string; contentType: string }> {
   const rendered = await source.render();
   if (viewer.visibleReceivers === null) return rendered;
   return { body: filterExposition(rendered.body, seriesVisibleTo(health, viewer)), contentType: rendered.contentType };

@@ -11,8 +11,24 @@
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { ApiListFilter, ApiObjectRow, ApiStorePort } from '../api/deps.js';
-import { DEFAULT_LIMIT, cursorParam, limitParam, parseQuery, receiverParam, textParam, type ParsedQuery } from '../api/query-params.js';
-import { FORBIDDEN, NOT_READY, hasScope, isStoreProblem, type Forbidden, type NotReady, type Principal } from './principal.js';
+import {
+  DEFAULT_LIMIT,
+  cursorParam,
+  limitParam,
+  parseQuery,
+  receiverParam,
+  textParam,
+  type ParsedQuery,
+} from '../api/query-params.js';
+import {
+  FORBIDDEN,
+  NOT_READY,
+  hasScope,
+  isStoreProblem,
+  type Forbidden,
+  type NotReady,
+  type Principal,
+} from './principal.js';
 
 export const OBJECTS_SCOPE = 'objects';
 
@@ -30,7 +46,10 @@ export type ObjectQuery = ParsedQuery<typeof SEARCH_PARAMS>;
 
 type ObjectStore = Pick<ApiStorePort, 'overrides'> & {
   readonly objects: Pick<ApiStorePort['objects'], 'get'> & {
-    list(filter: ApiListFilter & { account?: string; connectionState?: string; search?: string }): { items: ApiObjectRow[]; nextCursor: number | null };
+    list(filter: ApiListFilter & { account?: string; connectionState?: string; search?: string }): {
+      items: ApiObjectRow[];
+      nextCursor: number | null;
+    };
   };
 };
 
@@ -71,7 +90,10 @@ export function mayListObjects(principal: Principal): boolean {
 }
 
 /** The override of each item; main devices of related objects are read once per page. */
-export function objectOverrides(store: Pick<ObjectStore, 'objects' | 'overrides'>, items: readonly ApiObjectRow[]): (string | null)[] {
+export function objectOverrides(
+  store: Pick<ObjectStore, 'objects' | 'overrides'>,
+  items: readonly ApiObjectRow[],
+): (string | null)[] {
   const mains = new Map<number, ApiObjectRow | null>(items.map((o) => [o.id, o]));
   return items.map((o) => {
     if (o.mainObjectId === null) return store.overrides.resolve({ uid: o.uid, account: o.account }, null);
@@ -87,7 +109,12 @@ function withOverrides(store: ObjectStore, rows: readonly ApiObjectRow[]): Liste
 }
 
 /** `params`: the query string as the caller sent it (the page drops its empty form fields first). */
-export function queryObjects(deps: ObjectsDeps, principal: Principal, params: URLSearchParams, options: ObjectQueryOptions = {}): ObjectQueryOutcome {
+export function queryObjects(
+  deps: ObjectsDeps,
+  principal: Principal,
+  params: URLSearchParams,
+  options: ObjectQueryOptions = {},
+): ObjectQueryOutcome {
   if (!mayListObjects(principal)) return FORBIDDEN;
   const parsed = parseQuery(params, options.search ? SEARCH_PARAMS : OBJECT_PARAMS);
   if (!parsed.ok) return { kind: 'invalid', errors: parsed.errors };
@@ -101,10 +128,18 @@ export function queryObjects(deps: ObjectsDeps, principal: Principal, params: UR
   try {
     const { store } = deps;
     const lostFirst = options.lostFirst !== undefined && query.cursor === undefined;
-    const lost = lostFirst ? store.objects.list({ ...base, connectionState: 'lost', limit: options.lostFirst! }).items : [];
+    const lost = lostFirst
+      ? store.objects.list({ ...base, connectionState: 'lost', limit: options.lostFirst! }).items
+      : [];
     const limit = query.limit ?? options.defaultLimit ?? DEFAULT_LIMIT;
     const page = store.objects.list({ ...base, limit, ...(query.cursor !== undefined && { before: query.cursor }) });
-    return { kind: 'ok', query, items: withOverrides(store, page.items), nextCursor: page.nextCursor, lost: withOverrides(store, lost) };
+    return {
+      kind: 'ok',
+      query,
+      items: withOverrides(store, page.items),
+      nextCursor: page.nextCursor,
+      lost: withOverrides(store, lost),
+    };
   } catch (err) {
     deps.logger.error('objects listing failed', { error: describeError(err) });
     if (isStoreProblem(err)) return NOT_READY;

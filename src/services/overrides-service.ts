@@ -14,7 +14,15 @@ import type { Logger } from '../core/logger.js';
 import type { ApiStorePort } from '../api/deps.js';
 import { parseOidOverride, type OidOverride } from '../api/oid-override-request.js';
 import { overrideAllowed } from './override-visibility.js';
-import { FORBIDDEN, NOT_READY, hasScope, isStoreProblem, type Forbidden, type NotReady, type Principal } from './principal.js';
+import {
+  FORBIDDEN,
+  NOT_READY,
+  hasScope,
+  isStoreProblem,
+  type Forbidden,
+  type NotReady,
+  type Principal,
+} from './principal.js';
 
 export const OVERRIDE_SCOPE = 'objects';
 
@@ -62,13 +70,19 @@ export function setOverride(deps: OverridesDeps, principal: Principal, body: unk
   return { kind: 'ok', override };
 }
 
-export type ListOverridesOutcome = Forbidden | { readonly kind: 'hidden' } | { readonly kind: 'ok'; readonly overrides: StoredOverride[] };
+export type ListOverridesOutcome =
+  | Forbidden
+  | { readonly kind: 'hidden' }
+  | { readonly kind: 'ok'; readonly overrides: StoredOverride[] };
 
 /**
  * The overrides in force. They are keyed by UID/OID, not by receiver, so only a caller who sees
  * every receiver may list them (docs/web.md §OID overrides): `hidden` for anyone else.
  */
-export function listOverrides(deps: { store: { overrides: { list(): StoredOverride[] } } }, principal: Principal): ListOverridesOutcome {
+export function listOverrides(
+  deps: { store: { overrides: { list(): StoredOverride[] } } },
+  principal: Principal,
+): ListOverridesOutcome {
   if (!hasScope(principal, OVERRIDE_SCOPE)) return FORBIDDEN;
   if (principal.visibleReceivers !== null) return { kind: 'hidden' };
   return { kind: 'ok', overrides: deps.store.overrides.list() };

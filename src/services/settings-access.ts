@@ -38,9 +38,14 @@ export function readSettings(deps: Pick<SettingsAccessDeps, 'settings'>, princip
   return { kind: 'ok', view: deps.settings.publicView() as Record<string, unknown> };
 }
 
-export async function saveSettings(deps: SettingsAccessDeps, principal: Principal, patch: unknown): Promise<SaveSettingsOutcome> {
+export async function saveSettings(
+  deps: SettingsAccessDeps,
+  principal: Principal,
+  patch: unknown,
+): Promise<SaveSettingsOutcome> {
   if (!mayManageSettings(principal)) return FORBIDDEN;
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return { kind: 'invalid', errors: [NOT_AN_OBJECT] };
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+    return { kind: 'invalid', errors: [NOT_AN_OBJECT] };
   const sections = Object.keys(patch);
   let result;
   try {

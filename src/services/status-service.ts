@@ -31,7 +31,9 @@ export interface FailingComponent {
   readonly detail: string | null;
 }
 
-export type HealthBody = { readonly status: 'ok' } | { readonly status: 'failing'; readonly components?: readonly FailingComponent[] };
+export type HealthBody =
+  | { readonly status: 'ok' }
+  | { readonly status: 'failing'; readonly components?: readonly FailingComponent[] };
 
 export interface HealthAnswer {
   readonly code: 200 | 503;

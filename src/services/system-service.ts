@@ -49,7 +49,12 @@ export interface SystemReport {
   readonly instance_name: string;
   readonly started_at: string;
   /** How the previous run ended (the `last-run` health component); null before it reported. */
-  readonly last_run: { readonly detail: string | null; readonly how: string | null; readonly at: string | null; readonly rebooted: boolean | null } | null;
+  readonly last_run: {
+    readonly detail: string | null;
+    readonly how: string | null;
+    readonly at: string | null;
+    readonly rebooted: boolean | null;
+  } | null;
   /** Free space for the data dir in MiB (the `storage-space` component); null when not measured. */
   readonly data_free_mib: number | null;
   /** A restore staged and waiting for the next start; null when none. */
@@ -133,8 +138,12 @@ export function restartGateway(deps: SystemDeps, principal: Principal): RestartG
   const stop = deps.system.requestStop;
   if (!stop) return { kind: 'unavailable' };
   const uptime = deps.clock.now() - deps.startedAt;
-  if (uptime < RESTART_MIN_UPTIME_MS) return { kind: 'too-soon', retryAfterSeconds: Math.ceil((RESTART_MIN_UPTIME_MS - uptime) / 1000) };
-  deps.logger.warn('gateway restart requested', { by: principal.subject, restore_pending: pendingRestore(deps.system.dataDir) !== null });
+  if (uptime < RESTART_MIN_UPTIME_MS)
+    return { kind: 'too-soon', retryAfterSeconds: Math.ceil((RESTART_MIN_UPTIME_MS - uptime) / 1000) };
+  deps.logger.warn('gateway restart requested', {
+    by: principal.subject,
+    restore_pending: pendingRestore(deps.system.dataDir) !== null,
+  });
   // requestStop ignores repeats (src/cli.ts shutdown): a second request meanwhile changes nothing.
   setTimeout(stop, RESTART_DELAY_MS);
   return { kind: 'ok' };

@@ -9,7 +9,15 @@ import { describeError, isVigilError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { GRANTABLE_SCOPES } from '../auth/scopes.js';
 import type { ApiSettingsPort, ApiStorePort, ApiUser } from '../api/deps.js';
-import { FORBIDDEN, NOT_READY, hasScope, isStoreProblem, type Forbidden, type NotReady, type Principal } from './principal.js';
+import {
+  FORBIDDEN,
+  NOT_READY,
+  hasScope,
+  isStoreProblem,
+  type Forbidden,
+  type NotReady,
+  type Principal,
+} from './principal.js';
 
 export const GRANTS_SCOPE = 'users';
 export const RECORDS_SCOPE = 'settings';
@@ -89,7 +97,12 @@ export function readUserGrants(deps: UsersDeps, principal: Principal, idText: st
 }
 
 /** Replaces the user's grants with `body.scopes` (`{"scopes": [...]}`, nothing else). */
-export function setUserGrants(deps: UsersDeps, principal: Principal, idText: string | undefined, body: unknown): GrantsOutcome {
+export function setUserGrants(
+  deps: UsersDeps,
+  principal: Principal,
+  idText: string | undefined,
+  body: unknown,
+): GrantsOutcome {
   if (!hasScope(principal, GRANTS_SCOPE)) return FORBIDDEN;
   const user = findUser(deps, idText);
   if (!user) return { kind: 'not-found' };

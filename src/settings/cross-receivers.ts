@@ -45,10 +45,19 @@ export function checkReceivers(s: Settings): string[] {
   const out: string[] = [];
   const r = s.receivers;
   const all = RECEIVER_LISTS.flatMap((name) => r[name].map((item, i) => ({ item, path: `receivers.${name}[${i}]` })));
-  out.push(...duplicates(all.map((x) => ({ key: x.item.id, path: x.path, at: `${x.path}.id` })), 'must be unique among receivers'));
+  out.push(
+    ...duplicates(
+      all.map((x) => ({ key: x.item.id, path: x.path, at: `${x.path}.id` })),
+      'must be unique among receivers',
+    ),
+  );
 
   for (const name of ['tcp_receivers', 'udp_receivers'] as const) {
-    const items = r[name].map((item, i) => ({ key: item.port, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port` }));
+    const items = r[name].map((item, i) => ({
+      key: item.port,
+      path: `receivers.${name}[${i}]`,
+      at: `receivers.${name}[${i}].port`,
+    }));
     out.push(...duplicates(items, `must be unique among ${CATEGORY_LABEL[name]}`));
   }
   for (const name of ['tcp_receivers', 'udp_receivers', 'com_receivers', 'modem_receivers'] as const) {
@@ -61,7 +70,8 @@ export function checkReceivers(s: Settings): string[] {
   // The MLR2 feed of a legacy receiver is plain text: a DC-09 key there would be a misunderstanding (docs/serial.md).
   r.com_receivers.forEach((item, i) => {
     if (item.protocol !== 'MLR2') return;
-    if (item.encryption_password !== undefined) out.push(line(`receivers.com_receivers[${i}].encryption_password`, 'only allowed when protocol is "SIA-DC09"'));
+    if (item.encryption_password !== undefined)
+      out.push(line(`receivers.com_receivers[${i}].encryption_password`, 'only allowed when protocol is "SIA-DC09"'));
   });
   // The API listens on TCP too: the same port twice would fail at bind (Vigil rule).
   if (s.api.api_http_port === s.api.api_port) out.push(line('api.api_http_port', 'must differ from api.api_port'));
@@ -74,10 +84,16 @@ export function checkReceivers(s: Settings): string[] {
   // One serial device serves one receiver or output.
   const serial = [
     ...(['com_receivers', 'modem_receivers'] as const).flatMap((name) =>
-      r[name].map((item, i) => ({ key: item.port_id, path: `receivers.${name}[${i}]`, at: `receivers.${name}[${i}].port_id` })),
+      r[name].map((item, i) => ({
+        key: item.port_id,
+        path: `receivers.${name}[${i}]`,
+        at: `receivers.${name}[${i}].port_id`,
+      })),
     ),
     ...s.outputs.flatMap((o, i) =>
-      o.type === OUTPUT_TYPES.com ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }] : [],
+      o.type === OUTPUT_TYPES.com
+        ? [{ key: o.identificator, path: `outputs[${i}]`, at: `outputs[${i}].identificator` }]
+        : [],
     ),
   ];
   out.push(...duplicates(serial, 'serial device already in use'));
@@ -87,17 +103,29 @@ export function checkReceivers(s: Settings): string[] {
 export function checkOutputs(s: Settings): string[] {
   const out: string[] = [];
   const known = receiverIds(s);
-  out.push(...duplicates(s.outputs.map((o, i) => ({ key: o.id, path: `outputs[${i}]`, at: `outputs[${i}].id` })), 'must be unique among outputs'));
+  out.push(
+    ...duplicates(
+      s.outputs.map((o, i) => ({ key: o.id, path: `outputs[${i}]`, at: `outputs[${i}].id` })),
+      'must be unique among outputs',
+    ),
+  );
   s.outputs.forEach((o, i) => {
     const at = `outputs[${i}]`;
     const sia = o.protocol === 'SIA-DC09';
     out.push(...checkWebhookOutput(o, at));
-    if (o.type === OUTPUT_TYPES.udp && !sia) out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
+    if (o.type === OUTPUT_TYPES.udp && !sia)
+      out.push(line(`${at}.type`, 'UDP (2) is only allowed with protocol "SIA-DC09"'));
     if (o.type === OUTPUT_TYPES.com) {
-      if (!o.identificator.startsWith('/')) out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
+      if (!o.identificator.startsWith('/'))
+        out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
     } else if (o.type !== OUTPUT_TYPES.webhook) {
       if (parseHostPort(o.identificator) === null) {
-        out.push(line(`${at}.identificator`, 'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output'));
+        out.push(
+          line(
+            `${at}.identificator`,
+            'must be host:port (IPv4 address, hostname or [IPv6 address]; port 1..65535) for a TCP or UDP output',
+          ),
+        );
       }
       if (o.serial !== undefined) out.push(line(`${at}.serial`, 'only allowed when type is 3 (serial COM)'));
     }
@@ -109,7 +137,9 @@ export function checkOutputs(s: Settings): string[] {
     }
     const key = o.sia_dc09?.encryption_key ?? '';
     if ((o.sia_dc09?.encryption_enabled || key !== '') && !isValidSiaKey(key)) {
-      out.push(line(`${at}.sia_dc09.encryption_key`, 'must be 16, 24 or 32 ASCII characters or 32, 48 or 64 hex digits'));
+      out.push(
+        line(`${at}.sia_dc09.encryption_key`, 'must be 16, 24 or 32 ASCII characters or 32, 48 or 64 hex digits'),
+      );
     }
     o.filters.receivers.forEach((rid, j) => {
       if (!known.has(rid)) out.push(line(`${at}.filters.receivers[${j}]`, `receiver ${rid} does not exist`));

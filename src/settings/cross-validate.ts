@@ -27,7 +27,12 @@ function checkDeviceStatusOutput(s: Settings): string[] {
   const d = s.device_status_output;
   if (!d.encryption_enabled) return [];
   if (d.encryption_key.length === 16 && isPrintableAscii(d.encryption_key)) return [];
-  return [line('device_status_output.encryption_key', 'must be exactly 16 printable ASCII characters when encryption_enabled is true')];
+  return [
+    line(
+      'device_status_output.encryption_key',
+      'must be exactly 16 printable ASCII characters when encryption_enabled is true',
+    ),
+  ];
 }
 
 function checkEventLists(s: Settings): string[] {
@@ -37,14 +42,22 @@ function checkEventLists(s: Settings): string[] {
     [e.event_code, e.group_no, e.zone_no].map((h) => parseInt(h, 16)).join('/');
   out.push(
     ...duplicates(
-      s.ignorable_startup_events.map((e, i) => ({ key: triplet(e), path: `ignorable_startup_events[${i}]`, at: `ignorable_startup_events[${i}]` })),
+      s.ignorable_startup_events.map((e, i) => ({
+        key: triplet(e),
+        path: `ignorable_startup_events[${i}]`,
+        at: `ignorable_startup_events[${i}]`,
+      })),
       'duplicate event_code, group_no and zone_no',
     ),
   );
   // One entry per type: the generator looks an event up by its type (Vigil rule).
   out.push(
     ...duplicates(
-      s.internal_events.map((e, i) => ({ key: e.type, path: `internal_events[${i}]`, at: `internal_events[${i}].type` })),
+      s.internal_events.map((e, i) => ({
+        key: e.type,
+        path: `internal_events[${i}]`,
+        at: `internal_events[${i}].type`,
+      })),
       'must be unique among internal events',
     ),
   );
@@ -57,7 +70,12 @@ function checkUsers(s: Settings, options: CrossValidateOptions): string[] {
   if (s.users.length > options.maxUsers) {
     out.push(line('users', `the license allows at most ${options.maxUsers} users (${s.users.length} given)`));
   }
-  out.push(...duplicates(s.users.map((u, i) => ({ key: u.id, path: `users[${i}]`, at: `users[${i}].id` })), 'must be unique among users'));
+  out.push(
+    ...duplicates(
+      s.users.map((u, i) => ({ key: u.id, path: `users[${i}]`, at: `users[${i}].id` })),
+      'must be unique among users',
+    ),
+  );
   // Logins are compared without case so that "Admin" and "admin" cannot be two accounts (Vigil rule).
   out.push(
     ...duplicates(
@@ -70,7 +88,8 @@ function checkUsers(s: Settings, options: CrossValidateOptions): string[] {
     out.push(...duplicateValues(u.scopes, `${at}.scopes`, 'scope'));
     const vr = u.visible_receivers;
     if (vr.all) return; // custom is ignored when all receivers are visible
-    if (vr.custom.length === 0) out.push(line(`${at}.visible_receivers.custom`, 'must list at least one receiver when all is false'));
+    if (vr.custom.length === 0)
+      out.push(line(`${at}.visible_receivers.custom`, 'must list at least one receiver when all is false'));
     vr.custom.forEach((rid, j) => {
       if (!known.has(rid)) out.push(line(`${at}.visible_receivers.custom[${j}]`, `receiver ${rid} does not exist`));
     });

@@ -17,7 +17,8 @@ import { connectionSecurity, INSECURE_LOGIN_REASON, isInsecureLoginRefusal, type
 export const DEFAULT_MYSQL_PORT = 3306;
 
 /** The one answer for every failure to reach a MySQL server (its cause goes to the log only). */
-export const CONNECT_FAILED = 'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
+export const CONNECT_FAILED =
+  'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
 
 export interface DatabaseTarget extends TlsTarget {
   sqluser: string;
@@ -60,7 +61,11 @@ function scrub(reason: string, password: string): string {
   return password.length >= 4 ? reason.split(password).join('********') : reason;
 }
 
-export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 3000, logger?: Logger): Promise<string | null> {
+export async function checkDatabaseConnection(
+  db: DatabaseTarget,
+  timeoutMs = 3000,
+  logger?: Logger,
+): Promise<string | null> {
   const port = resolveSqlPort(db.sqlport);
   let connection: Connection | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -112,7 +117,10 @@ export async function checkDatabaseConnection(db: DatabaseTarget, timeoutMs = 30
 export async function closeQuietly(connection: Connection): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const ended = await Promise.race([
-    connection.end().then(() => true, () => false),
+    connection.end().then(
+      () => true,
+      () => false,
+    ),
     new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 1000))),
   ]);
   clearTimeout(timer);

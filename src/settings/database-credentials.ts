@@ -33,7 +33,11 @@ export function destinationChanges(before: DatabaseSettings, after: DatabaseSett
  * Runs on the unmasked, schema-checked patch (a mask is already gone from it: `sqlpass` present
  * means a password was typed) and the merged section. One line on `database.sqlpass`, or none.
  */
-export function checkPasswordReentry(current: DatabaseSettings, patch: SettingsUpdate, next: DatabaseSettings): string[] {
+export function checkPasswordReentry(
+  current: DatabaseSettings,
+  patch: SettingsUpdate,
+  next: DatabaseSettings,
+): string[] {
   if (patch.database === undefined || patch.database.sqlpass !== undefined) return [];
   if (current.sqlpass === '') return []; // nothing stored, nothing to carry elsewhere
   const changed = destinationChanges(current, next);

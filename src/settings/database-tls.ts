@@ -41,7 +41,9 @@ export function isInsecureLoginRefusal(err: unknown): boolean {
 }
 
 function refusal(plugin: string): Promise<never> {
-  const err = Object.assign(new Error(`${plugin} refused without TLS: ${INSECURE_LOGIN_REASON}`), { vigilInsecureLogin: true });
+  const err = Object.assign(new Error(`${plugin} refused without TLS: ${INSECURE_LOGIN_REASON}`), {
+    vigilInsecureLogin: true,
+  });
   // Rejected, not thrown: mysql2 turns a rejection into a fatal error of the connect (auth_switch.js).
   return Promise.reject(err);
 }

@@ -48,12 +48,14 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
   const found: { path: string; at: string }[] = [];
   for (const list of ['com_receivers', 'modem_receivers'] as const) {
     if (patch.receivers?.[list] === undefined) continue;
-    for (const [i, r] of next.receivers[list].entries()) found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` });
+    for (const [i, r] of next.receivers[list].entries())
+      found.push({ path: r.port_id, at: `receivers.${list}[${i}].port_id` });
   }
   if (patch.outputs !== undefined) {
     next.outputs.forEach((o, i) => {
       // A relative identificator was already refused by the cross-field rules.
-      if (o.type === OUTPUT_TYPES.com && o.identificator.startsWith('/')) found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
+      if (o.type === OUTPUT_TYPES.com && o.identificator.startsWith('/'))
+        found.push({ path: o.identificator, at: `outputs[${i}].identificator` });
     });
   }
   return found;
@@ -63,7 +65,12 @@ function serialPaths(next: Settings, patch: SettingsUpdate): { path: string; at:
  * Runs the outside checks in parallel. `known` are the lines found so far: a database section
  * that already failed a rule is not dialled.
  */
-export async function environmentChecks(next: Settings, patch: SettingsUpdate, known: readonly string[], env: ValidationEnv): Promise<string[]> {
+export async function environmentChecks(
+  next: Settings,
+  patch: SettingsUpdate,
+  known: readonly string[],
+  env: ValidationEnv,
+): Promise<string[]> {
   // PEM files are read only when the patch names them: re-reading them on every update costs
   // ~1 ms of key parsing per request and would let a later-damaged file block unrelated changes
   // (the HTTPS listener reports such a file through health instead).
@@ -87,7 +94,9 @@ export async function environmentChecks(next: Settings, patch: SettingsUpdate, k
     (patch.outputs ?? []).map((o, i) => {
       const path = o.webhook?.ca_file ?? '';
       const at = `outputs[${i}].webhook.ca_file`;
-      return path.startsWith('/') && !known.some((l) => l.startsWith(`${at}:`)) ? checkCaFile(path, at) : Promise.resolve([]);
+      return path.startsWith('/') && !known.some((l) => l.startsWith(`${at}:`))
+        ? checkCaFile(path, at)
+        : Promise.resolve([]);
     }),
   ).then((lists) => lists.flat());
   const dbSettled = caProblems.length > 0 || known.some((l) => l.startsWith('database.') || l.startsWith('database:'));

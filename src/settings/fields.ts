@@ -54,7 +54,8 @@ export function isPrintableAscii(text: string): boolean {
  * character is a byte (the receivers and outputs turn these into AES keys).
  */
 export function fixedSecret(lengths: readonly number[]) {
-  const allowed = lengths.length === 1 ? `exactly ${lengths[0]}` : `exactly ${lengths.slice(0, -1).join(', ')} or ${lengths.at(-1)}`;
+  const allowed =
+    lengths.length === 1 ? `exactly ${lengths[0]}` : `exactly ${lengths.slice(0, -1).join(', ')} or ${lengths.at(-1)}`;
   return v.pipe(
     str,
     v.check(isPrintableAscii, 'must contain only printable ASCII characters'),
@@ -78,7 +79,10 @@ export function hex(max: number) {
   );
 }
 
-export const ipAddress = v.pipe(str, v.check((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address'));
+export const ipAddress = v.pipe(
+  str,
+  v.check((s) => isIP(s) !== 0, 'must be an IPv4 or IPv6 address'),
+);
 
 export function oneOf<const T extends readonly (string | number)[]>(values: T) {
   const listed = values.map((x) => (typeof x === 'string' ? `"${x}"` : String(x)));
@@ -99,7 +103,9 @@ export function obj<E extends v.ObjectEntries>(entries: E) {
 }
 
 /** The same entries, each optional and WITHOUT its default: the shape of a partial update of a section. */
-export function optionalEntries<E extends v.ObjectEntries>(entries: E): { [K in keyof E]: v.OptionalSchema<E[K], undefined> } {
+export function optionalEntries<E extends v.ObjectEntries>(
+  entries: E,
+): { [K in keyof E]: v.OptionalSchema<E[K], undefined> } {
   const out: Record<string, v.OptionalSchema<v.GenericSchema, undefined>> = {};
   for (const [key, schema] of Object.entries(entries)) out[key] = v.optional(schema as v.GenericSchema);
   return out as { [K in keyof E]: v.OptionalSchema<E[K], undefined> };

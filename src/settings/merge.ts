@@ -27,7 +27,13 @@ function items(value: unknown): Record<string, unknown>[] {
 }
 
 /** In an array item: the mask takes the value of the stored item with the same id, if it has one. */
-function keepItemSecret(item: Record<string, unknown>, key: string, stored: string | undefined, path: string, errors: string[]): void {
+function keepItemSecret(
+  item: Record<string, unknown>,
+  key: string,
+  stored: string | undefined,
+  path: string,
+  errors: string[],
+): void {
   if (item[key] !== SECRET_MASK) return;
   if (stored !== undefined && stored !== '') {
     item[key] = stored;
@@ -41,7 +47,10 @@ function keepItemSecret(item: Record<string, unknown>, key: string, stored: stri
  * Replaces masks in the RAW body (before the schema sees it, since "********" is not a valid key
  * length) and drops unchanged key paths. Works on a copy; the caller's object is not touched.
  */
-export function unmaskSecrets(raw: Record<string, unknown>, current: Settings): { body: Record<string, unknown>; errors: string[] } {
+export function unmaskSecrets(
+  raw: Record<string, unknown>,
+  current: Settings,
+): { body: Record<string, unknown>; errors: string[] } {
   const body = structuredClone(raw);
   const errors: string[] = [];
   for (const [section, key] of SECTION_SECRETS) {
@@ -69,9 +78,17 @@ export function unmaskSecrets(raw: Record<string, unknown>, current: Settings): 
   items(body.outputs).forEach((item, i) => {
     const old = current.outputs.find((o) => o.id === item.id);
     const sia = item.sia_dc09;
-    if (isPlainObject(sia)) keepItemSecret(sia, 'encryption_key', old?.sia_dc09?.encryption_key, `outputs[${i}].sia_dc09.encryption_key`, errors);
+    if (isPlainObject(sia))
+      keepItemSecret(
+        sia,
+        'encryption_key',
+        old?.sia_dc09?.encryption_key,
+        `outputs[${i}].sia_dc09.encryption_key`,
+        errors,
+      );
     const webhook = item.webhook;
-    if (isPlainObject(webhook)) keepItemSecret(webhook, 'secret', old?.webhook?.secret, `outputs[${i}].webhook.secret`, errors);
+    if (isPlainObject(webhook))
+      keepItemSecret(webhook, 'secret', old?.webhook?.secret, `outputs[${i}].webhook.secret`, errors);
   });
   return { body, errors };
 }
@@ -99,7 +116,8 @@ export function mergeUpdate(current: Settings, patch: SettingsUpdate): MergeResu
     if (patch[section] !== undefined) target[section] = structuredClone(patch[section]);
   }
   // hw holds object sections one level down (hw.leds): merged field by field the same way.
-  if (patch.hw?.leds !== undefined) settings.hw = { ...settings.hw, leds: { ...settings.hw.leds, ...definedOnly(patch.hw.leds) } };
+  if (patch.hw?.leds !== undefined)
+    settings.hw = { ...settings.hw, leds: { ...settings.hw.leds, ...definedOnly(patch.hw.leds) } };
   const passwords = new Map<number, string>();
   const errors: string[] = [];
   if (patch.users !== undefined) {
@@ -115,7 +133,10 @@ export function mergeUpdate(current: Settings, patch: SettingsUpdate): MergeResu
 }
 
 /** Hashes the supplied passwords one at a time (scrypt is memory-hungry on a Pi). */
-export async function applyPasswords(result: MergeResult, hash: (password: string) => Promise<string>): Promise<Settings> {
+export async function applyPasswords(
+  result: MergeResult,
+  hash: (password: string) => Promise<string>,
+): Promise<Settings> {
   for (const [index, password] of result.passwords) {
     const user = result.settings.users[index];
     if (user) user.password_hash = await hash(password);

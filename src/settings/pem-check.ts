@@ -28,11 +28,13 @@ async function readBounded(path: string): Promise<Read> {
     const info = await handle.stat();
     if (info.isDirectory()) return { ok: false, reason: 'is a directory, not a PEM file' };
     if (!info.isFile()) return { ok: false, reason: 'is not a regular file' };
-    if (info.size > MAX_PEM_BYTES) return { ok: false, reason: `is larger than ${MAX_PEM_BYTES} bytes, not a PEM file` };
+    if (info.size > MAX_PEM_BYTES)
+      return { ok: false, reason: `is larger than ${MAX_PEM_BYTES} bytes, not a PEM file` };
     const buffer = Buffer.alloc(MAX_PEM_BYTES + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
     // The file may have grown since stat.
-    if (bytesRead > MAX_PEM_BYTES) return { ok: false, reason: `is larger than ${MAX_PEM_BYTES} bytes, not a PEM file` };
+    if (bytesRead > MAX_PEM_BYTES)
+      return { ok: false, reason: `is larger than ${MAX_PEM_BYTES} bytes, not a PEM file` };
     const text = buffer.subarray(0, bytesRead).toString('utf8');
     if (!text.includes('-----BEGIN ')) return { ok: false, reason: 'is not a PEM file' };
     return { ok: true, text };
@@ -45,7 +47,10 @@ async function readBounded(path: string): Promise<Read> {
 export async function readPem(path: string): Promise<Read> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Read>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, reason: `file cannot be read within ${PEM_READ_TIMEOUT_MS} ms` }), PEM_READ_TIMEOUT_MS);
+    timer = setTimeout(
+      () => resolve({ ok: false, reason: `file cannot be read within ${PEM_READ_TIMEOUT_MS} ms` }),
+      PEM_READ_TIMEOUT_MS,
+    );
   });
   try {
     return await Promise.race([readBounded(path), timeout]);
@@ -122,7 +127,8 @@ export async function checkPemFiles(
     if ('reason' in parsed) {
       out.push(line('api.public_key', parsed.reason));
     } else if (privateKey) {
-      if (!belongTogether(parsed, privateKey)) out.push(line('api.public_key', 'does not match the private key in api.private_key'));
+      if (!belongTogether(parsed, privateKey))
+        out.push(line('api.public_key', 'does not match the private key in api.private_key'));
     }
   }
   return out;

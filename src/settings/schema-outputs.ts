@@ -20,7 +20,10 @@ export const siaDc09Schema = obj({
   // Format checked in cross-validate.ts: it is only required when encryption_enabled is true.
   encryption_key: v.optional(str, ''),
   link_test_interval_s: v.optional(
-    v.pipe(linkTestInterval, v.check((n) => n === 0 || n >= 10, 'must be 0 (off) or between 10 and 86400')),
+    v.pipe(
+      linkTestInterval,
+      v.check((n) => n === 0 || n >= 10, 'must be 0 (off) or between 10 and 86400'),
+    ),
     60,
   ),
   ack_timeout_ms: v.optional(int(500, 60000), 5000),
@@ -96,9 +99,15 @@ export function defaultOutputSerial(): OutputSerialSettings {
  */
 export const outputSchema = v.pipe(
   outputObject,
-  v.transform((o) => (o.protocol === 'SIA-DC09' && o.sia_dc09 === undefined ? { ...o, sia_dc09: defaultSiaDc09() } : o)),
-  v.transform((o) => (o.type === OUTPUT_TYPES.com && o.serial === undefined ? { ...o, serial: defaultOutputSerial() } : o)),
-  v.transform((o) => (o.type === OUTPUT_TYPES.webhook && o.webhook === undefined ? { ...o, webhook: defaultWebhook() } : o)),
+  v.transform((o) =>
+    o.protocol === 'SIA-DC09' && o.sia_dc09 === undefined ? { ...o, sia_dc09: defaultSiaDc09() } : o,
+  ),
+  v.transform((o) =>
+    o.type === OUTPUT_TYPES.com && o.serial === undefined ? { ...o, serial: defaultOutputSerial() } : o,
+  ),
+  v.transform((o) =>
+    o.type === OUTPUT_TYPES.webhook && o.webhook === undefined ? { ...o, webhook: defaultWebhook() } : o,
+  ),
 );
 
 export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;

@@ -109,7 +109,13 @@ export const comReceiverSchema = obj({
  * the object (this receiver, `account`). The account is written as the objects list shows it (upper-case hex).
  */
 const knownCallerSchema = obj({
-  account: v.pipe(str, v.regex(/^[0-9A-F]{3,16}$/, 'must be 3 to 16 upper-case hex digits (0-9, A-F), as the objects list shows the account')),
+  account: v.pipe(
+    str,
+    v.regex(
+      /^[0-9A-F]{3,16}$/,
+      'must be 3 to 16 upper-case hex digits (0-9, A-F), as the objects list shows the account',
+    ),
+  ),
   number: v.pipe(
     str,
     v.regex(/^\+?[0-9][0-9 -]*$/, 'must be a phone number: digits, optionally a leading +, spaces and dashes'),
@@ -147,10 +153,15 @@ export type IpReceiverSettings = v.InferOutput<typeof ipReceiverSchema>;
 export type TcpReceiverSettings = v.InferOutput<typeof tcpReceiverSchema>;
 export type UdpReceiverSettings = v.InferOutput<typeof udpReceiverSchema>;
 /** What the receivers read: the per-source fields may be left out (tests, tools) and then take their defaults. */
-export type TcpListenerSettings = IpReceiverSettings & Partial<Pick<TcpReceiverSettings, keyof typeof SOURCE_LIMIT_DEFAULTS & keyof TcpReceiverSettings>>;
-export type UdpListenerSettings = IpReceiverSettings & Partial<Pick<UdpReceiverSettings, 'max_datagrams_per_source_per_s'>>;
+export type TcpListenerSettings = IpReceiverSettings &
+  Partial<Pick<TcpReceiverSettings, keyof typeof SOURCE_LIMIT_DEFAULTS & keyof TcpReceiverSettings>>;
+export type UdpListenerSettings = IpReceiverSettings &
+  Partial<Pick<UdpReceiverSettings, 'max_datagrams_per_source_per_s'>>;
 /** The fields the DC-09 decision reads, common to IP and COM receivers. */
-export type Dc09RuleSettings = Pick<IpReceiverSettings, 'id' | 'name' | 'encryption_password' | 'link_enrolment' | keyof typeof dc09RuleEntries>;
+export type Dc09RuleSettings = Pick<
+  IpReceiverSettings,
+  'id' | 'name' | 'encryption_password' | 'link_enrolment' | keyof typeof dc09RuleEntries
+>;
 export type ComReceiverSettings = v.InferOutput<typeof comReceiverSchema>;
 export type ModemReceiverSettings = v.InferOutput<typeof modemReceiverSchema>;
 export type KnownCallerSettings = v.InferOutput<typeof knownCallerSchema>;

@@ -8,7 +8,21 @@
  */
 import * as v from 'valibot';
 import {
-  CONTROL_CHARACTERS, bool, fixedSecret, hex, id, int, ipAddress, list, nonEmpty, obj, oneOf, optionalEntries, password, port, str,
+  CONTROL_CHARACTERS,
+  bool,
+  fixedSecret,
+  hex,
+  id,
+  int,
+  ipAddress,
+  list,
+  nonEmpty,
+  obj,
+  oneOf,
+  optionalEntries,
+  password,
+  port,
+  str,
 } from './fields.js';
 import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events.js';
 import { hwSchema, hwUpdateSchema } from './schema-hw.js';
@@ -36,7 +50,13 @@ const apiEntries = {
   // Plain HTTP for clients other than the box itself (docs/settings.md §api, docs/security.md "Transport").
   allow_plain_http: v.optional(bool, false),
   // Empty until the first start writes a random secret and key paths (docs/settings.md §api).
-  api_jwt_secret: v.optional(v.pipe(str, v.check((s) => s === '' || s.length === 64, 'must be exactly 64 characters')), ''),
+  api_jwt_secret: v.optional(
+    v.pipe(
+      str,
+      v.check((s) => s === '' || s.length === 64, 'must be exactly 64 characters'),
+    ),
+    '',
+  ),
   private_key: v.optional(str, ''),
   public_key: v.optional(str, ''),
 };
@@ -56,7 +76,13 @@ const databaseEntries = {
   // "disabled" keeps installations saved before these fields working (docs/settings.md §database).
   sql_tls_mode: v.optional(oneOf(SQL_TLS_MODES), 'disabled'),
   // Empty = the system's CAs. A path is read and checked when an update names it (pem-check.ts).
-  sql_tls_ca_file: v.optional(v.pipe(str, v.check((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters')), ''),
+  sql_tls_ca_file: v.optional(
+    v.pipe(
+      str,
+      v.check((s) => !CONTROL_CHARACTERS.test(s), 'must not contain control characters'),
+    ),
+    '',
+  ),
 };
 
 const deviceStatusOutputEntries = {

@@ -129,7 +129,9 @@ export class SettingsService implements Service {
       try {
         const pending = listener(this.settings, previous);
         if (pending instanceof Promise) {
-          pending.catch((err: unknown) => this.deps.logger.error('settings listener failed', { error: describeError(err) }));
+          pending.catch((err: unknown) =>
+            this.deps.logger.error('settings listener failed', { error: describeError(err) }),
+          );
         }
       } catch (err) {
         this.deps.logger.error('settings listener failed', { error: describeError(err) });

@@ -29,7 +29,11 @@ function fail(errors: readonly string[]): { ok: false; errors: string[] } {
   return { ok: false, errors: sortLines(errors) };
 }
 
-export async function validateSettingsUpdate(current: Settings, patch: unknown, env: ValidationEnv): Promise<ValidationResult> {
+export async function validateSettingsUpdate(
+  current: Settings,
+  patch: unknown,
+  env: ValidationEnv,
+): Promise<ValidationResult> {
   if (!isPlainObject(patch)) return fail(['body: must be a JSON object']);
   const tooDeep = nestingProblem(patch);
   if (tooDeep !== null) return fail([tooDeep]);
@@ -57,7 +61,10 @@ export type StoredValidationResult = { ok: true; settings: Settings } | { ok: fa
  * schema with defaults for missing fields (so settings saved by an older version gain new fields),
  * then the cross-field rules. No outside checks: the box may start without its USB adapter.
  */
-export function validateStoredSettings(raw: unknown, options: CrossValidateOptions = { maxUsers: Infinity }): StoredValidationResult {
+export function validateStoredSettings(
+  raw: unknown,
+  options: CrossValidateOptions = { maxUsers: Infinity },
+): StoredValidationResult {
   const parsed = v.safeParse(SettingsSchema, raw, PARSE_CONFIG);
   if (!parsed.success) return fail(issueLines(parsed.issues));
   const errors = crossValidate(parsed.output, options);

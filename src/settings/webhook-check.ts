@@ -15,7 +15,12 @@ export function checkWebhookOutput(o: OutputSettings, at: string): string[] {
   const out: string[] = [];
   const webhook = o.type === OUTPUT_TYPES.webhook;
   if (webhook !== (o.protocol === 'JSON')) {
-    out.push(line(webhook ? `${at}.protocol` : `${at}.type`, webhook ? 'must be "JSON" for a webhook output (type 4)' : 'must be 4 (webhook) when protocol is "JSON"'));
+    out.push(
+      line(
+        webhook ? `${at}.protocol` : `${at}.type`,
+        webhook ? 'must be "JSON" for a webhook output (type 4)' : 'must be 4 (webhook) when protocol is "JSON"',
+      ),
+    );
   }
   if (!webhook) {
     if (o.webhook !== undefined) out.push(line(`${at}.webhook`, 'only allowed when type is 4 (webhook)'));
@@ -28,12 +33,16 @@ export function checkWebhookOutput(o: OutputSettings, at: string): string[] {
   const w = o.webhook;
   if (!w) return out;
   if (w.secret.length < WEBHOOK_SECRET_MIN || w.secret.length > WEBHOOK_SECRET_MAX || !isPrintableAscii(w.secret)) {
-    out.push(line(`${at}.webhook.secret`, `must be ${WEBHOOK_SECRET_MIN} to ${WEBHOOK_SECRET_MAX} printable ASCII characters`));
+    out.push(
+      line(`${at}.webhook.secret`, `must be ${WEBHOOK_SECRET_MIN} to ${WEBHOOK_SECRET_MAX} printable ASCII characters`),
+    );
   }
-  if (w.retry_max_ms < w.retry_min_ms) out.push(line(`${at}.webhook.retry_max_ms`, 'must not be less than retry_min_ms'));
+  if (w.retry_max_ms < w.retry_min_ms)
+    out.push(line(`${at}.webhook.retry_max_ms`, 'must not be less than retry_min_ms'));
   if (w.ca_file !== '') {
     if (!w.ca_file.startsWith('/')) out.push(line(`${at}.webhook.ca_file`, 'must be an absolute path'));
-    if (url.ok && url.url.protocol !== 'https:') out.push(line(`${at}.webhook.ca_file`, 'only allowed with an https:// URL'));
+    if (url.ok && url.url.protocol !== 'https:')
+      out.push(line(`${at}.webhook.ca_file`, 'only allowed with an https:// URL'));
   }
   return out;
 }

@@ -24,10 +24,14 @@ export function parseWebhookUrl(text: string): WebhookUrl {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, reason: 'must be an https:// URL' };
   if (url.hostname === '') return { ok: false, reason: 'must name a host' };
-  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'must not carry a user name or password (use webhook.secret)' };
+  if (url.username !== '' || url.password !== '')
+    return { ok: false, reason: 'must not carry a user name or password (use webhook.secret)' };
   if (url.hash !== '' || text.includes('#')) return { ok: false, reason: 'must not carry a #fragment' };
   if (url.protocol === 'http:' && !isLoopback(hostAddress(url))) {
-    return { ok: false, reason: 'must be https:// (plain http:// only to a loopback address such as 127.0.0.1 or [::1])' };
+    return {
+      ok: false,
+      reason: 'must be https:// (plain http:// only to a loopback address such as 127.0.0.1 or [::1])',
+    };
   }
   return { ok: true, url };
 }

@@ -86,7 +86,14 @@ export class DeviceCore {
     this.clock = new DeviceClock(setup.hostClock, o.clockSkewMs);
     this.tx = new Transmitter(
       {
-        header: { token: o.token, account: setup.account, receiver: o.receiver, line: o.line, key: o.key, timestamps: o.timestamps },
+        header: {
+          token: o.token,
+          account: setup.account,
+          receiver: o.receiver,
+          line: o.line,
+          key: o.key,
+          timestamps: o.timestamps,
+        },
         window: o.window,
         ackTimeoutMs: o.ackTimeoutMs,
         maxRetries: o.maxRetries,
@@ -103,7 +110,8 @@ export class DeviceCore {
         ...(setup.onAck ? { onAck: (sequence: string, n: number) => this.reportAck(sequence, n) } : {}),
       },
     );
-    this.pacer = o.ratePerDevice > 0 ? new Pacer(o.ratePerDevice, (n) => this.tx.enqueueEvents(n), setup.monotonic) : null;
+    this.pacer =
+      o.ratePerDevice > 0 ? new Pacer(o.ratePerDevice, (n) => this.tx.enqueueEvents(n), setup.monotonic) : null;
   }
 
   /** Starts pacing and the link-test schedule at this device's phase. */

@@ -2,8 +2,16 @@
 export { Simulator, type SimulatorDeps } from './simulator.js';
 export type { AckRecord, CommandRecord } from './device-core.js';
 export {
-  resolveSimOptions, SIM_DEFAULTS, SIM_LIMITS, LINK_FAULTS,
-  type SimOptions, type SimOptionsInput, type LinkBehaviour, type LinkFault, type SimToken, type SimTransport,
+  resolveSimOptions,
+  SIM_DEFAULTS,
+  SIM_LIMITS,
+  LINK_FAULTS,
+  type SimOptions,
+  type SimOptionsInput,
+  type LinkBehaviour,
+  type LinkFault,
+  type SimToken,
+  type SimTransport,
 } from './sim-options.js';
 export { SimStats, summarise, type SimSummary } from './sim-stats.js';
 export { LatencyHistogram } from './latency-histogram.js';

@@ -6,7 +6,13 @@
  * then, so a refused or unfinished enrolment leaves the device as it was.
  */
 import { randomBytes } from 'node:crypto';
-import { decodeLinkBody, encodeHello, encodeProof, type LinkKey, type SessionKey } from '../protocols/device-link/codec.js';
+import {
+  decodeLinkBody,
+  encodeHello,
+  encodeProof,
+  type LinkKey,
+  type SessionKey,
+} from '../protocols/device-link/codec.js';
 import {
   deriveSessionKey,
   deviceProof,
@@ -17,7 +23,13 @@ import {
   type EnrolmentKeyPair,
   type HandshakeTranscript,
 } from '../protocols/device-link/link-auth.js';
-import { LINK_VERSION, NONCE_BYTES, type ChallengeMessage, type DecodedLinkMessage, type LinkDecodeError } from '../protocols/device-link/messages.js';
+import {
+  LINK_VERSION,
+  NONCE_BYTES,
+  type ChallengeMessage,
+  type DecodedLinkMessage,
+  type LinkDecodeError,
+} from '../protocols/device-link/messages.js';
 
 /** Device keys by UID: what a fleet of simulated devices holds (sim-keyring.ts persists it). */
 export type DeviceKeyring = Map<string, Buffer>;
@@ -56,9 +68,15 @@ export class DeviceHandshake {
     this.enrolment = this.keyring.has(h.uid) ? null : enrolmentKeyPair();
     return encodeHello(
       {
-        seq: h.seq, timestamp: now, version: LINK_VERSION, uid: h.uid,
-        ...(h.hwId ? { hwId: h.hwId } : {}), ...(h.firmware ? { firmware: h.firmware } : {}),
-        ...(h.account ? { account: h.account } : {}), nonce: this.deviceNonce, ...(this.enrolment ? { enrolKey: this.enrolment.publicHex } : {}),
+        seq: h.seq,
+        timestamp: now,
+        version: LINK_VERSION,
+        uid: h.uid,
+        ...(h.hwId ? { hwId: h.hwId } : {}),
+        ...(h.firmware ? { firmware: h.firmware } : {}),
+        ...(h.account ? { account: h.account } : {}),
+        nonce: this.deviceNonce,
+        ...(this.enrolment ? { enrolKey: this.enrolment.publicHex } : {}),
       },
       { key: receiverKey },
     );
@@ -82,7 +100,12 @@ export class DeviceHandshake {
   proof(challenge: ChallengeMessage, now: number): Buffer | null {
     const h = this.identity;
     if (challenge.seq !== h.seq || this.deviceNonce === '') return null;
-    const base = { uid: h.uid, account: h.account.toUpperCase(), deviceNonce: this.deviceNonce, gatewayNonce: challenge.nonce };
+    const base = {
+      uid: h.uid,
+      account: h.account.toUpperCase(),
+      deviceNonce: this.deviceNonce,
+      gatewayNonce: challenge.nonce,
+    };
     let key: Buffer | null;
     let transcript: HandshakeTranscript;
     if (this.enrolment && challenge.enrolKey !== undefined) {
@@ -101,7 +124,14 @@ export class DeviceHandshake {
 
   /** A decoded WELCOME: true when it proves the gateway holds the key (then the link is up). */
   welcomed(message: DecodedLinkMessage): boolean {
-    if (message.type !== 'welcome' || !message.encrypted || !this.transcript || !this.candidateKey || message.proof === undefined) return false;
+    if (
+      message.type !== 'welcome' ||
+      !message.encrypted ||
+      !this.transcript ||
+      !this.candidateKey ||
+      message.proof === undefined
+    )
+      return false;
     if (!proofsMatch(gatewayProof(this.candidateKey, this.transcript), message.proof)) return false;
     if (this.enrolment) this.keyring.set(this.identity.uid, this.candidateKey);
     this.sessionKey = this.candidateSession;

@@ -38,12 +38,17 @@ function statusOf(command: CommandMessage, b: LinkBehaviour): ResponseStatus {
 }
 
 /** The VL-RSP frames answering one command, in sending order; [] for `silence`. */
-export function answerCommand(command: CommandMessage & { encrypted: boolean }, b: LinkBehaviour, m: LinkMoment): Buffer[] {
+export function answerCommand(
+  command: CommandMessage & { encrypted: boolean },
+  b: LinkBehaviour,
+  m: LinkMoment,
+): Buffer[] {
   if (b.fault === 'silence') return [];
   const o = options(command.encrypted, m);
   const status = statusOf(command, b);
   const base = { seq: command.seq, timestamp: m.now };
-  if (status !== 'OK') return [encodeResponse({ ...base, packetNumber: 1, packetCount: 1, status, data: Buffer.alloc(0) }, o)];
+  if (status !== 'OK')
+    return [encodeResponse({ ...base, packetNumber: 1, packetCount: 1, status, data: Buffer.alloc(0) }, o)];
   // Without Q1 the device answers with its status only: one packet, no data (CommandMessage.replyWanted).
   const count = command.replyWanted ? b.replyPackets : 1;
   const data = command.replyWanted ? (b.replyData ?? command.data) : Buffer.alloc(0);

@@ -41,19 +41,41 @@ export interface SerialSimCommand {
 function int(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value < min || value > max) throw new UsageError(`sim --${name}: must be an integer ${min}..${max}`);
+  if (!/^\d+$/.test(text) || value < min || value > max)
+    throw new UsageError(`sim --${name}: must be an integer ${min}..${max}`);
   return value;
 }
 
 function oneOf<T extends string>(name: string, text: string | undefined, allowed: readonly T[], fallback: T): T {
   if (text === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(text)) throw new UsageError(`sim --${name}: must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(text))
+    throw new UsageError(`sim --${name}: must be one of ${allowed.join(', ')}`);
   return text as T;
 }
 
 export function parseSerialSimArgs(argv: readonly string[]): SerialSimCommand | null {
-  const names = ['serial', 'protocol', 'baud', 'data-bits', 'parity', 'stop-bits', 'events', 'token', 'account', 'key', 'window', 'rate', 'ack-timeout', 'retries', 'heartbeat', 'duration'];
-  const options: Record<string, { type: 'string' | 'boolean' }> = { 'emulate-baud': { type: 'boolean' }, help: { type: 'boolean' } };
+  const names = [
+    'serial',
+    'protocol',
+    'baud',
+    'data-bits',
+    'parity',
+    'stop-bits',
+    'events',
+    'token',
+    'account',
+    'key',
+    'window',
+    'rate',
+    'ack-timeout',
+    'retries',
+    'heartbeat',
+    'duration',
+  ];
+  const options: Record<string, { type: 'string' | 'boolean' }> = {
+    'emulate-baud': { type: 'boolean' },
+    help: { type: 'boolean' },
+  };
   for (const name of names) options[name] = { type: 'string' };
   let v: Record<string, string | boolean | undefined>;
   try {
@@ -77,7 +99,11 @@ export function parseSerialSimArgs(argv: readonly string[]): SerialSimCommand | 
   const rate = s('rate');
   const key = s('key');
   return {
-    path, baudRate, dataBits, parity, stopBits,
+    path,
+    baudRate,
+    dataBits,
+    parity,
+    stopBits,
     options: {
       protocol,
       events: int('events', s('events'), 10, 1, 1_000_000),
@@ -98,15 +124,24 @@ export function parseSerialSimArgs(argv: readonly string[]): SerialSimCommand | 
 }
 
 /** Opens the line, runs, prints the summary; sets process.exitCode 1 when a message went unACKed. */
-export async function runSerialSimCli(argv: readonly string[], lines: SerialLineFactory, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<SerialSimSummary | null> {
+export async function runSerialSimCli(
+  argv: readonly string[],
+  lines: SerialLineFactory,
+  out: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<SerialSimSummary | null> {
   const command = parseSerialSimArgs(argv);
   if (!command) {
     out(SERIAL_SIM_HELP + '\n');
     return null;
   }
   const line = lines({
-    path: command.path, baudRate: command.baudRate, dataBits: command.dataBits, parity: command.parity,
-    stopBits: command.stopBits, flowControl: 'none', owner: 'sim',
+    path: command.path,
+    baudRate: command.baudRate,
+    dataBits: command.dataBits,
+    parity: command.parity,
+    stopBits: command.stopBits,
+    flowControl: 'none',
+    owner: 'sim',
   });
   await line.start();
   try {

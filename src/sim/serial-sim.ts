@@ -77,8 +77,17 @@ export class SerialSimulator {
     this.line = line;
     this.o = options;
     this.stats = {
-      protocol: options.protocol, events_sent: 0, events_acked: 0, events_failed: 0, naks: 0, retransmissions: 0,
-      heartbeats: 0, elapsed_s: 0, events_per_s: 0, bytes_out: 0, wire_fraction: null,
+      protocol: options.protocol,
+      events_sent: 0,
+      events_acked: 0,
+      events_failed: 0,
+      naks: 0,
+      retransmissions: 0,
+      heartbeats: 0,
+      elapsed_s: 0,
+      events_per_s: 0,
+      bytes_out: 0,
+      wire_fraction: null,
     };
   }
 
@@ -96,7 +105,9 @@ export class SerialSimulator {
     const s = this.stats;
     s.elapsed_s = Math.round(elapsedMs) / 1000;
     s.events_per_s = Math.round((s.events_acked / elapsedMs) * 100_000) / 100;
-    if (this.o.emulateBaud) s.wire_fraction = Math.round(((this.ackedBytes * this.o.bitsPerChar) / this.o.emulateBaud / (elapsedMs / 1000)) * 1000) / 1000;
+    if (this.o.emulateBaud)
+      s.wire_fraction =
+        Math.round(((this.ackedBytes * this.o.bitsPerChar) / this.o.emulateBaud / (elapsedMs / 1000)) * 1000) / 1000;
     return { ...s };
   }
 
@@ -133,14 +144,27 @@ export class SerialSimulator {
   private message(n: number): { key: string; bytes: Buffer } {
     if (this.o.protocol === 'MLR2') {
       const zone = String((n % 999) + 1).padStart(3, '0');
-      const r = encodeContactId({ receiver: 1, line: 1 }, { account: this.o.account, qualifier: 'E', code: '130', group: '01', zone });
+      const r = encodeContactId(
+        { receiver: 1, line: 1 },
+        { account: this.o.account, qualifier: 'E', code: '130', group: '01', zone },
+      );
       if (!r.ok) throw new Error(`MLR2 message: ${r.reason}`);
       return { key: String(n), bytes: r.bytes };
     }
     const sequence = (n % 9999) + 1;
     const zone = String((n % 999) + 1).padStart(3, '0');
-    const data = this.o.token === 'ADM-CID' ? `#${this.o.account}|1130 01 ${zone}` : `#${this.o.account}|Nri1/BA${zone}`;
-    const bytes = buildMessage({ token: this.o.token, sequence, receiver: 1, line: 1, account: this.o.account, data, timestamp: Date.now(), key: this.o.key });
+    const data =
+      this.o.token === 'ADM-CID' ? `#${this.o.account}|1130 01 ${zone}` : `#${this.o.account}|Nri1/BA${zone}`;
+    const bytes = buildMessage({
+      token: this.o.token,
+      sequence,
+      receiver: 1,
+      line: 1,
+      account: this.o.account,
+      data,
+      timestamp: Date.now(),
+      key: this.o.key,
+    });
     return { key: String(sequence).padStart(4, '0'), bytes };
   }
 
@@ -239,17 +263,24 @@ export class SerialSimulator {
   }
 
   private heartbeatLoop(): void {
-    this.later(() => {
-      if (this.pending.length === 0 && Date.now() - this.lastSendAt >= this.o.heartbeatMs) this.send({ key: 'hb', bytes: HEARTBEAT }, true);
-      this.heartbeatLoop();
-    }, Math.min(this.o.heartbeatMs, 1000));
+    this.later(
+      () => {
+        if (this.pending.length === 0 && Date.now() - this.lastSendAt >= this.o.heartbeatMs)
+          this.send({ key: 'hb', bytes: HEARTBEAT }, true);
+        this.heartbeatLoop();
+      },
+      Math.min(this.o.heartbeatMs, 1000),
+    );
   }
 
   private later(fn: () => void, ms: number): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.stopped) fn();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (!this.stopped) fn();
+      },
+      Math.max(0, ms),
+    );
     this.timers.add(timer);
     return timer;
   }

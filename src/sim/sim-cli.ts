@@ -36,7 +36,8 @@ function resolve(argv: readonly string[]): { options: SimOptions; quiet: boolean
     if (command.kind === 'help') return null;
     return { options: resolveSimOptions(command.input), quiet: command.quiet };
   } catch (err) {
-    if (err instanceof SimUsageError || isVigilError(err, 'INVALID_SETTINGS')) throw new UsageError(`sim: ${err.message}\n(see vigil sim --help)`);
+    if (err instanceof SimUsageError || isVigilError(err, 'INVALID_SETTINGS'))
+      throw new UsageError(`sim: ${err.message}\n(see vigil sim --help)`);
     throw err;
   }
 }

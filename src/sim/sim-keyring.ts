@@ -25,11 +25,15 @@ export async function loadKeyring(path: string): Promise<DeviceKeyring> {
   } catch {
     throw new VigilError('INVALID_SETTINGS', `${path}: not JSON`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new VigilError('INVALID_SETTINGS', `${path}: must be an object of UID -> key`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new VigilError('INVALID_SETTINGS', `${path}: must be an object of UID -> key`);
   const keyring: DeviceKeyring = new Map();
   for (const [uid, key] of Object.entries(parsed)) {
     if (!UID_RE.test(uid.toUpperCase()) || typeof key !== 'string' || !KEY_RE.test(key)) {
-      throw new VigilError('INVALID_SETTINGS', `${path}: entry "${uid}" must be a UID of 6..32 hex digits and a key of 64 hex digits`);
+      throw new VigilError(
+        'INVALID_SETTINGS',
+        `${path}: entry "${uid}" must be a UID of 6..32 hex digits and a key of 64 hex digits`,
+      );
     }
     keyring.set(uid.toUpperCase(), Buffer.from(key, 'hex'));
   }
@@ -38,7 +42,8 @@ export async function loadKeyring(path: string): Promise<DeviceKeyring> {
 
 export async function saveKeyring(path: string, keyring: DeviceKeyring): Promise<void> {
   const out: Record<string, string> = {};
-  for (const [uid, key] of [...keyring].sort(([a], [b]) => a.localeCompare(b))) out[uid] = key.toString('hex').toUpperCase();
+  for (const [uid, key] of [...keyring].sort(([a], [b]) => a.localeCompare(b)))
+    out[uid] = key.toString('hex').toUpperCase();
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, JSON.stringify(out, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   await rename(temp, path);

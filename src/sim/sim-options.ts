@@ -11,7 +11,15 @@ export type SimTransport = 'tcp' | 'udp';
 export type SimToken = 'SIA-DCS' | 'ADM-CID';
 /** What a device does wrong when it answers VL-CMD / VL-CFG (docs/simulator.md §Faults). */
 export type LinkFault = 'none' | 'wrong-number' | 'wrong-count' | 'silence' | 'mpass' | 'bad' | 'rej';
-export const LINK_FAULTS: readonly LinkFault[] = ['none', 'wrong-number', 'wrong-count', 'silence', 'mpass', 'bad', 'rej'];
+export const LINK_FAULTS: readonly LinkFault[] = [
+  'none',
+  'wrong-number',
+  'wrong-count',
+  'silence',
+  'mpass',
+  'bad',
+  'rej',
+];
 
 /** Bounds: every loop of the simulator is bounded by these counts and times. */
 export const SIM_LIMITS = {
@@ -189,7 +197,8 @@ function resolveLink(input: SimOptionsInput['link'] = {}): LinkBehaviour {
   const fault = input.fault ?? 'none';
   if (!LINK_FAULTS.includes(fault)) bad('fault', `must be one of ${LINK_FAULTS.join(', ')}`);
   const password = input.masterPassword ?? null;
-  if (password !== null && (password === '' || Buffer.byteLength(password) > 64)) bad('master_password', 'must be 1..64 bytes');
+  if (password !== null && (password === '' || Buffer.byteLength(password) > 64))
+    bad('master_password', 'must be 1..64 bytes');
   return {
     hello: input.hello ?? true,
     hwId,
@@ -211,7 +220,8 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
   if (token !== 'SIA-DCS' && token !== 'ADM-CID') bad('token', 'must be SIA-DCS or ADM-CID');
   const host = input.host ?? SIM_DEFAULTS.host;
   if (host === '') bad('host', 'must not be empty');
-  if (input.ratePerDevice !== undefined && input.totalRate !== undefined) bad('rate', 'give a per-device rate or a total rate, not both');
+  if (input.ratePerDevice !== undefined && input.totalRate !== undefined)
+    bad('rate', 'give a per-device rate or a total rate, not both');
   const rate =
     input.totalRate !== undefined
       ? num('total_rate', input.totalRate, 0, SIM_LIMITS.maxRatePerDevice * devices) / devices
@@ -220,10 +230,17 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
   const accountBase = hexText('account_base', input.accountBase ?? SIM_DEFAULTS.accountBase, 3, 16);
   const uidBase = hexText('uid_base', input.uidBase ?? SIM_DEFAULTS.uidBase, 6, 32);
   // The last device's account and UID must still fit their fields.
-  if ((BigInt(`0x${accountBase}`) + BigInt(devices - 1)).toString(16).length > 16) bad('account_base', 'too large for that many devices');
-  if ((BigInt(`0x${uidBase}`) + BigInt(devices - 1)).toString(16).length > 32) bad('uid_base', 'too large for that many devices');
+  if ((BigInt(`0x${accountBase}`) + BigInt(devices - 1)).toString(16).length > 16)
+    bad('account_base', 'too large for that many devices');
+  if ((BigInt(`0x${uidBase}`) + BigInt(devices - 1)).toString(16).length > 32)
+    bad('uid_base', 'too large for that many devices');
   const maxEvents = input.maxEvents ?? null;
-  const reconnectInitialMs = int('reconnect_initial_ms', input.reconnectInitialMs ?? SIM_DEFAULTS.reconnectInitialMs, 1, 60_000);
+  const reconnectInitialMs = int(
+    'reconnect_initial_ms',
+    input.reconnectInitialMs ?? SIM_DEFAULTS.reconnectInitialMs,
+    1,
+    60_000,
+  );
   const localAddresses = input.localAddresses ?? [];
   return {
     host,
@@ -236,7 +253,12 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
     ratePerDevice: saturate ? 0 : rate,
     saturate,
     window: int('window', input.window ?? SIM_DEFAULTS.window, 1, SIM_LIMITS.maxWindow),
-    linkTestIntervalMs: int('link_test_ms', input.linkTestIntervalMs ?? SIM_DEFAULTS.linkTestIntervalMs, 0, 24 * 3600 * 1000),
+    linkTestIntervalMs: int(
+      'link_test_ms',
+      input.linkTestIntervalMs ?? SIM_DEFAULTS.linkTestIntervalMs,
+      0,
+      24 * 3600 * 1000,
+    ),
     key: input.key ? resolveSimKey(input.key) : null,
     receiver: input.receiver ? hexText('receiver', input.receiver, 1, 6) : null,
     line: input.line ? hexText('line', input.line, 1, 6) : null,
@@ -249,7 +271,12 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
     drainMs: int('drain_ms', input.drainMs ?? SIM_DEFAULTS.drainMs, 0, 300_000),
     connectRate: int('connect_rate', input.connectRate ?? SIM_DEFAULTS.connectRate, 0, 1_000_000),
     reconnectInitialMs,
-    reconnectMaxMs: int('reconnect_max_ms', input.reconnectMaxMs ?? SIM_DEFAULTS.reconnectMaxMs, reconnectInitialMs, 600_000),
+    reconnectMaxMs: int(
+      'reconnect_max_ms',
+      input.reconnectMaxMs ?? SIM_DEFAULTS.reconnectMaxMs,
+      reconnectInitialMs,
+      600_000,
+    ),
     maxReconnects: int('max_reconnects', input.maxReconnects ?? SIM_DEFAULTS.maxReconnects, 0, 1_000_000),
     localAddresses: localAddresses.map((a) => (a === '' ? bad('local_address', 'must not be empty') : a)),
     link: resolveLink(input.link),

@@ -80,8 +80,14 @@ export interface SimSummary {
   link_tests: { sent: number; acked: number; failed: number };
   connections: { connected: number; connects: number; disconnects: number; errors: number; send_errors: number };
   device_link: {
-    hellos: number; welcomes: number; refusals: number; unavailable: number; commands: number; time_syncs: number;
-    reply_packets: number; errors: number;
+    hellos: number;
+    welcomes: number;
+    refusals: number;
+    unavailable: number;
+    commands: number;
+    time_syncs: number;
+    reply_packets: number;
+    errors: number;
   };
   rejected_frames: number;
   unexpected_frames: number;
@@ -89,7 +95,10 @@ export interface SimSummary {
 
 const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
 
-export function summarise(stats: SimStats, meta: { transport: string; devices: number; elapsedMs: number }): SimSummary {
+export function summarise(
+  stats: SimStats,
+  meta: { transport: string; devices: number; elapsedMs: number },
+): SimSummary {
   const seconds = meta.elapsedMs / 1000;
   const l = stats.latency;
   return {
@@ -109,18 +118,30 @@ export function summarise(stats: SimStats, meta: { transport: string; devices: n
     unopened_replies: stats.unopenedReplies,
     unanswered: stats.unanswered,
     latency_ms: {
-      p50: round(l.percentile(50)), p90: round(l.percentile(90)), p99: round(l.percentile(99)),
-      p999: round(l.percentile(99.9)), max: round(l.maxMs), mean: round(l.meanMs),
+      p50: round(l.percentile(50)),
+      p90: round(l.percentile(90)),
+      p99: round(l.percentile(99)),
+      p999: round(l.percentile(99.9)),
+      max: round(l.maxMs),
+      mean: round(l.meanMs),
     },
     link_tests: { sent: stats.linkTestsSent, acked: stats.linkTestsAcked, failed: stats.linkTestsFailed },
     connections: {
-      connected: stats.connected, connects: stats.connects, disconnects: stats.disconnects,
-      errors: stats.connectErrors, send_errors: stats.sendErrors,
+      connected: stats.connected,
+      connects: stats.connects,
+      disconnects: stats.disconnects,
+      errors: stats.connectErrors,
+      send_errors: stats.sendErrors,
     },
     device_link: {
-      hellos: stats.hellosSent, welcomes: stats.welcomes, refusals: stats.refusals, unavailable: stats.linkUnavailable,
+      hellos: stats.hellosSent,
+      welcomes: stats.welcomes,
+      refusals: stats.refusals,
+      unavailable: stats.linkUnavailable,
       commands: stats.commandsReceived,
-      time_syncs: stats.timeSyncs, reply_packets: stats.replyPacketsSent, errors: stats.linkErrors,
+      time_syncs: stats.timeSyncs,
+      reply_packets: stats.replyPacketsSent,
+      errors: stats.linkErrors,
     },
     rejected_frames: stats.rejectedFrames,
     unexpected_frames: stats.unexpectedFrames,
@@ -131,7 +152,10 @@ export function summarise(stats: SimStats, meta: { transport: string; devices: n
  * One progress line: `t=3.0s conn=100/100 sent=75012 acked=75000 rate=25010/s p50=1.92ms p99=6.10ms ...`.
  * `ackedBefore` is the acked count at the previous line; the recent histogram is reset here.
  */
-export function progressLine(stats: SimStats, p: { elapsedMs: number; devices: number; ackedBefore: number; intervalMs: number }): string {
+export function progressLine(
+  stats: SimStats,
+  p: { elapsedMs: number; devices: number; ackedBefore: number; intervalMs: number },
+): string {
   const rate = Math.round(((stats.eventsAcked - p.ackedBefore) * 1000) / Math.max(1, p.intervalMs));
   const r = stats.recent;
   const line =

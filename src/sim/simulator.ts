@@ -106,9 +106,14 @@ export class Simulator {
       let last = { at: this.startedAt, acked: 0 };
       this.every(interval, () => {
         const now = performance.now();
-        progress(progressLine(this.stats, {
-          elapsedMs: now - this.startedAt, devices: o.devices, ackedBefore: last.acked, intervalMs: now - last.at,
-        }));
+        progress(
+          progressLine(this.stats, {
+            elapsedMs: now - this.startedAt,
+            devices: o.devices,
+            ackedBefore: last.acked,
+            intervalMs: now - last.at,
+          }),
+        );
         last = { at: now, acked: this.stats.eventsAcked };
       });
     }

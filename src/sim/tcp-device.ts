@@ -273,7 +273,12 @@ export class TcpDevice implements SimDevice {
     for (const frame of frames) this.write(frame);
     setup.stats.replyPacketsSent += frames.length;
     setup.onCommand?.({
-      uid: setup.uid, seq: command.seq, kind: command.kind, receivedAt, repliedAt: setup.monotonic(), packets: frames.length,
+      uid: setup.uid,
+      seq: command.seq,
+      kind: command.kind,
+      receivedAt,
+      repliedAt: setup.monotonic(),
+      packets: frames.length,
     });
   }
 }

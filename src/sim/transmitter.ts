@@ -216,7 +216,9 @@ export class Transmitter {
     const now = monotonic();
     const moment = { sequence: message.sequence, time: clock.now(), ...(randomBytes ? { randomBytes } : {}) };
     const frame =
-      message.kind === 'event' ? eventFrame(this.config.header, moment, message.n) : linkTestFrame(this.config.header, moment);
+      message.kind === 'event'
+        ? eventFrame(this.config.header, moment, message.n)
+        : linkTestFrame(this.config.header, moment);
     if (message.attempts === 0) {
       message.firstSentAt = now;
       if (message.kind === 'event') stats.eventsSent++;

@@ -41,7 +41,14 @@ export function snapshotOf(objects: readonly ObjectRecord[], at: number): Status
   return objects.map((record) => ({ kind: 'state', at, object: statusObject(record) }));
 }
 
-function publishFor(sink: StatusSink, objects: ObjectLookup, kind: ObjectStatusKind, objectId: number, at: number, state?: ConnectionStateName): void {
+function publishFor(
+  sink: StatusSink,
+  objects: ObjectLookup,
+  kind: ObjectStatusKind,
+  objectId: number,
+  at: number,
+  state?: ConnectionStateName,
+): void {
   if (!sink.listening) return;
   const record = objects.get(objectId);
   // An object deleted meanwhile has nothing left to show.
@@ -58,7 +65,8 @@ export function feedFromIngest(bus: TypedBus<IngestEvents>, sink: StatusSink, ob
       if (ping) publishFor(sink, objects, 'link_test', objectId, at);
     }),
     bus.on('event-stored', ({ event }) => {
-      if (event.eventClass === 'link_test' && event.objectId != null) publishFor(sink, objects, 'link_test', event.objectId, event.receivedAt);
+      if (event.eventClass === 'link_test' && event.objectId != null)
+        publishFor(sink, objects, 'link_test', event.objectId, event.receivedAt);
     }),
   ];
   return () => {
@@ -70,13 +78,25 @@ export function feedFromIngest(bus: TypedBus<IngestEvents>, sink: StatusSink, ob
  * Wraps the tracker's raise function: lost / restored transitions also go to the sink. The sink
  * is looked up at each call (`sink()`), so the status output may be rebuilt by a restart.
  */
-export function tapTransitions(raise: RaiseInternalEvent, sink: () => StatusSink | null, objects: ObjectLookup, clock: Clock): RaiseInternalEvent {
+export function tapTransitions(
+  raise: RaiseInternalEvent,
+  sink: () => StatusSink | null,
+  objects: ObjectLookup,
+  clock: Clock,
+): RaiseInternalEvent {
   return (type, options = {}) => {
     const target = sink();
     const objectId = options.subject?.objectId;
     if (target && objectId !== undefined && (type === 'object_lost' || type === 'object_restored')) {
       const lost = type === 'object_lost';
-      publishFor(target, objects, lost ? 'lost' : 'restored', objectId, options.at ?? clock.now(), lost ? 'lost' : 'online');
+      publishFor(
+        target,
+        objects,
+        lost ? 'lost' : 'restored',
+        objectId,
+        options.at ?? clock.now(),
+        lost ? 'lost' : 'online',
+      );
     }
     return raise(type, options);
   };

@@ -62,7 +62,13 @@ function iso(ms: number): string {
 export function statusJson(frame: StatusFrame): string {
   switch (frame.type) {
     case 'hello':
-      return JSON.stringify({ v: STATUS_FORMAT_VERSION, type: 'hello', at: iso(frame.at), instance: frame.instance, objects: frame.objects });
+      return JSON.stringify({
+        v: STATUS_FORMAT_VERSION,
+        type: 'hello',
+        at: iso(frame.at),
+        instance: frame.instance,
+        objects: frame.objects,
+      });
     case 'heartbeat':
       return JSON.stringify({ v: STATUS_FORMAT_VERSION, type: 'heartbeat', at: iso(frame.at) });
     default: {
@@ -111,7 +117,10 @@ export class StatusEncoder {
     const json = statusJson(frame);
     // JSON keeps non-ASCII characters as they are; encryptPayload takes latin1 text, so the UTF-8
     // bytes are passed through it one character per byte and come out of the decrypt unchanged.
-    const text = this.key === null ? json : encryptPayload(Buffer.from(json, 'utf8').toString('latin1'), this.key, this.randomBytes);
+    const text =
+      this.key === null
+        ? json
+        : encryptPayload(Buffer.from(json, 'utf8').toString('latin1'), this.key, this.randomBytes);
     return Buffer.from(`${text}\n`, this.key === null ? 'utf8' : 'latin1');
   }
 }
@@ -151,7 +160,9 @@ export class StatusDecoder {
     if (json === null) return null;
     try {
       const value: unknown = JSON.parse(json);
-      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)
+        : null;
     } catch {
       return null;
     }

@@ -74,7 +74,13 @@ interface Client {
 
 export class StatusOutput implements Service {
   readonly name = STATUS_OUTPUT_HEALTH;
-  readonly stats: StatusOutputStats = { clients: 0, frames: 0, droppedClients: 0, refusedClients: 0, refusedPlainClients: 0 };
+  readonly stats: StatusOutputStats = {
+    clients: 0,
+    frames: 0,
+    droppedClients: 0,
+    refusedClients: 0,
+    refusedPlainClients: 0,
+  };
   private readonly options: StatusOutputOptions;
   private readonly deps: StatusOutputDeps;
   private readonly clients = new Set<Client>();
@@ -107,7 +113,9 @@ export class StatusOutput implements Service {
     } catch (err) {
       const reason = describeError(err);
       this.report('failed', `cannot listen on ${host}:${port}: ${reason}`);
-      throw new VigilError('SERVICE_FAILED', `status output cannot listen on ${host}:${port}: ${reason}`, [], { cause: err });
+      throw new VigilError('SERVICE_FAILED', `status output cannot listen on ${host}:${port}: ${reason}`, [], {
+        cause: err,
+      });
     }
     const heartbeatMs = this.options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
     if (heartbeatMs > 0) {
@@ -166,7 +174,10 @@ export class StatusOutput implements Service {
     if (client.socket.destroyed) return;
     if (client.socket.writableLength + bytes.length > client.limit) {
       this.stats.droppedClients++;
-      this.deps.logger.warn('status client too slow, disconnected', { client: client.address, queued_bytes: client.socket.writableLength });
+      this.deps.logger.warn('status client too slow, disconnected', {
+        client: client.address,
+        queued_bytes: client.socket.writableLength,
+      });
       this.remove(client);
       client.socket.destroy();
       return;
@@ -178,7 +189,10 @@ export class StatusOutput implements Service {
     const address = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? 0}`;
     if (this.options.encryptionKey === null && !(this.options.isLocal ?? isLoopback)(socket.remoteAddress)) {
       this.stats.refusedPlainClients++;
-      this.deps.logger.warn('status client refused: an unencrypted status output serves the box itself only (set encryption_enabled)', { client: address });
+      this.deps.logger.warn(
+        'status client refused: an unencrypted status output serves the box itself only (set encryption_enabled)',
+        { client: address },
+      );
       socket.destroy();
       this.updateMetrics();
       return;
@@ -195,7 +209,11 @@ export class StatusOutput implements Service {
     // The stream is one-way: whatever a client sends is read and discarded so it cannot pile up.
     socket.resume();
     const greeting = this.greeting();
-    const client: Client = { socket, address, limit: greeting.length + (this.options.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES) };
+    const client: Client = {
+      socket,
+      address,
+      limit: greeting.length + (this.options.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES),
+    };
     this.clients.add(client);
     socket.on('error', (err) => this.deps.logger.debug('status client error', { client: address, error: err.message }));
     socket.on('close', () => this.remove(client));

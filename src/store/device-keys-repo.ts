@@ -33,7 +33,9 @@ export class DeviceKeysRepo {
 
   get(uid: string): DeviceKeyRecord | null {
     return guard('read device key', () => {
-      const row = this.sql.get('SELECT uid, key, enrol_until, updated_at FROM device_keys WHERE uid = ?').get(uid.toUpperCase()) as Row | undefined;
+      const row = this.sql
+        .get('SELECT uid, key, enrol_until, updated_at FROM device_keys WHERE uid = ?')
+        .get(uid.toUpperCase()) as Row | undefined;
       return row ? { uid: row.uid, key: row.key, enrolUntil: row.enrol_until, updatedAt: row.updated_at } : null;
     });
   }

@@ -10,7 +10,14 @@
  */
 import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
-import { EVENT_INSERT_PARAMS, insertEventsSql, toInsertParams, toStoredEvent, type EventInsertParams, type EventRow } from './event-rows.js';
+import {
+  EVENT_INSERT_PARAMS,
+  insertEventsSql,
+  toInsertParams,
+  toStoredEvent,
+  type EventInsertParams,
+  type EventRow,
+} from './event-rows.js';
 import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params, type Statement } from './sql.js';
 import type { EventQuery, NewEvent, Page, StoredEvent, StoredEventRef } from './types.js';
 
@@ -96,7 +103,10 @@ export class EventJournal {
           // An array argument binds its elements in order: the rows' values one after the other.
           const result = this.insertOf(count).run(...batch.slice(start, end), { firstId: next });
           if (result.changes !== count || Number(result.lastInsertRowid) !== next + count - 1) {
-            throw new VigilError('INTERNAL', `an INSERT of ${count} events from id ${next} stored ${result.changes} ending at ${result.lastInsertRowid}`);
+            throw new VigilError(
+              'INTERNAL',
+              `an INSERT of ${count} events from id ${next} stored ${result.changes} ending at ${result.lastInsertRowid}`,
+            );
           }
           for (let i = 0; i < count; i++) ids.push(next + i);
           next += count;
@@ -112,7 +122,8 @@ export class EventJournal {
   /** TOP_ID_SQL's value; a missing high-water row is STORE_FAILURE (never an id guessed low). */
   private topId(): number {
     const top = (this.sql.get(TOP_ID_SQL).get() as { top: number | null }).top;
-    if (top === null) throw new VigilError('STORE_FAILURE', 'the journal high-water mark (events_high_water) is missing');
+    if (top === null)
+      throw new VigilError('STORE_FAILURE', 'the journal high-water mark (events_high_water) is missing');
     return top;
   }
 
@@ -188,7 +199,9 @@ export class EventJournal {
       const order = filter.after === undefined ? 'DESC' : 'ASC';
       const scan = `SELECT * FROM events ${innerWhere} ORDER BY id ${order} LIMIT @budget`;
       const outerWhere = outer.length ? `WHERE ${outer.join(' AND ')}` : '';
-      const rows = this.sql.get(`SELECT * FROM (${scan}) ${outerWhere} ORDER BY id ${order} LIMIT @limit`).all(params) as EventRow[];
+      const rows = this.sql
+        .get(`SELECT * FROM (${scan}) ${outerWhere} ORDER BY id ${order} LIMIT @limit`)
+        .all(params) as EventRow[];
       const page = toPage(rows.map(toStoredEvent), filter.limit);
       if (page.nextCursor !== null) return page;
       // A short page: either the index range is exhausted, or the budget ran out first. The row

@@ -29,9 +29,28 @@ export interface EventRow {
 
 /** The journal's columns in the order of EventInsertParams (the id is bound apart: insertEventsSql). */
 const INSERT_COLUMNS = [
-  'received_at', 'device_time', 'device_time_text', 'receiver_id', 'receiver_kind', 'transport',
-  'remote_address', 'object_id', 'account', 'dc09_receiver', 'dc09_line', 'sequence', 'protocol', 'encrypted', 'event_class',
-  'qualifier', 'code', 'group_no', 'zone_no', 'text', 'flags', 'raw',
+  'received_at',
+  'device_time',
+  'device_time_text',
+  'receiver_id',
+  'receiver_kind',
+  'transport',
+  'remote_address',
+  'object_id',
+  'account',
+  'dc09_receiver',
+  'dc09_line',
+  'sequence',
+  'protocol',
+  'encrypted',
+  'event_class',
+  'qualifier',
+  'code',
+  'group_no',
+  'zone_no',
+  'text',
+  'flags',
+  'raw',
 ] as const;
 
 /** Bound parameters per row. */
@@ -47,7 +66,10 @@ const PLACEHOLDERS = new Array<string>(EVENT_INSERT_PARAMS).fill('?').join(', ')
  * named parameter is bound once per statement.
  */
 export function insertEventsSql(rows: number): string {
-  const tuples = Array.from({ length: rows }, (_, i) => `(${i === 0 ? '@firstId' : `@firstId + ${i}`}, ${PLACEHOLDERS})`);
+  const tuples = Array.from(
+    { length: rows },
+    (_, i) => `(${i === 0 ? '@firstId' : `@firstId + ${i}`}, ${PLACEHOLDERS})`,
+  );
   return `INSERT INTO events (id, ${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
 }
 

@@ -57,7 +57,9 @@ export function readableFrom(db: Database): number {
   if (current === 0) return 0;
   let row: { value: string | null } | undefined;
   try {
-    row = db.prepare('SELECT value FROM meta WHERE key = ?').get(READABLE_FROM_KEY) as { value: string | null } | undefined;
+    row = db.prepare('SELECT value FROM meta WHERE key = ?').get(READABLE_FROM_KEY) as
+      | { value: string | null }
+      | undefined;
   } catch {
     return current;
   }
@@ -110,15 +112,15 @@ function hasTables(db: Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' LIMIT 1").get() !== undefined;
 }
 
-export function migrate(
-  db: Database,
-  logger: Logger,
-  migrations: readonly Migration[] = MIGRATIONS,
-): MigrationResult {
+export function migrate(db: Database, logger: Logger, migrations: readonly Migration[] = MIGRATIONS): MigrationResult {
   const from = checkCompatible(db, migrations);
   if (from > migrations.length) {
     // A newer build's file whose migrations were all additive: used as it is, never migrated down.
-    logger.warn('database written by a newer Vigil: its additions are ignored', { schema_version: from, this_build: migrations.length, readable_from: readableFrom(db) });
+    logger.warn('database written by a newer Vigil: its additions are ignored', {
+      schema_version: from,
+      this_build: migrations.length,
+      readable_from: readableFrom(db),
+    });
     return { from, to: from };
   }
   for (const migration of migrations.slice(from)) {
@@ -126,8 +128,9 @@ export function migrate(
       const floor = migration.version === 1 ? 0 : readableFrom(db);
       if (typeof migration.up === 'string') db.exec(migration.up);
       else migration.up(db);
-      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value')
-        .run(READABLE_FROM_KEY, String(Math.max(floor, migration.readableFrom)));
+      db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run(READABLE_FROM_KEY, String(Math.max(floor, migration.readableFrom)));
       db.pragma(`user_version = ${migration.version}`);
     });
     try {

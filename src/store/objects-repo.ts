@@ -84,15 +84,26 @@ export class ObjectsRepo {
     const where = ['main_object_id IS NULL', 'uid IS NOT NULL', 'substr(uid, -length(@tail)) = @tail'];
     const params: Params = { tail };
     visibilityClause('receiver_id', receiverIds, where, params);
-    return this.many('find objects by partial UID', `${SELECT_OBJECTS} WHERE ${where.join(' AND ')} ORDER BY id`, params);
+    return this.many(
+      'find objects by partial UID',
+      `${SELECT_OBJECTS} WHERE ${where.join(' AND ')} ORDER BY id`,
+      params,
+    );
   }
 
   findRelated(mainId: number, account: string): ObjectRecord | null {
-    return this.one('find related object', `${SELECT_OBJECTS} WHERE main_object_id = ? AND account = ?`, mainId, account);
+    return this.one(
+      'find related object',
+      `${SELECT_OBJECTS} WHERE main_object_id = ? AND account = ?`,
+      mainId,
+      account,
+    );
   }
 
   relatedOf(mainId: number): ObjectRecord[] {
-    return this.many('list related objects', `${SELECT_OBJECTS} WHERE main_object_id = @mainId ORDER BY id`, { mainId });
+    return this.many('list related objects', `${SELECT_OBJECTS} WHERE main_object_id = @mainId ORDER BY id`, {
+      mainId,
+    });
   }
 
   /**
@@ -201,7 +212,9 @@ export class ObjectsRepo {
     guard('mark object seen', () => {
       this.seenAt(id, at, options.ping === true);
       if (remoteAddress !== null) {
-        this.sql.get('UPDATE objects SET remote_address = ? WHERE id = ? AND remote_address IS NOT ?').run(remoteAddress, id, remoteAddress);
+        this.sql
+          .get('UPDATE objects SET remote_address = ? WHERE id = ? AND remote_address IS NOT ?')
+          .run(remoteAddress, id, remoteAddress);
       }
     });
   }
@@ -209,7 +222,9 @@ export class ObjectsRepo {
   /** Adds DC-09 quirk bits (src/core/dc09-quirks.ts) to an object's mark; bits are never cleared. */
   addQuirks(id: number, mask: number): void {
     guard('mark object quirks', () =>
-      this.sql.get('UPDATE objects SET dc09_quirks = dc09_quirks | ? WHERE id = ? AND dc09_quirks & ? <> ?').run(mask, id, mask, mask),
+      this.sql
+        .get('UPDATE objects SET dc09_quirks = dc09_quirks | ? WHERE id = ? AND dc09_quirks & ? <> ?')
+        .run(mask, id, mask, mask),
     );
   }
 
@@ -264,13 +279,18 @@ export class ObjectsRepo {
       params.before = filter.before;
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    return toPage(this.many('list objects', `${SELECT_OBJECTS} ${clause} ORDER BY id DESC LIMIT @limit`, params), filter.limit);
+    return toPage(
+      this.many('list objects', `${SELECT_OBJECTS} ${clause} ORDER BY id DESC LIMIT @limit`, params),
+      filter.limit,
+    );
   }
 
   /** How many objects are in each connection state (GET /metrics: lost objects). */
   countByState(): Record<string, number> {
     return guard('count objects', () => {
-      const rows = this.sql.get('SELECT connection_state AS state, count(*) AS n FROM objects GROUP BY connection_state').all() as { state: string; n: number }[];
+      const rows = this.sql
+        .get('SELECT connection_state AS state, count(*) AS n FROM objects GROUP BY connection_state')
+        .all() as { state: string; n: number }[];
       return Object.fromEntries(rows.map((r) => [r.state, r.n]));
     });
   }
@@ -286,13 +306,15 @@ export class ObjectsRepo {
    * their object_id, which AUTOINCREMENT guarantees will never point at another object.
    */
   deleteLostOlderThan(cutoff: number): number {
-    return guard('delete lost objects', () =>
-      this.sql
-        .get(
-          `DELETE FROM objects WHERE connection_state = 'lost'
+    return guard(
+      'delete lost objects',
+      () =>
+        this.sql
+          .get(
+            `DELETE FROM objects WHERE connection_state = 'lost'
              AND coalesce((SELECT last_seen FROM object_sightings WHERE object_id = objects.id), first_seen) < ?`,
-        )
-        .run(cutoff).changes,
+          )
+          .run(cutoff).changes,
     );
   }
 

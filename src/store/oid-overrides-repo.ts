@@ -93,9 +93,9 @@ export class OidOverridesRepo {
 
   list(): OidOverride[] {
     return guard('list OID overrides', () =>
-      (this.sql.get('SELECT * FROM oid_overrides ORDER BY match_kind, match_value, related_oid').all() as OverrideRow[]).map(
-        toOverride,
-      ),
+      (
+        this.sql.get('SELECT * FROM oid_overrides ORDER BY match_kind, match_value, related_oid').all() as OverrideRow[]
+      ).map(toOverride),
     );
   }
 }

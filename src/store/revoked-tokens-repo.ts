@@ -34,31 +34,45 @@ export class RevokedTokensRepo {
 
   /** The revoked tokens that have not expired yet. */
   live(): RevokedRow[] {
-    return guard('read revoked tokens', () => this.sql.get('SELECT jti, expires_at FROM revoked_tokens WHERE expires_at > ?').all(this.clock.now()) as RevokedRow[]);
+    return guard(
+      'read revoked tokens',
+      () =>
+        this.sql
+          .get('SELECT jti, expires_at FROM revoked_tokens WHERE expires_at > ?')
+          .all(this.clock.now()) as RevokedRow[],
+    );
   }
 
   /** Records `jti` as revoked until `expiresAt` (ms); prunes what expired; one transaction. */
   revoke(jti: string, userId: number | null, expiresAt: number): RevokeResult {
     return guard('revoke token', () =>
-      this.db.transaction((): RevokeResult => {
-        const now = this.clock.now();
-        this.sql.get('DELETE FROM revoked_tokens WHERE expires_at <= ?').run(now);
-        if (expiresAt > now) {
-          this.sql.get('INSERT OR IGNORE INTO revoked_tokens (jti, user_id, expires_at) VALUES (?, ?, ?)').run(jti, userId, expiresAt);
-        }
-        let epochs: EpochRow[] | null = null;
-        if (userId !== null) {
-          const { n } = this.sql.get('SELECT count(*) AS n FROM revoked_tokens WHERE user_id = ?').get(userId) as { n: number };
-          if (n > MAX_REVOKED_PER_USER) {
+      this.db
+        .transaction((): RevokeResult => {
+          const now = this.clock.now();
+          this.sql.get('DELETE FROM revoked_tokens WHERE expires_at <= ?').run(now);
+          if (expiresAt > now) {
             this.sql
-              .get('INSERT INTO user_token_epochs (user_id, epoch) VALUES (?, 1) ON CONFLICT (user_id) DO UPDATE SET epoch = epoch + 1')
-              .run(userId);
-            this.sql.get('DELETE FROM revoked_tokens WHERE user_id = ?').run(userId);
-            epochs = readEpochRows(this.db);
+              .get('INSERT OR IGNORE INTO revoked_tokens (jti, user_id, expires_at) VALUES (?, ?, ?)')
+              .run(jti, userId, expiresAt);
           }
-        }
-        return { rows: this.live(), epochs };
-      }).immediate(),
+          let epochs: EpochRow[] | null = null;
+          if (userId !== null) {
+            const { n } = this.sql.get('SELECT count(*) AS n FROM revoked_tokens WHERE user_id = ?').get(userId) as {
+              n: number;
+            };
+            if (n > MAX_REVOKED_PER_USER) {
+              this.sql
+                .get(
+                  'INSERT INTO user_token_epochs (user_id, epoch) VALUES (?, 1) ON CONFLICT (user_id) DO UPDATE SET epoch = epoch + 1',
+                )
+                .run(userId);
+              this.sql.get('DELETE FROM revoked_tokens WHERE user_id = ?').run(userId);
+              epochs = readEpochRows(this.db);
+            }
+          }
+          return { rows: this.live(), epochs };
+        })
+        .immediate(),
     );
   }
 }

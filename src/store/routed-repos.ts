@@ -14,7 +14,8 @@ export function routeWrites<R extends Partial<Repos>>(repos: R, call: WriteCall,
     // The repository's reads stay as they are (prototype); its writes are shadowed.
     const view = Object.create(repo) as Record<string, unknown>;
     for (const method of WRITE_METHODS[name]) {
-      view[method] = (...args: unknown[]) => call({ repo: name, method, args, at: clock.now() } as unknown as WriteCommand);
+      view[method] = (...args: unknown[]) =>
+        call({ repo: name, method, args, at: clock.now() } as unknown as WriteCommand);
     }
     routed[name] = view;
   }

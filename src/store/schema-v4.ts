@@ -33,7 +33,10 @@ export const EVENTS_CHECK_REWRITES: readonly (readonly [inList: string, orChain:
     "event_class IN ('alarm', 'restore', 'link_test', 'internal', 'other')",
     "event_class = 'alarm' OR event_class = 'restore' OR event_class = 'link_test' OR event_class = 'internal' OR event_class = 'other'",
   ],
-  ["qualifier IS NULL OR qualifier IN ('E', 'R', 'P')", "qualifier IS NULL OR qualifier = 'E' OR qualifier = 'R' OR qualifier = 'P'"],
+  [
+    "qualifier IS NULL OR qualifier IN ('E', 'R', 'P')",
+    "qualifier IS NULL OR qualifier = 'E' OR qualifier = 'R' OR qualifier = 'P'",
+  ],
 ];
 
 /**
@@ -76,7 +79,10 @@ export function rewriteEventChecks(db: Database): void {
     sql = sql.replace(inList, orChain);
   }
   if (sql !== EVENTS_TABLE_SQL) {
-    throw new VigilError('STORE_FAILURE', 'the events table differs from the one migration 1 created; not rewriting it');
+    throw new VigilError(
+      'STORE_FAILURE',
+      'the events table differs from the one migration 1 created; not rewriting it',
+    );
   }
   replaceTableSql(db, 'events', sql);
 }
@@ -113,8 +119,13 @@ export function replaceTableSql(db: Database, table: string, sql: string): void 
   }
   // Re-parses the schema (a syntax error fails here, and the transaction rolls back) and checks
   // every row of the table against the new constraints. Only this table: it is all that changed.
-  const problems = (db.pragma(`integrity_check(${table})`) as { integrity_check: string }[]).map((r) => r.integrity_check);
+  const problems = (db.pragma(`integrity_check(${table})`) as { integrity_check: string }[]).map(
+    (r) => r.integrity_check,
+  );
   if (problems.length !== 1 || problems[0] !== 'ok') {
-    throw new VigilError('STORE_FAILURE', `integrity_check after rewriting ${table}: ${problems.slice(0, 5).join('; ')}`);
+    throw new VigilError(
+      'STORE_FAILURE',
+      `integrity_check after rewriting ${table}: ${problems.slice(0, 5).join('; ')}`,
+    );
   }
 }

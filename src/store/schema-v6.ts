@@ -65,7 +65,9 @@ export function dropEventsAutoincrement(db: Database): void {
     throw new VigilError('STORE_FAILURE', 'the events table differs from the one migration 4 left; not rewriting it');
   }
   // Read before the rewrite: the highest id AUTOINCREMENT ever assigned (none: 0).
-  const sequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").get() as { seq: number } | undefined;
+  const sequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'").get() as
+    | { seq: number }
+    | undefined;
   const legacy = sequence?.seq ?? 0;
   replaceTableSql(db, 'events', EVENTS_TABLE_SQL);
   db.exec(HIGH_WATER_SQL);

@@ -63,8 +63,10 @@ export class SessionsRepo {
    * closed at `at`, the start of this run: the best bound we have.
    */
   closeDangling(at: number): number {
-    return guard('close dangling sessions', () =>
-      this.sql.get('UPDATE object_sessions SET disconnected_at = ? WHERE disconnected_at IS NULL').run(at).changes,
+    return guard(
+      'close dangling sessions',
+      () =>
+        this.sql.get('UPDATE object_sessions SET disconnected_at = ? WHERE disconnected_at IS NULL').run(at).changes,
     );
   }
 
@@ -82,13 +84,15 @@ export class SessionsRepo {
 
   /** Keeps the newest `keep` sessions of the object (device_session_log_count). */
   trim(objectId: number, keep: number): number {
-    return guard('trim sessions', () =>
-      this.sql
-        .get(
-          `DELETE FROM object_sessions WHERE object_id = @objectId AND id NOT IN (
+    return guard(
+      'trim sessions',
+      () =>
+        this.sql
+          .get(
+            `DELETE FROM object_sessions WHERE object_id = @objectId AND id NOT IN (
              SELECT id FROM object_sessions WHERE object_id = @objectId ORDER BY id DESC LIMIT @keep)`,
-        )
-        .run({ objectId, keep }).changes,
+          )
+          .run({ objectId, keep }).changes,
     );
   }
 }

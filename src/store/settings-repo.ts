@@ -5,7 +5,12 @@
 import type { Clock } from '../core/clock.js';
 import type { Database } from './database.js';
 import { StatementCache, guard } from './sql.js';
-import { RAISE_EPOCH_OF_DELETED_USERS, RAISE_EPOCH_ON_PASSWORD_CHANGE, readEpochRows, type EpochRow } from './token-epochs.js';
+import {
+  RAISE_EPOCH_OF_DELETED_USERS,
+  RAISE_EPOCH_ON_PASSWORD_CHANGE,
+  readEpochRows,
+  type EpochRow,
+} from './token-epochs.js';
 import type { StoredSettings, StoredUser } from './types.js';
 
 /** meta key written by every save: "nothing stored yet" means this key is absent. */
@@ -47,7 +52,9 @@ export class SettingsRepo {
   load(): StoredSettings | null {
     return guard('load settings', () => {
       if (this.sql.get('SELECT 1 FROM meta WHERE key = ?').get(SAVED_AT_KEY) === undefined) return null;
-      const sections = this.sql.get('SELECT section, value FROM settings ORDER BY position, section').all() as SectionRow[];
+      const sections = this.sql
+        .get('SELECT section, value FROM settings ORDER BY position, section')
+        .all() as SectionRow[];
       const document: Record<string, unknown> = {};
       for (const row of sections) document[row.section] = JSON.parse(row.value) as unknown;
       const users = this.sql.get('SELECT * FROM users ORDER BY position, id').all() as UserRow[];
@@ -90,7 +97,9 @@ export class SettingsRepo {
         )
         .run({ section, value: JSON.stringify(value), position: position++, now });
     }
-    this.sql.get('DELETE FROM settings WHERE section NOT IN (SELECT value FROM json_each(?))').run(JSON.stringify(kept));
+    this.sql
+      .get('DELETE FROM settings WHERE section NOT IN (SELECT value FROM json_each(?))')
+      .run(JSON.stringify(kept));
   }
 
   /**
@@ -101,7 +110,8 @@ export class SettingsRepo {
   private saveUsers(users: readonly StoredUser[]): void {
     const ids = JSON.stringify(users.map((u) => u.id));
     this.sql.get(RAISE_EPOCH_OF_DELETED_USERS).run({ ids });
-    for (const user of users) this.sql.get(RAISE_EPOCH_ON_PASSWORD_CHANGE).run({ id: user.id, password_hash: user.password_hash });
+    for (const user of users)
+      this.sql.get(RAISE_EPOCH_ON_PASSWORD_CHANGE).run({ id: user.id, password_hash: user.password_hash });
     this.sql.get('DELETE FROM users WHERE id NOT IN (SELECT value FROM json_each(?))').run(ids);
     // Logins are UNIQUE and checked per row: park the kept users' logins first so two users
     // may swap logins in one save.

@@ -228,7 +228,10 @@ export class Store implements Service {
     if (this.writer) {
       let failure: string | null;
       try {
-        failure = this.writer.send({ repo: 'store', method: 'probe', args: [this.clock.now(), PROBE_BUSY_TIMEOUT_MS] }, PROBE_ANSWER_TIMEOUT_MS) as string | null;
+        failure = this.writer.send(
+          { repo: 'store', method: 'probe', args: [this.clock.now(), PROBE_BUSY_TIMEOUT_MS] },
+          PROBE_ANSWER_TIMEOUT_MS,
+        ) as string | null;
       } catch (err) {
         failure = describeError(err);
       }
@@ -240,8 +243,9 @@ export class Store implements Service {
     try {
       db.pragma(`busy_timeout = ${PROBE_BUSY_TIMEOUT_MS}`);
       db.exec('BEGIN IMMEDIATE');
-      db.prepare("INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-        .run(String(this.clock.now()));
+      db.prepare(
+        "INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ).run(String(this.clock.now()));
     } catch (err) {
       failure = describeError(err);
     } finally {
@@ -260,7 +264,8 @@ export class Store implements Service {
    */
   transaction<T>(fn: () => T): T {
     this.open();
-    if (this.writer) throw new VigilError('INTERNAL', 'transactions run in the writer thread (docs/store.md §One writer)');
+    if (this.writer)
+      throw new VigilError('INTERNAL', 'transactions run in the writer thread (docs/store.md §One writer)');
     const db = this.db as Database;
     try {
       return db.transaction(fn).immediate();
@@ -289,7 +294,11 @@ export class Store implements Service {
     if (this.writer) return this.writer.call({ repo: 'store', method: 'checkpoint', args: [mode] });
     const db = this.db as Database;
     try {
-      const [result] = db.pragma(`wal_checkpoint(${mode})`) as Array<{ busy: number; log: number; checkpointed: number }>;
+      const [result] = db.pragma(`wal_checkpoint(${mode})`) as Array<{
+        busy: number;
+        log: number;
+        checkpointed: number;
+      }>;
       return result ?? { busy: 0, log: 0, checkpointed: 0 };
     } catch (err) {
       throw storeError(err, 'checkpoint');

@@ -20,7 +20,14 @@ import { storeError } from './sql.js';
 export const WRITE_METHODS = {
   settings: ['save'],
   grants: ['set', 'clear'],
-  objects: ['upsertMain', 'upsertRelated', 'markSeen', 'setConnectionState', 'updateSupervision', 'deleteLostOlderThan'],
+  objects: [
+    'upsertMain',
+    'upsertRelated',
+    'markSeen',
+    'setConnectionState',
+    'updateSupervision',
+    'deleteLostOlderThan',
+  ],
   overrides: ['set'],
   events: ['append', 'deleteOlderThan'],
   cursors: ['advance', 'reset', 'remove'],
@@ -33,11 +40,22 @@ export const WRITE_METHODS = {
 type Fn = (...args: never[]) => unknown;
 type RepoName = keyof typeof WRITE_METHODS;
 type MethodOf<R extends RepoName> = (typeof WRITE_METHODS)[R][number];
-type MethodFn<R extends RepoName, M> = M extends keyof Repos[R] ? (Repos[R][M] extends Fn ? Repos[R][M] : never) : never;
+type MethodFn<R extends RepoName, M> = M extends keyof Repos[R]
+  ? Repos[R][M] extends Fn
+    ? Repos[R][M]
+    : never
+  : never;
 
 /** One repository write: `{ repo: 'meta', method: 'set', args: ['k', 'v'] }`. */
 export type RepoCommand = {
-  [R in RepoName]: { [M in MethodOf<R>]: { readonly repo: R; readonly method: M; readonly args: Parameters<MethodFn<R, M>>; readonly at?: number } }[MethodOf<R>];
+  [R in RepoName]: {
+    [M in MethodOf<R>]: {
+      readonly repo: R;
+      readonly method: M;
+      readonly args: Parameters<MethodFn<R, M>>;
+      readonly at?: number;
+    };
+  }[MethodOf<R>];
 }[RepoName];
 
 export type CheckpointMode = 'PASSIVE' | 'FULL' | 'RESTART' | 'TRUNCATE';
@@ -56,8 +74,14 @@ export type WriteCommand = RepoCommand | StoreCommand;
 
 /** What a command returns (the repository method's result type). */
 export type WriteResult<C extends WriteCommand> = C extends { repo: infer R extends RepoName; method: infer M }
-  ? M extends MethodOf<R> ? ReturnType<MethodFn<R, M>> : never
-  : C extends { method: 'probe' } ? string | null : C extends { method: 'checkpoint' } ? CheckpointResult : never;
+  ? M extends MethodOf<R>
+    ? ReturnType<MethodFn<R, M>>
+    : never
+  : C extends { method: 'probe' }
+    ? string | null
+    : C extends { method: 'checkpoint' }
+      ? CheckpointResult
+      : never;
 
 /** Sends a command to the writer and returns its result (synchronously: see writer-channel.ts). */
 export type WriteCall = <C extends WriteCommand>(command: C) => WriteResult<C>;
@@ -119,7 +143,9 @@ function probe(db: Database, at: number, busyTimeoutMs: number): string | null {
   try {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
     db.exec('BEGIN IMMEDIATE');
-    db.prepare("INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(at));
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(String(at));
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -11,7 +11,14 @@
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { VigilError } from '../core/errors.js';
-import { fromWireError, toWireError, type WireError, type WriteCall, type WriteCommand, type WriteResult } from './write-commands.js';
+import {
+  fromWireError,
+  toWireError,
+  type WireError,
+  type WriteCall,
+  type WriteCommand,
+  type WriteResult,
+} from './write-commands.js';
 
 /** One side of a channel: the port, and the flag both sides share. */
 export interface WriterEndpoint {
@@ -20,7 +27,9 @@ export interface WriterEndpoint {
 }
 
 type Request = { readonly id: number; readonly command: WriteCommand };
-type Reply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: WireError };
+type Reply =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: WireError };
 
 /** How long a caller waits for the writer (a commit in progress, a bounded retention batch). */
 export const WRITE_CALL_TIMEOUT_MS = 10_000;
@@ -72,7 +81,8 @@ export class WriteClient {
     endpoint?.port.unref();
   }
 
-  readonly call: WriteCall = <C extends WriteCommand>(command: C): WriteResult<C> => this.send(command, this.timeoutMs) as WriteResult<C>;
+  readonly call: WriteCall = <C extends WriteCommand>(command: C): WriteResult<C> =>
+    this.send(command, this.timeoutMs) as WriteResult<C>;
 
   /** Like call, with its own timeout (the write probe must not hold the API up for long). */
   send(command: WriteCommand, timeoutMs: number): unknown {
@@ -95,7 +105,10 @@ export class WriteClient {
       const seen = Atomics.load(flag, 0);
       if (seen !== id) Atomics.wait(flag, 0, seen, Math.min(left, 1000));
     }
-    throw new VigilError('STORE_FAILURE', `the database writer did not answer ${command.repo}.${command.method} within ${timeoutMs} ms`);
+    throw new VigilError(
+      'STORE_FAILURE',
+      `the database writer did not answer ${command.repo}.${command.method} within ${timeoutMs} ms`,
+    );
   }
 
   /** The reply to `id` if it is there; older replies (of calls that timed out) are dropped. */
@@ -108,4 +121,3 @@ export class WriteClient {
     }
   }
 }
-

@@ -11,14 +11,20 @@ import type { Settings } from '../settings/schema.js';
 const CAP_NET_BIND_SERVICE = 10n;
 
 /** Where each listening port of the settings comes from, for the message. */
-export function listeningPorts(settings: Settings, overrides: { http?: number; https?: number } = {}): Array<{ port: number; what: string }> {
+export function listeningPorts(
+  settings: Settings,
+  overrides: { http?: number; https?: number } = {},
+): Array<{ port: number; what: string }> {
   const ports: Array<{ port: number; what: string }> = [
     { port: overrides.http ?? settings.api.api_http_port, what: 'api.api_http_port' },
     { port: overrides.https ?? settings.api.api_port, what: 'api.api_port' },
   ];
-  if (settings.device_status_output.enabled) ports.push({ port: settings.device_status_output.port, what: 'device_status_output.port' });
-  for (const [i, r] of settings.receivers.tcp_receivers.entries()) ports.push({ port: r.port, what: `receivers.tcp_receivers[${i}].port` });
-  for (const [i, r] of settings.receivers.udp_receivers.entries()) ports.push({ port: r.port, what: `receivers.udp_receivers[${i}].port` });
+  if (settings.device_status_output.enabled)
+    ports.push({ port: settings.device_status_output.port, what: 'device_status_output.port' });
+  for (const [i, r] of settings.receivers.tcp_receivers.entries())
+    ports.push({ port: r.port, what: `receivers.tcp_receivers[${i}].port` });
+  for (const [i, r] of settings.receivers.udp_receivers.entries())
+    ports.push({ port: r.port, what: `receivers.udp_receivers[${i}].port` });
   return ports.filter((p) => p.port > 0);
 }
 
@@ -42,7 +48,10 @@ export function readPrivilegeFacts(proc = '/proc'): PrivilegeFacts | null {
 }
 
 /** The ports that cannot bind with these privileges. */
-export function portsNeedingCapability(ports: ReturnType<typeof listeningPorts>, facts: PrivilegeFacts): ReturnType<typeof listeningPorts> {
+export function portsNeedingCapability(
+  ports: ReturnType<typeof listeningPorts>,
+  facts: PrivilegeFacts,
+): ReturnType<typeof listeningPorts> {
   if ((facts.capEff >> CAP_NET_BIND_SERVICE) & 1n) return [];
   return ports.filter((p) => p.port < facts.unprivilegedPortStart);
 }

@@ -48,8 +48,20 @@ export function runRecordPath(dataDir: string): string {
 export function readRunRecord(path: string): RunRecord | null {
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<RunRecord>;
-    if ((value.state !== 'running' && value.state !== 'ended') || typeof value.boot_id !== 'string' || typeof value.started_at !== 'number') return null;
-    return { ended_at: null, how: null, detail: null, pid: 0, ...value, recent_ends: Array.isArray(value.recent_ends) ? value.recent_ends : [] } as RunRecord;
+    if (
+      (value.state !== 'running' && value.state !== 'ended') ||
+      typeof value.boot_id !== 'string' ||
+      typeof value.started_at !== 'number'
+    )
+      return null;
+    return {
+      ended_at: null,
+      how: null,
+      detail: null,
+      pid: 0,
+      ...value,
+      recent_ends: Array.isArray(value.recent_ends) ? value.recent_ends : [],
+    } as RunRecord;
   } catch {
     return null;
   }
@@ -60,7 +72,16 @@ export function writeRunRecord(path: string, record: RunRecord): void {
 }
 
 export function startedRun(previous: RunRecord | null, run: { bootId: string; pid: number; now: number }): RunRecord {
-  return { state: 'running', boot_id: run.bootId, pid: run.pid, started_at: run.now, ended_at: null, how: null, detail: null, recent_ends: previous?.recent_ends ?? [] };
+  return {
+    state: 'running',
+    boot_id: run.bootId,
+    pid: run.pid,
+    started_at: run.now,
+    ended_at: null,
+    how: null,
+    detail: null,
+    recent_ends: previous?.recent_ends ?? [],
+  };
 }
 
 export function endedRun(record: RunRecord, how: RunEnd, detail: string, now: number): RunRecord {
@@ -77,12 +98,18 @@ export function endFromSystemd(env: NodeJS.ProcessEnv): { how: RunEnd; detail: s
     case 'success':
       return { how: 'clean stop', detail: 'stopped by systemd' };
     case 'watchdog':
-      return { how: 'watchdog', detail: `killed by systemd's watchdog${status ? ` (SIG${status})` : ''}: no WATCHDOG=1 within WatchdogSec` };
+      return {
+        how: 'watchdog',
+        detail: `killed by systemd's watchdog${status ? ` (SIG${status})` : ''}: no WATCHDOG=1 within WatchdogSec`,
+      };
     case 'exit-code':
       return { how: 'crash', detail: `exited with status ${status || '?'}` };
     case 'signal':
     case 'core-dump':
-      return { how: 'killed', detail: `killed by SIG${status || '?'}${result === 'core-dump' ? ' (core dumped)' : ''}` };
+      return {
+        how: 'killed',
+        detail: `killed by SIG${status || '?'}${result === 'core-dump' ? ' (core dumped)' : ''}`,
+      };
     case 'oom-kill':
       return { how: 'killed', detail: 'killed by the kernel: out of memory' };
     case 'timeout':
@@ -98,8 +125,18 @@ export function previousRun(record: RunRecord | null, bootId: string): PreviousR
   const rebooted = record.boot_id !== bootId;
   if (record.state === 'running') {
     return rebooted
-      ? { how: 'power loss or reset', detail: 'the box lost power or was reset while the gateway ran (power cut, hardware watchdog, kernel panic)', at: record.started_at, rebooted }
-      : { how: 'killed', detail: 'ended without a stop record (killed outside systemd)', at: record.started_at, rebooted };
+      ? {
+          how: 'power loss or reset',
+          detail: 'the box lost power or was reset while the gateway ran (power cut, hardware watchdog, kernel panic)',
+          at: record.started_at,
+          rebooted,
+        }
+      : {
+          how: 'killed',
+          detail: 'ended without a stop record (killed outside systemd)',
+          at: record.started_at,
+          rebooted,
+        };
   }
   const how = record.how ?? 'unknown';
   let detail = record.detail ?? how;

@@ -65,7 +65,8 @@ export class RunRecorder implements Service {
       ? { how: this.previous.how, at: this.previous.at, rebooted: this.previous.rebooted }
       : {};
     this.deps.health.report(LAST_RUN_COMPONENT, 'system', 'ok', line ?? 'first start of this data dir', metrics);
-    if (this.previous && this.previous.how !== 'clean stop') this.deps.logger.warn('the previous run did not stop cleanly', { previous: line });
+    if (this.previous && this.previous.how !== 'clean stop')
+      this.deps.logger.warn('the previous run did not stop cleanly', { previous: line });
     try {
       writeRunRecord(path, startedRun(record, { bootId, pid: process.pid, now: this.deps.clock.now() }));
       this.marked = true;

@@ -53,9 +53,14 @@ export class SystemdNotifier implements Service {
     if (path === null) return;
     this.socket = createSocket('unix_dgram');
     // Errors of a send arrive in its callback; anything else on the socket is logged, never thrown.
-    this.socket.on('error', (err: Error) => this.options.logger.warn('sd_notify socket error', { error: describeError(err) }));
+    this.socket.on('error', (err: Error) =>
+      this.options.logger.warn('sd_notify socket error', { error: describeError(err) }),
+    );
     this.lastStatus = this.options.status?.() ?? 'serving';
-    this.send(path, [['READY', '1'], ['STATUS', this.lastStatus]]);
+    this.send(path, [
+      ['READY', '1'],
+      ['STATUS', this.lastStatus],
+    ]);
     const interval = this.watchdogIntervalMs();
     if (interval === null) return;
     this.timer = setInterval(() => {
@@ -83,7 +88,9 @@ export class SystemdNotifier implements Service {
     const path = this.options.env.NOTIFY_SOCKET;
     if (!path) return null;
     if (!path.startsWith('/')) {
-      this.options.logger.error('NOTIFY_SOCKET is not a file path: readiness and watchdog are not sent', { socket: path });
+      this.options.logger.error('NOTIFY_SOCKET is not a file path: readiness and watchdog are not sent', {
+        socket: path,
+      });
       return null;
     }
     return path;

@@ -32,7 +32,11 @@ export interface SelfCheckBounds {
  * With WatchdogSec=20 (systemd/vigil.service) the watchdog is fed every 10 s: a failing check
  * withholds it, and failures for longer than 20 s get the process killed and restarted.
  */
-export const DEFAULT_SELF_CHECK_BOUNDS: SelfCheckBounds = { intervalMs: 5_000, loopLagMs: 5_000, writerStallMs: 10_000 };
+export const DEFAULT_SELF_CHECK_BOUNDS: SelfCheckBounds = {
+  intervalMs: 5_000,
+  loopLagMs: 5_000,
+  writerStallMs: 10_000,
+};
 
 /** A result older than this many intervals no longer counts as passing. */
 const FRESH_INTERVALS = 2.5;
@@ -124,10 +128,12 @@ export class SelfCheck implements Service {
     const failures: string[] = [];
     const lagMs = Math.round(this.loopDelay.maxMs());
     this.loopDelay.reset();
-    if (lagMs > this.bounds.loopLagMs) failures.push(`event loop blocked for ${lagMs} ms (limit ${this.bounds.loopLagMs} ms)`);
+    if (lagMs > this.bounds.loopLagMs)
+      failures.push(`event loop blocked for ${lagMs} ms (limit ${this.bounds.loopLagMs} ms)`);
     const liveness = writer.liveness();
     const stalledMs = Math.round(liveness.stalledMs);
-    if (stalledMs > this.bounds.writerStallMs) failures.push(`journal writer has not answered for ${stalledMs} ms (limit ${this.bounds.writerStallMs} ms)`);
+    if (stalledMs > this.bounds.writerStallMs)
+      failures.push(`journal writer has not answered for ${stalledMs} ms (limit ${this.bounds.writerStallMs} ms)`);
     // The next check sees whether the writer answered this one.
     writer.ping();
     const committedLately = this.commitsSeen !== null && liveness.commits > this.commitsSeen;
@@ -143,7 +149,8 @@ export class SelfCheck implements Service {
     } else {
       health.report(SELF_CHECK_HEALTH, 'self-check', 'failed', failures.join('; '), metrics);
       // One line per change of what fails, not one per interval (the figures change every time).
-      if (!previous || shape(previous.failures) !== shape(failures)) logger.error('self-check failing', { failures: failures.join('; ') });
+      if (!previous || shape(previous.failures) !== shape(failures))
+        logger.error('self-check failing', { failures: failures.join('; ') });
     }
     return latest;
   }

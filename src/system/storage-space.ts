@@ -60,7 +60,10 @@ export interface SpaceFigures {
 
 /** Trouble level for a file system of this size. */
 export function troubleBelow(totalBytes: number, thresholds: StorageThresholds): number {
-  return Math.max(thresholds.minFreeBytes, Math.min(totalBytes * thresholds.minFreeFraction, thresholds.maxFractionBytes));
+  return Math.max(
+    thresholds.minFreeBytes,
+    Math.min(totalBytes * thresholds.minFreeFraction, thresholds.maxFractionBytes),
+  );
 }
 
 /** Pure: is the space low, given whether it was low at the last check (hysteresis)? */
@@ -120,7 +123,10 @@ export class StorageSpaceWatch implements Service {
     let figures: SpaceFigures;
     try {
       const stats = statfsSync(this.deps.dir);
-      figures = { totalBytes: stats.blocks * stats.bsize, freeBytes: stats.bavail * stats.bsize + this.deps.freePageBytes() };
+      figures = {
+        totalBytes: stats.blocks * stats.bsize,
+        freeBytes: stats.bavail * stats.bsize + this.deps.freePageBytes(),
+      };
     } catch (err) {
       this.said = 'unreadable';
       health.report(STORAGE_HEALTH, 'storage', 'degraded', `free space unreadable: ${describeError(err)}`, {});
@@ -129,7 +135,11 @@ export class StorageSpaceWatch implements Service {
     const below = troubleBelow(figures.totalBytes, this.thresholds);
     const low = spaceIsLow(figures, this.thresholds, this.low);
     // Whole MiB: the status page and `vigil status` show figures as they are, and a person reads these.
-    const metrics = { free_mib: wholeMiB(figures.freeBytes), total_mib: wholeMiB(figures.totalBytes), trouble_below_mib: wholeMiB(below) };
+    const metrics = {
+      free_mib: wholeMiB(figures.freeBytes),
+      total_mib: wholeMiB(figures.totalBytes),
+      trouble_below_mib: wholeMiB(below),
+    };
     if (low && !this.low) logger.warn('storage low on space', metrics);
     if (!low && this.low) logger.info('storage space restored', metrics);
     this.low = low;
@@ -138,7 +148,9 @@ export class StorageSpaceWatch implements Service {
       health.setMetrics(STORAGE_HEALTH, metrics);
     } else {
       this.said = says;
-      const detail = low ? `low on space: ${mib(figures.freeBytes)} free of ${mib(figures.totalBytes)}, trouble below ${mib(below)}` : null;
+      const detail = low
+        ? `low on space: ${mib(figures.freeBytes)} free of ${mib(figures.totalBytes)}, trouble below ${mib(below)}`
+        : null;
       health.report(STORAGE_HEALTH, 'storage', low ? 'degraded' : 'ok', detail, metrics);
     }
     return figures;

@@ -83,7 +83,8 @@ export class StartupEventClassifier {
     const at = row.receivedAt;
     let sessionAt = connectedAt;
     if (sessionAt === null && row.objectId != null) sessionAt = this.noteDatagram(row.objectId, at);
-    const startup = this.within(this.options.gatewayStartedAt, at) || (sessionAt !== null && this.within(sessionAt, at));
+    const startup =
+      this.within(this.options.gatewayStartedAt, at) || (sessionAt !== null && this.within(sessionAt, at));
     if (!startup || !matchesTriplet(row, this.options.triplets())) return row.flags ?? 0;
     return (row.flags ?? 0) | EVENT_FLAG_IGNORABLE_STARTUP;
   }

@@ -83,25 +83,57 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
     },
   };
   const before: Service[] = [
-    new HealthEventBridge({ health: deps.health, raise, logger: logger.child('health'), onStoreRestored: () => void recorder.retryPending() }),
-    new ClockMonitor({ clock, monotonic: () => performance.now(), timers: systemTimers, raise, logger: logger.child('clock') }),
+    new HealthEventBridge({
+      health: deps.health,
+      raise,
+      logger: logger.child('health'),
+      onStoreRestored: () => void recorder.retryPending(),
+    }),
+    new ClockMonitor({
+      clock,
+      monotonic: () => performance.now(),
+      timers: systemTimers,
+      raise,
+      logger: logger.child('clock'),
+    }),
   ];
   const after: Service[] = [
     new Tracker({
-      objects: store.objects, meta: store.meta, settings: () => settings.current().tracker, bus: ingest.bus,
+      objects: store.objects,
+      meta: store.meta,
+      settings: () => settings.current().tracker,
+      bus: ingest.bus,
       // The journal writer thread stores sightings throttled (src/ingest/seen-log.ts).
       storedSightingsLagMs: SEEN_MAX_LAG_MS,
       raise: deps.tapTrackerRaise ? deps.tapTrackerRaise(raise) : raise,
-      clock, supervisionClock: monotonicClock, logger, health: deps.health,
+      clock,
+      supervisionClock: monotonicClock,
+      logger,
+      health: deps.health,
     }),
     new TimeSync({
-      links, intervalMinutes: () => settings.current().general.synchronize_device_time_interval,
-      watchInterval: (listener) => settings.onChange(() => listener()), raise, subject, clock: monotonicClock,
+      links,
+      intervalMinutes: () => settings.current().general.synchronize_device_time_interval,
+      watchInterval: (listener) => settings.onChange(() => listener()),
+      raise,
+      subject,
+      clock: monotonicClock,
       logger: logger.child('time-sync'),
     }),
-    new GatewayEvents({ raise, settings, logger, idle: () => recorder.idle(), version: deps.version, startNotes: deps.startNotes }),
+    new GatewayEvents({
+      raise,
+      settings,
+      logger,
+      idle: () => recorder.idle(),
+      version: deps.version,
+      startNotes: deps.startNotes,
+    }),
   ];
   // Real accounts' names keep their per-name state whatever else is tried (docs/security.md "Logins").
-  const loginThrottle = new ReportingLoginThrottle({ clock, raise, knownLogin: (login) => settings.current().users.some((u) => u.login === login) });
+  const loginThrottle = new ReportingLoginThrottle({
+    clock,
+    raise,
+    knownLogin: (login) => settings.current().users.some((u) => u.login === login),
+  });
   return { before, after, raise, loginThrottle };
 }

@@ -239,7 +239,12 @@ export class Supervisor {
     const result = learnFromLinkTest(state[which], now, state.periodS);
     state[which] = result.state;
     if (result.periodS === null) return;
-    this.deps.logger.info('link-test period learned', { object_id: state.id, period_s: result.periodS, from: which, previous_s: state.periodS });
+    this.deps.logger.info('link-test period learned', {
+      object_id: state.id,
+      period_s: result.periodS,
+      from: which,
+      previous_s: state.periodS,
+    });
     state.periodS = result.periodS;
     this.persist(state.id, { linkPeriodS: result.periodS, supervisionState: state.lost ? LOST : SUPERVISED });
   }

@@ -81,9 +81,10 @@ export class TimeSync implements Service {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    this.unwatch = this.deps.watchInterval?.(() => {
-      if (this.running && this.deps.intervalMinutes() !== this.armedMinutes) this.schedule();
-    }) ?? null;
+    this.unwatch =
+      this.deps.watchInterval?.(() => {
+        if (this.running && this.deps.intervalMinutes() !== this.armedMinutes) this.schedule();
+      }) ?? null;
     this.schedule();
     this.poll();
   }
@@ -145,7 +146,10 @@ export class TimeSync implements Service {
     } else if (!this.failing.has(link.objectId)) {
       this.failing.add(link.objectId);
       const subject = this.deps.subject(link.objectId);
-      void this.deps.raise('device_link_failed', { subject, detail: subject ? 'time sync not acknowledged' : `object ${link.objectId}: time sync not acknowledged` });
+      void this.deps.raise('device_link_failed', {
+        subject,
+        detail: subject ? 'time sync not acknowledged' : `object ${link.objectId}: time sync not acknowledged`,
+      });
     }
     return ok;
   }
@@ -167,7 +171,9 @@ export class TimeSync implements Service {
         return;
       }
       this.schedule();
-      void this.runOnce().catch((err: unknown) => this.deps.logger.error('time sync round failed', { error: describeError(err) }));
+      void this.runOnce().catch((err: unknown) =>
+        this.deps.logger.error('time sync round failed', { error: describeError(err) }),
+      );
     }, wait);
   }
 

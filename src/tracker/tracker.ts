@@ -115,7 +115,11 @@ export class Tracker implements Service {
         bus.on('object-seen', ({ objectId, ping }) => this.heard(objectId, ping)),
       ];
     }
-    this.deps.logger.info('supervision started', { objects: this.supervisor.size, previous_run: previous !== null, sightings_flushed: flushed });
+    this.deps.logger.info('supervision started', {
+      objects: this.supervisor.size,
+      previous_run: previous !== null,
+      sightings_flushed: flushed,
+    });
     this.sweep();
     this.arm();
   }
@@ -141,7 +145,10 @@ export class Tracker implements Service {
   sweep(): void {
     for (const transition of this.supervisor.sweep()) this.report(transition);
     // Same state and detail every time: the figures update without a change notification.
-    this.deps.health?.report(TRACKER_HEALTH, 'supervision', 'ok', null, { supervised: this.supervisor.size, lost: this.supervisor.lostCount });
+    this.deps.health?.report(TRACKER_HEALTH, 'supervision', 'ok', null, {
+      supervised: this.supervisor.size,
+      lost: this.supervisor.lostCount,
+    });
     const wallNow = this.deps.clock.now();
     if (wallNow - this.lastCheckpoint >= this.checkpointInterval) this.writeCheckpoint(wallNow);
   }
@@ -161,7 +168,12 @@ export class Tracker implements Service {
     try {
       const record = this.deps.objects.get(objectId);
       if (!record) return null;
-      return { objectId: record.id, account: record.account, receiverId: record.receiverId, receiverKind: record.receiverKind };
+      return {
+        objectId: record.id,
+        account: record.account,
+        receiverId: record.receiverId,
+        receiverKind: record.receiverKind,
+      };
     } catch (err) {
       this.deps.logger.error('cannot read object for its event', { object_id: objectId, error: describeError(err) });
       return null;

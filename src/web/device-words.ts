@@ -8,7 +8,8 @@ export const DEVICE_ERROR_WORDS: Readonly<Record<string, string>> = {
   MPASS_IS_INCORRECT: 'The cloud access code (master password) is wrong for this device.',
   NO_RESPONSE: 'The device did not reply within 10 seconds.',
   INVALID_PACKET_NUMBER: 'The device replied, but its packets were numbered wrongly; the reply was discarded.',
-  INVALID_PACKET_COUNT: 'The device replied, but its packets declared an inconsistent packet count; the reply was discarded.',
+  INVALID_PACKET_COUNT:
+    'The device replied, but its packets declared an inconsistent packet count; the reply was discarded.',
   'Device not connected': 'No connected device you may see has a UID ending in these digits.',
   'Invalid configuration format': 'The device rejected the configuration data.',
 };

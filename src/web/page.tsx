@@ -16,7 +16,12 @@ export function view(
   status: ContentfulStatusCode = 200,
 ): Promise<Response> {
   const element = (
-    <Layout title={title} active={active} instanceName={deps.settings.current().general.instance_name} session={c.get('session')}>
+    <Layout
+      title={title}
+      active={active}
+      instanceName={deps.settings.current().general.instance_name}
+      session={c.get('session')}
+    >
       {children}
     </Layout>
   );

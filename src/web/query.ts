@@ -18,7 +18,10 @@ export function pageParams(url: string): { params: URLSearchParams; raw: Record<
   return { params: kept, raw };
 }
 
-export function pageQuery<P extends Record<string, ParamParser<unknown>>>(url: string, parsers: P): {
+export function pageQuery<P extends Record<string, ParamParser<unknown>>>(
+  url: string,
+  parsers: P,
+): {
   result: QueryResult<P>;
   raw: Record<string, string>;
 } {

@@ -41,7 +41,11 @@ function indicesUnder(fields: FormFields, path: string): number[] {
 
 function anyTyped(fields: FormFields, path: string): boolean {
   return Object.entries(fields).some(
-    ([k, v]) => k.startsWith(path) && !k.endsWith('._new') && !k.endsWith('._remove') && (Array.isArray(v) ? v.some((x) => x !== '') : v.trim() !== ''),
+    ([k, v]) =>
+      k.startsWith(path) &&
+      !k.endsWith('._new') &&
+      !k.endsWith('._remove') &&
+      (Array.isArray(v) ? v.some((x) => x !== '') : v.trim() !== ''),
   );
 }
 
@@ -50,7 +54,14 @@ export function readSection(shape: Shape, fields: FormFields, section: string): 
   return readValue(shape, fields, section, section, false, true);
 }
 
-export function readValue(shape: Shape, fields: FormFields, path: string, key: string, omitEmpty: boolean, section = false): unknown {
+export function readValue(
+  shape: Shape,
+  fields: FormFields,
+  path: string,
+  key: string,
+  omitEmpty: boolean,
+  section = false,
+): unknown {
   switch (shape.k) {
     case 'object': {
       const out: Record<string, unknown> = {};

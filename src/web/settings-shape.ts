@@ -38,7 +38,11 @@ export function shapeOf(schema: AnySchema): Shape {
     case 'strict_object':
       return {
         k: 'object',
-        entries: Object.entries(schema.entries!).map(([key, child]) => ({ key, shape: shapeOf(child), optional: child.type === 'optional' })),
+        entries: Object.entries(schema.entries!).map(([key, child]) => ({
+          key,
+          shape: shapeOf(child),
+          optional: child.type === 'optional',
+        })),
       };
     case 'array':
       return { k: 'array', item: shapeOf(schema.item!) };
@@ -51,7 +55,8 @@ export function shapeOf(schema: AnySchema): Shape {
     default:
       // obj() is pipe(custom, strictObject); pipe(obj(), transform) nests it once more.
       for (const step of schema.pipe ?? []) {
-        if (step.kind === 'schema' && step !== schema && (step.pipe !== undefined || step.type !== 'custom')) return shapeOf(step);
+        if (step.kind === 'schema' && step !== schema && (step.pipe !== undefined || step.type !== 'custom'))
+          return shapeOf(step);
       }
       return { k: 'string' };
   }

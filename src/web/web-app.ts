@@ -29,8 +29,25 @@ import type { WebDeps, WebEnv } from './web-deps.js';
 
 /** Every path the page serves (the API keeps /api/*, /health and /metrics). */
 export const WEB_PATHS = [
-  '/', '/login', '/logout', '/assets/*', '/favicon.ico', '/events', '/events/*', '/objects', '/device', '/device/*',
-  '/overrides', '/settings', '/settings/*', '/users', '/users/*', '/restart', '/system', '/system/backup', '/system/restart',
+  '/',
+  '/login',
+  '/logout',
+  '/assets/*',
+  '/favicon.ico',
+  '/events',
+  '/events/*',
+  '/objects',
+  '/device',
+  '/device/*',
+  '/overrides',
+  '/settings',
+  '/settings/*',
+  '/users',
+  '/users/*',
+  '/restart',
+  '/system',
+  '/system/backup',
+  '/system/restart',
 ] as const;
 
 /** Streamed uploads: the security headers, and their own bound instead of the page's 64 KiB. */
@@ -66,7 +83,10 @@ export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   registerSystem(web, deps, session);
   web.onError((err, c) => {
     logger.error('page failed', { method: c.req.method, path: c.req.path, error: describeError(err) });
-    return c.html(messagePage('Server failure', 'The gateway could not complete this request (E_3). The log has the details.', '/'), 500);
+    return c.html(
+      messagePage('Server failure', 'The gateway could not complete this request (E_3). The log has the details.', '/'),
+      500,
+    );
   });
   app.route('/', web as unknown as Hono<ApiEnv>);
 }

@@ -50,7 +50,10 @@ export function webSession(options: WebAuthOptions): MiddlewareHandler<WebEnv> {
     if (!safe) {
       if (!sameOrigin(c)) return c.html(messagePage('Refused', 'This request came from another site.', '/'), 403);
       if (!sameSecret(await submittedCsrf(c), csrf)) {
-        return c.html(messagePage('Refused', 'The form was out of date or not sent by this page. Reload it and try again.', '/'), 403);
+        return c.html(
+          messagePage('Refused', 'The form was out of date or not sent by this page. Reload it and try again.', '/'),
+          403,
+        );
       }
     }
     c.set('principal', principal);

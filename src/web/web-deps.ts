@@ -17,9 +17,10 @@ export interface WebOverride {
 export interface WebStorePort extends ApiStorePort {
   readonly overrides: ApiStorePort['overrides'] & { list(): WebOverride[] };
   readonly objects: ApiStorePort['objects'] & {
-    list(
-      filter: ApiListFilter & { account?: string; connectionState?: string; search?: string },
-    ): { items: ApiObjectRow[]; nextCursor: number | null };
+    list(filter: ApiListFilter & { account?: string; connectionState?: string; search?: string }): {
+      items: ApiObjectRow[];
+      nextCursor: number | null;
+    };
   };
 }
 

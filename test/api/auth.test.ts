@@ -2,7 +2,18 @@ import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN, OPERATOR, SECRET, START, TEXT, VIEWER, call, createHarness, expectResponse, type Harness } from './harness.js';
+import {
+  ADMIN,
+  OPERATOR,
+  SECRET,
+  START,
+  TEXT,
+  VIEWER,
+  call,
+  createHarness,
+  expectResponse,
+  type Harness,
+} from './harness.js';
 
 let h: Harness;
 test.before.each(async () => {
@@ -86,8 +97,12 @@ test('order of checks: authentication before method before scope', async () => {
   assert.is(wrongMethod.headers.get('allow'), 'GET, HEAD, PUT');
   await expectResponse(wrongMethod, 405, 'Method Not Allowed');
   await expectResponse(await call(h, 'PUT', '/api/settings', { token: viewer, body: {} }), 403, 'FORBIDDEN');
-  await expectResponse(await call(h, 'POST', '/api/oid-override', { token: viewer }), 405, { error: 'Method Not Allowed' });
-  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: viewer, body: {} }), 403, { error: 'FORBIDDEN' });
+  await expectResponse(await call(h, 'POST', '/api/oid-override', { token: viewer }), 405, {
+    error: 'Method Not Allowed',
+  });
+  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: viewer, body: {} }), 403, {
+    error: 'FORBIDDEN',
+  });
 });
 
 test('HEAD on /api/restart-services is 405 and restarts nothing; GET restarts', async () => {
@@ -102,10 +117,27 @@ test('HEAD on /api/restart-services is 405 and restarts nothing; GET restarts', 
 
 test('malformed Authorization headers are 401', async () => {
   const good = await h.token(ADMIN.id);
-  for (const header of ['Bearer', 'Bearer ', `Basic ${good}`, `Bearer  ${good} x`, `Token ${good}`, good, 'Bearer a.b', 'Bearer e30.e30.']) {
-    await expectResponse(await call(h, 'GET', '/api/status', { headers: { Authorization: header } }), 401, 'NOT_LOGGED_IN');
+  for (const header of [
+    'Bearer',
+    'Bearer ',
+    `Basic ${good}`,
+    `Bearer  ${good} x`,
+    `Token ${good}`,
+    good,
+    'Bearer a.b',
+    'Bearer e30.e30.',
+  ]) {
+    await expectResponse(
+      await call(h, 'GET', '/api/status', { headers: { Authorization: header } }),
+      401,
+      'NOT_LOGGED_IN',
+    );
   }
-  await expectResponse(await call(h, 'GET', '/api/status', { headers: { Authorization: `bearer ${good}` } }), 200, await statusBody());
+  await expectResponse(
+    await call(h, 'GET', '/api/status', { headers: { Authorization: `bearer ${good}` } }),
+    200,
+    await statusBody(),
+  );
 });
 
 async function statusBody(): Promise<unknown> {
@@ -135,7 +167,9 @@ test('forged tokens are 401: alg none, HS512 with the right secret, RS256 with a
   const badSig = `${hd}.${pl}.${sig.slice(0, -2)}${sig.endsWith('AA') ? 'BB' : 'AA'}`;
   for (const token of [none, hs512, rs256, badSig]) {
     await expectResponse(await call(h, 'GET', '/api/status', { token }), 401, 'NOT_LOGGED_IN');
-    await expectResponse(await call(h, 'PUT', '/api/oid-override', { token, body: {} }), 401, { error: 'NOT_LOGGED_IN' });
+    await expectResponse(await call(h, 'PUT', '/api/oid-override', { token, body: {} }), 401, {
+      error: 'NOT_LOGGED_IN',
+    });
   }
   assert.is((await call(h, 'GET', '/api/status', { token: good })).status, 200);
 });
@@ -151,7 +185,10 @@ test('an expired token is 401 from its exp second on', async () => {
 test('changing api_jwt_secret through PUT /api/settings invalidates every earlier token at once', async () => {
   const admin = await h.token(ADMIN.id);
   const operator = await h.token(OPERATOR.id);
-  const res = await call(h, 'PUT', '/api/settings', { token: admin, body: { api: { api_jwt_secret: 'Z'.repeat(64) } } });
+  const res = await call(h, 'PUT', '/api/settings', {
+    token: admin,
+    body: { api: { api_jwt_secret: 'Z'.repeat(64) } },
+  });
   await expectResponse(res, 200, { success: true });
   await expectResponse(await call(h, 'GET', '/api/settings', { token: admin }), 401, 'NOT_LOGGED_IN');
   await expectResponse(await call(h, 'GET', '/api/status', { token: operator }), 401, 'NOT_LOGGED_IN');
@@ -170,9 +207,15 @@ test('a token of a user deleted since issue is 401', async () => {
   const admin = await h.token(ADMIN.id);
   const operator = await h.token(OPERATOR.id);
   assert.is((await call(h, 'GET', '/api/status', { token: operator })).status, 200);
-  await expectResponse(await call(h, 'PUT', '/api/settings', { token: admin, body: { users: usersWithout(OPERATOR.id) } }), 200, { success: true });
+  await expectResponse(
+    await call(h, 'PUT', '/api/settings', { token: admin, body: { users: usersWithout(OPERATOR.id) } }),
+    200,
+    { success: true },
+  );
   await expectResponse(await call(h, 'GET', '/api/status', { token: operator }), 401, 'NOT_LOGGED_IN');
-  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: operator, body: {} }), 401, { error: 'NOT_LOGGED_IN' });
+  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: operator, body: {} }), 401, {
+    error: 'NOT_LOGGED_IN',
+  });
 });
 
 test('a scope removed from the user since issue is 403 on the next request', async () => {
@@ -182,8 +225,12 @@ test('a scope removed from the user since issue is 403 on the next request', asy
   const body = { uid: 'AB', new_override_oid: '12' };
   await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: operator, body }), 200, { success: true });
   const users = [...usersWithout(0, (u) => (u.id === OPERATOR.id ? { ...u, scopes: ['events'] } : u))];
-  await expectResponse(await call(h, 'PUT', '/api/settings', { token: admin, body: { users } }), 200, { success: true });
-  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: operator, body }), 403, { error: 'FORBIDDEN' });
+  await expectResponse(await call(h, 'PUT', '/api/settings', { token: admin, body: { users } }), 200, {
+    success: true,
+  });
+  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: operator, body }), 403, {
+    error: 'FORBIDDEN',
+  });
 });
 
 test('a token cannot carry more than the user holds: scopes outside the user record and grants are ignored', async () => {

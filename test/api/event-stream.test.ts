@@ -43,8 +43,19 @@ test.after.each(async () => {
 
 function event(account: string, receiverId: number | null = 1): NewEvent {
   return {
-    receivedAt: START, receiverId, receiverKind: receiverId === 2 ? 'udp' : 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7',
-    account, protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
+    receivedAt: START,
+    receiverId,
+    receiverKind: receiverId === 2 ? 'udp' : 'tcp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    account,
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: 'BA',
+    groupNo: '01',
+    zoneNo: '005',
     raw: new Uint8Array([0x0a, 0x42]),
   };
 }
@@ -90,7 +101,10 @@ test('events arrive live, one JSON object per event with the id in the SSE id fi
   const got = await events(client, 3);
   assert.equal(ids(got), stored);
   const listing = (await (await call(h, 'GET', '/api/events', { token })).json()) as { items: unknown[] };
-  assert.equal(got.map((m) => JSON.parse(m.data)), [...listing.items].reverse());
+  assert.equal(
+    got.map((m) => JSON.parse(m.data)),
+    [...listing.items].reverse(),
+  );
   assert.is(JSON.parse(got[0]!.data).raw, '0A42');
 });
 
@@ -139,7 +153,10 @@ test('a user limited to receiver 1 never gets receiver 2 events nor the gateway 
   const stored = store([event('R2-1', 2), event('R1-1', 1), event('GW-1', null), event('R2-2', 2), event('R1-2', 1)]);
   const got = await events(mine, 2);
   assert.equal(ids(got), [stored[1], stored[4]]);
-  assert.equal(got.map((m) => JSON.parse(m.data).account), ['R1-1', 'R1-2']);
+  assert.equal(
+    got.map((m) => JSON.parse(m.data).account),
+    ['R1-1', 'R1-2'],
+  );
   const none = await other.collect(() => false, 600);
   assert.equal(none, []);
   // resuming from before them all changes nothing
@@ -157,10 +174,17 @@ test('the filters of GET /api/events apply (account, code), through the same par
   assert.is(await ready(client), newest);
   const stored = store([event('1111'), event('4242'), event('4242', 2)]);
   assert.equal(ids(await events(client, 2)), [stored[1], stored[2]]);
-  const bad = await fetch(`${base}/api/events/stream?cursor=5&limit=10&receiver=x`, { headers: { Authorization: `Bearer ${token}` } });
+  const bad = await fetch(`${base}/api/events/stream?cursor=5&limit=10&receiver=x`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
   assert.is(bad.status, 400);
-  assert.is(await bad.text(), 'receiver: must be an integer between 1 and 2147483647\ncursor: unknown parameter\nlimit: unknown parameter');
-  const badId = await fetch(`${base}/api/events/stream`, { headers: { Authorization: `Bearer ${token}`, 'Last-Event-ID': 'abc' } });
+  assert.is(
+    await bad.text(),
+    'receiver: must be an integer between 1 and 2147483647\ncursor: unknown parameter\nlimit: unknown parameter',
+  );
+  const badId = await fetch(`${base}/api/events/stream`, {
+    headers: { Authorization: `Bearer ${token}`, 'Last-Event-ID': 'abc' },
+  });
   assert.is(badId.status, 400);
   assert.is(await badId.text(), 'Last-Event-ID: must be an integer between 0 and 9007199254740991');
 });
@@ -174,15 +198,23 @@ test('no token is 401 NOT_LOGGED_IN, a token without `events` 403 FORBIDDEN, ano
   const forged = await fetch(`${base}/api/events/stream`, { headers: { Authorization: 'Bearer abc.def.ghi' } });
   assert.is(forged.status, 401);
   assert.is(await forged.text(), 'NOT_LOGGED_IN');
-  const noScope = await fetch(`${base}/api/events/stream`, { headers: { Authorization: `Bearer ${await h.token(ADMIN.id, ['objects'])}` } });
+  const noScope = await fetch(`${base}/api/events/stream`, {
+    headers: { Authorization: `Bearer ${await h.token(ADMIN.id, ['objects'])}` },
+  });
   assert.is(noScope.status, 403);
   assert.is(noScope.headers.get('content-type'), TEXT);
   assert.is(await noScope.text(), 'FORBIDDEN');
-  const post = await fetch(`${base}/api/events/stream`, { method: 'POST', headers: { Authorization: `Bearer ${await h.token(ADMIN.id)}` } });
+  const post = await fetch(`${base}/api/events/stream`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${await h.token(ADMIN.id)}` },
+  });
   assert.is(post.status, 405);
   assert.is(post.headers.get('allow'), 'GET');
   assert.is(await post.text(), 'Method Not Allowed');
-  const head = await fetch(`${base}/api/events/stream`, { method: 'HEAD', headers: { Authorization: `Bearer ${await h.token(ADMIN.id)}` } });
+  const head = await fetch(`${base}/api/events/stream`, {
+    method: 'HEAD',
+    headers: { Authorization: `Bearer ${await h.token(ADMIN.id)}` },
+  });
   assert.is(head.status, 405);
   assert.is(head.headers.get('allow'), 'GET');
 });
@@ -195,7 +227,10 @@ test('logout of the token ends the stream within the re-check interval; nothing 
   assert.is(res.status, 200);
   store([event('AFTER')]);
   const rest = await client.collect((m) => m.event === 'ended', 3000);
-  assert.equal(rest.map((m) => m.event), ['ended']);
+  assert.equal(
+    rest.map((m) => m.event),
+    ['ended'],
+  );
   assert.is(rest[0]!.data, '{"reason":"revoked"}');
   assert.is(await client.next(1000), null);
   assert.ok(client.ended, 'the server closed the stream');
@@ -204,19 +239,30 @@ test('logout of the token ends the stream within the re-check interval; nothing 
   assert.is(again.status, 401);
 });
 
-test('narrowing the user\'s visible_receivers in the settings ends the stream before a hidden event is sent', async () => {
+test("narrowing the user's visible_receivers in the settings ends the stream before a hidden event is sent", async () => {
   const record = (u: { id: number; login: string }, scopes: string[], custom: number[] | null) => ({
-    id: u.id, login: u.login, token_time: 60, scopes, visible_receivers: { all: custom === null, custom: custom ?? [] },
+    id: u.id,
+    login: u.login,
+    token_time: 60,
+    scopes,
+    visible_receivers: { all: custom === null, custom: custom ?? [] },
   });
   const client = await open(await h.token(VIEWER.id));
   await ready(client);
   const saved = await h.settings.update({
-    users: [record(ADMIN, ['settings', 'users', 'events', 'objects'], null), record(OPERATOR, ['events', 'objects'], [1]), record(VIEWER, ['events'], [1])],
+    users: [
+      record(ADMIN, ['settings', 'users', 'events', 'objects'], null),
+      record(OPERATOR, ['events', 'objects'], [1]),
+      record(VIEWER, ['events'], [1]),
+    ],
   });
   assert.ok(saved.ok);
   store([event('HIDDEN', 2)]);
   const rest = await client.collect((m) => m.event === 'ended', 3000);
-  assert.equal(rest.map((m) => m.event), ['ended']);
+  assert.equal(
+    rest.map((m) => m.event),
+    ['ended'],
+  );
 });
 
 test('the stream ends when its token expires', async () => {
@@ -225,14 +271,23 @@ test('the stream ends when its token expires', async () => {
   await ready(client);
   h.clock.advance(61_000);
   const rest = await client.collect((m) => m.event === 'ended', 3000);
-  assert.equal(rest.map((m) => m.event), ['ended']);
+  assert.equal(
+    rest.map((m) => m.event),
+    ['ended'],
+  );
 });
 
 test('a `: ping` comment comes every heartbeat interval while nothing happens', async () => {
   const client = await open(await h.token(ADMIN.id));
   await ready(client);
   const got = await client.collect((_m, all) => all.length >= 2, 2000, true);
-  assert.equal(got.map((m) => [m.event, m.data]), [['comment', 'ping'], ['comment', 'ping']]);
+  assert.equal(
+    got.map((m) => [m.event, m.data]),
+    [
+      ['comment', 'ping'],
+      ['comment', 'ping'],
+    ],
+  );
 });
 
 test('streams are bounded per user and in all: 429 TOO_MANY_STREAMS, and a closed stream gives its slot back', async () => {
@@ -279,8 +334,12 @@ test('a client that stops reading is cut off once a write waits longer than the 
   socket.on('error', () => undefined);
   socket.write(`GET /api/events/stream?after=0 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n\r\n`);
   const deadline = Date.now() + 8000;
-  while (!h.logs.some((l) => l.includes('event stream ended') && l.includes('stalled')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  assert.ok(h.logs.some((l) => l.includes('event stream ended') && l.includes('stalled')), 'the server ended the stalled stream');
+  while (!h.logs.some((l) => l.includes('event stream ended') && l.includes('stalled')) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  assert.ok(
+    h.logs.some((l) => l.includes('event stream ended') && l.includes('stalled')),
+    'the server ended the stalled stream',
+  );
   // reading now drains what the kernel held, then the connection is gone, not ended cleanly
   let bytes = 0;
   socket.on('data', (chunk: Buffer) => (bytes += chunk.length));

@@ -64,12 +64,20 @@ export async function createHarness(): Promise<Harness> {
   await store.start();
   const settings = new SettingsService({
     repo: store.settings,
-    env: defaultValidationEnv({ hash: (p) => hashPassword(p, CHEAP), checkDatabase: async () => null, isSerialDevice: async () => false }),
+    env: defaultValidationEnv({
+      hash: (p) => hashPassword(p, CHEAP),
+      checkDatabase: async () => null,
+      isSerialDevice: async () => false,
+    }),
     logger: logger.child('settings'),
   });
   await settings.start();
   const base = defaultSettings();
-  const user = async (u: { id: number; login: string; password: string }, scopes: string[], custom: number[] | null) => ({
+  const user = async (
+    u: { id: number; login: string; password: string },
+    scopes: string[],
+    custom: number[] | null,
+  ) => ({
     id: u.id,
     login: u.login,
     password_hash: await hashPassword(u.password, CHEAP),
@@ -145,7 +153,14 @@ export async function createHarness(): Promise<Harness> {
     async token(userId, scopes, minutes = 60) {
       const user = settings.current().users.find((u) => u.id === userId);
       const own = scopes ?? [...(user?.scopes ?? []), ...store.grants.get(userId)];
-      return (await tokens.issueToken({ sub: userSubject(userId), scopes: own, minutes, epoch: store.tokenEpochs.get(userId) })).token;
+      return (
+        await tokens.issueToken({
+          sub: userSubject(userId),
+          scopes: own,
+          minutes,
+          epoch: store.tokenEpochs.get(userId),
+        })
+      ).token;
     },
     async close() {
       await store.stop();
@@ -202,7 +217,12 @@ export function call(h: Harness, method: string, path: string, options: CallOpti
  * Asserts status, content type and the exact body bytes: a string is compared as is, anything
  * else as its JSON text (so the order of fields counts too).
  */
-export async function expectResponse(res: Response, status: number, body: unknown, contentType = typeof body === 'string' ? TEXT : JSON_TYPE): Promise<void> {
+export async function expectResponse(
+  res: Response,
+  status: number,
+  body: unknown,
+  contentType = typeof body === 'string' ? TEXT : JSON_TYPE,
+): Promise<void> {
   const text = await res.text();
   assert.is(res.status, status, `status (body: ${text})`);
   assert.is(res.headers.get('content-type'), contentType);

@@ -30,7 +30,9 @@ test('GET /health without a token is 503 {"status":"failing"} and nothing more: 
   assert.is(head.status, 503);
   assert.is(await head.text(), '');
   // A proxy's own credentials are not a Vigil token: the caller stays anonymous.
-  await expectResponse(await call(h, 'GET', '/health', { headers: { Authorization: 'Basic dXNlcjpwYXNz' } }), 503, { status: 'failing' });
+  await expectResponse(await call(h, 'GET', '/health', { headers: { Authorization: 'Basic dXNlcjpwYXNz' } }), 503, {
+    status: 'failing',
+  });
 });
 
 test('GET /health with a token lists the failing components the caller sees: receiver 1 and gateway-wide ones for a user limited to receiver 1', async () => {
@@ -50,11 +52,24 @@ test('GET /health with a token lists the failing components the caller sees: rec
       { name: 'first-boot', state: 'failed', detail: 'vigil-setup.txt rejected' },
     ],
   });
-  const all = (await (await call(h, 'GET', '/health', { token: await h.token(VIEWER.id) })).json()) as { components: { name: string }[] };
-  assert.equal(all.components.map((c) => c.name), ['rx:tcp:1', 'out:1', 'rx:udp:2', 'serial:/dev/ttyUSB2', 'rx:udp:2:links', 'first-boot']);
+  const all = (await (await call(h, 'GET', '/health', { token: await h.token(VIEWER.id) })).json()) as {
+    components: { name: string }[];
+  };
+  assert.equal(
+    all.components.map((c) => c.name),
+    ['rx:tcp:1', 'out:1', 'rx:udp:2', 'serial:/dev/ttyUSB2', 'rx:udp:2:links', 'first-boot'],
+  );
   // Only receiver 2 failing: the code and word are the gateway's, and nothing is listed for receiver 1's user.
-  for (const [name, kind] of [['rx:tcp:1', 'receiver'], ['out:1', 'output'], ['first-boot', 'first-boot']] as const) h.health.report(name, kind, 'ok');
-  await expectResponse(await call(h, 'GET', '/health', { token: await h.token(OPERATOR.id) }), 503, { status: 'failing', components: [] });
+  for (const [name, kind] of [
+    ['rx:tcp:1', 'receiver'],
+    ['out:1', 'output'],
+    ['first-boot', 'first-boot'],
+  ] as const)
+    h.health.report(name, kind, 'ok');
+  await expectResponse(await call(h, 'GET', '/health', { token: await h.token(OPERATOR.id) }), 503, {
+    status: 'failing',
+    components: [],
+  });
 });
 
 test('GET /health: a Bearer token that is refused is 401 like on every token endpoint; all-ok is 200 for everyone', async () => {
@@ -81,7 +96,16 @@ test('GET /api/status needs a token but no scope, and groups the registry by kin
     store: { state: 'ok' },
     receivers: [{ name: 'rx:tcp:1', kind: 'receiver', state: 'ok', detail: null, since, metrics: { connections: 3 } }],
     outputs: [{ name: 'out:1', kind: 'output', state: 'failed', detail: 'no ACK', since, metrics: { backlog: 12 } }],
-    components: [{ name: 'store', kind: 'store', state: 'ok', detail: null, since: storeSince, metrics: { schema_version: MIGRATIONS.length } }],
+    components: [
+      {
+        name: 'store',
+        kind: 'store',
+        state: 'ok',
+        detail: null,
+        since: storeSince,
+        metrics: { schema_version: MIGRATIONS.length },
+      },
+    ],
   });
 });
 
@@ -91,7 +115,10 @@ test('the status reports the store state as the registry has it', async () => {
   const body = (await (await call(h, 'GET', '/api/status', { token })).json()) as { store: { state: string } };
   assert.equal(body.store, { state: 'stopped' });
   await expectResponse(await call(h, 'GET', '/health'), 503, { status: 'failing' });
-  await expectResponse(await call(h, 'GET', '/health', { token }), 503, { status: 'failing', components: [{ name: 'store', state: 'stopped', detail: null }] });
+  await expectResponse(await call(h, 'GET', '/health', { token }), 503, {
+    status: 'failing',
+    components: [{ name: 'store', state: 'stopped', detail: null }],
+  });
 });
 
 test('GET /api/status for a user limited to receiver 1: no component of receiver 2, and no receiver component whose receiver cannot be told', async () => {
@@ -102,12 +129,23 @@ test('GET /api/status for a user limited to receiver 1: no component of receiver
   h.health.report('serial:/dev/ttyUSB2', 'serial-port', 'ok', null, { receiver_id: 2 });
   h.health.report('out:1', 'output', 'ok', null, { backlog: 0 });
   const names = async (userId: number) => {
-    const body = (await (await call(h, 'GET', '/api/status', { token: await h.token(userId) })).json()) as Record<'receivers' | 'outputs' | 'components', { name: string }[]>;
+    const body = (await (await call(h, 'GET', '/api/status', { token: await h.token(userId) })).json()) as Record<
+      'receivers' | 'outputs' | 'components',
+      { name: string }[]
+    >;
     return [...body.receivers, ...body.outputs, ...body.components].map((c) => c.name);
   };
   const limited = await names(OPERATOR.id);
   assert.equal(limited, ['rx:tcp:1', 'out:1', 'store']);
-  assert.equal(await names(VIEWER.id), ['rx:tcp:1', 'rx:udp:2', 'rx:udp:2:links', 'rx-legacy', 'out:1', 'store', 'serial:/dev/ttyUSB2']);
+  assert.equal(await names(VIEWER.id), [
+    'rx:tcp:1',
+    'rx:udp:2',
+    'rx:udp:2:links',
+    'rx-legacy',
+    'out:1',
+    'store',
+    'serial:/dev/ttyUSB2',
+  ]);
 });
 
 test.run();

@@ -8,11 +8,13 @@ let h: Harness;
 let token: string;
 test.before.each(async () => {
   h = await createHarness();
-  token = (await h.deps.tokens.issueToken({
-    sub: 'installer',
-    scopes: ['settings', 'users', 'objects', 'device_control', 'restart_services'],
-    minutes: 5,
-  })).token;
+  token = (
+    await h.deps.tokens.issueToken({
+      sub: 'installer',
+      scopes: ['settings', 'users', 'objects', 'device_control', 'restart_services'],
+      minutes: 5,
+    })
+  ).token;
 });
 test.after.each(async () => {
   await h.close();
@@ -55,7 +57,12 @@ test('a body one byte over 64 KiB is 413 Payload Too Large on every endpoint, JS
 test('a streamed body without Content-Length is cut at 64 KiB as well', async () => {
   for (const e of BODY_ENDPOINTS) {
     const env = { incoming: { socket: { remoteAddress: '192.0.2.1' } } };
-    const init = { method: e.method, headers: { Authorization: `Bearer ${token}` }, body: streamed(padded(LIMIT + 100)), duplex: 'half' } as RequestInit;
+    const init = {
+      method: e.method,
+      headers: { Authorization: `Bearer ${token}` },
+      body: streamed(padded(LIMIT + 100)),
+      duplex: 'half',
+    } as RequestInit;
     const res = await h.app.request(e.path, init, env);
     await expectResponse(res, 413, e.json ? { error: 'Payload Too Large' } : 'Payload Too Large');
   }
@@ -95,7 +102,11 @@ test('over a real socket: 413 from Content-Length, and the server keeps answerin
     const big = await fetch(`${base}/api/oid-override`, { method: 'PUT', headers: auth, body: padded(LIMIT + 1) });
     assert.is(big.status, 413);
     assert.is(await big.text(), '{"error":"Payload Too Large"}');
-    const ok = await fetch(`${base}/api/oid-override`, { method: 'PUT', headers: auth, body: '{"oid":"1234","new_override_oid":"99"}' });
+    const ok = await fetch(`${base}/api/oid-override`, {
+      method: 'PUT',
+      headers: auth,
+      body: '{"oid":"1234","new_override_oid":"99"}',
+    });
     assert.is(await ok.text(), '{"success":true}');
     const admin = await h.token(ADMIN.id);
     assert.is((await fetch(`${base}/api/settings`, { headers: { Authorization: `Bearer ${admin}` } })).status, 200);

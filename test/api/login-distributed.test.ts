@@ -14,13 +14,17 @@ test.after.each(async () => {
   await h.close();
 });
 
-const login = (password: string, address: string) => call(h, 'POST', '/api/login', { body: { login: ADMIN.login, password }, address });
+const login = (password: string, address: string) =>
+  call(h, 'POST', '/api/login', { body: { login: ADMIN.login, password }, address });
 
 test('50 wrong passwords for admin from 50 addresses meet the per-account delay after the tenth', async () => {
   const statuses: number[] = [];
   for (let i = 0; i < 50; i += 1) statuses.push((await login(`guess-${i}`, `198.51.100.${i + 1}`)).status);
   assert.equal(statuses.slice(0, 10), Array(10).fill(401));
-  assert.ok(statuses.slice(10).every((s) => s === 429), `statuses after the tenth: ${statuses.slice(10).join(',')}`);
+  assert.ok(
+    statuses.slice(10).every((s) => s === 429),
+    `statuses after the tenth: ${statuses.slice(10).join(',')}`,
+  );
   const refused = await login(ADMIN.password, '198.51.100.200');
   await expectResponse(refused, 429, 'TOO_MANY_ATTEMPTS');
   assert.is(refused.headers.get('retry-after'), '1');

@@ -49,7 +49,15 @@ test('wrong password and unknown login are both 401 NOT_LOGGED_IN', async () => 
 });
 
 test('a body that is not {login, password} strings is 400 Invalid request', async () => {
-  for (const raw of ['', 'not json', '[]', '"x"', '{"login":"admin"}', '{"login":1,"password":"x"}', '{"login":"admin","password":null}']) {
+  for (const raw of [
+    '',
+    'not json',
+    '[]',
+    '"x"',
+    '{"login":"admin"}',
+    '{"login":1,"password":"x"}',
+    '{"login":"admin","password":null}',
+  ]) {
     await expectResponse(await call(h, 'POST', '/api/login', { raw }), 400, 'Invalid request');
   }
 });
@@ -71,13 +79,17 @@ test('after five failures from one address the next attempt is 429 with Retry-Af
 });
 
 test('bad bodies do not count as failed logins', async () => {
-  for (let i = 0; i < 10; i += 1) await expectResponse(await call(h, 'POST', '/api/login', { raw: '{' }), 400, 'Invalid request');
+  for (let i = 0; i < 10; i += 1)
+    await expectResponse(await call(h, 'POST', '/api/login', { raw: '{' }), 400, 'Invalid request');
   assert.is((await login(ADMIN.login, ADMIN.password)).status, 200);
 });
 
 test('no secret yet: login answers 500 E_3 instead of an unsigned token', async () => {
   const app = createApp({ ...h.deps, tokens: new TokenService({ secret: () => '', clock: h.clock }) });
-  const res = await app.request('/api/login', { method: 'POST', body: JSON.stringify({ login: ADMIN.login, password: ADMIN.password }) });
+  const res = await app.request('/api/login', {
+    method: 'POST',
+    body: JSON.stringify({ login: ADMIN.login, password: ADMIN.password }),
+  });
   await expectResponse(res, 500, 'E_3');
 });
 
@@ -89,14 +101,21 @@ test('over a real socket the throttle keys on the TCP peer, not on X-Forwarded-F
     const post = (password: string, i: number) =>
       fetch(`http://127.0.0.1:${port}/api/login`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': `203.0.113.${i}`, 'X-Real-IP': `198.51.100.${i}` },
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Forwarded-For': `203.0.113.${i}`,
+          'X-Real-IP': `198.51.100.${i}`,
+        },
         body: JSON.stringify({ login: ADMIN.login, password }),
       });
     for (let i = 0; i < 5; i += 1) assert.is((await post('wrong', i)).status, 401);
     const refused = await post(ADMIN.password, 6);
     assert.is(refused.status, 429);
     assert.is(await refused.text(), 'TOO_MANY_ATTEMPTS');
-    assert.ok(h.logs.some((l) => l.includes('login failed') && /address=(::ffff:)?127\.0\.0\.1/.test(l)), 'failure logged with the peer');
+    assert.ok(
+      h.logs.some((l) => l.includes('login failed') && /address=(::ffff:)?127\.0\.0\.1/.test(l)),
+      'failure logged with the peer',
+    );
   } finally {
     await new Promise((resolve) => {
       server.close(resolve);

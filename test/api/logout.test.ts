@@ -54,7 +54,11 @@ test('the page logout ends the session token for the API and for the page', asyn
   assert.is(out.headers.get('location'), '/login');
   await expectResponse(await call(h, 'GET', '/api/settings', { token }), 401, 'NOT_LOGGED_IN');
   // A copy of the cookie taken before the logout is no session either.
-  const replay = await h.app.request('http://localhost/events', { headers: { Cookie: `vigil_session=${token}` } }, { incoming: { socket: { remoteAddress: '192.0.2.50' } } });
+  const replay = await h.app.request(
+    'http://localhost/events',
+    { headers: { Cookie: `vigil_session=${token}` } },
+    { incoming: { socket: { remoteAddress: '192.0.2.50' } } },
+  );
   assert.is(replay.status, 303);
   assert.match(replay.headers.get('location')!, /^\/login/);
 });
@@ -88,14 +92,24 @@ test('a user who piles up revoked tokens has every token ended by an epoch raise
 test('a logout survives a restart of the gateway', async () => {
   const dir = tempDir();
   const start = async () => {
-    const gateway = new Gateway({ dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+    const gateway = new Gateway({
+      dataDir: dir.path,
+      httpPort: await freePort(),
+      httpsPort: 0,
+      host: '127.0.0.1',
+      logger: silentLogger,
+    });
     await gateway.start();
     return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
   };
   let { gateway, base } = await start();
   try {
     const [name, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
-    const res = await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: name, password }) });
+    const res = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: name, password }),
+    });
     const { token } = (await res.json()) as { token: string };
     const auth = { authorization: `Bearer ${token}` };
     assert.is((await fetch(`${base}/api/logout`, { method: 'POST', headers: auth })).status, 200);

@@ -76,12 +76,28 @@ async function walk(path: string, token = admin): Promise<{ ids: number[]; pages
 test('an event is shown with every field, times as ISO 8601 and the raw frame as upper-case hex', async () => {
   const [id] = append(event({ deviceTime: START - 5000, objectId: 9, text: 'Front door', flags: 1, encrypted: true }));
   await expectResponse(await call(h, 'GET', '/api/events', { token: admin }), 200, {
-    items: [{
-      id, received_at: '2026-01-01T12:00:00.000Z', device_time: '2026-01-01T11:59:55.000Z', receiver_id: 1,
-      transport: 'tcp', remote_address: '198.51.100.7', account: '1234', object_id: 9, protocol: 'SIA-DCS',
-      encrypted: true, event_class: 'alarm', qualifier: 'E', code: 'BA', group_no: '01', zone_no: '005',
-      text: 'Front door', flags: 1, raw: '0A41FF0D',
-    }],
+    items: [
+      {
+        id,
+        received_at: '2026-01-01T12:00:00.000Z',
+        device_time: '2026-01-01T11:59:55.000Z',
+        receiver_id: 1,
+        transport: 'tcp',
+        remote_address: '198.51.100.7',
+        account: '1234',
+        object_id: 9,
+        protocol: 'SIA-DCS',
+        encrypted: true,
+        event_class: 'alarm',
+        qualifier: 'E',
+        code: 'BA',
+        group_no: '01',
+        zone_no: '005',
+        text: 'Front door',
+        flags: 1,
+        raw: '0A41FF0D',
+      },
+    ],
     next_cursor: null,
   });
 });
@@ -93,7 +109,9 @@ test('an empty journal is an empty page; events come newest first', async () => 
 });
 
 test('paging by cursor visits every event exactly once, newest first, with and without a filter', async () => {
-  const all = append(...Array.from({ length: 25 }, (_, i) => event({ account: i % 2 ? '1234' : '0042', receivedAt: START + i })));
+  const all = append(
+    ...Array.from({ length: 25 }, (_, i) => event({ account: i % 2 ? '1234' : '0042', receivedAt: START + i })),
+  );
   const first = await page('/api/events?limit=7');
   assert.is(first.items.length, 7);
   assert.is(first.next_cursor, String(first.items[6]!.id));
@@ -140,7 +158,11 @@ test('filters: receiver, account exactly, code case-insensitively, half-open tim
   assert.equal(ids(await page(`/api/events?from=${START + MIN}&to=${START + 3 * MIN}`)), [c, b]);
   assert.equal(ids(await page('/api/events?from=2026-01-01T12:01:00Z&to=2026-01-01T12:03:00.000Z')), [c, b]);
   assert.equal(ids(await page('/api/events?from=2026-01-01T13:02:00%2B01:00')), [d, c]);
-  assert.equal(ids(await page('/api/events?from=2026-01-01T13:02:00+01:00')), [d, c], 'an unencoded + arrives as a space');
+  assert.equal(
+    ids(await page('/api/events?from=2026-01-01T13:02:00+01:00')),
+    [d, c],
+    'an unencoded + arrives as a space',
+  );
   assert.equal(ids(await page('/api/events?from=2026-01-01T11:03-01:00')), [d]);
   assert.equal(ids(await page(`/api/events?from=${START}&to=${START}`)), [], 'equal bounds are an empty window');
   assert.equal(ids(await page('/api/events?to=2026-01-01')), [], 'a date alone is midnight UTC');
@@ -167,10 +189,25 @@ test('bad parameters are 400 text/plain `<param>: <reason>`, one line each', asy
     ['acount=1234', 'acount: unknown parameter'],
     ['state=online', 'state: unknown parameter'],
     ['to=1000&from=2000', 'to: must not be before from'],
-    ['limit=0&receiver=x&bogus=1', 'receiver: must be an integer between 1 and 2147483647\nlimit: must be an integer between 1 and 1000\nbogus: unknown parameter'],
+    [
+      'limit=0&receiver=x&bogus=1',
+      'receiver: must be an integer between 1 and 2147483647\nlimit: must be an integer between 1 and 1000\nbogus: unknown parameter',
+    ],
   ];
-  for (const bad of ['2026-02-30T00:00:00Z', '2026-01-01T12:00:00', '2026-13-01', 'yesterday', '1e12', '-5', '2026-01-01T24:00:00Z', '99999999999999999']) {
-    cases.push([`from=${encodeURIComponent(bad)}`, 'from: must be an ISO 8601 date-time with a time zone (2026-01-01T12:00:00Z) or milliseconds since the epoch']);
+  for (const bad of [
+    '2026-02-30T00:00:00Z',
+    '2026-01-01T12:00:00',
+    '2026-13-01',
+    'yesterday',
+    '1e12',
+    '-5',
+    '2026-01-01T24:00:00Z',
+    '99999999999999999',
+  ]) {
+    cases.push([
+      `from=${encodeURIComponent(bad)}`,
+      'from: must be an ISO 8601 date-time with a time zone (2026-01-01T12:00:00Z) or milliseconds since the epoch',
+    ]);
   }
   for (const [query, body] of cases) {
     await expectResponse(await call(h, 'GET', `/api/events?${query}`, { token: admin }), 400, body);
@@ -194,7 +231,10 @@ test('visible receivers: a limited user never sees other receivers or gateway ev
     event({ receiverId: null, receiverKind: null, protocol: 'INTERNAL', eventClass: 'internal', account: '0000' }),
   );
   assert.equal(ids(await page('/api/events', operator)), [r1]);
-  await expectResponse(await call(h, 'GET', '/api/events?receiver=2', { token: operator }), 200, { items: [], next_cursor: null });
+  await expectResponse(await call(h, 'GET', '/api/events?receiver=2', { token: operator }), 200, {
+    items: [],
+    next_cursor: null,
+  });
   assert.equal(ids(await page('/api/events?account=0000', operator)), []);
   assert.is((await page('/api/events')).items.length, 3);
   assert.equal(ids(await page('/api/events?account=0000')), [internal]);
@@ -239,8 +279,14 @@ test('a closed store answers 503 `Database is not ready` as text', async () => {
 
 function device(uid: string | null, account: string, receiverId = 1, at = START) {
   return h.store.objects.upsertMain({
-    uid, account, receiverId, receiverKind: receiverId === 1 ? 'tcp' : 'udp', transport: 'tcp',
-    remoteAddress: '198.51.100.7', hwId: uid ? 'HW-7' : null, at,
+    uid,
+    account,
+    receiverId,
+    receiverKind: receiverId === 1 ? 'tcp' : 'udp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    hwId: uid ? 'HW-7' : null,
+    at,
   });
 }
 
@@ -249,11 +295,25 @@ test('an object is shown with every field; oid is the account while no override 
   h.store.objects.markSeen(d.id, START + MIN, '198.51.100.8', { ping: true });
   h.store.objects.setConnectionState(d.id, 'online');
   await expectResponse(await call(h, 'GET', '/api/objects', { token: admin }), 200, {
-    items: [{
-      id: d.id, uid: '00A1B2C3D4', account: '0042', oid: '0042', override_oid: null, hw_id: 'HW-7', main_object_id: null,
-      receiver_id: 1, transport: 'tcp', remote_address: '198.51.100.8', first_seen: '2026-01-01T12:00:00.000Z',
-      last_seen: '2026-01-01T12:01:00.000Z', last_ping: '2026-01-01T12:01:00.000Z', connection_state: 'online', dc09_quirks: [],
-    }],
+    items: [
+      {
+        id: d.id,
+        uid: '00A1B2C3D4',
+        account: '0042',
+        oid: '0042',
+        override_oid: null,
+        hw_id: 'HW-7',
+        main_object_id: null,
+        receiver_id: 1,
+        transport: 'tcp',
+        remote_address: '198.51.100.8',
+        first_seen: '2026-01-01T12:00:00.000Z',
+        last_seen: '2026-01-01T12:01:00.000Z',
+        last_ping: '2026-01-01T12:01:00.000Z',
+        connection_state: 'online',
+        dc09_quirks: [],
+      },
+    ],
     next_cursor: null,
   });
 });
@@ -266,7 +326,14 @@ test('override OIDs are resolved: by UID, by account, and per related object', a
   h.store.overrides.set({ matchKind: 'oid', matchValue: '1234', relatedOid: null, overrideOid: '9002' });
   h.store.overrides.set({ matchKind: 'uid', matchValue: '00A1B2C3D4', relatedOid: '0077', overrideOid: '9003' });
   const body = (await page('/api/objects')) as unknown as { items: Record<string, unknown>[] };
-  const pick = (o: Record<string, unknown>) => [o.id, o.account, o.oid, o.override_oid, o.main_object_id, o.receiver_id];
+  const pick = (o: Record<string, unknown>) => [
+    o.id,
+    o.account,
+    o.oid,
+    o.override_oid,
+    o.main_object_id,
+    o.receiver_id,
+  ];
   assert.equal(body.items.map(pick), [
     [related.id, '0077', '9003', '9003', withUid.id, 1],
     [plain.id, '1234', '9002', '9002', null, 1],
@@ -278,15 +345,25 @@ test('override OIDs are resolved: by UID, by account, and per related object', a
 });
 
 test('objects: filters, paging without duplicates or gaps, and visible receivers', async () => {
-  const made = Array.from({ length: 11 }, (_, i) => device(null, i === 0 || i === 3 ? '0042' : `A${i}`, i % 2 ? 2 : 1).id);
+  const made = Array.from(
+    { length: 11 },
+    (_, i) => device(null, i === 0 || i === 3 ? '0042' : `A${i}`, i % 2 ? 2 : 1).id,
+  );
   assert.equal((await walk('/api/objects?limit=4')).ids, [...made].reverse());
   const onTwo = made.filter((_, i) => i % 2).reverse();
   assert.equal((await walk('/api/objects?receiver=2&limit=2')).ids, onTwo);
   assert.equal(ids(await page('/api/objects?account=0042')), [made[3], made[0]]);
   const onOne = made.filter((_, i) => i % 2 === 0).reverse();
   assert.equal((await walk('/api/objects?limit=3', operator)).ids, onOne);
-  await expectResponse(await call(h, 'GET', '/api/objects?receiver=2', { token: operator }), 200, { items: [], next_cursor: null });
-  await expectResponse(await call(h, 'GET', '/api/objects?limit=1001', { token: admin }), 400, 'limit: must be an integer between 1 and 1000');
+  await expectResponse(await call(h, 'GET', '/api/objects?receiver=2', { token: operator }), 200, {
+    items: [],
+    next_cursor: null,
+  });
+  await expectResponse(
+    await call(h, 'GET', '/api/objects?limit=1001', { token: admin }),
+    400,
+    'limit: must be an integer between 1 and 1000',
+  );
 });
 
 test.run();

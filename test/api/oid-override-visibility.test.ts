@@ -26,8 +26,16 @@ test('a limited caller cannot override a device on an invisible receiver, by uid
   await expectResponse(await put(operator, { uid: 'B2B2', new_override_oid: '9999' }), 400, refused);
   await expectResponse(await put(operator, { uid: 'b2b2', new_override_oid: '9999' }), 400, refused);
   await expectResponse(await put(operator, { oid: '2222', new_override_oid: '9999' }), 400, refused);
-  await expectResponse(await put(operator, { uid: 'B2B2', related_oid: '8888', new_override_oid: '9999' }), 400, refused);
-  await expectResponse(await put(operator, { oid: '2222', related_oid: '8888', new_override_oid: '9999' }), 400, refused);
+  await expectResponse(
+    await put(operator, { uid: 'B2B2', related_oid: '8888', new_override_oid: '9999' }),
+    400,
+    refused,
+  );
+  await expectResponse(
+    await put(operator, { oid: '2222', related_oid: '8888', new_override_oid: '9999' }),
+    400,
+    refused,
+  );
   // An account also reported on an invisible receiver: the override would reach that device too.
   await expectResponse(await put(operator, { oid: '3333', new_override_oid: '9999' }), 400, refused);
   assert.equal(h.store.overrides.list(), []);
@@ -44,7 +52,9 @@ test('the answer does not reveal whether the device exists: unknown devices get 
 
 test('a limited caller can override devices on the receivers it sees', async () => {
   await expectResponse(await put(operator, { uid: 'A1A1', new_override_oid: '9001' }), 200, { success: true });
-  await expectResponse(await put(operator, { oid: '1111', related_oid: '7777', new_override_oid: '9002' }), 200, { success: true });
+  await expectResponse(await put(operator, { oid: '1111', related_oid: '7777', new_override_oid: '9002' }), 200, {
+    success: true,
+  });
   assert.is(h.store.overrides.resolve({ uid: 'A1A1', account: '1111' }, null), '9001');
   assert.is(h.store.overrides.resolve({ uid: 'A1A1', account: '1111' }, '7777'), '9002');
 });

@@ -61,27 +61,38 @@ test('UID is too long: more than 32 characters', async () => {
 });
 
 test('UID must be hexadecimal: a character outside 0-9 A-F', async () => {
-  for (const uid of ['XYZ', '0x1A', '12 34', '12-34', 'ABCDEFG', ' AB']) await rejects({ uid, new_override_oid: '12' }, 'UID must be hexadecimal');
+  for (const uid of ['XYZ', '0x1A', '12 34', '12-34', 'ABCDEFG', ' AB'])
+    await rejects({ uid, new_override_oid: '12' }, 'UID must be hexadecimal');
 });
 
 test('Invalid OID: oid used (no uid) and not 1..16 hex digits', async () => {
-  for (const oid of ['12G4', '1'.repeat(17), 1234, true, ' 12']) await rejects({ oid, new_override_oid: '12' }, 'Invalid OID');
+  for (const oid of ['12G4', '1'.repeat(17), 1234, true, ' 12'])
+    await rejects({ oid, new_override_oid: '12' }, 'Invalid OID');
   await rejects({ uid: '', oid: 'nothex', new_override_oid: '12' }, 'Invalid OID');
 });
 
 test('Invalid related_oid and Invalid new_override_oid', async () => {
-  for (const related_oid of ['XY', '1'.repeat(17), 42, false]) await rejects({ uid: 'AB', related_oid, new_override_oid: '12' }, 'Invalid related_oid');
-  for (const new_override_oid of ['XY', '1'.repeat(17), 42, true, ' 12']) await rejects({ uid: 'AB', new_override_oid }, 'Invalid new_override_oid');
+  for (const related_oid of ['XY', '1'.repeat(17), 42, false])
+    await rejects({ uid: 'AB', related_oid, new_override_oid: '12' }, 'Invalid related_oid');
+  for (const new_override_oid of ['XY', '1'.repeat(17), 42, true, ' 12'])
+    await rejects({ uid: 'AB', new_override_oid }, 'Invalid new_override_oid');
 });
 
 test('rule 1: with a uid, oid is ignored entirely, even when it is invalid', async () => {
-  await expectResponse(await put({ uid: 'a1b2', oid: 'not hex at all', new_override_oid: '9abc' }), 200, { success: true });
-  assert.equal(h.store.overrides.list().map((o) => [o.matchKind, o.matchValue, o.relatedOid, o.overrideOid]), [['uid', 'A1B2', null, '9ABC']]);
+  await expectResponse(await put({ uid: 'a1b2', oid: 'not hex at all', new_override_oid: '9abc' }), 200, {
+    success: true,
+  });
+  assert.equal(
+    h.store.overrides.list().map((o) => [o.matchKind, o.matchValue, o.relatedOid, o.overrideOid]),
+    [['uid', 'A1B2', null, '9ABC']],
+  );
 });
 
 test('rule 2: oid is used when uid is empty or null; related_oid targets the related object; all stored upper-case', async () => {
   await expectResponse(await put({ uid: '', oid: '00ab', new_override_oid: '1' }), 200, { success: true });
-  await expectResponse(await put({ uid: null, oid: '00ab', related_oid: 'c1', new_override_oid: 'ff01' }), 200, { success: true });
+  await expectResponse(await put({ uid: null, oid: '00ab', related_oid: 'c1', new_override_oid: 'ff01' }), 200, {
+    success: true,
+  });
   await expectResponse(await put({ oid: '00AB', related_oid: '', new_override_oid: '2' }), 200, { success: true });
   assert.equal(
     h.store.overrides.list().map((o) => [o.matchKind, o.matchValue, o.relatedOid, o.overrideOid]),
@@ -98,7 +109,9 @@ test('a numeric uid is its value in hex', async () => {
 });
 
 test('the override persists across a store reopen', async () => {
-  await expectResponse(await put({ uid: '00A1B2C3D4', related_oid: '0042', new_override_oid: '9001' }), 200, { success: true });
+  await expectResponse(await put({ uid: '00A1B2C3D4', related_oid: '0042', new_override_oid: '9001' }), 200, {
+    success: true,
+  });
   await h.store.stop();
   const reopened = new Store(h.dbPath, silentLogger);
   await reopened.start();
@@ -121,7 +134,11 @@ test('503 Database is not ready when the store is closed or read-only; bad input
   await readonly.start();
   try {
     const app = createApp({ ...h.deps, store: readonly });
-    const res = await app.request('/api/oid-override', { method: 'PUT', headers: { Authorization: `Bearer ${admin}` }, body: '{"oid":"12","new_override_oid":"34"}' });
+    const res = await app.request('/api/oid-override', {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${admin}` },
+      body: '{"oid":"12","new_override_oid":"34"}',
+    });
     await expectResponse(res, 503, { error: 'Database is not ready' });
   } finally {
     await readonly.stop();
@@ -131,7 +148,9 @@ test('503 Database is not ready when the store is closed or read-only; bad input
 test('401, 403 and 405 of oid-override are JSON', async () => {
   await expectResponse(await call(h, 'PUT', '/api/oid-override', { body: {} }), 401, { error: 'NOT_LOGGED_IN' });
   const viewer = await h.token(3);
-  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: viewer, body: {} }), 403, { error: 'FORBIDDEN' });
+  await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: viewer, body: {} }), 403, {
+    error: 'FORBIDDEN',
+  });
   const res = await call(h, 'GET', '/api/oid-override', { token: admin });
   assert.is(res.headers.get('allow'), 'PUT');
   await expectResponse(res, 405, { error: 'Method Not Allowed' });

@@ -24,7 +24,11 @@ import { createWebHarness, type WebHarness } from '../web/web-harness.js';
 import { ADMIN, call } from './harness.js';
 
 const LAN_CLIENT = '127.0.0.2';
-const PAIR = createSelfSignedCertificate({ commonName: 'localhost', altNames: ['localhost', '127.0.0.1'], validDays: 1 });
+const PAIR = createSelfSignedCertificate({
+  commonName: 'localhost',
+  altNames: ['localhost', '127.0.0.1'],
+  validDays: 1,
+});
 
 interface Answer {
   status: number;
@@ -32,17 +36,28 @@ interface Answer {
   body: string;
 }
 
-function get(url: string, options: { method?: string; from?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+function get(
+  url: string,
+  options: { method?: string; from?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const req = send(
       target,
-      { method: options.method ?? 'GET', headers: options.headers ?? {}, ...(options.from ? { localAddress: options.from } : {}), rejectUnauthorized: false, agent: false },
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers ?? {},
+        ...(options.from ? { localAddress: options.from } : {}),
+        rejectUnauthorized: false,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
     req.on('error', reject);
@@ -99,28 +114,50 @@ test('a LAN browser reading a page over plain HTTP is sent to the same path over
 test('LAN API calls and form posts over plain HTTP are refused before any route: 403 HTTPS_REQUIRED', async () => {
   const token = await h.token(ADMIN.id);
   const cases: Array<[string, string, Record<string, string>, string | undefined]> = [
-    ['POST', '/api/login', { 'content-type': 'application/json' }, JSON.stringify({ login: ADMIN.login, password: ADMIN.password })],
+    [
+      'POST',
+      '/api/login',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ login: ADMIN.login, password: ADMIN.password }),
+    ],
     ['GET', '/api/settings', { authorization: `Bearer ${token}` }, undefined],
     ['GET', '/health', {}, undefined],
     ['GET', '/metrics', {}, undefined],
-    ['POST', '/login', { 'content-type': 'application/x-www-form-urlencoded' }, `login=admin&password=${ADMIN.password}`],
+    [
+      'POST',
+      '/login',
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      `login=admin&password=${ADMIN.password}`,
+    ],
   ];
   for (const [method, path, headers, body] of cases) {
-    const res = await get(`${http}${path}`, { from: LAN_CLIENT, method, headers, ...(body !== undefined ? { body } : {}) });
+    const res = await get(`${http}${path}`, {
+      from: LAN_CLIENT,
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
     assert.is(res.status, 403, `${method} ${path}`);
     assert.is(res.headers['content-type'], 'text/plain; charset=UTF-8');
     assert.is(res.body, HTTPS_REQUIRED);
   }
   // The same over HTTPS works.
   const login = await get(`https://127.0.0.1:${httpsPort}/api/login`, {
-    from: LAN_CLIENT, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: ADMIN.login, password: ADMIN.password }),
+    from: LAN_CLIENT,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: ADMIN.login, password: ADMIN.password }),
   });
   assert.is(login.status, 200);
 });
 
 test('the box itself keeps plain HTTP: page, login and API from loopback', async () => {
   assert.is((await get(`${http}/login`)).status, 200);
-  const login = await get(`${http}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: ADMIN.login, password: ADMIN.password }) });
+  const login = await get(`${http}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: ADMIN.login, password: ADMIN.password }),
+  });
   assert.is(login.status, 200);
   assert.is((await get(`${http}/health`)).status, 200);
 });
@@ -130,7 +167,10 @@ test('api.allow_plain_http true serves the LAN over plain HTTP, from the next re
   const put = await call(h, 'PUT', '/api/settings', { token, body: { api: { allow_plain_http: true } } });
   assert.is(put.status, 200, await put.text());
   assert.is((await get(`${http}/login`, { from: LAN_CLIENT })).status, 200);
-  assert.is((await get(`${http}/api/settings`, { from: LAN_CLIENT, headers: { authorization: `Bearer ${token}` } })).status, 200);
+  assert.is(
+    (await get(`${http}/api/settings`, { from: LAN_CLIENT, headers: { authorization: `Bearer ${token}` } })).status,
+    200,
+  );
 });
 
 test('api.allow_plain_http takes booleans only; a bad value changes nothing', async () => {
@@ -145,17 +185,24 @@ test('api.allow_plain_http takes booleans only; a bad value changes nothing', as
 
 test('without a running HTTPS listener a LAN page read is refused, not redirected nowhere', async () => {
   const gate = plainHttpGate(() => new Response('served'), { allowPlainHttp: () => false, httpsPort: () => null });
-  const res = await gate(new Request('http://box:8080/events'), { incoming: { socket: { remoteAddress: '192.0.2.5' } } });
+  const res = await gate(new Request('http://box:8080/events'), {
+    incoming: { socket: { remoteAddress: '192.0.2.5' } },
+  });
   assert.is(res.status, 403);
   assert.is(await res.text(), HTTPS_REQUIRED);
   for (const local of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1']) assert.ok(isLoopback(local), local);
-  for (const lan of ['192.0.2.5', '::ffff:192.0.2.5', 'fe80::1', undefined]) assert.not.ok(isLoopback(lan), String(lan));
+  for (const lan of ['192.0.2.5', '::ffff:192.0.2.5', 'fe80::1', undefined])
+    assert.not.ok(isLoopback(lan), String(lan));
 });
 
 test('the real gateway with default settings: plain HTTP on the box (README quick start), HTTPS for the LAN', async () => {
   const dir = tempDir();
   const gateway = new Gateway({
-    dataDir: dir.path, httpPort: await freePort(), httpsPort: await freePort(), host: '127.0.0.1', logger: silentLogger,
+    dataDir: dir.path,
+    httpPort: await freePort(),
+    httpsPort: await freePort(),
+    host: '127.0.0.1',
+    logger: silentLogger,
     isLocalClient: (address) => address === '127.0.0.1',
   });
   await gateway.start();
@@ -164,12 +211,26 @@ test('the real gateway with default settings: plain HTTP on the box (README quic
     const base = `http://127.0.0.1:${gateway.apiPorts().http}`;
     assert.is((await get(`${base}/login`)).status, 200);
     const [name, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
-    const login = await get(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: name, password }) });
+    const login = await get(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: name, password }),
+    });
     assert.is(login.status, 200);
     const lan = await get(`${base}/login`, { from: LAN_CLIENT });
     assert.is(lan.status, 307);
     assert.is(lan.headers.location, `https://127.0.0.1:${gateway.apiPorts().https}/login`);
-    assert.is((await get(`${base}/api/login`, { from: LAN_CLIENT, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).body, HTTPS_REQUIRED);
+    assert.is(
+      (
+        await get(`${base}/api/login`, {
+          from: LAN_CLIENT,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        })
+      ).body,
+      HTTPS_REQUIRED,
+    );
     const secure = await get(`https://127.0.0.1:${gateway.apiPorts().https}/login`, { from: LAN_CLIENT });
     assert.is(secure.status, 200);
   } finally {

@@ -12,8 +12,16 @@ test.after.each(async () => {
 
 test('GET /api/serial-ports needs a token and the settings scope', async () => {
   await expectResponse(await call(h, 'GET', '/api/serial-ports'), 401, 'NOT_LOGGED_IN');
-  await expectResponse(await call(h, 'GET', '/api/serial-ports', { token: await h.token(VIEWER.id) }), 403, 'FORBIDDEN');
-  await expectResponse(await call(h, 'POST', '/api/serial-ports', { token: await h.token(ADMIN.id) }), 405, 'Method Not Allowed');
+  await expectResponse(
+    await call(h, 'GET', '/api/serial-ports', { token: await h.token(VIEWER.id) }),
+    403,
+    'FORBIDDEN',
+  );
+  await expectResponse(
+    await call(h, 'POST', '/api/serial-ports', { token: await h.token(ADMIN.id) }),
+    405,
+    'Method Not Allowed',
+  );
 });
 
 test('GET /api/serial-ports lists each device once with its by-id names, and who the settings say uses it', async () => {

@@ -13,7 +13,10 @@ let admin: string;
 test.before.each(async () => {
   h = await createHarness();
   admin = await h.token(ADMIN.id);
-  const seeded = await call(h, 'PUT', '/api/settings', { token: admin, body: { database: { enabled: true, sqlhost: 'db.example', sqlpass: STORED } } });
+  const seeded = await call(h, 'PUT', '/api/settings', {
+    token: admin,
+    body: { database: { enabled: true, sqlhost: 'db.example', sqlpass: STORED } },
+  });
   assert.is(seeded.status, 200);
 });
 test.after.each(async () => {
@@ -21,10 +24,15 @@ test.after.each(async () => {
 });
 
 test('the masked password with another sqlhost is 400 on database.sqlpass and nothing changes', async () => {
-  const view = (await (await call(h, 'GET', '/api/settings', { token: admin })).json()) as { database: Record<string, unknown> };
+  const view = (await (await call(h, 'GET', '/api/settings', { token: admin })).json()) as {
+    database: Record<string, unknown>;
+  };
   assert.is(view.database.sqlpass, '********');
   const before = h.store.settings.load();
-  const res = await call(h, 'PUT', '/api/settings', { token: admin, body: { database: { ...view.database, sqlhost: 'attacker.example' } } });
+  const res = await call(h, 'PUT', '/api/settings', {
+    token: admin,
+    body: { database: { ...view.database, sqlhost: 'attacker.example' } },
+  });
   await expectResponse(
     res,
     400,
@@ -36,9 +44,15 @@ test('the masked password with another sqlhost is 400 on database.sqlpass and no
 });
 
 test('with the password typed again the new host is accepted', async () => {
-  const res = await call(h, 'PUT', '/api/settings', { token: admin, body: { database: { sqlhost: 'db2.example', sqlpass: 'Typed-Again-3' } } });
+  const res = await call(h, 'PUT', '/api/settings', {
+    token: admin,
+    body: { database: { sqlhost: 'db2.example', sqlpass: 'Typed-Again-3' } },
+  });
   await expectResponse(res, 200, { success: true });
-  assert.equal([h.settings.current().database.sqlhost, h.settings.current().database.sqlpass], ['db2.example', 'Typed-Again-3']);
+  assert.equal(
+    [h.settings.current().database.sqlhost, h.settings.current().database.sqlpass],
+    ['db2.example', 'Typed-Again-3'],
+  );
 });
 
 test.run();

@@ -32,7 +32,11 @@ test('a character device as private_key is refused at once without reading it (n
   await expectResponse(await put({ api: { private_key: '/dev/zero' } }), 400, 'api.private_key: is not a regular file');
   assert.ok(Date.now() - started < 1000, 'answered within a second');
   assert.ok(process.memoryUsage().rss - rssBefore < 32 * 1024 * 1024, 'RSS grew by less than 32 MiB');
-  await expectResponse(await put({ api: { public_key: '/dev/urandom' } }), 400, 'api.public_key: is not a regular file');
+  await expectResponse(
+    await put({ api: { public_key: '/dev/urandom' } }),
+    400,
+    'api.public_key: is not a regular file',
+  );
 });
 
 test('a FIFO as private_key is refused at once and later settings changes still work', async () => {
@@ -48,7 +52,11 @@ test('a FIFO as private_key is refused at once and later settings changes still 
 test('a regular file larger than the PEM bound is refused without being parsed', async () => {
   const big = join(dir.path, 'big.pem');
   writeFileSync(big, `-----BEGIN PRIVATE KEY-----\n${'A'.repeat(MAX_PEM_BYTES)}\n-----END PRIVATE KEY-----\n`);
-  await expectResponse(await put({ api: { private_key: big } }), 400, `api.private_key: is larger than ${MAX_PEM_BYTES} bytes, not a PEM file`);
+  await expectResponse(
+    await put({ api: { private_key: big } }),
+    400,
+    `api.private_key: is larger than ${MAX_PEM_BYTES} bytes, not a PEM file`,
+  );
   assert.is(h.settings.current().api.private_key, '');
 });
 
@@ -57,10 +65,21 @@ test('a value nested 10,000 levels deep is a 400 naming the field path, not a 50
   const res = await call(h, 'PUT', '/api/settings', { token: admin, raw: deep });
   await expectResponse(res, 400, `general.x${'[0]'.repeat(9)}: nested more than 10 levels deep`);
   const objects = `{"receivers":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
-  await expectResponse(await call(h, 'PUT', '/api/settings', { token: admin, raw: objects }), 400, `receivers${'.a'.repeat(10)}: nested more than 10 levels deep`);
-  assert.equal(h.logs.filter((l) => / ERROR /.test(l)), []);
+  await expectResponse(
+    await call(h, 'PUT', '/api/settings', { token: admin, raw: objects }),
+    400,
+    `receivers${'.a'.repeat(10)}: nested more than 10 levels deep`,
+  );
+  assert.equal(
+    h.logs.filter((l) => / ERROR /.test(l)),
+    [],
+  );
   // The deepest real field still works.
-  const users = h.settings.current().users.map(({ password_hash: _h, ...u }) => (u.id === 2 ? { ...u, visible_receivers: { all: false, custom: [1, 2] } } : u));
+  const users = h.settings
+    .current()
+    .users.map(({ password_hash: _h, ...u }) =>
+      u.id === 2 ? { ...u, visible_receivers: { all: false, custom: [1, 2] } } : u,
+    );
   await expectResponse(await put({ users }), 200, { success: true });
 });
 

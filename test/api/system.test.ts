@@ -54,10 +54,19 @@ function get(path: string, token: string | null, headers: Record<string, string>
   return fetch(`${base}${path}`, { headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers } });
 }
 
-function upload(path: string, token: string | null, body: Uint8Array | null, headers: Record<string, string> = {}): Promise<Response> {
+function upload(
+  path: string,
+  token: string | null,
+  body: Uint8Array | null,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${base}${path}`, {
     method: 'POST',
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), 'Content-Type': 'application/octet-stream', ...headers },
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      'Content-Type': 'application/octet-stream',
+      ...headers,
+    },
     ...(body ? { body } : {}),
   });
 }
@@ -72,7 +81,9 @@ async function download(query = ''): Promise<{ res: Response; bytes: Buffer; chu
 }
 
 function dataDirLeftovers(): string[] {
-  return readdirSync(h.dataDir).filter((name) => name.startsWith('.restore') || name === PENDING_DIR || name.startsWith('.backup'));
+  return readdirSync(h.dataDir).filter(
+    (name) => name.startsWith('.restore') || name === PENDING_DIR || name.startsWith('.backup'),
+  );
 }
 
 test('a backup downloaded as a stream restores onto another data dir with the same settings and users', async () => {
@@ -89,7 +100,12 @@ test('a backup downloaded as a stream restores onto another data dir with the sa
   const other = tempDir('vigil-restored-');
   try {
     writeFileSync(join(other.path, 'box.vbk'), bytes);
-    const header = await stageRestore({ dataDir: other.path, file: join(other.path, 'box.vbk'), passphrase: PASSPHRASE, newIdentity: false });
+    const header = await stageRestore({
+      dataDir: other.path,
+      file: join(other.path, 'box.vbk'),
+      passphrase: PASSPHRASE,
+      newIdentity: false,
+    });
     assert.is(header.instance_name, 'site-7');
     assert.is(header.app_version, '9.9.9-test');
     assert.is(header.journal, false);
@@ -97,8 +113,14 @@ test('a backup downloaded as a stream restores onto another data dir with the sa
     const store = new Store(join(other.path, 'vigil.db'), silentLogger, undefined, { readonly: true });
     await store.start();
     try {
-      const settings = JSON.parse(JSON.stringify(store.settings.load())) as { users: Array<{ login: string }>; api: { api_jwt_secret: string } };
-      assert.equal(settings.users.map((u) => u.login), ['admin', 'operator', 'viewer']);
+      const settings = JSON.parse(JSON.stringify(store.settings.load())) as {
+        users: Array<{ login: string }>;
+        api: { api_jwt_secret: string };
+      };
+      assert.equal(
+        settings.users.map((u) => u.login),
+        ['admin', 'operator', 'viewer'],
+      );
       assert.is(settings.api.api_jwt_secret, h.settings.current().api.api_jwt_secret);
       assert.equal(store.grants.get(VIEWER.id), ['system_update']);
       assert.is(store.overrides.resolve({ account: '1234' }, null), '9002');
@@ -115,34 +137,70 @@ test('?journal=1 puts the journal in the backup; a bad flag is 400', async () =>
   const other = tempDir('vigil-restored-');
   try {
     writeFileSync(join(other.path, 'box.vbk'), bytes);
-    assert.is((await stageRestore({ dataDir: other.path, file: join(other.path, 'box.vbk'), passphrase: PASSPHRASE, newIdentity: false })).journal, true);
+    assert.is(
+      (
+        await stageRestore({
+          dataDir: other.path,
+          file: join(other.path, 'box.vbk'),
+          passphrase: PASSPHRASE,
+          newIdentity: false,
+        })
+      ).journal,
+      true,
+    );
   } finally {
     other.remove();
   }
-  await expectResponse(await get('/api/system/backup?journal=yes', granted, { [HEADER]: PASSPHRASE }), 400, 'journal: must be 1 or 0');
+  await expectResponse(
+    await get('/api/system/backup?journal=yes', granted, { [HEADER]: PASSPHRASE }),
+    400,
+    'journal: must be 1 or 0',
+  );
 });
 
 test('a caller hanging up mid-download stops the backup and removes its snapshot', async () => {
   // About 40 MB of journal: far more than loopback's socket buffers hold, so the writer must wait for the reader.
   const raw = randomBytes(2048);
   for (let batch = 0; batch < 20; batch++) {
-    h.store.events.append(Array.from({ length: 1000 }, (_, i) => ({
-      receivedAt: START, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: String(1000 + i),
-      protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
-      raw: raw.subarray(0, 1024 + ((batch * 1000 + i) % 1024)),
-    })));
+    h.store.events.append(
+      Array.from({ length: 1000 }, (_, i) => ({
+        receivedAt: START,
+        receiverId: 1,
+        receiverKind: 'tcp',
+        transport: 'tcp',
+        remoteAddress: '198.51.100.7',
+        account: String(1000 + i),
+        protocol: 'SIA-DCS',
+        encrypted: false,
+        eventClass: 'alarm',
+        qualifier: 'E',
+        code: 'BA',
+        groupNo: '01',
+        zoneNo: '005',
+        raw: raw.subarray(0, 1024 + ((batch * 1000 + i) % 1024)),
+      })),
+    );
   }
   const abort = new AbortController();
-  const res = await fetch(`${base}/api/system/backup?journal=1`, { headers: { Authorization: `Bearer ${granted}`, [HEADER]: PASSPHRASE }, signal: abort.signal });
+  const res = await fetch(`${base}/api/system/backup?journal=1`, {
+    headers: { Authorization: `Bearer ${granted}`, [HEADER]: PASSPHRASE },
+    signal: abort.signal,
+  });
   assert.is(res.status, 200);
   const reader = res.body!.getReader();
   await reader.read();
   abort.abort();
   const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline && !(h.logs.some((l) => l.includes('backup download failed')) && dataDirLeftovers().length === 0)) {
+  while (
+    Date.now() < deadline &&
+    !(h.logs.some((l) => l.includes('backup download failed')) && dataDirLeftovers().length === 0)
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  assert.ok(h.logs.some((l) => l.includes('backup download failed') && l.includes('cancelled')), 'the backup stopped');
+  assert.ok(
+    h.logs.some((l) => l.includes('backup download failed') && l.includes('cancelled')),
+    'the backup stopped',
+  );
   assert.equal(dataDirLeftovers(), [], 'its snapshot is removed');
 });
 
@@ -150,7 +208,11 @@ test('a backup that cannot be made at all is 500 E_3, not a 200 with an empty fi
   const empty = tempDir('vigil-nodata-');
   try {
     const broken = createApp({ ...h.deps, system: { ...h.deps.system!, dataDir: empty.path } });
-    const res = await broken.request('/api/system/backup', { headers: { Authorization: `Bearer ${granted}`, [HEADER]: PASSPHRASE } }, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+    const res = await broken.request(
+      '/api/system/backup',
+      { headers: { Authorization: `Bearer ${granted}`, [HEADER]: PASSPHRASE } },
+      { incoming: { socket: { remoteAddress: '192.0.2.10' } } },
+    );
     await expectResponse(res, 500, 'E_3');
     assert.ok(h.logs.some((l) => l.includes('backup download failed')));
   } finally {
@@ -159,11 +221,26 @@ test('a backup that cannot be made at all is 500 E_3, not a 200 with an empty fi
 });
 
 test('the passphrase is never read from the URL, and a short one is refused before anything is made', async () => {
-  await expectResponse(await get(`/api/system/backup?passphrase=${encodeURIComponent(PASSPHRASE)}`, granted), 400, 'passphrase: unknown parameter');
-  await expectResponse(await get('/api/system/backup', granted), 400, 'BAD_PASSPHRASE: the passphrase must be at least 12 characters');
-  await expectResponse(await get('/api/system/backup', granted, { [HEADER]: 'short' }), 400, 'BAD_PASSPHRASE: the passphrase must be at least 12 characters');
+  await expectResponse(
+    await get(`/api/system/backup?passphrase=${encodeURIComponent(PASSPHRASE)}`, granted),
+    400,
+    'passphrase: unknown parameter',
+  );
+  await expectResponse(
+    await get('/api/system/backup', granted),
+    400,
+    'BAD_PASSPHRASE: the passphrase must be at least 12 characters',
+  );
+  await expectResponse(
+    await get('/api/system/backup', granted, { [HEADER]: 'short' }),
+    400,
+    'BAD_PASSPHRASE: the passphrase must be at least 12 characters',
+  );
   assert.equal(dataDirLeftovers(), []);
-  assert.not.ok(h.logs.some((line) => line.includes(PASSPHRASE)), 'the passphrase is in no log line');
+  assert.not.ok(
+    h.logs.some((line) => line.includes(PASSPHRASE)),
+    'the passphrase is in no log line',
+  );
 });
 
 test('an uploaded backup is checked whole and staged for the next start; GET /api/system shows it', async () => {
@@ -173,7 +250,14 @@ test('an uploaded backup is checked whole and staged for the next start; GET /ap
   assert.is(res.status, 200);
   assert.equal(body, {
     success: true,
-    backup: { app_version: '9.9.9-test', schema_version: (body.backup as { schema_version: number }).schema_version, instance_id: '', instance_name: 'site-7', created_at: '2026-01-01T12:00:00.000Z', journal: false },
+    backup: {
+      app_version: '9.9.9-test',
+      schema_version: (body.backup as { schema_version: number }).schema_version,
+      instance_id: '',
+      instance_name: 'site-7',
+      created_at: '2026-01-01T12:00:00.000Z',
+      journal: false,
+    },
     new_identity: false,
     applied_at: 'next start',
   });
@@ -185,7 +269,11 @@ test('an uploaded backup is checked whole and staged for the next start; GET /ap
 
 test('a wrong passphrase, a damaged file, an empty body and a short passphrase are refused with their reason; nothing staged', async () => {
   const { bytes } = await download();
-  await expectResponse(await upload('/api/system/restore', granted, bytes, { [HEADER]: 'not the right passphrase' }), 400, 'BAD_PASSPHRASE: wrong passphrase for this backup');
+  await expectResponse(
+    await upload('/api/system/restore', granted, bytes, { [HEADER]: 'not the right passphrase' }),
+    400,
+    'BAD_PASSPHRASE: wrong passphrase for this backup',
+  );
   const damaged = Buffer.from(bytes);
   damaged[damaged.length - 40]! ^= 0x01;
   await expectResponse(
@@ -196,8 +284,16 @@ test('a wrong passphrase, a damaged file, an empty body and a short passphrase a
   const cut = await upload('/api/system/restore', granted, bytes.subarray(0, 20), { [HEADER]: PASSPHRASE });
   assert.is(cut.status, 400);
   assert.match(await cut.text(), /^BAD_BACKUP: /);
-  await expectResponse(await upload('/api/system/restore', granted, null, { [HEADER]: PASSPHRASE }), 400, 'BAD_BACKUP: no backup file was sent');
-  await expectResponse(await upload('/api/system/restore', granted, bytes, { [HEADER]: 'short' }), 400, 'BAD_PASSPHRASE: the passphrase must be at least 12 characters');
+  await expectResponse(
+    await upload('/api/system/restore', granted, null, { [HEADER]: PASSPHRASE }),
+    400,
+    'BAD_BACKUP: no backup file was sent',
+  );
+  await expectResponse(
+    await upload('/api/system/restore', granted, bytes, { [HEADER]: 'short' }),
+    400,
+    'BAD_PASSPHRASE: the passphrase must be at least 12 characters',
+  );
   assert.equal(dataDirLeftovers(), [], 'no staged restore, no uploaded file left');
   const system = (await (await get('/api/system', granted)).json()) as { restore_pending: unknown };
   assert.is(system.restore_pending, null);
@@ -211,7 +307,11 @@ test('an upload past the size bound is 413 and one that would leave the journal 
   };
   await stop();
   await serveApp(createApp({ ...h.deps, system: { ...h.deps.system!, uploadLimits: { maxBytes: 1024 } } }));
-  await expectResponse(await upload('/api/system/restore', granted, bytes, { [HEADER]: PASSPHRASE }), 413, 'Payload Too Large');
+  await expectResponse(
+    await upload('/api/system/restore', granted, bytes, { [HEADER]: PASSPHRASE }),
+    413,
+    'Payload Too Large',
+  );
   // Without Content-Length (chunked): the service's own count refuses it.
   const chunked = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -237,10 +337,21 @@ test('an upload past the size bound is 413 and one that would leave the journal 
 });
 
 test('401 without a token, 403 with every record scope but no grant, on every system path; nothing made or staged', async () => {
-  for (const [method, path] of [['GET', '/api/system'], ['GET', '/api/system/backup'], ['POST', '/api/system/restore'], ['POST', '/api/system/restart']] as const) {
-    const anonymous = method === 'GET' ? await get(path, null, { [HEADER]: PASSPHRASE }) : await upload(path, null, Buffer.from('x'), { [HEADER]: PASSPHRASE });
+  for (const [method, path] of [
+    ['GET', '/api/system'],
+    ['GET', '/api/system/backup'],
+    ['POST', '/api/system/restore'],
+    ['POST', '/api/system/restart'],
+  ] as const) {
+    const anonymous =
+      method === 'GET'
+        ? await get(path, null, { [HEADER]: PASSPHRASE })
+        : await upload(path, null, Buffer.from('x'), { [HEADER]: PASSPHRASE });
     await expectResponse(anonymous, 401, 'NOT_LOGGED_IN');
-    const refused = method === 'GET' ? await get(path, admin, { [HEADER]: PASSPHRASE }) : await upload(path, admin, Buffer.from('x'), { [HEADER]: PASSPHRASE });
+    const refused =
+      method === 'GET'
+        ? await get(path, admin, { [HEADER]: PASSPHRASE })
+        : await upload(path, admin, Buffer.from('x'), { [HEADER]: PASSPHRASE });
     await expectResponse(refused, 403, 'FORBIDDEN');
   }
   // An installer token minted with the scope (vigil token --scopes system_update) gets in.
@@ -253,11 +364,19 @@ test('401 without a token, 403 with every record scope but no grant, on every sy
 test('system_update is granted by an administrator and can never be written into a user record', async () => {
   const users = h.settings.publicView() as { users: Array<Record<string, unknown>> };
   const withScope = users.users.map((u) => (u.id === VIEWER.id ? { ...u, scopes: ['events', 'system_update'] } : u));
-  const put = await fetch(`${base}/api/settings`, { method: 'PUT', headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ users: withScope }) });
+  const put = await fetch(`${base}/api/settings`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ users: withScope }),
+  });
   assert.is(put.status, 400);
   assert.is(await put.text(), 'users[2].scopes[1]: must be one of "settings", "users", "events" or "objects"');
   assert.equal(h.settings.current().users.find((u) => u.id === VIEWER.id)!.scopes, ['events']);
-  const grant = await fetch(`${base}/api/users/${ADMIN.id}/grants`, { method: 'PUT', headers: { Authorization: `Bearer ${admin}` }, body: JSON.stringify({ scopes: ['system_update', 'device_control'] }) });
+  const grant = await fetch(`${base}/api/users/${ADMIN.id}/grants`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${admin}` },
+    body: JSON.stringify({ scopes: ['system_update', 'device_control'] }),
+  });
   await expectResponse(grant, 200, { user_id: ADMIN.id, scopes: ['device_control', 'system_update'] });
   // The admin's token predates the grant: still refused; a new login carries it.
   await expectResponse(await get('/api/system', admin), 403, 'FORBIDDEN');
@@ -265,7 +384,11 @@ test('system_update is granted by an administrator and can never be written into
 });
 
 test('GET /api/system reports what exists and no slots; the wrong method is 405 with Allow', async () => {
-  h.health.report('last-run', 'system', 'ok', 'clean stop: stopped cleanly', { how: 'clean stop', at: START - 60_000, rebooted: false });
+  h.health.report('last-run', 'system', 'ok', 'clean stop: stopped cleanly', {
+    how: 'clean stop',
+    at: START - 60_000,
+    rebooted: false,
+  });
   h.health.report('storage', 'storage', 'ok', null, { free_mib: 2048, total_mib: 4096, trouble_below_mib: 64 });
   h.store.meta.set('instance_id', '6f1c2a4e-0000-4000-8000-000000000001');
   await expectResponse(await get('/api/system', granted), 200, {
@@ -273,16 +396,27 @@ test('GET /api/system reports what exists and no slots; the wrong method is 405 
     instance_id: '6f1c2a4e-0000-4000-8000-000000000001',
     instance_name: 'site-7',
     started_at: new Date(START - 3_600_500).toISOString(),
-    last_run: { detail: 'clean stop: stopped cleanly', how: 'clean stop', at: new Date(START - 60_000).toISOString(), rebooted: false },
+    last_run: {
+      detail: 'clean stop: stopped cleanly',
+      how: 'clean stop',
+      at: new Date(START - 60_000).toISOString(),
+      rebooted: false,
+    },
     data_free_mib: 2048,
     restore_pending: null,
     restart_available: true,
     slots: null,
   });
-  const head = await fetch(`${base}/api/system/backup`, { method: 'HEAD', headers: { Authorization: `Bearer ${granted}` } });
+  const head = await fetch(`${base}/api/system/backup`, {
+    method: 'HEAD',
+    headers: { Authorization: `Bearer ${granted}` },
+  });
   assert.is(head.status, 405);
   assert.is(head.headers.get('allow'), 'GET');
-  const put = await fetch(`${base}/api/system/restore`, { method: 'PUT', headers: { Authorization: `Bearer ${granted}` } });
+  const put = await fetch(`${base}/api/system/restore`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${granted}` },
+  });
   assert.is(put.status, 405);
   assert.is(put.headers.get('allow'), 'POST');
 });
@@ -294,7 +428,11 @@ test('restart: the gateway is asked to stop once the answer is sent; refused wit
   assert.is(h.stops.count, 1);
 
   const fresh = createApp({ ...h.deps, startedAt: h.clock.now() - 60_000 });
-  const res = await fresh.request('/api/system/restart', { method: 'POST', headers: { Authorization: `Bearer ${granted}` } }, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+  const res = await fresh.request(
+    '/api/system/restart',
+    { method: 'POST', headers: { Authorization: `Bearer ${granted}` } },
+    { incoming: { socket: { remoteAddress: '192.0.2.10' } } },
+  );
   assert.is(res.status, 409);
   assert.is(res.headers.get('content-type'), TEXT);
   assert.is(res.headers.get('retry-after'), '120');
@@ -304,7 +442,11 @@ test('restart: the gateway is asked to stop once the answer is sent; refused wit
 
   const { system: _without, ...rest } = h.deps;
   const unsupervised = createApp({ ...rest, system: { dataDir: h.dataDir, instanceId: () => null } });
-  const off = await unsupervised.request('/api/system/restart', { method: 'POST', headers: { Authorization: `Bearer ${granted}` } }, { incoming: { socket: { remoteAddress: '192.0.2.10' } } });
+  const off = await unsupervised.request(
+    '/api/system/restart',
+    { method: 'POST', headers: { Authorization: `Bearer ${granted}` } },
+    { incoming: { socket: { remoteAddress: '192.0.2.10' } } },
+  );
   assert.is(off.status, 503);
 });
 

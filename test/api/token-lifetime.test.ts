@@ -37,7 +37,10 @@ test('a password change ends every token issued before it; a login afterwards wo
   const admin = await login(ADMIN);
   const before = await login(OPERATOR);
   assert.is((await call(h, 'GET', '/api/status', { token: before })).status, 200);
-  await putUsers(admin, users((u) => (u.id === OPERATOR.id ? { ...u, password: 'changed-pass-1' } : u)));
+  await putUsers(
+    admin,
+    users((u) => (u.id === OPERATOR.id ? { ...u, password: 'changed-pass-1' } : u)),
+  );
   await expectResponse(await call(h, 'GET', '/api/status', { token: before }), 401, 'NOT_LOGGED_IN');
   // Same second, same clock: the new token is valid (no iat floor that would refuse it).
   const after = await login({ login: OPERATOR.login, password: 'changed-pass-1' });
@@ -48,7 +51,10 @@ test('a password change ends every token issued before it; a login afterwards wo
 
 test('an admin changing their own password ends their own earlier token too', async () => {
   const admin = await login(ADMIN);
-  await putUsers(admin, users((u) => (u.id === ADMIN.id ? { ...u, password: 'new-admin-pass' } : u)));
+  await putUsers(
+    admin,
+    users((u) => (u.id === ADMIN.id ? { ...u, password: 'new-admin-pass' } : u)),
+  );
   await expectResponse(await call(h, 'GET', '/api/settings', { token: admin }), 401, 'NOT_LOGGED_IN');
 });
 
@@ -56,7 +62,10 @@ test('a user id deleted and re-created does not inherit the tokens of the delete
   const admin = await login(ADMIN);
   const old = await login(OPERATOR);
   const operator = h.settings.current().users.find((u) => u.id === OPERATOR.id)!;
-  await putUsers(admin, users((u) => (u.id === OPERATOR.id ? null : u)));
+  await putUsers(
+    admin,
+    users((u) => (u.id === OPERATOR.id ? null : u)),
+  );
   const { password_hash: _hash, ...again } = operator;
   await putUsers(admin, [...users((u) => u), { ...again, login: 'someone-else', password: 'another-pass-1' }]);
   await expectResponse(await call(h, 'GET', '/api/status', { token: old }), 401, 'NOT_LOGGED_IN');
@@ -67,14 +76,20 @@ test('a user id deleted and re-created does not inherit the tokens of the delete
 test('changing scopes or visible receivers (no password) keeps the tokens', async () => {
   const admin = await login(ADMIN);
   const operator = await login(OPERATOR);
-  await putUsers(admin, users((u) => (u.id === OPERATOR.id ? { ...u, token_time: 30 } : u)));
+  await putUsers(
+    admin,
+    users((u) => (u.id === OPERATOR.id ? { ...u, token_time: 30 } : u)),
+  );
   assert.is((await call(h, 'GET', '/api/status', { token: operator })).status, 200);
 });
 
 test('epochs survive a restart of the store (they are in the database)', async () => {
   const admin = await login(ADMIN);
   const before = await login(OPERATOR);
-  await putUsers(admin, users((u) => (u.id === OPERATOR.id ? { ...u, password: 'changed-pass-2' } : u)));
+  await putUsers(
+    admin,
+    users((u) => (u.id === OPERATOR.id ? { ...u, password: 'changed-pass-2' } : u)),
+  );
   await h.store.stop();
   await h.store.start();
   await expectResponse(await call(h, 'GET', '/api/status', { token: before }), 401, 'NOT_LOGGED_IN');
@@ -109,7 +124,11 @@ test('a token whose iat lies more than 60 s in the future is 401; 60 s of skew i
   const future = await call(h, 'GET', '/api/status', { token: await sign(now + 61) });
   await expectResponse(future, 401, 'NOT_LOGGED_IN');
   assert.is(future.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
-  await expectResponse(await call(h, 'GET', '/api/status', { token: await sign(now + 10 * 365 * 86_400) }), 401, 'NOT_LOGGED_IN');
+  await expectResponse(
+    await call(h, 'GET', '/api/status', { token: await sign(now + 10 * 365 * 86_400) }),
+    401,
+    'NOT_LOGGED_IN',
+  );
 });
 
 test.run();

@@ -29,7 +29,7 @@ test('trying 10,000 other names never gives a real account its free failures bac
   assert.equal(throttle.size(), { accounts: 1, others: 10_000 });
 });
 
-test('the names of accounts stay few: a deleted user\'s idle name is forgotten when they overflow', () => {
+test("the names of accounts stay few: a deleted user's idle name is forgotten when they overflow", () => {
   const clock = new ManualClock();
   const known = new Set(['a', 'b', 'c']);
   const throttle = new AccountThrottle({ clock, maxAccounts: 2, knownLogin: (login) => known.has(login) });
@@ -53,7 +53,11 @@ test('IPv6 addresses are counted per /64; IPv4-mapped addresses as IPv4', () => 
     assert.ok(throttle.begin(address).allowed, address);
     throttle.finish(address, 'failure');
   }
-  assert.equal(throttle.begin('2001:db8:1:2:ffff:ffff:ffff:ffff'), { allowed: false, retryAfterS: 1 }, 'same /64: throttled');
+  assert.equal(
+    throttle.begin('2001:db8:1:2:ffff:ffff:ffff:ffff'),
+    { allowed: false, retryAfterS: 1 },
+    'same /64: throttled',
+  );
   assert.ok(throttle.begin('2001:db8:1:3::1').allowed, 'another /64 is not');
   for (let i = 0; i < 5; i += 1) {
     assert.ok(throttle.begin('192.0.2.9').allowed);

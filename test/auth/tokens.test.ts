@@ -33,20 +33,47 @@ async function rejected(tokens: TokenService, token: string): Promise<string> {
 
 test('an issued token carries exactly sub, scopes, jti, iat and exp and is HS256', async () => {
   const { tokens } = setup();
-  const issued = await tokens.issueToken({ sub: userSubject(7), scopes: ['settings', 'objects'], minutes: 90, now: START });
+  const issued = await tokens.issueToken({
+    sub: userSubject(7),
+    scopes: ['settings', 'objects'],
+    minutes: 90,
+    now: START,
+  });
   assert.equal(decodeProtectedHeader(issued.token), { alg: 'HS256', typ: 'JWT' });
   const claims = decodeJwt(issued.token);
   const jti = claims.jti!;
   assert.match(jti, /^[A-Za-z0-9_-]{22}$/);
-  assert.equal(claims, { scopes: ['settings', 'objects'], sub: 'user:7', jti, iat: START / 1000, exp: START / 1000 + 90 * 60 });
+  assert.equal(claims, {
+    scopes: ['settings', 'objects'],
+    sub: 'user:7',
+    jti,
+    iat: START / 1000,
+    exp: START / 1000 + 90 * 60,
+  });
   assert.equal(issued.expiresAt.toISOString(), '2026-01-01T13:30:00.000Z');
-  assert.equal(await tokens.verifyToken(issued.token), { sub: 'user:7', scopes: ['settings', 'objects'], iat: START / 1000, exp: START / 1000 + 5400, epoch: 0, jti });
-  assert.is.not(decodeJwt((await tokens.issueToken({ sub: userSubject(7), scopes: [], minutes: 1, now: START })).token).jti, jti, 'a fresh id per token');
+  assert.equal(await tokens.verifyToken(issued.token), {
+    sub: 'user:7',
+    scopes: ['settings', 'objects'],
+    iat: START / 1000,
+    exp: START / 1000 + 5400,
+    epoch: 0,
+    jti,
+  });
+  assert.is.not(
+    decodeJwt((await tokens.issueToken({ sub: userSubject(7), scopes: [], minutes: 1, now: START })).token).jti,
+    jti,
+    'a fresh id per token',
+  );
 });
 
 test('a token is valid until its exp second and rejected from then on', async () => {
   const { tokens, clock } = setup();
-  const { token } = await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: ['restart_services'], minutes: 1, now: START });
+  const { token } = await tokens.issueToken({
+    sub: INSTALLER_SUBJECT,
+    scopes: ['restart_services'],
+    minutes: 1,
+    now: START,
+  });
   clock.advance(59_999);
   assert.equal((await tokens.verifyToken(token)).sub, 'installer');
   clock.advance(1);
@@ -98,7 +125,12 @@ test('an RS256 token signed with a real RSA key is rejected, and so is RS256-lab
   await rejected(tokens, rs);
   // Algorithm confusion: an HS256 signature keyed with the public PEM, header saying RS256.
   const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-  const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('installer').setIssuedAt(START / 1000).setExpirationTime(START / 1000 + 600).sign(key(pem));
+  const hs = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('installer')
+    .setIssuedAt(START / 1000)
+    .setExpirationTime(START / 1000 + 600)
+    .sign(key(pem));
   const [, body, sig] = hs.split('.');
   await rejected(tokens, `${b64({ alg: 'RS256' })}.${body}.${sig}`);
 });
@@ -111,13 +143,26 @@ test('a changed signature, a changed payload and a token signed with another sec
   await rejected(tokens, `${h}.${p}.${flipped}`);
   const escalated = b64({ ...decodeJwt(token), scopes: ['settings', 'users'] });
   await rejected(tokens, `${h}.${escalated}.${s}`);
-  const other = await new TokenService({ secret: () => SECRET_B, clock: new ManualClock(START) }).issueToken({ sub: 'user:2', scopes: [], minutes: 60 });
+  const other = await new TokenService({ secret: () => SECRET_B, clock: new ManualClock(START) }).issueToken({
+    sub: 'user:2',
+    scopes: [],
+    minutes: 60,
+  });
   await rejected(tokens, other.token);
 });
 
 test('malformed tokens are rejected without throwing anything but AUTH_FAILED', async () => {
   const { tokens } = setup();
-  for (const bad of ['', 'abc', 'a.b', 'a.b.c', '..', `${b64({ alg: 'HS256' })}.notjson.sig`, '%%%.%%%.%%%', 'x'.repeat(9000)]) {
+  for (const bad of [
+    '',
+    'abc',
+    'a.b',
+    'a.b.c',
+    '..',
+    `${b64({ alg: 'HS256' })}.notjson.sig`,
+    '%%%.%%%.%%%',
+    'x'.repeat(9000),
+  ]) {
     await rejected(tokens, bad);
   }
   await rejected(tokens, `{"alg":"HS256"}.${b64({ sub: 'installer' })}.x`);
@@ -178,7 +223,12 @@ test.run();
 test('a token whose iat lies more than the allowed skew in the future is rejected', async () => {
   const { tokens } = setup();
   const sign = (iat: number) =>
-    new SignJWT({ scopes: [] }).setProtectedHeader({ alg: 'HS256' }).setSubject('user:1').setIssuedAt(iat).setExpirationTime(iat + 3600).sign(key(SECRET_A));
+    new SignJWT({ scopes: [] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('user:1')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 3600)
+      .sign(key(SECRET_A));
   const now = START / 1000;
   assert.is((await tokens.verifyToken(await sign(now + MAX_IAT_SKEW_S))).iat, now + MAX_IAT_SKEW_S);
   assert.is(await rejected(tokens, await sign(now + MAX_IAT_SKEW_S + 1)), 'token issued in the future');
@@ -192,7 +242,12 @@ test('a user token carries its epoch; a malformed epoch is rejected', async () =
   assert.is((await tokens.verifyToken(issued.token)).epoch, 4);
   const now = START / 1000;
   for (const epoch of [-1, 1.5, '2', null]) {
-    const token = await new SignJWT({ scopes: [], epoch }).setProtectedHeader({ alg: 'HS256' }).setSubject('user:3').setIssuedAt(now).setExpirationTime(now + 60).sign(key(SECRET_A));
+    const token = await new SignJWT({ scopes: [], epoch })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('user:3')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(key(SECRET_A));
     assert.is(await rejected(tokens, token), 'token epoch malformed');
   }
 });

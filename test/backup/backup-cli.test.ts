@@ -15,7 +15,9 @@ const run = promisify(execFile);
 
 async function vigil(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, VIGIL_BACKUP_PASSPHRASE: '', ...env } });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, VIGIL_BACKUP_PASSPHRASE: '', ...env },
+    });
     return { code: 0, out: stdout, err: stderr };
   } catch (e) {
     const failed = e as { code: number; stdout: string; stderr: string };
@@ -27,7 +29,13 @@ test('vigil backup writes one 0600 file; vigil restore checks it and stages it f
   const dir = tempDir();
   try {
     const box = join(dir.path, 'box');
-    const gateway = new Gateway({ dataDir: box, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+    const gateway = new Gateway({
+      dataDir: box,
+      httpPort: await freePort(),
+      httpsPort: 0,
+      host: '127.0.0.1',
+      logger: silentLogger,
+    });
     await gateway.start();
     await gateway.stop();
     const secretFile = join(dir.path, 'passphrase');

@@ -26,11 +26,24 @@ async function bigStore(dir: string): Promise<void> {
   await store.start();
   const raw = randomBytes(2048);
   for (let batch = 0; batch < 20; batch++) {
-    store.events.append(Array.from({ length: 1000 }, (_, i) => ({
-      receivedAt: 1, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: '1234',
-      protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
-      raw: raw.subarray(0, 1024 + (i % 1024)),
-    })));
+    store.events.append(
+      Array.from({ length: 1000 }, (_, i) => ({
+        receivedAt: 1,
+        receiverId: 1,
+        receiverKind: 'tcp',
+        transport: 'tcp',
+        remoteAddress: '198.51.100.7',
+        account: '1234',
+        protocol: 'SIA-DCS',
+        encrypted: false,
+        eventClass: 'alarm',
+        qualifier: 'E',
+        code: 'BA',
+        groupNo: '01',
+        zoneNo: '005',
+        raw: raw.subarray(0, 1024 + (i % 1024)),
+      })),
+    );
   }
   await store.stop();
 }
@@ -63,7 +76,10 @@ test('the event loop keeps turning while a backup copies the store and derives i
         done();
       },
     });
-    const backup = writeBackup({ dataDir: box, passphrase: PASSPHRASE, journal: false, appVersion: 'test', now: 0 }, sink);
+    const backup = writeBackup(
+      { dataDir: box, passphrase: PASSPHRASE, journal: false, appVersion: 'test', now: 0 },
+      sink,
+    );
     // Everything before the first byte is the snapshot and scrypt: on the main thread it would be 0 turns.
     const turns = await turnsDuring(started);
     await backup;
@@ -73,7 +89,9 @@ test('the event loop keeps turning while a backup copies the store and derives i
     writeFileSync(file, Buffer.concat(chunks));
     const target = join(dir.path, 'target');
     mkdirSync(target);
-    const restoreTurns = await turnsDuring(stageRestore({ dataDir: target, file, passphrase: PASSPHRASE, newIdentity: true }));
+    const restoreTurns = await turnsDuring(
+      stageRestore({ dataDir: target, file, passphrase: PASSPHRASE, newIdentity: true }),
+    );
     assert.ok(restoreTurns > 50, `the event loop turned ${restoreTurns} times during the restore`);
     assert.equal(readdirSync(target), ['restore-pending']);
   } finally {
@@ -90,7 +108,10 @@ test('a header asking scrypt for gigabytes is refused as damaged at once, nothin
     const store = new Store(join(box, 'vigil.db'), silentLogger);
     await store.start();
     await store.stop();
-    await writeBackup({ dataDir: box, passphrase: PASSPHRASE, journal: false, appVersion: 'test', now: 0 }, new Writable({ write: (c: Buffer, _e, d) => (chunks.push(c), d()) }));
+    await writeBackup(
+      { dataDir: box, passphrase: PASSPHRASE, journal: false, appVersion: 'test', now: 0 },
+      new Writable({ write: (c: Buffer, _e, d) => (chunks.push(c), d()) }),
+    );
     const bytes = Buffer.concat(chunks);
     const { header, preamble } = decodePreamble(bytes);
     // n = 2^20, r = 32: 4 GiB of scrypt memory, hours of CPU on a Pi.

@@ -21,18 +21,31 @@ import { tempDir } from '../helpers/temp-dir.js';
 const PASSPHRASE = 'correct horse battery staple';
 
 async function gatewayOn(dataDir: string): Promise<{ gateway: Gateway; base: string }> {
-  const gateway = new Gateway({ dataDir, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   await gateway.start();
   return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
 }
 
 async function loginStatus(base: string, login: string, password: string): Promise<number> {
-  const res = await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password }) });
+  const res = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login, password }),
+  });
   return res.status;
 }
 
 async function backupOf(dataDir: string, file: string, journal: boolean): Promise<void> {
-  await writeBackup({ dataDir, passphrase: PASSPHRASE, journal, appVersion: '0.1.0', now: Date.UTC(2026, 10, 26, 15) }, createWriteStream(file));
+  await writeBackup(
+    { dataDir, passphrase: PASSPHRASE, journal, appVersion: '0.1.0', now: Date.UTC(2026, 10, 26, 15) },
+    createWriteStream(file),
+  );
 }
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
@@ -70,7 +83,12 @@ test('a backup from a running box restores onto an empty data dir: same settings
     const newBox = join(dir.path, 'new');
     const { mkdirSync } = await import('node:fs');
     mkdirSync(newBox);
-    const header = await stageRestore({ dataDir: newBox, file: join(dir.path, 'box.vbk'), passphrase: PASSPHRASE, newIdentity: false });
+    const header = await stageRestore({
+      dataDir: newBox,
+      file: join(dir.path, 'box.vbk'),
+      passphrase: PASSPHRASE,
+      newIdentity: false,
+    });
     assert.is(header.instance_name, 'depot-north');
     assert.is(header.journal, false);
     const restored = await gatewayOn(newBox);
@@ -80,7 +98,10 @@ test('a backup from a running box restores onto an empty data dir: same settings
       assert.is(restored.gateway.settings.current().api.api_jwt_secret, secret);
       assert.is(await loginStatus(restored.base, login, password), 200);
       assert.is(restored.gateway.store.overrides.list().length, 1);
-      assert.is(readFileSync(join(newBox, 'tls', 'cert.pem'), 'utf8'), readFileSync(join(oldBox, 'tls', 'cert.pem'), 'utf8'));
+      assert.is(
+        readFileSync(join(newBox, 'tls', 'cert.pem'), 'utf8'),
+        readFileSync(join(oldBox, 'tls', 'cert.pem'), 'utf8'),
+      );
     } finally {
       await restored.gateway.stop();
     }
@@ -91,8 +112,14 @@ test('a backup from a running box restores onto an empty data dir: same settings
     await newStore.start();
     try {
       const newEvents = newStore.events.query({ receiverIds: null, limit: 100 }).items;
-      assert.ok(backedUpIds!.length > 0 && newEvents.every((e) => e.id > Math.max(...backedUpIds!)), 'new ids follow the old ones');
-      assert.ok(newEvents.some((e) => (e.text ?? '').includes('restored from the backup of depot-north')), newEvents.map((e) => e.text).join(' | '));
+      assert.ok(
+        backedUpIds!.length > 0 && newEvents.every((e) => e.id > Math.max(...backedUpIds!)),
+        'new ids follow the old ones',
+      );
+      assert.ok(
+        newEvents.some((e) => (e.text ?? '').includes('restored from the backup of depot-north')),
+        newEvents.map((e) => e.text).join(' | '),
+      );
     } finally {
       await oldStore.stop();
       await newStore.stop();
@@ -111,7 +138,12 @@ test('with the journal, every event comes back', async () => {
     await backupOf(oldBox, join(dir.path, 'box.vbk'), true);
     const newBox = join(dir.path, 'new');
     (await import('node:fs')).mkdirSync(newBox);
-    await stageRestore({ dataDir: newBox, file: join(dir.path, 'box.vbk'), passphrase: PASSPHRASE, newIdentity: false });
+    await stageRestore({
+      dataDir: newBox,
+      file: join(dir.path, 'box.vbk'),
+      passphrase: PASSPHRASE,
+      newIdentity: false,
+    });
     const restored = await gatewayOn(newBox);
     await restored.gateway.stop();
     const store = new Store(join(newBox, 'vigil.db'), silentLogger);
@@ -137,19 +169,39 @@ test('a wrong passphrase, a changed byte, a cut file, a short passphrase: refuse
     await backupOf(oldBox, file, false);
     const newBox = join(dir.path, 'new');
     (await import('node:fs')).mkdirSync(newBox);
-    const stage = (path: string, passphrase = PASSPHRASE) => stageRestore({ dataDir: newBox, file: path, passphrase, newIdentity: false });
+    const stage = (path: string, passphrase = PASSPHRASE) =>
+      stageRestore({ dataDir: newBox, file: path, passphrase, newIdentity: false });
 
-    assert.equal(await refusal(stage(file, 'not the passphrase')), { code: 'BAD_PASSPHRASE', message: 'wrong passphrase for this backup' });
+    assert.equal(await refusal(stage(file, 'not the passphrase')), {
+      code: 'BAD_PASSPHRASE',
+      message: 'wrong passphrase for this backup',
+    });
     const bytes = readFileSync(file);
     const flipped = Buffer.from(bytes);
     flipped[Math.floor(bytes.length / 2)]! ^= 0x01;
     writeFileSync(join(dir.path, 'flipped.vbk'), flipped);
-    assert.equal(await refusal(stage(join(dir.path, 'flipped.vbk'))), { code: 'BAD_BACKUP', message: 'the backup file is damaged or altered (authentication failed: truncated, corrupted or altered)' });
+    assert.equal(await refusal(stage(join(dir.path, 'flipped.vbk'))), {
+      code: 'BAD_BACKUP',
+      message: 'the backup file is damaged or altered (authentication failed: truncated, corrupted or altered)',
+    });
     writeFileSync(join(dir.path, 'cut.vbk'), bytes.subarray(0, bytes.length - 100));
     assert.is((await refusal(stage(join(dir.path, 'cut.vbk')))).code, 'BAD_BACKUP');
     writeFileSync(join(dir.path, 'other.vbk'), 'label: dos\n');
-    assert.equal(await refusal(stage(join(dir.path, 'other.vbk'))), { code: 'BAD_BACKUP', message: 'not a Vigil backup file' });
-    assert.is((await refusal(writeBackup({ dataDir: oldBox, passphrase: 'short', journal: false, appVersion: '0', now: 0 }, new PassThrough()))).code, 'BAD_PASSPHRASE');
+    assert.equal(await refusal(stage(join(dir.path, 'other.vbk'))), {
+      code: 'BAD_BACKUP',
+      message: 'not a Vigil backup file',
+    });
+    assert.is(
+      (
+        await refusal(
+          writeBackup(
+            { dataDir: oldBox, passphrase: 'short', journal: false, appVersion: '0', now: 0 },
+            new PassThrough(),
+          ),
+        )
+      ).code,
+      'BAD_PASSPHRASE',
+    );
     const { readdirSync } = await import('node:fs');
     assert.equal(readdirSync(newBox), [], 'nothing staged, nothing left behind');
   } finally {

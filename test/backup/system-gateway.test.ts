@@ -20,12 +20,26 @@ test('the first account reads GET /api/system of a freshly started gateway; the 
   // An upload cut by a power loss on an earlier run: removed at the start.
   writeFileSync(join(dir.path, '.restore-upload-0b7e1f0a'), 'VGLBKP01 half of a file');
   let stops = 0;
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger, requestStop: () => (stops += 1) });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    requestStop: () => (stops += 1),
+  });
   await gateway.start();
   try {
     const base = `http://127.0.0.1:${gateway.apiPorts().http}`;
-    const [login, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
-    const res = await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password }) });
+    const [login, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [
+      string,
+      string,
+    ];
+    const res = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login, password }),
+    });
     const { token } = (await res.json()) as { token: string };
     assert.equal(gateway.store.grants.get(1), ['device_control', 'restart_services', 'system_update']);
     const system = await fetch(`${base}/api/system`, { headers: { Authorization: `Bearer ${token}` } });
@@ -40,7 +54,10 @@ test('the first account reads GET /api/system of a freshly started gateway; the 
     assert.is(report.slots, null);
     assert.not.ok(existsSync(join(dir.path, '.restore-upload-0b7e1f0a')), 'the half-received upload is gone');
     // Started a moment ago: a restart now would count towards systemd's start limit.
-    const restart = await fetch(`${base}/api/system/restart`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+    const restart = await fetch(`${base}/api/system/restart`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+    });
     assert.is(restart.status, 409);
     assert.is(stops, 0);
   } finally {

@@ -43,18 +43,33 @@ test("this process's own smaps: the classes add up to its RSS, and V8 holds some
 
 test('trace-gc: full collections give isolate, time, live and reserved heap; scavenges and other lines give null', () => {
   assert.equal(
-    parseFullGc('[27116:0x25a6e490]      170 ms: Mark-Compact 46.1 (78.5) -> 22.6 (56.4) MB, 1.01 / 0.00 ms  (+ 10.5 ms in 10 steps since start of marking) allocation failure'),
+    parseFullGc(
+      '[27116:0x25a6e490]      170 ms: Mark-Compact 46.1 (78.5) -> 22.6 (56.4) MB, 1.01 / 0.00 ms  (+ 10.5 ms in 10 steps since start of marking) allocation failure',
+    ),
     { isolate: '0x25a6e490', atMs: 170, liveMiB: 22.6, reservedMiB: 56.4 },
   );
   assert.equal(
-    parseFullGc('[25932:0x7fea9c0a1000]   308123 ms: Mark-Compact (reduce) 19.9 (58.0) -> 18.7 (27.0) MB, 20.1 / 0.0 ms  (average mu = 0.998) memory reducer'),
+    parseFullGc(
+      '[25932:0x7fea9c0a1000]   308123 ms: Mark-Compact (reduce) 19.9 (58.0) -> 18.7 (27.0) MB, 20.1 / 0.0 ms  (average mu = 0.998) memory reducer',
+    ),
     { isolate: '0x7fea9c0a1000', atMs: 308123, liveMiB: 18.7, reservedMiB: 27 },
   );
-  assert.is(parseFullGc('[27116:0x25a6e490]       34 ms: Scavenge 4.0 (4.5) -> 3.6 (5.5) MB, 0.62 / 0.00 ms  (average mu = 1.000) allocation failure;'), null);
+  assert.is(
+    parseFullGc(
+      '[27116:0x25a6e490]       34 ms: Scavenge 4.0 (4.5) -> 3.6 (5.5) MB, 0.62 / 0.00 ms  (average mu = 1.000) allocation failure;',
+    ),
+    null,
+  );
   assert.is(parseFullGc('Vigil: data dir initialised.'), null);
   assert.is(parseFullGc(''), null);
-  assert.is(gcIsolate('[27116:0x25a6e490]       34 ms: Scavenge 4.0 (4.5) -> 3.6 (5.5) MB, 0.62 / 0.00 ms'), '0x25a6e490');
-  assert.is(gcIsolate('[25932:0x7fea9c0a1000]   308123 ms: Mark-Compact (reduce) 19.9 (58.0) -> 18.7 (27.0) MB'), '0x7fea9c0a1000');
+  assert.is(
+    gcIsolate('[27116:0x25a6e490]       34 ms: Scavenge 4.0 (4.5) -> 3.6 (5.5) MB, 0.62 / 0.00 ms'),
+    '0x25a6e490',
+  );
+  assert.is(
+    gcIsolate('[25932:0x7fea9c0a1000]   308123 ms: Mark-Compact (reduce) 19.9 (58.0) -> 18.7 (27.0) MB'),
+    '0x7fea9c0a1000',
+  );
   assert.is(gcIsolate('gw: listening on 127.0.0.1:10001'), null);
 });
 

@@ -37,8 +37,11 @@ test('a test failing with a VigilError is reported with its message, and the sui
   );
   try {
     const output = await new Promise<string>((resolve) => {
-      execFile(process.execPath, [file], { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, timeout: 20_000 }, (_err, stdout, stderr) =>
-        resolve(stdout + stderr),
+      execFile(
+        process.execPath,
+        [file],
+        { env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' }, timeout: 20_000 },
+        (_err, stdout, stderr) => resolve(stdout + stderr),
       );
     });
     assert.match(output, 'the journal went away');

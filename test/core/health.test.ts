@@ -8,7 +8,10 @@ test('a component that has not reached ok is reported as failing', () => {
   const health = new HealthRegistry(() => 1000);
   health.report('rx:tcp:1', 'receiver', 'starting');
   health.report('store', 'store', 'ok');
-  assert.equal(health.failing().map((c) => c.name), ['rx:tcp:1']);
+  assert.equal(
+    health.failing().map((c) => c.name),
+    ['rx:tcp:1'],
+  );
   health.report('rx:tcp:1', 'receiver', 'ok');
   assert.equal(health.failing(), []);
 });

@@ -21,12 +21,26 @@ function failingMember(health: HealthRegistry, name: string): Service {
 test('a member no longer built leaves the registry when the group restarts; one still built reports again', async () => {
   const health = new HealthRegistry();
   let members = ['rx:udp:7', 'rx:tcp:1'];
-  const group = new ServiceGroup('services', () => members.map((name) => failingMember(health, name)), silentLogger, health);
+  const group = new ServiceGroup(
+    'services',
+    () => members.map((name) => failingMember(health, name)),
+    silentLogger,
+    health,
+  );
   await group.start();
-  assert.equal(health.failing().map((c) => c.name).sort(), ['rx:tcp:1', 'rx:udp:7']);
+  assert.equal(
+    health
+      .failing()
+      .map((c) => c.name)
+      .sort(),
+    ['rx:tcp:1', 'rx:udp:7'],
+  );
   members = ['rx:tcp:1'];
   await group.restart();
-  assert.equal(health.snapshot().map((c) => c.name), ['rx:tcp:1']);
+  assert.equal(
+    health.snapshot().map((c) => c.name),
+    ['rx:tcp:1'],
+  );
   await group.stop();
   assert.equal(health.snapshot(), []);
 });

@@ -19,7 +19,8 @@ function setup() {
 
 test('one event per UID and host per minute; the next one says how many it stands for', () => {
   const { clock, raised, conflicts, health } = setup();
-  for (let i = 0; i < 3; i++) conflicts.report({ uid: 'AB12CD', remote: `192.0.2.9:${4000 + i}`, reason: 'bad_proof', receiverId: 3 });
+  for (let i = 0; i < 3; i++)
+    conflicts.report({ uid: 'AB12CD', remote: `192.0.2.9:${4000 + i}`, reason: 'bad_proof', receiverId: 3 });
   assert.equal(raised, ['device_identity_conflict: UID AB12CD from 192.0.2.9: bad_proof']);
   clock.advance(60_000);
   conflicts.report({ uid: 'AB12CD', remote: '192.0.2.9:4100', reason: 'bad_proof', receiverId: 3 });
@@ -30,7 +31,13 @@ test('one event per UID and host per minute; the next one says how many it stand
 
 test('a flood from many addresses journals at most MAX_EVENTS_PER_MINUTE events a minute, counting the rest', () => {
   const { raised, conflicts, health } = setup();
-  for (let i = 0; i < 500; i++) conflicts.report({ uid: 'AB12CD', remote: `[2001:db8::${i.toString(16)}]:1`, reason: 'not_enrolled', receiverId: 1 });
+  for (let i = 0; i < 500; i++)
+    conflicts.report({
+      uid: 'AB12CD',
+      remote: `[2001:db8::${i.toString(16)}]:1`,
+      reason: 'not_enrolled',
+      receiverId: 1,
+    });
   assert.is(raised.length, MAX_EVENTS_PER_MINUTE);
   assert.is(health.get('link-identity:1')!.metrics.suppressed, 500 - MAX_EVENTS_PER_MINUTE);
   assert.is(health.get('link-identity:1')!.state, 'ok', 'a stranger cannot light the trouble LED or fail /health');

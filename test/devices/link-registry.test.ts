@@ -37,11 +37,23 @@ function wire() {
 }
 
 const request: DeviceCommandRequest = {
-  kind: 'control', partialUid: 'C3D4', data: Buffer.from([1]), responseRequired: true, omitMasterPassword: false, visibleReceivers: null,
+  kind: 'control',
+  partialUid: 'C3D4',
+  data: Buffer.from([1]),
+  responseRequired: true,
+  omitMasterPassword: false,
+  visibleReceivers: null,
 };
 
 function reply(seq: number) {
-  const frame = encodeResponse({ seq, timestamp: null, packetNumber: 1, packetCount: 1, status: 'OK', data: Buffer.from([0xaa]) });
+  const frame = encodeResponse({
+    seq,
+    timestamp: null,
+    packetNumber: 1,
+    packetCount: 1,
+    status: 'OK',
+    data: Buffer.from([0xaa]),
+  });
   const body = new Dc09Framer().push(frame)[0]!;
   const m = decodeLinkBody((body as { body: Buffer }).body, null);
   if ('error' in m) throw new Error('bad test frame');
@@ -55,7 +67,11 @@ test('an attached link answers with the identity the store knows at answer time'
   assert.is(links.get(7), commander);
   const pending = links.get(7)!.execute(request);
   commander.handleMessage(reply(sent[0]!));
-  assert.equal(await pending, { ok: true, device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' }, packets: [Buffer.from([0xaa])] });
+  assert.equal(await pending, {
+    ok: true,
+    device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' },
+    packets: [Buffer.from([0xaa])],
+  });
 });
 
 test('a device that reconnects replaces its old link; the old command ends NO_CONNECTION', async () => {
@@ -63,7 +79,11 @@ test('a device that reconnects replaces its old link; the old command ends NO_CO
   const old = links.attach({ objectId: 7, uid: '00A1B2C3D4', send: wire().send, key: null });
   const pending = old.execute(request);
   const fresh = links.attach({ objectId: 7, uid: '00A1B2C3D4', send: wire().send, key: null });
-  assert.equal(await pending, { ok: false, error: 'NO_CONNECTION', device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' } });
+  assert.equal(await pending, {
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' },
+  });
   assert.is(links.get(7), fresh);
   assert.is(links.size, 1);
 });
@@ -85,7 +105,10 @@ test('detach mid-command fails it NO_CONNECTION at once, queued ones too', async
   const second = commander.execute(request);
   links.detach(7, commander);
   const outcomes = await Promise.all([first, second]);
-  assert.equal(outcomes.map((o) => !o.ok && o.error), ['NO_CONNECTION', 'NO_CONNECTION']);
+  assert.equal(
+    outcomes.map((o) => !o.ok && o.error),
+    ['NO_CONNECTION', 'NO_CONNECTION'],
+  );
 });
 
 test('the injected deadline ends an unanswered command with NO_RESPONSE', async () => {
@@ -107,7 +130,11 @@ test('an unknown object still answers with the UID its HELLO gave; no oid for an
   objects.set(8, { uid: '00EEEE0001', hwId: null, account: '' } as never);
   const a = links.attach({ objectId: 8, uid: '00EEEE0001', send: () => false, key: null });
   const b = links.attach({ objectId: 9, uid: '00EEEE0002', send: () => false, key: null });
-  assert.equal(await a.execute(request), { ok: false, error: 'NO_CONNECTION', device: { uid: '00EEEE0001', oid: 'FFFF' } });
+  assert.equal(await a.execute(request), {
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: { uid: '00EEEE0001', oid: 'FFFF' },
+  });
   assert.equal(await b.execute(request), { ok: false, error: 'NO_CONNECTION', device: { uid: '00EEEE0002' } });
 });
 

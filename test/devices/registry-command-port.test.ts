@@ -16,7 +16,14 @@ let ids: { a: number; b: number; c: number; bare: number };
 test.before(async () => {
   await store.start();
   const at = Date.UTC(2026, 0, 1);
-  const a = store.objects.upsertMain({ uid: '00A1B2C3D4', account: '1234', receiverId: 1, receiverKind: 'tcp', hwId: 'HW-7', at });
+  const a = store.objects.upsertMain({
+    uid: '00A1B2C3D4',
+    account: '1234',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    hwId: 'HW-7',
+    at,
+  });
   const b = store.objects.upsertMain({ uid: 'FF0000C3D4', account: '0042', receiverId: 2, receiverKind: 'tcp', at });
   const c = store.objects.upsertMain({ uid: '1111119999', account: '9999', receiverId: 1, receiverKind: 'tcp', at });
   const bare = store.objects.upsertMain({ account: '7777', receiverId: 1, receiverKind: 'tcp', at });
@@ -29,7 +36,14 @@ test.after(async () => {
 });
 
 function request(partialUid: string, visibleReceivers: number[] | null = null): DeviceCommandRequest {
-  return { kind: 'control', partialUid, data: Buffer.from([1, 2]), responseRequired: true, omitMasterPassword: false, visibleReceivers };
+  return {
+    kind: 'control',
+    partialUid,
+    data: Buffer.from([1, 2]),
+    responseRequired: true,
+    omitMasterPassword: false,
+    visibleReceivers,
+  };
 }
 
 function port() {
@@ -45,17 +59,29 @@ test('two visible devices ending with the partial UID is AMBIGUOUS_UID', async (
 });
 
 test('visible receivers narrow the match: the other device is invisible, not ambiguous', async () => {
-  assert.equal(await port().execute(request('C3D4', [1])), { ok: false, error: 'NO_CONNECTION', device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' } });
+  assert.equal(await port().execute(request('C3D4', [1])), {
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' },
+  });
   assert.equal(await port().execute(request('9999', [2])), { ok: false, error: 'NO_OBJECT' });
 });
 
 test('a matching device without a live link is NO_CONNECTION with what the store knows', async () => {
-  assert.equal(await port().execute(request('1119999')), { ok: false, error: 'NO_CONNECTION', device: { uid: '1111119999', oid: '9999' } });
+  assert.equal(await port().execute(request('1119999')), {
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: { uid: '1111119999', oid: '9999' },
+  });
 });
 
 test('the OID reported is the override OID when one is set for the device', async () => {
   store.overrides.set({ matchKind: 'uid', matchValue: '1111119999', relatedOid: null, overrideOid: 'ABCD' });
-  assert.equal(await port().execute(request('1119999')), { ok: false, error: 'NO_CONNECTION', device: { uid: '1111119999', oid: 'ABCD' } });
+  assert.equal(await port().execute(request('1119999')), {
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: { uid: '1111119999', oid: 'ABCD' },
+  });
 });
 
 test('a connected device gets the request as given and its outcome is returned unchanged', async () => {
@@ -63,19 +89,31 @@ test('a connected device gets the request as given and its outcome is returned u
   links.set(ids.a, {
     execute: async (r) => {
       seen.push(r);
-      return { ok: true, device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' }, packets: [Buffer.from('0102', 'hex')] };
+      return {
+        ok: true,
+        device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' },
+        packets: [Buffer.from('0102', 'hex')],
+      };
     },
   });
   const req = request('A1B2C3D4');
   const outcome = await port().execute(req);
-  assert.equal(outcome, { ok: true, device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' }, packets: [Buffer.from('0102', 'hex')] });
+  assert.equal(outcome, {
+    ok: true,
+    device: { uid: '00A1B2C3D4', hwId: 'HW-7', oid: '1234' },
+    packets: [Buffer.from('0102', 'hex')],
+  });
   assert.is(seen[0], req);
   links.delete(ids.a);
 });
 
 test('a link that throws is NO_CONNECTION, not a crash', async () => {
   links.set(ids.b, { execute: async () => Promise.reject(new Error('socket closed')) });
-  assert.equal(await port().execute(request('FF0000C3D4')), { ok: false, error: 'NO_CONNECTION', device: { uid: 'FF0000C3D4', oid: '0042' } });
+  assert.equal(await port().execute(request('FF0000C3D4')), {
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: { uid: 'FF0000C3D4', oid: '0042' },
+  });
   links.delete(ids.b);
 });
 

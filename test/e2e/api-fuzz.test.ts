@@ -47,24 +47,117 @@ const chance = (p: number): boolean => random() < p;
 
 /** Hostile and boundary values; the only address in it is loopback. */
 const POOL: readonly Json[] = [
-  null, true, false, 0, -1, 1, 2, 3, 65535, 65536, 2 ** 31, 2 ** 53, -(2 ** 53), 1.5, 1e308, -0,
-  '', ' ', 'x', '0', '00', 'FF', 'zz', '1234', 'ABCDEF0123456789', 'A'.repeat(33), 'é', '\u0000', '\u0007bell', 'line\nbreak',
-  '********', '127.0.0.1', '::1', '/dev/zero', '/dev/null', '/etc/passwd', '/tmp', '../../etc', '%00', '<script>',
-  'x'.repeat(300), 'z'.repeat(5000), '1e3', '-5', 'true', 'null', 'SIA-DC09', 'MLR2', 'settings', 'restart_services',
-  [], [1], ['x'], [null], [[[[]]]], {}, { a: 1 }, { all: true, custom: [] }, { all: false, custom: [99] },
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1,
+  2,
+  3,
+  65535,
+  65536,
+  2 ** 31,
+  2 ** 53,
+  -(2 ** 53),
+  1.5,
+  1e308,
+  -0,
+  '',
+  ' ',
+  'x',
+  '0',
+  '00',
+  'FF',
+  'zz',
+  '1234',
+  'ABCDEF0123456789',
+  'A'.repeat(33),
+  'é',
+  '\u0000',
+  '\u0007bell',
+  'line\nbreak',
+  '********',
+  '127.0.0.1',
+  '::1',
+  '/dev/zero',
+  '/dev/null',
+  '/etc/passwd',
+  '/tmp',
+  '../../etc',
+  '%00',
+  '<script>',
+  'x'.repeat(300),
+  'z'.repeat(5000),
+  '1e3',
+  '-5',
+  'true',
+  'null',
+  'SIA-DC09',
+  'MLR2',
+  'settings',
+  'restart_services',
+  [],
+  [1],
+  ['x'],
+  [null],
+  [[[[]]]],
+  {},
+  { a: 1 },
+  { all: true, custom: [] },
+  { all: false, custom: [99] },
 ];
 
 /** Valid bodies per endpoint (the gateway's defaults, loopback targets, no restart_services). */
 function validSettings(): Json[] {
   return [
     { general: { instance_name: 'fuzz', synchronize_device_time_interval: 60 } },
-    { tracker: { timeout_multiplier: 3, sms_timeout_multiplier: 2, timeout_tolerance: 60, sms_timeout_tolerance: 600, event_count_for_restore: 1, event_count_for_restore_sms: 1 } },
+    {
+      tracker: {
+        timeout_multiplier: 3,
+        sms_timeout_multiplier: 2,
+        timeout_tolerance: 60,
+        sms_timeout_tolerance: 600,
+        event_count_for_restore: 1,
+        event_count_for_restore_sms: 1,
+      },
+    },
     { database: { enabled: false, remove_lost_objects_age: 30, remove_events_age: 90, device_session_log_count: 10 } },
     { device_status_output: { enabled: false, port: 10010, encryption_enabled: false } },
     { ignorable_startup_events: [{ event_code: '3A1', group_no: '00', zone_no: '000' }] },
-    { receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: 10001, bind_address: '127.0.0.1', time_window_past_s: 40 }], udp_receivers: [] } },
-    { outputs: [{ id: 1, name: 'out', type: 1, protocol: 'MLR2', identificator: '127.0.0.1:9', oid: 31, receiver_number: 1, line_number: 1, enabled: false, filters: { receivers: [], event_classes: [] } }] },
-    { users: [{ id: 1, login: 'admin', token_time: 60, scopes: ['settings', 'users', 'events', 'objects'], visible_receivers: { all: true, custom: [] } }] },
+    {
+      receivers: {
+        tcp_receivers: [{ id: 1, name: 'rx', port: 10001, bind_address: '127.0.0.1', time_window_past_s: 40 }],
+        udp_receivers: [],
+      },
+    },
+    {
+      outputs: [
+        {
+          id: 1,
+          name: 'out',
+          type: 1,
+          protocol: 'MLR2',
+          identificator: '127.0.0.1:9',
+          oid: 31,
+          receiver_number: 1,
+          line_number: 1,
+          enabled: false,
+          filters: { receivers: [], event_classes: [] },
+        },
+      ],
+    },
+    {
+      users: [
+        {
+          id: 1,
+          login: 'admin',
+          token_time: 60,
+          scopes: ['settings', 'users', 'events', 'objects'],
+          visible_receivers: { all: true, custom: [] },
+        },
+      ],
+    },
     { api: { api_port: 8443, api_http_port: 8080 } },
   ];
 }
@@ -72,14 +165,30 @@ function validSettings(): Json[] {
 const BODIES: Record<string, () => Json[]> = {
   'PUT /api/settings': validSettings,
   'POST /api/login': () => [{ login: 'admin', password: 'not-the-password' }],
-  'POST /api/control-device': () => [{ partial_uid: 'C3D4', request_id: 'r1', data: '0102A0', cloud_access_code: '123456', response_required: false }],
+  'POST /api/control-device': () => [
+    { partial_uid: 'C3D4', request_id: 'r1', data: '0102A0', cloud_access_code: '123456', response_required: false },
+  ],
   'POST /api/config-device': () => [{ partial_uid: 'C3D4', request_id: 'r2', data: 'A0B1', response_required: false }],
-  'PUT /api/oid-override': (): Json[] => [{ uid: 'A1B2C3', related_oid: '0042', new_override_oid: '9001' }, { oid: '1234', new_override_oid: '12' }],
+  'PUT /api/oid-override': (): Json[] => [
+    { uid: 'A1B2C3', related_oid: '0042', new_override_oid: '9001' },
+    { oid: '1234', new_override_oid: '12' },
+  ],
   'PUT /api/users/1/grants': () => [{ scopes: ['device_control'] }],
   'POST /login': () => [],
 };
 
-const GETS = ['/health', '/api/status', '/api/settings', '/api/serial-ports', '/api/events', '/api/objects', '/api/users/1/grants', '/', '/login', '/assets/app.css'];
+const GETS = [
+  '/health',
+  '/api/status',
+  '/api/settings',
+  '/api/serial-ports',
+  '/api/events',
+  '/api/objects',
+  '/api/users/1/grants',
+  '/',
+  '/login',
+  '/assets/app.css',
+];
 const QUERY_KEYS = ['limit', 'cursor', 'receiver', 'account', 'code', 'from', 'to', 'acount', 'state'];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 
@@ -87,7 +196,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
 function paths(value: Json, prefix: (string | number)[] = []): (string | number)[][] {
   const out: (string | number)[][] = [prefix];
   if (Array.isArray(value)) for (const [i, v] of value.entries()) out.push(...paths(v, [...prefix, i]));
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...prefix, k]));
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) out.push(...paths(v, [...prefix, k]));
   return out;
 }
 
@@ -120,7 +230,17 @@ function rawMutation(text: string): string {
   if (how < 0.7) return `{"tracker":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
   if (how < 0.8) return text + text;
   if (how < 0.9) return '\u00ff\u00fe' + text;
-  return pick(['', 'null', '[]', '"x"', '{', '}', '{"":{}}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}']);
+  return pick([
+    '',
+    'null',
+    '[]',
+    '"x"',
+    '{',
+    '}',
+    '{"":{}}',
+    '{"__proto__":{"x":1}}',
+    '{"constructor":{"prototype":{}}}',
+  ]);
 }
 
 function query(): string {
@@ -153,7 +273,10 @@ function authHeader(tokens: Tokens): Record<string, string> {
 
 /** One request: mostly a mutated valid one, sometimes anything at all. */
 function nextRequest(tokens: Tokens, settingsOnly: boolean): Request {
-  const headers = { 'content-type': chance(0.9) ? 'application/json' : pick(['text/plain', 'application/x-www-form-urlencoded', '']), ...authHeader(tokens) };
+  const headers = {
+    'content-type': chance(0.9) ? 'application/json' : pick(['text/plain', 'application/x-www-form-urlencoded', '']),
+    ...authHeader(tokens),
+  };
   if (settingsOnly) {
     const body = pick(validSettings());
     const text = chance(0.85) ? JSON.stringify(chance(0.1) ? body : mutate(body)) : rawMutation(JSON.stringify(body));
@@ -168,7 +291,10 @@ function nextRequest(tokens: Tokens, settingsOnly: boolean): Request {
   if (kind < 0.9) {
     const key = pick(Object.keys(BODIES).filter((k) => k !== 'PUT /api/settings'));
     const [method, rawPath] = key.split(' ') as [string, string];
-    const path = rawPath.includes('/users/') && chance(0.3) ? `/api/users/${encodeURIComponent(String(pick(POOL)))}/grants` : rawPath;
+    const path =
+      rawPath.includes('/users/') && chance(0.3)
+        ? `/api/users/${encodeURIComponent(String(pick(POOL)))}/grants`
+        : rawPath;
     if (key === 'POST /login') {
       const form = `login=${encodeURIComponent(String(pick(POOL)))}&password=${encodeURIComponent(String(pick(POOL)))}&next=${encodeURIComponent(String(pick(POOL)))}`;
       return { method, path, body: form, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' } };
@@ -178,13 +304,25 @@ function nextRequest(tokens: Tokens, settingsOnly: boolean): Request {
     return { method, path, body: text, headers };
   }
   // Anything: a random method on a random known or unknown path (never restart-services with its scope: tokens lack it).
-  const path = pick([...GETS, ...Object.keys(BODIES).map((k) => k.split(' ')[1]!), '/api/restart-services', '/api/nothing', '/api/settings/', '//api/status', '/api/../api/status']);
+  const path = pick([
+    ...GETS,
+    ...Object.keys(BODIES).map((k) => k.split(' ')[1]!),
+    '/api/restart-services',
+    '/api/nothing',
+    '/api/settings/',
+    '//api/status',
+    '/api/../api/status',
+  ]);
   const method = pick(METHODS);
   return { method, path, ...(method === 'GET' || method === 'HEAD' ? {} : { body: rawMutation('{"a":1}') }), headers };
 }
 
 function cliToken(dataDir: string, scopes: string[]): string {
-  return execFileSync(process.execPath, [CLI, 'token', '--data-dir', dataDir, '--scopes', scopes.join(','), '--minutes', '30'], { encoding: 'utf8' }).trim();
+  return execFileSync(
+    process.execPath,
+    [CLI, 'token', '--data-dir', dataDir, '--scopes', scopes.join(','), '--minutes', '30'],
+    { encoding: 'utf8' },
+  ).trim();
 }
 
 test(`${TOTAL} random and mutated API requests: no 500, no crash, no change from a rejected settings update, store intact (seed ${SEED})`, async () => {
@@ -229,7 +367,8 @@ test(`${TOTAL} random and mutated API requests: no 500, no crash, no change from
         c.ms += Date.now() - t0;
         cost.set(kindKey, c);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status >= 500 && res.status !== 503) failures.push(`${res.status} ${request.method} ${request.path} ${request.body?.slice(0, 200) ?? ''}`);
+        if (res.status >= 500 && res.status !== 503)
+          failures.push(`${res.status} ${request.method} ${request.path} ${request.body?.slice(0, 200) ?? ''}`);
         return res;
       } catch (err) {
         failures.push(`no answer (${String(err)}) to ${request.method} ${request.path}`);
@@ -248,24 +387,35 @@ test(`${TOTAL} random and mutated API requests: no 500, no crash, no change from
           accepts++;
           accepted = now;
         } else if (now !== accepted) {
-          failures.push(`rejected (${res.status}) PUT /api/settings changed the settings: ${request.body?.slice(0, 300)}`);
+          failures.push(
+            `rejected (${res.status}) PUT /api/settings changed the settings: ${request.body?.slice(0, 300)}`,
+          );
           accepted = now;
         }
       }
     };
     await Promise.all([lane(true), ...Array.from({ length: LANES - 1 }, () => lane(false))]);
     const elapsed = Date.now() - started;
-    const summary = [...statuses.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}:${n}`).join(' ');
+    const summary = [...statuses.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([s, n]) => `${s}:${n}`)
+      .join(' ');
     if (process.env.VIGIL_FUZZ_COSTS) {
-      for (const [k, c] of [...cost.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) process.stdout.write(`[api-fuzz] ${k}: ${c.n} x ${(c.ms / c.n).toFixed(1)} ms\n`);
+      for (const [k, c] of [...cost.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12))
+        process.stdout.write(`[api-fuzz] ${k}: ${c.n} x ${(c.ms / c.n).toFixed(1)} ms\n`);
     }
-    process.stdout.write(`[api-fuzz] seed ${SEED}: ${sent} requests in ${elapsed} ms (${accepts} settings updates accepted); ${summary}\n`);
+    process.stdout.write(
+      `[api-fuzz] seed ${SEED}: ${sent} requests in ${elapsed} ms (${accepts} settings updates accepted); ${summary}\n`,
+    );
 
     assert.equal(failures, [], `seed ${SEED}`);
     assert.is(sent, TOTAL, `all ${TOTAL} requests sent within ${DEADLINE_MS} ms (seed ${SEED})`);
     assert.equal(exits, [], 'the gateway is still running');
     assert.is((await fetch(`${base}/health`)).status, 200);
-    assert.ok((statuses.get(400) ?? 0) > 1000 && (statuses.get(200) ?? 0) > 1000 && (statuses.get(401) ?? 0) > 500, `a spread of answers: ${summary}`);
+    assert.ok(
+      (statuses.get(400) ?? 0) > 1000 && (statuses.get(200) ?? 0) > 1000 && (statuses.get(401) ?? 0) > 500,
+      `a spread of answers: ${summary}`,
+    );
   } finally {
     if (child && child.exitCode === null) {
       const ended = new Promise((resolve) => child!.once('exit', resolve));

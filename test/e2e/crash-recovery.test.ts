@@ -36,10 +36,24 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
     await waitHealthy(httpPort);
     await applySettings(dir.path, httpPort, ['settings', 'restart_services'], {
       receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
-      outputs: [{ id: 4, name: 'automation', type: 1, protocol: 'MLR2', identificator: `${LOOPBACK}:${peer.port}`, oid: 0xa1, receiver_number: 2, line_number: 5 }],
+      outputs: [
+        {
+          id: 4,
+          name: 'automation',
+          type: 1,
+          protocol: 'MLR2',
+          identificator: `${LOOPBACK}:${peer.port}`,
+          oid: 0xa1,
+          receiver_number: 2,
+          line_number: 5,
+        },
+      ],
     });
 
-    const panels = Array.from({ length: DEVICES }, (_, i) => new Dc09Panel((0x1000 + i).toString(16).toUpperCase(), rxPort, { maxEvents: MAX_EVENTS_PER_DEVICE }));
+    const panels = Array.from(
+      { length: DEVICES },
+      (_, i) => new Dc09Panel((0x1000 + i).toString(16).toUpperCase(), rxPort, { maxEvents: MAX_EVENTS_PER_DEVICE }),
+    );
     await sleep(LOAD_MS);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
@@ -55,7 +69,11 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
     };
     await waitFor(() => undelivered().length === 0, 30_000, 100).catch(() => undefined);
     const missing = undelivered();
-    assert.is(missing.length, 0, `${missing.length} ACKed events never reached the peer, e.g. ${missing.slice(0, 3).join(', ')}`);
+    assert.is(
+      missing.length,
+      0,
+      `${missing.length} ACKed events never reached the peer, e.g. ${missing.slice(0, 3).join(', ')}`,
+    );
 
     // Journal order: read the ids from the store (WAL lets a reader in beside the running gateway).
     const store = new Store(join(dir.path, 'vigil.db'), silentLogger, undefined, { readonly: true });
@@ -66,7 +84,8 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
         const batch = store.events.readAfter(after, 5000);
         if (batch.length === 0) break;
         for (const event of batch) {
-          if (event.protocol === 'ADM-CID') idOf.set(`5025 18${event.account}E${event.code}${event.groupNo}${event.zoneNo}`, event.id);
+          if (event.protocol === 'ADM-CID')
+            idOf.set(`5025 18${event.account}E${event.code}${event.groupNo}${event.zoneNo}`, event.id);
         }
         after = batch[batch.length - 1]!.id;
       }
@@ -75,7 +94,8 @@ test('SIGKILL under load: after the restart every ACKed event reaches the MLR2 p
     }
     const firstArrivals = peer.distinctEvents().filter((line) => idOf.has(line));
     const ids = firstArrivals.map((line) => idOf.get(line)!);
-    for (let i = 1; i < ids.length; i++) assert.ok(ids[i]! > ids[i - 1]!, `line ${firstArrivals[i]} (id ${ids[i]}) arrived after id ${ids[i - 1]}`);
+    for (let i = 1; i < ids.length; i++)
+      assert.ok(ids[i]! > ids[i - 1]!, `line ${firstArrivals[i]} (id ${ids[i]}) arrived after id ${ids[i - 1]}`);
     const duplicates = peer.events().length - peer.distinctEvents().length;
     assert.ok(duplicates <= 1000, `${duplicates} lines were sent twice: more than one cursor flush window`);
   } finally {

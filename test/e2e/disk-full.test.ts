@@ -57,8 +57,11 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
       receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
     });
     const status = async (): Promise<{ components: { name: string; state: string; detail: string | null }[] }> =>
-      (await (await fetch(`http://${LOOPBACK}:${httpPort}/api/status`, { headers })).json()) as { components: { name: string; state: string; detail: string | null }[] };
-    const component = async (name: string): Promise<{ state: string; detail: string | null } | undefined> => (await status()).components.find((c) => c.name === name);
+      (await (await fetch(`http://${LOOPBACK}:${httpPort}/api/status`, { headers })).json()) as {
+        components: { name: string; state: string; detail: string | null }[];
+      };
+    const component = async (name: string): Promise<{ state: string; detail: string | null } | undefined> =>
+      (await status()).components.find((c) => c.name === name);
 
     // A 16 MiB card is under the 256 MiB floor from the start.
     const storage = await component('storage');
@@ -71,7 +74,9 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
 
     // The WAL reuses its own blocks until a checkpoint needs the database file to grow: then commits fail.
     await waitFor(async () => (await component('store'))?.state === 'failed', 30_000, 100).catch(async () => {
-      throw new Error(`the store never failed on the full card; acked ${panel!.acked.length}; store ${JSON.stringify(await component('store'))}`);
+      throw new Error(
+        `the store never failed on the full card; acked ${panel!.acked.length}; store ${JSON.stringify(await component('store'))}`,
+      );
     });
     const store = await component('store');
     assert.match(store?.detail ?? '', /journal write failed: .*(full|SQLITE_FULL)/i);
@@ -108,7 +113,11 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
       await journal.stop();
     }
     const lost = acked.filter((zone) => !stored.has(zone));
-    assert.is(lost.length, 0, `${lost.length} ACKed events are not in the journal, e.g. ${lost.slice(0, 5).join(', ')}`);
+    assert.is(
+      lost.length,
+      0,
+      `${lost.length} ACKed events are not in the journal, e.g. ${lost.slice(0, 5).join(', ')}`,
+    );
     assert.ok(acked.length >= ackedWhenFull + 100);
   } finally {
     panel?.stop();

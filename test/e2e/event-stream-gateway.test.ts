@@ -17,7 +17,17 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 async function panel(port: number, events: number, accountBase: string): Promise<void> {
   const sim = new Simulator(
-    resolveSimOptions({ port, devices: 1, accountBase, token: 'ADM-CID', saturate: true, maxEvents: events, durationMs: 5000, drainMs: 500, link: { hello: false } }),
+    resolveSimOptions({
+      port,
+      devices: 1,
+      accountBase,
+      token: 'ADM-CID',
+      saturate: true,
+      maxEvents: events,
+      durationMs: 5000,
+      drainMs: 500,
+      link: { hello: false },
+    }),
     { logger: silentLogger },
   );
   const summary = await sim.run();
@@ -26,16 +36,32 @@ async function panel(port: number, events: number, accountBase: string): Promise
 
 test('panel events reach the stream live through the ingest, and a resume gets exactly the missed ones', async () => {
   const dir = tempDir();
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: LOOPBACK, logger: silentLogger, announce: () => undefined });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: LOOPBACK,
+    logger: silentLogger,
+    announce: () => undefined,
+  });
   try {
     await gateway.start();
     const base = `http://${LOOPBACK}:${gateway.apiPorts().http}`;
     const rxPort = await freePort();
-    const result = await gateway.settings.update({ receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] } });
+    const result = await gateway.settings.update({
+      receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
+    });
     assert.ok(result.ok, result.ok ? '' : result.errors.join('\n'));
     await gateway.services.restart();
-    const [login, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
-    const res = await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password }) });
+    const [login, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [
+      string,
+      string,
+    ];
+    const res = await fetch(`${base}/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login, password }),
+    });
     const { token } = (await res.json()) as { token: string };
     const auth = { Authorization: `Bearer ${token}` };
 
@@ -47,15 +73,28 @@ test('panel events reach the stream live through the ingest, and a resume gets e
     assert.is(first.length, 4);
     assert.ok(first.every((m) => JSON.parse(m.data).account === '3000' && JSON.parse(m.data).receiver_id === 1));
     const firstIds = first.map((m) => Number(m.id));
-    assert.equal(firstIds, [...firstIds].sort((a, b) => a - b));
+    assert.equal(
+      firstIds,
+      [...firstIds].sort((a, b) => a - b),
+    );
     await live.close();
 
     await panel(rxPort, 3, '3100');
-    const resumed = await openSse(`${base}/api/events/stream?receiver=1`, { ...auth, 'Last-Event-ID': live.parser.lastEventId });
-    const missed = (await resumed.collect((_m, all) => all.filter((m) => m.event === 'message').length >= 3, 5000)).filter((m) => m.event === 'message');
-    assert.equal(missed.map((m) => JSON.parse(m.data).account), ['3100', '3100', '3100']);
+    const resumed = await openSse(`${base}/api/events/stream?receiver=1`, {
+      ...auth,
+      'Last-Event-ID': live.parser.lastEventId,
+    });
+    const missed = (
+      await resumed.collect((_m, all) => all.filter((m) => m.event === 'message').length >= 3, 5000)
+    ).filter((m) => m.event === 'message');
+    assert.equal(
+      missed.map((m) => JSON.parse(m.data).account),
+      ['3100', '3100', '3100'],
+    );
     // no gap, no duplicate: the two streams together are the listing of receiver 1, oldest first
-    const listing = (await (await fetch(`${base}/api/events?receiver=1`, { headers: auth })).json()) as { items: Array<{ id: number }> };
+    const listing = (await (await fetch(`${base}/api/events?receiver=1`, { headers: auth })).json()) as {
+      items: Array<{ id: number }>;
+    };
     assert.equal([...firstIds, ...missed.map((m) => Number(m.id))], listing.items.map((e) => e.id).reverse());
     assert.equal(await resumed.collect((m) => m.event === 'message', 500), []);
     await resumed.close();

@@ -39,24 +39,43 @@ test('SMS and a test call through vigil serve, socat and vigil sim-modem', async
   try {
     gateway = serveChild(dir.path, httpPort);
     await waitHealthy(httpPort);
-    sim = spawn(process.execPath, [CLI, 'sim-modem', '--pty', pty.b, '--baud', '115200'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    sim = spawn(process.execPath, [CLI, 'sim-modem', '--pty', pty.b, '--baud', '115200'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const simOut: any[] = [];
     createInterface({ input: sim.stdout! }).on('line', (line) => simOut.push(JSON.parse(line)));
     await waitFor(() => simOut.length > 0, 10_000);
 
     // The simulated modem answers before the receiver is configured: its start-up talks to it.
     const headers = await applySettings(dir.path, httpPort, ['settings', 'events', 'objects', 'restart_services'], {
-      receivers: { modem_receivers: [{ id: 5, name: 'GSM', port_id: pty.a, baud_rate: 115200, known_callers: [{ account: '1234', number: '+37060000000' }] }] },
+      receivers: {
+        modem_receivers: [
+          {
+            id: 5,
+            name: 'GSM',
+            port_id: pty.a,
+            baud_rate: 115200,
+            known_callers: [{ account: '1234', number: '+37060000000' }],
+          },
+        ],
+      },
     });
     const client = api(httpPort, headers);
     let modem: any = null;
-    await waitFor(async () => {
-      modem = (await client.get('/api/status')).receivers.find((r: any) => r.name === 'rx:modem:5');
-      return modem?.state === 'ok';
-    }, 15_000, 100).catch(() => {
+    await waitFor(
+      async () => {
+        modem = (await client.get('/api/status')).receivers.find((r: any) => r.name === 'rx:modem:5');
+        return modem?.state === 'ok';
+      },
+      15_000,
+      100,
+    ).catch(() => {
       throw new Error(`modem receiver not ok: ${JSON.stringify(modem)}`);
     });
-    assert.equal([modem.metrics.manufacturer, modem.metrics.imei, modem.metrics.csq, modem.metrics.registered], ['VIGIL-SIM', '356938035643809', 20, true]);
+    assert.equal(
+      [modem.metrics.manufacturer, modem.metrics.imei, modem.metrics.csq, modem.metrics.registered],
+      ['VIGIL-SIM', '356938035643809', 20, true],
+    );
     // The modem's serial line belongs to receiver 5: /api/status shows it only to callers who see receiver 5.
     const port = (await client.get('/api/status')).components.find((c: any) => c.name === `serial:${pty.a}`);
     assert.is(port?.metrics.receiver_id, 5, JSON.stringify(port));
@@ -64,12 +83,19 @@ test('SMS and a test call through vigil serve, socat and vigil sim-modem', async
     sim.stdin!.write('sms +37060000000 1234 18 1 602 00 000 2\n');
     sim.stdin!.write('sms +37060000000 Power failure at the warehouse\n');
     let events: any[] = [];
-    await waitFor(async () => {
-      events = (await client.get('/api/events?limit=10&receiver=5')).items;
-      return events.length >= 2;
-    }, 10_000, 100);
+    await waitFor(
+      async () => {
+        events = (await client.get('/api/events?limit=10&receiver=5')).items;
+        return events.length >= 2;
+      },
+      10_000,
+      100,
+    );
     const [text, cid] = events;
-    assert.equal([cid.transport, cid.remote_address, cid.protocol, cid.code, cid.event_class], ['sms', '+37060000000', 'CONTACT-ID', '602', 'link_test']);
+    assert.equal(
+      [cid.transport, cid.remote_address, cid.protocol, cid.code, cid.event_class],
+      ['sms', '+37060000000', 'CONTACT-ID', '602', 'link_test'],
+    );
     assert.equal([text.protocol, text.text], ['SMS-TEXT', 'Power failure at the warehouse']);
 
     const objectId = cid.object_id;

@@ -30,13 +30,34 @@ test('simulated panels reach both automation peers, every event once at least, i
     const result = await gateway.settings.update({
       receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
       outputs: [
-        { id: 4, name: 'mlr2', type: 1, protocol: 'MLR2', identificator: `${LOOPBACK}:${mlr2.port}`, oid: 0xa1, receiver_number: 2, line_number: 5 },
-        { id: 5, name: 'dc09', type: 1, protocol: 'SIA-DC09', identificator: `${LOOPBACK}:${dc09.port}`, oid: 0xa2, receiver_number: 0x12, line_number: 3 },
+        {
+          id: 4,
+          name: 'mlr2',
+          type: 1,
+          protocol: 'MLR2',
+          identificator: `${LOOPBACK}:${mlr2.port}`,
+          oid: 0xa1,
+          receiver_number: 2,
+          line_number: 5,
+        },
+        {
+          id: 5,
+          name: 'dc09',
+          type: 1,
+          protocol: 'SIA-DC09',
+          identificator: `${LOOPBACK}:${dc09.port}`,
+          oid: 0xa2,
+          receiver_number: 0x12,
+          line_number: 3,
+        },
       ],
     });
     assert.ok(result.ok, result.ok ? '' : result.errors.join('\n'));
     await gateway.services.restart();
-    await waitFor(() => gateway.health.get('out:4')?.state === 'ok' && gateway.health.get('out:5')?.state === 'ok', 5000);
+    await waitFor(
+      () => gateway.health.get('out:4')?.state === 'ok' && gateway.health.get('out:5')?.state === 'ok',
+      5000,
+    );
 
     const acked: { account: string; data: string }[] = [];
     const sim = new Simulator(
@@ -78,9 +99,15 @@ test('simulated panels reach both automation peers, every event once at least, i
     for (let d = 0; d < DEVICES; d++) {
       const account = (0x2000 + d).toString(16).toUpperCase();
       const mine = acked.filter((a) => a.account === account);
-      assert.equal(mlr2.distinctEvents().filter((l) => l.includes(`18${account}`)), mine.map(lineOf));
+      assert.equal(
+        mlr2.distinctEvents().filter((l) => l.includes(`18${account}`)),
+        mine.map(lineOf),
+      );
       const frames = dc09.frames.map((f) => f.raw.toString('latin1')).filter((b) => b.includes(`#${account}[`));
-      assert.equal(frames.map((b) => b.slice(b.indexOf('[') + 1, b.indexOf(']'))), mine.map((a) => a.data));
+      assert.equal(
+        frames.map((b) => b.slice(b.indexOf('[') + 1, b.indexOf(']'))),
+        mine.map((a) => a.data),
+      );
     }
     const bodies = dc09.frames.map((f) => f.raw.toString('latin1'));
     for (const data of expectedData) {
@@ -88,7 +115,12 @@ test('simulated panels reach both automation peers, every event once at least, i
       assert.ok(frame, `DC-09 peer never got ${data}`);
       const account = data.slice(1, 5);
       // "ADM-CID" seq R12 L3 #acct [data] _timestamp (SIA DC-09 §5.5.1), CRC and length checked by the peer's framer.
-      assert.match(frame!, new RegExp(`^\\n[0-9A-F]{4}0[0-9A-F]{3}"ADM-CID"\\d{4}R12L3#${account}\\[${data.replace('|', '\\|')}\\]_\\d\\d:\\d\\d:\\d\\d,\\d\\d-\\d\\d-\\d{4}\\r$`));
+      assert.match(
+        frame!,
+        new RegExp(
+          `^\\n[0-9A-F]{4}0[0-9A-F]{3}"ADM-CID"\\d{4}R12L3#${account}\\[${data.replace('|', '\\|')}\\]_\\d\\d:\\d\\d:\\d\\d,\\d\\d-\\d\\d-\\d{4}\\r$`,
+        ),
+      );
     }
     assert.ok(dc09.frames.every((f) => f.decision.action === 'ack'));
   } finally {

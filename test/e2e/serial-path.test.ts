@@ -22,7 +22,8 @@ function openPort(path: string, onData: (chunk: Buffer) => void): Promise<Serial
   });
 }
 
-const closePort = (port: SerialPort): Promise<void> => new Promise((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
+const closePort = (port: SerialPort): Promise<void> =>
+  new Promise((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
 
 test('an MLR2 event in on one COM line is ACKed there and forwarded on the other', async () => {
   const dir = tempDir();
@@ -30,7 +31,13 @@ test('an MLR2 event in on one COM line is ACKed there and forwarded on the other
   const outbound = new PtyPair();
   await inbound.start();
   await outbound.start();
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   const legacyReplies: Buffer[] = [];
   const automationLines: string[] = [];
   let legacy: SerialPort | null = null;
@@ -43,13 +50,30 @@ test('an MLR2 event in on one COM line is ACKed there and forwarded on the other
     });
     const result = await gateway.settings.update({
       receivers: { com_receivers: [{ id: 5, name: 'legacy receiver', port_id: inbound.a, protocol: 'MLR2' }] },
-      outputs: [{ id: 1, name: 'automation', type: 3, protocol: 'MLR2', identificator: outbound.a, oid: 1, receiver_number: 2, line_number: 4 }],
+      outputs: [
+        {
+          id: 1,
+          name: 'automation',
+          type: 3,
+          protocol: 'MLR2',
+          identificator: outbound.a,
+          oid: 1,
+          receiver_number: 2,
+          line_number: 4,
+        },
+      ],
     });
     assert.equal(result, { ok: true, next: result.ok ? result.next : null });
     await gateway.services.restart();
-    await waitFor(() => gateway.health.get('rx:com:5')?.state === 'ok' && gateway.health.get('out:1')?.state === 'ok', 5000);
+    await waitFor(
+      () => gateway.health.get('rx:com:5')?.state === 'ok' && gateway.health.get('out:1')?.state === 'ok',
+      5000,
+    );
     legacy = await openPort(inbound.b, (chunk) => legacyReplies.push(chunk));
-    const cid = encodeContactId({ receiver: 1, line: 1 }, { account: '4321', qualifier: 'E', code: '130', group: '01', zone: '015' });
+    const cid = encodeContactId(
+      { receiver: 1, line: 1 },
+      { account: '4321', qualifier: 'E', code: '130', group: '01', zone: '015' },
+    );
     if (!cid.ok) throw new Error(cid.reason);
     legacy.write(cid.bytes);
     await waitFor(() => Buffer.concat(legacyReplies).length === 1, 5000);

@@ -35,7 +35,10 @@ class LinkTester {
   private sequence = 0;
   private running = true;
 
-  constructor(readonly account: string, private readonly port: number) {
+  constructor(
+    readonly account: string,
+    private readonly port: number,
+  ) {
     this.open();
   }
 
@@ -66,7 +69,9 @@ class LinkTester {
   private ping(): void {
     if (!this.running || !this.socket) return;
     this.sequence = (this.sequence % 9999) + 1;
-    this.socket.write(buildMessage({ token: 'NULL', sequence: this.sequence, receiver: 1, line: 1, account: this.account, data: '' }));
+    this.socket.write(
+      buildMessage({ token: 'NULL', sequence: this.sequence, receiver: 1, line: 1, account: this.account, data: '' }),
+    );
     this.timer = setTimeout(() => this.ping(), PERIOD_MS);
   }
 }
@@ -89,7 +94,9 @@ async function withStore<T>(path: string, fn: (store: Store) => T, readonly = tr
 }
 
 function exited(child: ChildProcess): Promise<unknown> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', resolve));
 }
 
 test('the API shows sightings the file has not yet; after SIGKILL a live device is not lost and a silent one is; a clean stop writes them all', async () => {
@@ -112,15 +119,23 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
       return new Map(body.items.map((o) => [o.account, o]));
     };
     const stored = (account: string) => withStore(db, (store) => store.objects.findByAccount(account, 1)[0]!);
-    const lostEvents = () => withStore(db, (store) =>
-      store.events.query({ receiverIds: null, limit: 1000 }).items.filter((e) => e.protocol === 'INTERNAL' && e.qualifier === 'E' && e.code === '350').map((e) => e.account));
+    const lostEvents = () =>
+      withStore(db, (store) =>
+        store.events
+          .query({ receiverIds: null, limit: 1000 })
+          .items.filter((e) => e.protocol === 'INTERNAL' && e.qualifier === 'E' && e.code === '350')
+          .map((e) => e.account),
+      );
 
     // Link tests 6 s apart: the tracker learns the period (6 s, or 7 when a timer ran late) from the third.
     const live = new LinkTester('A001', rxPort);
     const silent = new LinkTester('B002', rxPort);
     testers.push(live, silent);
     await waitFor(() => live.acked.length >= 5 && silent.acked.length >= 5, 6 * PERIOD_MS);
-    await waitFor(async () => (await stored('A001')).linkPeriodS !== null && (await stored('B002')).linkPeriodS !== null, 5 * S);
+    await waitFor(
+      async () => (await stored('A001')).linkPeriodS !== null && (await stored('B002')).linkPeriodS !== null,
+      5 * S,
+    );
     const periodS = Math.max((await stored('A001')).linkPeriodS!, (await stored('B002')).linkPeriodS!);
     assert.ok(periodS <= 7, `period ${periodS} s`);
     const TIMEOUT_MS = (periodS + TOLERANCE_S) * S;
@@ -129,9 +144,15 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
     const api = (await objects()).get('A001')!;
     const file = await stored('A001');
     const lastAck = live.acked[live.acked.length - 1]!;
-    assert.ok(Math.abs(Date.parse(api.last_ping!) - lastAck) < 1000, `API last_ping ${api.last_ping}, last ACK ${new Date(lastAck).toISOString()}`);
+    assert.ok(
+      Math.abs(Date.parse(api.last_ping!) - lastAck) < 1000,
+      `API last_ping ${api.last_ping}, last ACK ${new Date(lastAck).toISOString()}`,
+    );
     assert.is(api.last_seen, api.last_ping);
-    assert.ok(Date.parse(api.last_ping!) - file.lastPing! >= 2.5 * PERIOD_MS, `the file's last_ping ${new Date(file.lastPing!).toISOString()} is the first one`);
+    assert.ok(
+      Date.parse(api.last_ping!) - file.lastPing! >= 2.5 * PERIOD_MS,
+      `the file's last_ping ${new Date(file.lastPing!).toISOString()} is the first one`,
+    );
 
     // B002 goes silent with the crash; A001 reconnects as soon as the gateway is back.
     child.kill('SIGKILL');
@@ -139,18 +160,35 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
     await exited(child);
     const killedAt = Date.now();
     // The worst case: the previous run's last checkpoint taken just before the crash, long after the stored last_seen.
-    await withStore(db, (store) => {
-      assert.is(store.meta.get(SIGHTINGS_FLUSHED_KEY), null, 'a crash leaves no mark that the sightings were written');
-      const checkpoint = JSON.parse(store.meta.get(CHECKPOINT_KEY)!) as { run_started_at: number };
-      store.meta.set(CHECKPOINT_KEY, JSON.stringify({ run_started_at: checkpoint.run_started_at, alive_at: killedAt }));
-    }, false);
-    assert.ok(killedAt - (await stored('A001')).lastSeen > TIMEOUT_MS, 'without the lag allowance the live device would look overdue');
+    await withStore(
+      db,
+      (store) => {
+        assert.is(
+          store.meta.get(SIGHTINGS_FLUSHED_KEY),
+          null,
+          'a crash leaves no mark that the sightings were written',
+        );
+        const checkpoint = JSON.parse(store.meta.get(CHECKPOINT_KEY)!) as { run_started_at: number };
+        store.meta.set(
+          CHECKPOINT_KEY,
+          JSON.stringify({ run_started_at: checkpoint.run_started_at, alive_at: killedAt }),
+        );
+      },
+      false,
+    );
+    assert.ok(
+      killedAt - (await stored('A001')).lastSeen > TIMEOUT_MS,
+      'without the lag allowance the live device would look overdue',
+    );
 
     child = serveChild(dir.path, httpPort);
     await waitHealthy(httpPort);
     const restartedAt = Date.now();
     await waitFor(async () => (await lostEvents()).includes('B002'), TIMEOUT_MS + 5 * S, 250);
-    assert.ok(Date.now() - restartedAt <= TIMEOUT_MS + 5 * S, 'the silent device is reported within its timeout of the start');
+    assert.ok(
+      Date.now() - restartedAt <= TIMEOUT_MS + 5 * S,
+      'the silent device is reported within its timeout of the start',
+    );
     // The live device reconnected and keeps its period: watched past the silent one's report and its own grace.
     await sleep(Math.max(0, restartedAt + TIMEOUT_MS + 3 * S - Date.now()));
     assert.equal(await lostEvents(), ['B002']);
@@ -164,7 +202,10 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
     await exited(child);
     await withStore(db, (store) => {
       const row = store.objects.findByAccount('A001', 1)[0]!;
-      assert.equal([new Date(row.lastSeen).toISOString(), row.lastPing === null ? null : new Date(row.lastPing).toISOString()], [shown.last_seen, shown.last_ping]);
+      assert.equal(
+        [new Date(row.lastSeen).toISOString(), row.lastPing === null ? null : new Date(row.lastPing).toISOString()],
+        [shown.last_seen, shown.last_ping],
+      );
       assert.ok(Number(store.meta.get(SIGHTINGS_FLUSHED_KEY)) > 0);
     });
   } finally {

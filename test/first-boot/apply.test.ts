@@ -1,6 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { runFirstBoot, type FirstBootOptions } from '../../src/first-boot/apply.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
@@ -27,13 +37,20 @@ async function makeBox(): Promise<Box> {
   const boot = join(dir.path, 'boot');
   const root = join(dir.path, 'root');
   const data = join(dir.path, 'data');
-  for (const d of [boot, join(root, 'usr/share/zoneinfo/Europe'), join(root, 'usr/share/zoneinfo/Etc'), data]) mkdirSync(d, { recursive: true });
+  for (const d of [boot, join(root, 'usr/share/zoneinfo/Europe'), join(root, 'usr/share/zoneinfo/Etc'), data])
+    mkdirSync(d, { recursive: true });
   writeFileSync(join(root, 'usr/share/zoneinfo/Europe/Berlin'), 'TZif');
   writeFileSync(join(root, 'usr/share/zoneinfo/Etc/UTC'), 'TZif');
   const box: Box = {
-    boot, root, data, remove: dir.remove, hostKeyRuns: 0,
+    boot,
+    root,
+    data,
+    remove: dir.remove,
+    hostKeyRuns: 0,
     options: {
-      bootDir: boot, root, dataDir: data,
+      bootDir: boot,
+      root,
+      dataDir: data,
       now: () => new Date('2026-11-23T22:00:00Z'),
       hash: async (p) => (await import('../../src/auth/passwords.js')).hashPassword(p, FAST_HASH),
       generatePassword: () => 'generated-password-0123',
@@ -52,12 +69,24 @@ const read = (path: string): string => readFileSync(path, 'utf8');
 test('a valid file is applied to the root, destroyed, and answered by a result file', async () => {
   const box = await makeBox();
   try {
-    writeFileSync(join(box.boot, 'vigil-setup.txt'), [
-      'instance_name = Warehouse 3', 'admin_password = correct horse battery', 'hostname = vigil-w3',
-      'timezone = Europe/Berlin', 'network = static', 'address = 192.168.1.50/24', 'gateway = 192.168.1.1',
-      'dns = 192.168.1.1', 'wifi_ssid = Warehouse', 'wifi_passphrase = a long wifi passphrase', 'wifi_country = DE',
-      'ntp = ntp1.example.net', `ssh_authorized_key = ${KEY}`,
-    ].join('\n'));
+    writeFileSync(
+      join(box.boot, 'vigil-setup.txt'),
+      [
+        'instance_name = Warehouse 3',
+        'admin_password = correct horse battery',
+        'hostname = vigil-w3',
+        'timezone = Europe/Berlin',
+        'network = static',
+        'address = 192.168.1.50/24',
+        'gateway = 192.168.1.1',
+        'dns = 192.168.1.1',
+        'wifi_ssid = Warehouse',
+        'wifi_passphrase = a long wifi passphrase',
+        'wifi_country = DE',
+        'ntp = ntp1.example.net',
+        `ssh_authorized_key = ${KEY}`,
+      ].join('\n'),
+    );
     const outcome = await runFirstBoot(box.options);
     assert.is(outcome.kind, 'applied');
 
@@ -74,10 +103,19 @@ test('a valid file is applied to the root, destroyed, and answered by a result f
     assert.match(wpa, new RegExp(`\\tpsk=${wpaPsk('Warehouse', 'a long wifi passphrase')}\\n`));
     assert.not.ok(wpa.includes('a long wifi passphrase'));
     assert.is(statSync(join(box.root, 'etc/wpa_supplicant/wpa_supplicant-wlan0.conf')).mode & 0o777, 0o600);
-    assert.is(readlinkSync(join(box.root, 'etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service')), '/usr/lib/systemd/system/wpa_supplicant@.service');
-    assert.is(read(join(box.root, 'etc/systemd/timesyncd.conf.d/50-vigil.conf')).split('\n').slice(1).join('\n'), '[Time]\nNTP=ntp1.example.net\n');
+    assert.is(
+      readlinkSync(join(box.root, 'etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service')),
+      '/usr/lib/systemd/system/wpa_supplicant@.service',
+    );
+    assert.is(
+      read(join(box.root, 'etc/systemd/timesyncd.conf.d/50-vigil.conf')).split('\n').slice(1).join('\n'),
+      '[Time]\nNTP=ntp1.example.net\n',
+    );
     assert.is(read(join(box.root, 'root/.ssh/authorized_keys')), `${KEY}\n`);
-    assert.is(readlinkSync(join(box.root, 'etc/systemd/system/multi-user.target.wants/ssh.service')), '/usr/lib/systemd/system/ssh.service');
+    assert.is(
+      readlinkSync(join(box.root, 'etc/systemd/system/multi-user.target.wants/ssh.service')),
+      '/usr/lib/systemd/system/ssh.service',
+    );
     assert.is(box.hostKeyRuns, 1);
 
     const admin = readProvisionedAdmin(box.data);
@@ -102,7 +140,10 @@ test('a wrong file changes nothing, is still destroyed, and the result names eac
   const box = await makeBox();
   try {
     writeFileSync(join(box.root, 'etc-marker'), '');
-    writeFileSync(join(box.boot, 'vigil-setup.txt'), 'admin_password = correct horse battery\nhostname = ok-name\nnetwork = static\ntimezone = Atlantis/Capital\n');
+    writeFileSync(
+      join(box.boot, 'vigil-setup.txt'),
+      'admin_password = correct horse battery\nhostname = ok-name\nnetwork = static\ntimezone = Atlantis/Capital\n',
+    );
     const outcome = await runFirstBoot(box.options);
     assert.is(outcome.kind, 'rejected');
     assert.not.ok(existsSync(join(box.boot, 'vigil-setup.txt')));
@@ -111,7 +152,10 @@ test('a wrong file changes nothing, is still destroyed, and the result names eac
     const result = read(join(box.boot, 'vigil-setup.result.txt'));
     assert.match(result, /was NOT applied: nothing was changed/);
     assert.match(result, / {2}line 3: network: static needs both address and gateway\r\n/);
-    assert.match(result, / {2}line 4: timezone: is not a known time zone \(e\.g\. Europe\/Berlin, UTC\) \(got 'Atlantis\/Capital'\)\r\n/);
+    assert.match(
+      result,
+      / {2}line 4: timezone: is not a known time zone \(e\.g\. Europe\/Berlin, UTC\) \(got 'Atlantis\/Capital'\)\r\n/,
+    );
     assert.not.ok(result.includes('correct horse battery'));
     const status = readStatus(box.data);
     assert.ok(status.kind === 'ok' && status.status.outcome === 'rejected' && status.status.errors.length === 2);
@@ -126,7 +170,10 @@ test('no admin_password: one is generated, written to the result file, and provi
     writeFileSync(join(box.boot, 'vigil-setup.txt'), 'hostname = plain\n');
     const outcome = await runFirstBoot(box.options);
     assert.equal(outcome.kind === 'applied' ? outcome.generatedPassword : null, 'generated-password-0123');
-    assert.match(read(join(box.boot, 'vigil-setup.result.txt')), /Generated admin password \(login: admin\): generated-password-0123\r\n/);
+    assert.match(
+      read(join(box.boot, 'vigil-setup.result.txt')),
+      /Generated admin password \(login: admin\): generated-password-0123\r\n/,
+    );
     assert.ok(await verifyPassword('generated-password-0123', readProvisionedAdmin(box.data)!.password_hash));
     // Left-out keys get their defaults: DHCP, UTC, SSH off.
     assert.match(read(join(box.root, 'etc/systemd/network/20-vigil-wired.network')), /\nDHCP=yes\n/);
@@ -141,15 +188,23 @@ test('no admin_password: one is generated, written to the result file, and provi
 test('a second file describes the whole state: Wi-Fi, NTP and SSH it leaves out are switched off', async () => {
   const box = await makeBox();
   try {
-    writeFileSync(join(box.boot, 'vigil-setup.txt'), `wifi_ssid = Open Cafe\nntp = 10.0.0.1\nssh_authorized_key = ${KEY}\nadmin_password = first password here\n`);
+    writeFileSync(
+      join(box.boot, 'vigil-setup.txt'),
+      `wifi_ssid = Open Cafe\nntp = 10.0.0.1\nssh_authorized_key = ${KEY}\nadmin_password = first password here\n`,
+    );
     await runFirstBoot(box.options);
     assert.match(read(join(box.root, 'etc/wpa_supplicant/wpa_supplicant-wlan0.conf')), /\tkey_mgmt=NONE\n/);
     writeFileSync(join(box.data, 'vigil.db'), ''); // the gateway has started since
     writeFileSync(join(box.boot, 'vigil-setup.txt'), 'hostname = second\n');
     const outcome = await runFirstBoot(box.options);
     assert.equal(outcome.kind === 'applied' ? outcome.generatedPassword : 'x', null);
-    for (const gone of ['etc/wpa_supplicant/wpa_supplicant-wlan0.conf', 'etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service',
-      'etc/systemd/timesyncd.conf.d/50-vigil.conf', 'root/.ssh/authorized_keys', 'etc/systemd/system/multi-user.target.wants/ssh.service']) {
+    for (const gone of [
+      'etc/wpa_supplicant/wpa_supplicant-wlan0.conf',
+      'etc/systemd/system/multi-user.target.wants/wpa_supplicant@wlan0.service',
+      'etc/systemd/timesyncd.conf.d/50-vigil.conf',
+      'root/.ssh/authorized_keys',
+      'etc/systemd/system/multi-user.target.wants/ssh.service',
+    ]) {
       assert.not.ok(existsSync(join(box.root, gone)) || isLink(join(box.root, gone)), gone);
     }
     assert.is(read(join(box.root, 'etc/hostname')), 'second\n');

@@ -11,7 +11,9 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { freePort } from '../helpers/net.js';
 
 /** First boot on a temporary card, then the real gateway on its data dir. */
-async function provisionAndStart(setup: string): Promise<{ gateway: Gateway; base: string; data: string; banners: string[]; remove(): void }> {
+async function provisionAndStart(
+  setup: string,
+): Promise<{ gateway: Gateway; base: string; data: string; banners: string[]; remove(): void }> {
   const dir = tempDir('vigil-first-boot-gw-');
   const boot = join(dir.path, 'boot');
   const root = join(dir.path, 'root');
@@ -21,13 +23,24 @@ async function provisionAndStart(setup: string): Promise<{ gateway: Gateway; bas
   writeFileSync(join(boot, 'vigil-setup.txt'), setup);
   await runFirstBoot({ bootDir: boot, root, dataDir: data, sshHostKeys: () => undefined });
   const banners: string[] = [];
-  const gateway = new Gateway({ dataDir: data, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger, announce: (t) => banners.push(t) });
+  const gateway = new Gateway({
+    dataDir: data,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    announce: (t) => banners.push(t),
+  });
   await gateway.start();
   return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}`, data, banners, remove: dir.remove };
 }
 
 async function login(base: string, password: string): Promise<Response> {
-  return fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'admin', password }) });
+  return fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: 'admin', password }),
+  });
 }
 
 test('the first account logs in with the password from vigil-setup.txt; the instance name is set', async () => {
@@ -40,13 +53,19 @@ test('the first account logs in with the password from vigil-setup.txt; the inst
     const res = await login(box.base, 'correct horse battery');
     assert.is(res.status, 200);
     const { token } = (await res.json()) as { token: string };
-    const status = (await (await fetch(`${box.base}/api/status`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    const status = (await (
+      await fetch(`${box.base}/api/status`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
       instance_name: string;
       components: { name: string; kind: string; state: string; detail: string }[];
     };
     assert.is(status.instance_name, 'Warehouse 3');
     const firstBoot = status.components.find((c) => c.name === 'first-boot');
-    assert.equal(firstBoot && [firstBoot.kind, firstBoot.state, firstBoot.detail], ['first-boot', 'ok', 'vigil-setup.txt applied']);
+    assert.equal(firstBoot && [firstBoot.kind, firstBoot.state, firstBoot.detail], [
+      'first-boot',
+      'ok',
+      'vigil-setup.txt applied',
+    ]);
     assert.is((await fetch(`${box.base}/health`)).status, 200);
   } finally {
     await box.gateway.stop();
@@ -61,12 +80,20 @@ test('a rejected setup file makes the first-boot component failed, naming the wr
     const anonymous = await fetch(`${box.base}/health`);
     assert.is(anonymous.status, 503);
     assert.equal(await anonymous.json(), { status: 'failing' });
-    const { token } = (await (await login(box.base, readFileSync(join(box.data, PASSWORD_FILE), 'utf8').split('\n')[1]!)).json()) as { token: string };
+    const { token } = (await (
+      await login(box.base, readFileSync(join(box.data, PASSWORD_FILE), 'utf8').split('\n')[1]!)
+    ).json()) as { token: string };
     const health = await fetch(`${box.base}/health`, { headers: { authorization: `Bearer ${token}` } });
     assert.is(health.status, 503);
     assert.equal(await health.json(), {
       status: 'failing',
-      components: [{ name: 'first-boot', state: 'failed', detail: "vigil-setup.txt rejected: line 2: network: must be 'dhcp' or 'static' (got 'sometimes')" }],
+      components: [
+        {
+          name: 'first-boot',
+          state: 'failed',
+          detail: "vigil-setup.txt rejected: line 2: network: must be 'dhcp' or 'static' (got 'sometimes')",
+        },
+      ],
     });
     // Nothing from the file was applied: the gateway made its own first password, as without a file.
     assert.ok(existsSync(join(box.data, PASSWORD_FILE)));

@@ -25,16 +25,37 @@ test('no status file (a development PC) reports nothing', async () => {
 
 test('a rejected file is a failed first-boot component naming every line', async () => {
   const health = await report((dir) =>
-    writeStatus(dir, { outcome: 'rejected', at: '2026-11-23T22:00:00.000Z', applied: [], errors: [{ line: 2, message: 'a: b' }, { line: 0, message: 'applying failed: EROFS' }] }),
+    writeStatus(dir, {
+      outcome: 'rejected',
+      at: '2026-11-23T22:00:00.000Z',
+      applied: [],
+      errors: [
+        { line: 2, message: 'a: b' },
+        { line: 0, message: 'applying failed: EROFS' },
+      ],
+    }),
   );
   const c = health.get('first-boot');
-  assert.equal(c && [c.kind, c.state, c.detail, c.metrics.errors], ['first-boot', 'failed', 'vigil-setup.txt rejected: line 2: a: b; applying failed: EROFS', 2]);
-  assert.equal(health.failing().map((f) => f.name), ['first-boot']);
+  assert.equal(c && [c.kind, c.state, c.detail, c.metrics.errors], [
+    'first-boot',
+    'failed',
+    'vigil-setup.txt rejected: line 2: a: b; applying failed: EROFS',
+    2,
+  ]);
+  assert.equal(
+    health.failing().map((f) => f.name),
+    ['first-boot'],
+  );
 });
 
 test('no setup file on the first boot is ok: defaults kept', async () => {
-  const health = await report((dir) => writeStatus(dir, { outcome: 'absent', at: '2026-11-23T22:00:00.000Z', applied: [], errors: [] }));
-  assert.equal([health.get('first-boot')?.state, health.get('first-boot')?.detail], ['ok', 'no vigil-setup.txt: defaults kept']);
+  const health = await report((dir) =>
+    writeStatus(dir, { outcome: 'absent', at: '2026-11-23T22:00:00.000Z', applied: [], errors: [] }),
+  );
+  assert.equal(
+    [health.get('first-boot')?.state, health.get('first-boot')?.detail],
+    ['ok', 'no vigil-setup.txt: defaults kept'],
+  );
 });
 
 test('a damaged status file is failed, not a crash', async () => {

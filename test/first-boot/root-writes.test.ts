@@ -5,7 +5,18 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, chownSync, existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { runFirstBoot, type FirstBootOptions } from '../../src/first-boot/apply.js';
 import { PROVISION_FILE, readStatus, STATUS_FILE } from '../../src/first-boot/status.js';
@@ -41,9 +52,16 @@ function card(dataDir?: (top: string) => string): Card {
   const victim = join(root, 'shadow');
   writeFileSync(victim, SECRET, { mode: 0o640 });
   return {
-    top: dir.path, boot, root, data, victim, remove: dir.remove,
+    top: dir.path,
+    boot,
+    root,
+    data,
+    victim,
+    remove: dir.remove,
     options: {
-      bootDir: boot, root, dataDir: data,
+      bootDir: boot,
+      root,
+      dataDir: data,
       hash: async (p) => (await import('../../src/auth/passwords.js')).hashPassword(p, FAST_HASH),
       sshHostKeys: () => undefined,
     },

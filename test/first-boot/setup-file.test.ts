@@ -4,7 +4,10 @@ import { parseSetupFile, type ParseContext } from '../../src/first-boot/setup-fi
 
 // A real ed25519 public key (ssh-keygen -t ed25519), so the blob check sees the real layout.
 const KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIO1t4ymCdMbDS7oPIgpL08Fo77P9ANShbZKHBaaxDC9n installer@laptop';
-const context: ParseContext = { zoneExists: (name) => ['Europe/Berlin', 'Etc/UTC', 'UTC'].includes(name), gatewayInitialised: false };
+const context: ParseContext = {
+  zoneExists: (name) => ['Europe/Berlin', 'Etc/UTC', 'UTC'].includes(name),
+  gatewayInitialised: false,
+};
 
 test('a full static setup file parses into one config', () => {
   const text = [
@@ -81,7 +84,10 @@ test('every wrong line is reported with its line number, in line order', () => {
   assert.is(byLine(8)[0], 'hostname: given twice (first on line 1)');
   assert.match(byLine(9)[0]!, /^ntp: is empty/);
   assert.match(byLine(10)[0]!, /^ssh_authorized_key: the key is damaged/);
-  assert.equal(byLine(11).sort(), ['wifi_passphrase: must be 8..63 printable ASCII characters (or 64 hex digits)', 'wifi_passphrase: needs wifi_ssid']);
+  assert.equal(byLine(11).sort(), [
+    'wifi_passphrase: must be 8..63 printable ASCII characters (or 64 hex digits)',
+    'wifi_passphrase: needs wifi_ssid',
+  ]);
 });
 
 test('secret values never appear in error messages', () => {
@@ -96,7 +102,9 @@ test('secret values never appear in error messages', () => {
 
 test('static needs address and gateway, the gateway inside the subnet; dhcp refuses them', () => {
   const missing = parseSetupFile('network = static\naddress = 10.1.2.3/16', context);
-  assert.equal(missing.ok ? [] : missing.errors, [{ line: 1, message: 'network: static needs both address and gateway' }]);
+  assert.equal(missing.ok ? [] : missing.errors, [
+    { line: 1, message: 'network: static needs both address and gateway' },
+  ]);
   const outside = parseSetupFile('network = static\naddress = 10.1.2.3/16\ngateway = 10.2.0.1', context);
   assert.equal(outside.ok ? [] : outside.errors, [{ line: 3, message: 'gateway: is not inside 10.1.2.3/16' }]);
   const dhcp = parseSetupFile('network = dhcp\ngateway = 10.2.0.1', context);
@@ -106,15 +114,24 @@ test('static needs address and gateway, the gateway inside the subnet; dhcp refu
 });
 
 test('instance_name and admin_password are refused once the gateway on the card is initialised', () => {
-  const result = parseSetupFile('instance_name = New name\nadmin_password = long enough password\nhostname = ok', { ...context, gatewayInitialised: true });
+  const result = parseSetupFile('instance_name = New name\nadmin_password = long enough password\nhostname = ok', {
+    ...context,
+    gatewayInitialised: true,
+  });
   assert.not.ok(result.ok);
   if (result.ok) return;
-  assert.equal(result.errors.map((e) => e.line), [1, 2]);
+  assert.equal(
+    result.errors.map((e) => e.line),
+    [1, 2],
+  );
   assert.match(result.errors[1]!.message, /already initialised; change it through the API/);
 });
 
 test('several ssh_authorized_key lines are all kept; a byte-order mark and CRLF are tolerated', () => {
-  const result = parseSetupFile(`\uFEFFssh_authorized_key = ${KEY}\r\nSSH_AUTHORIZED_KEY = ${KEY.replace('installer', 'second')}\r\n`, context);
+  const result = parseSetupFile(
+    `\uFEFFssh_authorized_key = ${KEY}\r\nSSH_AUTHORIZED_KEY = ${KEY.replace('installer', 'second')}\r\n`,
+    context,
+  );
   assert.ok(result.ok);
   if (!result.ok) return;
   assert.is(result.config.sshAuthorizedKeys.length, 2);

@@ -38,7 +38,11 @@ export class Dc09Panel {
   private timer: NodeJS.Timeout | null = null;
   private running = true;
 
-  constructor(readonly account: string, port: number, options: PanelOptions) {
+  constructor(
+    readonly account: string,
+    port: number,
+    options: PanelOptions,
+  ) {
     this.options = options;
     this.socket = connect({ host: LOOPBACK, port });
     this.socket.on('error', () => (this.running = false));
@@ -81,7 +85,9 @@ export class Dc09Panel {
     if (!this.running) return;
     const { group, zone } = eventFields(this.event);
     const data = `#${this.account}|1130 ${group} ${zone}`;
-    this.socket.write(buildMessage({ token: 'ADM-CID', sequence: this.sequence, receiver: 1, line: 1, account: this.account, data }));
+    this.socket.write(
+      buildMessage({ token: 'ADM-CID', sequence: this.sequence, receiver: 1, line: 1, account: this.account, data }),
+    );
     const resendMs = this.options.resendMs;
     if (resendMs !== undefined) this.timer = setTimeout(() => this.send(), resendMs);
   }

@@ -75,7 +75,9 @@ export class FakeSysfs {
   /** Starts the kernel loops (call once the tree is built; writes to export block until then). */
   start(): this {
     for (const file of ['export', 'unexport']) {
-      this.kernels.push(spawn('bash', ['-c', KERNEL, 'kernel', this.classDir, file], { stdio: 'ignore', detached: true }));
+      this.kernels.push(
+        spawn('bash', ['-c', KERNEL, 'kernel', this.classDir, file], { stdio: 'ignore', detached: true }),
+      );
     }
     return this;
   }
@@ -133,6 +135,9 @@ export class FakeSysfs {
   private log(what: string): number[] {
     const path = join(this.classDir, '.log');
     if (!existsSync(path)) return [];
-    return readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith(`${what} `)).map((l) => Number(l.split(' ')[1]));
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith(`${what} `))
+      .map((l) => Number(l.split(' ')[1]));
   }
 }

@@ -8,10 +8,26 @@ import { LOOPBACK, waitFor } from './net.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
-export function serveChild(dataDir: string, httpPort: number, httpsPort = 0, stdio: StdioOptions = 'ignore'): ChildProcess {
+export function serveChild(
+  dataDir: string,
+  httpPort: number,
+  httpsPort = 0,
+  stdio: StdioOptions = 'ignore',
+): ChildProcess {
   return spawn(
     process.execPath,
-    [CLI, 'serve', '--data-dir', dataDir, '--http-port', String(httpPort), '--https-port', String(httpsPort), '--host', LOOPBACK],
+    [
+      CLI,
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--http-port',
+      String(httpPort),
+      '--https-port',
+      String(httpsPort),
+      '--host',
+      LOOPBACK,
+    ],
     { stdio, env: { ...process.env, VIGIL_LOG_LEVEL: 'error' } },
   );
 }
@@ -19,16 +35,20 @@ export function serveChild(dataDir: string, httpPort: number, httpsPort = 0, std
 /** Resolves once GET /health answers 200; the error names the last answer seen. */
 export async function waitHealthy(httpPort: number, timeoutMs = 20_000): Promise<void> {
   let last = '';
-  await waitFor(async () => {
-    try {
-      const res = await fetch(`http://${LOOPBACK}:${httpPort}/health`);
-      last = `${res.status} ${await res.text()}`;
-      return res.status === 200;
-    } catch (err) {
-      last = String(err);
-      return false;
-    }
-  }, timeoutMs, 50).catch(() => {
+  await waitFor(
+    async () => {
+      try {
+        const res = await fetch(`http://${LOOPBACK}:${httpPort}/health`);
+        last = `${res.status} ${await res.text()}`;
+        return res.status === 200;
+      } catch (err) {
+        last = String(err);
+        return false;
+      }
+    },
+    timeoutMs,
+    50,
+  ).catch(() => {
     throw new Error(`/health never 200; last answer: ${last}`);
   });
 }
@@ -38,14 +58,22 @@ export async function waitHealthy(httpPort: number, timeoutMs = 20_000): Promise
  * services and waits for /health = 200 again. Throws, with the answer, when the settings are
  * refused or the restart fails. Returns the headers for further calls with that token.
  */
-export async function applySettings(dataDir: string, httpPort: number, scopes: readonly string[], settings: unknown): Promise<Record<string, string>> {
-  const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dataDir, '--scopes', scopes.join(',')], { encoding: 'utf8' }).stdout.trim();
+export async function applySettings(
+  dataDir: string,
+  httpPort: number,
+  scopes: readonly string[],
+  settings: unknown,
+): Promise<Record<string, string>> {
+  const token = spawnSync(process.execPath, [CLI, 'token', '--data-dir', dataDir, '--scopes', scopes.join(',')], {
+    encoding: 'utf8',
+  }).stdout.trim();
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const base = `http://${LOOPBACK}:${httpPort}`;
   const put = await fetch(`${base}/api/settings`, { method: 'PUT', headers, body: JSON.stringify(settings) });
   if (put.status !== 200) throw new Error(`PUT /api/settings answered ${put.status}: ${await put.text()}`);
   const restart = await fetch(`${base}/api/restart-services`, { headers });
-  if (restart.status !== 200) throw new Error(`GET /api/restart-services answered ${restart.status}: ${await restart.text()}`);
+  if (restart.status !== 200)
+    throw new Error(`GET /api/restart-services answered ${restart.status}: ${await restart.text()}`);
   await waitHealthy(httpPort);
   return headers;
 }

@@ -24,7 +24,11 @@ export interface MariaDb {
 
 const READY_TIMEOUT_MS = 30_000;
 
-function run(command: string, args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -67,17 +71,37 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
   let server: ChildProcess | null = null;
 
   const exec = async (sql: string): Promise<string> => {
-    const r = await run('mariadb', ['--no-defaults', `--socket=${socket}`, '-uroot', '--batch', '--skip-column-names', '-e', sql]);
+    const r = await run('mariadb', [
+      '--no-defaults',
+      `--socket=${socket}`,
+      '-uroot',
+      '--batch',
+      '--skip-column-names',
+      '-e',
+      sql,
+    ]);
     if (r.code !== 0) throw new Error(`mariadb exec failed: ${r.stderr.trim()}`);
     return r.stdout;
   };
 
   const start = async (): Promise<void> => {
-    const child = spawn('mariadbd', [
-      '--no-defaults', `--datadir=${data}`, `--socket=${socket}`, `--port=${port}`, '--bind-address=127.0.0.1',
-      '--user=root', `--pid-file=${join(dir.path, 'mysqld.pid')}`, `--log-error=${join(dir.path, 'err.log')}`,
-      '--innodb-buffer-pool-size=64M', '--skip-name-resolve', ...(options.args ?? []),
-    ], { stdio: 'ignore' });
+    const child = spawn(
+      'mariadbd',
+      [
+        '--no-defaults',
+        `--datadir=${data}`,
+        `--socket=${socket}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        '--user=root',
+        `--pid-file=${join(dir.path, 'mysqld.pid')}`,
+        `--log-error=${join(dir.path, 'err.log')}`,
+        '--innodb-buffer-pool-size=64M',
+        '--skip-name-resolve',
+        ...(options.args ?? []),
+      ],
+      { stdio: 'ignore' },
+    );
     server = child;
     const deadline = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
@@ -111,13 +135,21 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
   };
 
   try {
-    const install = await run('mariadb-install-db', [
-      '--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db',
-    ], 60_000);
+    const install = await run(
+      'mariadb-install-db',
+      [
+        '--no-defaults',
+        `--datadir=${data}`,
+        '--user=root',
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ],
+      60_000,
+    );
     if (install.code !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr.trim()}`);
     await start();
     await exec(
-      "CREATE DATABASE vigil; " +
+      'CREATE DATABASE vigil; ' +
         "CREATE USER 'vigil'@'127.0.0.1' IDENTIFIED BY 'vigilpass'; " +
         "CREATE USER 'vigil'@'localhost' IDENTIFIED BY 'vigilpass'; " +
         "GRANT ALL ON vigil.* TO 'vigil'@'127.0.0.1'; GRANT ALL ON vigil.* TO 'vigil'@'localhost'; FLUSH PRIVILEGES;",

@@ -21,7 +21,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls until the predicate holds or the deadline passes (bounded: never spins forever). */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5000, stepMs = 20): Promise<void> {
+export async function waitFor(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  stepMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await predicate()) return;

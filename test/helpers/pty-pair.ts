@@ -23,7 +23,9 @@ export class PtyPair {
 
   async start(): Promise<void> {
     if (this.child) return;
-    const child = spawn('socat', [`pty,raw,echo=0,link=${this.a}`, `pty,raw,echo=0,link=${this.b}`], { stdio: 'ignore' });
+    const child = spawn('socat', [`pty,raw,echo=0,link=${this.a}`, `pty,raw,echo=0,link=${this.b}`], {
+      stdio: 'ignore',
+    });
     this.child = child;
     child.once('exit', () => {
       if (this.child === child) this.child = null;

@@ -42,7 +42,12 @@ function greeting(scramble: Buffer): Buffer {
   at = fixed.writeUInt16LE(CAPABILITIES >>> 16, at);
   fixed.writeUInt8(21, at); // auth data length; ten reserved zero bytes follow
   return Buffer.concat([
-    Buffer.from([0x0a]), Buffer.from('8.0.36-rogue\0'), fixed, scramble.subarray(8, 20), Buffer.from([0]), Buffer.from(`${PLUGIN}\0`),
+    Buffer.from([0x0a]),
+    Buffer.from('8.0.36-rogue\0'),
+    fixed,
+    scramble.subarray(8, 20),
+    Buffer.from([0]),
+    Buffer.from(`${PLUGIN}\0`),
   ]);
 }
 
@@ -86,7 +91,10 @@ export async function startRogueMysql(): Promise<RogueMysql> {
           answer(seq + 1, Buffer.concat([Buffer.from([0x01]), Buffer.from(publicPem)]));
         } else {
           try {
-            const plain = privateDecrypt({ key: privateKey, oaepHash: 'sha1', padding: constants.RSA_PKCS1_OAEP_PADDING }, payload);
+            const plain = privateDecrypt(
+              { key: privateKey, oaepHash: 'sha1', padding: constants.RSA_PKCS1_OAEP_PADDING },
+              payload,
+            );
             recovered = xorRotating(plain, scramble).toString('utf8').replace(/\0$/, '');
           } catch {
             recovered = recovered ?? payload.toString('utf8').replace(/\0$/, ''); // a password sent in clear

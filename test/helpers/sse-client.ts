@@ -69,7 +69,11 @@ export interface SseClient {
   /** The next message (comments included), or null when the stream ended or `ms` passed. */
   next(ms: number): Promise<SseMessage | null>;
   /** Messages until `until` says stop (inclusive) or `ms` pass; comments skipped unless asked. */
-  collect(until: (m: SseMessage, all: SseMessage[]) => boolean, ms: number, withComments?: boolean): Promise<SseMessage[]>;
+  collect(
+    until: (m: SseMessage, all: SseMessage[]) => boolean,
+    ms: number,
+    withComments?: boolean,
+  ): Promise<SseMessage[]>;
   /** True once the server ended the stream. */
   readonly ended: boolean;
   close(): Promise<void>;
@@ -77,21 +81,26 @@ export interface SseClient {
 
 export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
   const controller = new AbortController();
-  const response = await fetch(url, { headers: { Accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  const response = await fetch(url, {
+    headers: { Accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
   const parser = new SseParser();
   const queue: SseMessage[] = [];
   const decoder = new TextDecoder();
   const reader = response.body?.getReader() ?? null;
   let ended = reader === null;
   // One read in flight at a time: a read that outlives a timeout is awaited by the next call.
-  let pending: ReturnType<NonNullable<typeof reader>["read"]> | null = null;
+  let pending: ReturnType<NonNullable<typeof reader>['read']> | null = null;
 
   async function next(ms: number): Promise<SseMessage | null> {
     const until = Date.now() + ms;
     while (queue.length === 0 && !ended && reader) {
       pending ??= reader.read().catch(() => ({ done: true as const, value: undefined }));
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(1, until - Date.now()))));
+      const timeout = new Promise<'timeout'>(
+        (r) => (timer = setTimeout(() => r('timeout'), Math.max(1, until - Date.now()))),
+      );
       const read = await Promise.race([pending, timeout]);
       clearTimeout(timer);
       if (read === 'timeout') return null;

@@ -14,7 +14,13 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { sampleEvent } from '../store/helpers/store-fixture.js';
 
 async function startGateway(dataDir: string): Promise<Gateway> {
-  const gateway = new Gateway({ dataDir, httpPort: await freePort(), httpsPort: 0, host: LOOPBACK, logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: LOOPBACK,
+    logger: silentLogger,
+  });
   await gateway.start();
   return gateway;
 }
@@ -44,7 +50,10 @@ test('by default only the retention job runs; the status output starts at restar
     socket.on('data', (chunk: Buffer) => frames.push(...decoder.push(chunk)));
     await waitFor(() => frames.length === 2);
     assert.equal([frames[0]?.type, frames[0]?.instance, frames[0]?.objects], ['hello', 'cabinet-7', 1]);
-    assert.equal([frames[1]?.type, frames[1]?.account, frames[1]?.receiver_id, frames[1]?.state], ['state', '4321', 3, 'online']);
+    assert.equal(
+      [frames[1]?.type, frames[1]?.account, frames[1]?.receiver_id, frames[1]?.state],
+      ['state', '4321', 3, 'online'],
+    );
     socket.destroy();
   } finally {
     await gateway.stop();
@@ -58,15 +67,26 @@ test('enabling the database starts the MySQL sync at restart-services, and it mi
   const gateway = await startGateway(dir.path);
   try {
     const saved = await gateway.settings.update({
-      database: { enabled: true, sqlhost: mariadb.host, sqlport: mariadb.port, sqluser: 'vigil', sqlpass: 'vigilpass', sqldatabase: 'vigil' },
+      database: {
+        enabled: true,
+        sqlhost: mariadb.host,
+        sqlport: mariadb.port,
+        sqluser: 'vigil',
+        sqlpass: 'vigilpass',
+        sqldatabase: 'vigil',
+      },
     });
     assert.ok(saved.ok, saved.ok ? '' : saved.errors.join('; '));
     await gateway.services.restart();
     await waitFor(() => gateway.health.get('mysql-sync')?.state === 'ok', 10_000);
     const [stored] = gateway.store.events.append([sampleEvent({ text: 'wired' })]);
-    await waitFor(async () => (await mariadb.exec(`SELECT text FROM vigil.events WHERE id = ${stored!.id}`)) === 'wired\n', 10_000);
+    await waitFor(
+      async () => (await mariadb.exec(`SELECT text FROM vigil.events WHERE id = ${stored!.id}`)) === 'wired\n',
+      10_000,
+    );
     // The whole journal goes, the gateway's internal events included.
-    const remoteCount = async (): Promise<number> => Number((await mariadb.exec('SELECT COUNT(*) FROM vigil.events')).trim());
+    const remoteCount = async (): Promise<number> =>
+      Number((await mariadb.exec('SELECT COUNT(*) FROM vigil.events')).trim());
     await waitFor(async () => (await remoteCount()) === gateway.store.events.countAfter(0), 10_000);
     assert.ok((await remoteCount()) >= 1);
     assert.is((await mariadb.exec("SELECT value FROM vigil.vigil_sync WHERE name = 'schema_version'")).trim(), '1');

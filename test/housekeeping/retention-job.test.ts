@@ -29,7 +29,10 @@ test('the job runs once shortly after start, then every interval, reading the po
   });
   try {
     const now = f.clock.now();
-    f.store.events.append([sampleEvent({ receivedAt: now - 20 * DAY_MS }), sampleEvent({ receivedAt: now - 5 * DAY_MS })]);
+    f.store.events.append([
+      sampleEvent({ receivedAt: now - 20 * DAY_MS }),
+      sampleEvent({ receivedAt: now - 5 * DAY_MS }),
+    ]);
     await job.start();
     assert.is(f.health.get('retention')?.state, 'ok');
     assert.is(f.health.get('retention')?.detail, 'first pass in 0 s');
@@ -91,7 +94,14 @@ test('a failed pass reports degraded with the reason and is retried', async () =
 
 test('runOnce joins a pass already under way instead of starting a second', async () => {
   const f = await startStore();
-  const job = new RetentionJob({ store: f.store, policy: () => policy(10), health: f.health, logger: silentLogger, clock: f.clock, initialDelayMs: 60_000 });
+  const job = new RetentionJob({
+    store: f.store,
+    policy: () => policy(10),
+    health: f.health,
+    logger: silentLogger,
+    clock: f.clock,
+    initialDelayMs: 60_000,
+  });
   try {
     await job.start();
     const a = job.runOnce();

@@ -15,7 +15,14 @@ import { sampleEvent, startStore } from '../store/helpers/store-fixture.js';
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);
 
 function policy(overrides: Partial<RetentionPolicy> = {}): RetentionPolicy {
-  return { removeEventsAgeDays: 10, removeLostObjectsAgeDays: 30, sessionLogCount: 3, outputIds: [], extraFloors: [], ...overrides };
+  return {
+    removeEventsAgeDays: 10,
+    removeLostObjectsAgeDays: 30,
+    sessionLogCount: 3,
+    outputIds: [],
+    extraFloors: [],
+    ...overrides,
+  };
 }
 
 /** Appends events received at the given times; returns their ids. */
@@ -29,8 +36,16 @@ function remainingIds(store: Store): number[] {
 
 function output(id: number, enabled: boolean): OutputSettings {
   return {
-    id, name: `out${id}`, type: 1, protocol: 'MLR2', identificator: 'x', oid: 0, receiver_number: 0, line_number: 0,
-    filters: { receivers: [], event_classes: [] }, enabled,
+    id,
+    name: `out${id}`,
+    type: 1,
+    protocol: 'MLR2',
+    identificator: 'x',
+    oid: 0,
+    receiver_number: 0,
+    line_number: 0,
+    filters: { receivers: [], event_classes: [] },
+    enabled,
   };
 }
 
@@ -52,7 +67,10 @@ test('events after the lowest cursor of the enabled outputs are never deleted, h
   const f = await startStore();
   try {
     const old = NOW - 100 * DAY_MS;
-    const ids = append(f.store, Array.from({ length: 10 }, () => old));
+    const ids = append(
+      f.store,
+      Array.from({ length: 10 }, () => old),
+    );
     f.store.cursors.reset(1, ids[4]!);
     f.store.cursors.reset(2, ids[7]!);
     f.store.cursors.reset(3, 0); // a disabled output's cursor does not count (not in outputIds)
@@ -68,7 +86,10 @@ test('events after the lowest cursor of the enabled outputs are never deleted, h
 test('an enabled output without a stored cursor, or a MySQL sync floor, holds events back', async () => {
   const f = await startStore();
   try {
-    const ids = append(f.store, Array.from({ length: 6 }, () => NOW - 100 * DAY_MS));
+    const ids = append(
+      f.store,
+      Array.from({ length: 6 }, () => NOW - 100 * DAY_MS),
+    );
     assert.is((await runRetention(f.store, policy({ outputIds: [9] }), NOW)).eventsDeleted, 0);
     const report = await runRetention(f.store, policy({ extraFloors: [ids[1]!, null] }), NOW);
     assert.is(report.eventsDeleted, 2);
@@ -93,7 +114,11 @@ test('a large backlog is deleted in bounded batches with event-loop turns in bet
   const f = await startStore();
   try {
     const total = EVENT_BATCH_LIMIT * 2 + 123;
-    for (let i = 0; i < total; i += 5000) append(f.store, Array.from({ length: Math.min(5000, total - i) }, () => NOW - 50 * DAY_MS));
+    for (let i = 0; i < total; i += 5000)
+      append(
+        f.store,
+        Array.from({ length: Math.min(5000, total - i) }, () => NOW - 50 * DAY_MS),
+      );
     const keep = append(f.store, [NOW]);
     let immediates = 0;
     const count = (): void => {
@@ -115,7 +140,12 @@ test('lost objects not heard from for remove_lost_objects_age are deleted with t
   try {
     const old = NOW - 31 * DAY_MS;
     const lostOld = f.store.objects.upsertMain({ account: '1', receiverId: 1, receiverKind: 'tcp', at: old });
-    const lostRecent = f.store.objects.upsertMain({ account: '2', receiverId: 1, receiverKind: 'tcp', at: NOW - 29 * DAY_MS });
+    const lostRecent = f.store.objects.upsertMain({
+      account: '2',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: NOW - 29 * DAY_MS,
+    });
     const onlineOld = f.store.objects.upsertMain({ account: '3', receiverId: 1, receiverKind: 'tcp', at: old });
     f.store.objects.setConnectionState(lostOld.id, 'lost');
     f.store.objects.setConnectionState(lostRecent.id, 'lost');
@@ -142,8 +172,14 @@ test('each object keeps its newest device_session_log_count sessions', async () 
     const bSessions = Array.from({ length: 2 }, (_, i) => f.store.sessions.open(b.id, NOW + i, null));
     const report = await runRetention(f.store, policy({ sessionLogCount: 3 }), NOW);
     assert.is(report.sessionsTrimmed, 5);
-    assert.equal(f.store.sessions.recent(a.id, 25).map((s) => s.id), aSessions.slice(5).reverse());
-    assert.equal(f.store.sessions.recent(b.id, 25).map((s) => s.id), bSessions.reverse());
+    assert.equal(
+      f.store.sessions.recent(a.id, 25).map((s) => s.id),
+      aSessions.slice(5).reverse(),
+    );
+    assert.equal(
+      f.store.sessions.recent(b.id, 25).map((s) => s.id),
+      bSessions.reverse(),
+    );
   } finally {
     await f.cleanup();
   }
@@ -152,7 +188,10 @@ test('each object keeps its newest device_session_log_count sessions', async () 
 test('a pass stops between batches when asked to', async () => {
   const f = await startStore();
   try {
-    append(f.store, Array.from({ length: EVENT_BATCH_LIMIT + 10 }, () => NOW - 50 * DAY_MS));
+    append(
+      f.store,
+      Array.from({ length: EVENT_BATCH_LIMIT + 10 }, () => NOW - 50 * DAY_MS),
+    );
     let checks = 0;
     const report = await runRetention(f.store, policy(), NOW, () => ++checks > 1);
     assert.is(report.interrupted, true);

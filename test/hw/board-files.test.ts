@@ -10,7 +10,10 @@ import * as assert from 'uvu/assert';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const lines = (path: string): string[] =>
-  readFileSync(join(REPO, path), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  readFileSync(join(REPO, path), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 
 /** One udev rule: comma-separated KEY[{attr}] OP "value" pairs (udev(7)). */
 const PAIR = /^\s*([A-Z_]+)(\{[^}]+\})?\s*(==|!=|\+=|-=|:=|=)\s*"((?:[^"\\]|\\.)*)"\s*$/;
@@ -34,9 +37,13 @@ test('udev rules: every line parses; every rule matches before it assigns', () =
   const rules = lines('hw/udev/99-vigil.rules').map(parseRule);
   assert.ok(rules.length >= 7);
   for (const rule of rules) {
-    assert.ok(rule.some(([, op]) => op === '=='), `a rule without a match: ${JSON.stringify(rule)}`);
+    assert.ok(
+      rule.some(([, op]) => op === '=='),
+      `a rule without a match: ${JSON.stringify(rule)}`,
+    );
     const keys = rule.map(([key]) => key.replace(/\{.*\}/, ''));
-    for (const key of keys) assert.ok(['SUBSYSTEM', 'KERNEL', 'ACTION', 'ENV', 'DRIVERS', 'PROGRAM', 'SYMLINK'].includes(key), key);
+    for (const key of keys)
+      assert.ok(['SUBSYSTEM', 'KERNEL', 'ACTION', 'ENV', 'DRIVERS', 'PROGRAM', 'SYMLINK'].includes(key), key);
   }
 });
 
@@ -49,13 +56,19 @@ test('udev rules: the vigil group gets the GPIO sysfs files; serial names land u
   assert.ok(links.length >= 5);
   for (const link of links) assert.match(link, /^vigil\//);
   const modem = rules.find((r) => r.some(([, , v]) => v.startsWith('vigil/modem-')))!;
-  assert.ok(modem.some(([k, op, v]) => k === 'ENV{ID_MM_DEVICE_IGNORE}' && op === '=' && v === '1'), 'ModemManager keeps off');
+  assert.ok(
+    modem.some(([k, op, v]) => k === 'ENV{ID_MM_DEVICE_IGNORE}' && op === '=' && v === '1'),
+    'ModemManager keeps off',
+  );
 });
 
 test('config.txt lines: filters and key=value only; UART and watchdog enabled for all boards', () => {
   const config = lines('hw/boot/config-vigil.txt');
   for (const line of config) assert.match(line, /^(\[(all|pi3|pi4|pi5|cm4)\]|[a-z_]+=[a-z0-9_=-]+)$/, line);
-  const all = config.slice(config.indexOf('[all]') + 1, config.findIndex((l, i) => i > 0 && l.startsWith('[') && l !== '[all]'));
+  const all = config.slice(
+    config.indexOf('[all]') + 1,
+    config.findIndex((l, i) => i > 0 && l.startsWith('[') && l !== '[all]'),
+  );
   assert.ok(all.includes('enable_uart=1'));
   assert.ok(all.includes('dtparam=watchdog=on'));
   assert.is(config.at(-1), '[all]', 'ends unfiltered, so lines appended after it apply to every board');

@@ -12,7 +12,9 @@ function tree(build: (sysfs: FakeSysfs) => void): FakeSysfs {
 }
 
 test('Pi 4 on a 6.x kernel: the header controller is pinctrl-bcm2711 at base 512, not the firmware expander', () => {
-  const sysfs = tree((s) => s.withGpioClass().addChip('raspberrypi-exp-gpio', 570, 8).addChip('pinctrl-bcm2711', 512, 58));
+  const sysfs = tree((s) =>
+    s.withGpioClass().addChip('raspberrypi-exp-gpio', 570, 8).addChip('pinctrl-bcm2711', 512, 58),
+  );
   try {
     const chip = findHeaderChip(listGpioChips(sysfs.root));
     assert.equal(chip, { label: 'pinctrl-bcm2711', base: 512, ngpio: 58 });
@@ -24,7 +26,11 @@ test('Pi 4 on a 6.x kernel: the header controller is pinctrl-bcm2711 at base 512
 
 test('Pi 5 on a 6.6 kernel: pinctrl-rp1 at base 571 among the brcmstb chips', () => {
   const sysfs = tree((s) =>
-    s.withGpioClass().addChip('gpio-brcmstb@107d508500', 512, 32).addChip('gpio-brcmstb@107d517c00', 544, 15).addChip('pinctrl-rp1', 571, 54),
+    s
+      .withGpioClass()
+      .addChip('gpio-brcmstb@107d508500', 512, 32)
+      .addChip('gpio-brcmstb@107d517c00', 544, 15)
+      .addChip('pinctrl-rp1', 571, 54),
   );
   try {
     const chip = findHeaderChip(listGpioChips(sysfs.root))!;
@@ -58,7 +64,10 @@ test('no GPIO class at all (a development PC), or only foreign chips: no header 
 });
 
 test('a line the chip does not have is refused with the chip range', () => {
-  assert.throws(() => sysfsNumber({ label: 'pinctrl-rp1', base: 571, ngpio: 54 }, 54), /GPIO 54 is not a line of pinctrl-rp1 \(lines 0-53\)/);
+  assert.throws(
+    () => sysfsNumber({ label: 'pinctrl-rp1', base: 571, ngpio: 54 }, 54),
+    /GPIO 54 is not a line of pinctrl-rp1 \(lines 0-53\)/,
+  );
   assert.throws(() => sysfsNumber({ label: 'pinctrl-rp1', base: 571, ngpio: 54 }, -1), /not a line/);
 });
 

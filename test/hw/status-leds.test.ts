@@ -11,7 +11,11 @@ import { waitFor } from '../helpers/net.js';
 const FROM_BOARD = { power: null, link: null, trouble: null };
 
 test('Pi 4: the board map lines 17/27/22 are exported as 529/539/534, outputs, dark; set() writes value; close() unexports', async () => {
-  const sysfs = new FakeSysfs().withGpioClass().addChip('pinctrl-bcm2711', 512, 58).setModel('Raspberry Pi 4 Model B Rev 1.4').start();
+  const sysfs = new FakeSysfs()
+    .withGpioClass()
+    .addChip('pinctrl-bcm2711', 512, 58)
+    .setModel('Raspberry Pi 4 Model B Rev 1.4')
+    .start();
   try {
     const opened = await openStatusLeds({ sysfsRoot: sysfs.root, lines: FROM_BOARD, activeLow: false });
     assert.ok(opened.lamps, 'opened');
@@ -19,7 +23,11 @@ test('Pi 4: the board map lines 17/27/22 are exported as 529/539/534, outputs, d
     assert.equal(opened.numbers, { power: 529, link: 539, trouble: 534 });
     assert.is(opened.board.id, 'pi4');
     assert.equal(sysfs.exported, [529, 539, 534]);
-    for (const n of [529, 539, 534]) assert.equal([sysfs.line(n, 'direction'), sysfs.line(n, 'value'), sysfs.line(n, 'active_low')], ['out', '0', '0']);
+    for (const n of [529, 539, 534])
+      assert.equal(
+        [sysfs.line(n, 'direction'), sysfs.line(n, 'value'), sysfs.line(n, 'active_low')],
+        ['out', '0', '0'],
+      );
     opened.lamps.link.set(true);
     assert.is(sysfs.line(539, 'value'), '1');
     opened.lamps.link.set(false);
@@ -35,9 +43,18 @@ test('Pi 4: the board map lines 17/27/22 are exported as 529/539/534, outputs, d
 });
 
 test('Pi 5: pins from the settings on pinctrl-rp1 at base 571, active low', async () => {
-  const sysfs = new FakeSysfs().withGpioClass().addChip('gpio-brcmstb@107d508500', 512, 32).addChip('pinctrl-rp1', 571, 54).setModel('Raspberry Pi 5 Model B Rev 1.0').start();
+  const sysfs = new FakeSysfs()
+    .withGpioClass()
+    .addChip('gpio-brcmstb@107d508500', 512, 32)
+    .addChip('pinctrl-rp1', 571, 54)
+    .setModel('Raspberry Pi 5 Model B Rev 1.0')
+    .start();
   try {
-    const opened = await openStatusLeds({ sysfsRoot: sysfs.root, lines: { power: 5, link: null, trouble: 6 }, activeLow: true });
+    const opened = await openStatusLeds({
+      sysfsRoot: sysfs.root,
+      lines: { power: 5, link: null, trouble: 6 },
+      activeLow: true,
+    });
     assert.ok(opened.lamps);
     if (!opened.lamps) return;
     assert.equal(opened.numbers, { power: 576, link: 598, trouble: 577 });
@@ -82,8 +99,15 @@ test('a line the kernel will not export: a clear error, and the lines already op
   // The chip shows 58 lines, but this "kernel" exports only the first 20: line 22 is refused.
   const sysfs = new FakeSysfs().withGpioClass().addChip('pinctrl-bcm2711', 512, 58, 20).start();
   try {
-    const outcome = await openStatusLeds({ sysfsRoot: sysfs.root, lines: { power: 1, link: 2, trouble: 22 }, activeLow: false, exportWaitMs: 200 })
-      .then(() => 'opened', (err: Error) => err.message);
+    const outcome = await openStatusLeds({
+      sysfsRoot: sysfs.root,
+      lines: { power: 1, link: 2, trouble: 22 },
+      activeLow: false,
+      exportWaitMs: 200,
+    }).then(
+      () => 'opened',
+      (err: Error) => err.message,
+    );
     assert.is(outcome, 'gpio534 did not become writable within 200 ms of export');
     assert.equal(sysfs.refused, [534]);
     await waitFor(() => sysfs.unexported.length === 2, 2000);
@@ -96,8 +120,14 @@ test('a line the kernel will not export: a clear error, and the lines already op
 test('a line the chip does not have never reaches export', async () => {
   const sysfs = new FakeSysfs().withGpioClass().addChip('pinctrl-bcm2711', 512, 20).start();
   try {
-    const outcome = await openStatusLeds({ sysfsRoot: sysfs.root, lines: { power: 3, link: 4, trouble: 25 }, activeLow: false })
-      .then(() => 'opened', (err: Error) => err.message);
+    const outcome = await openStatusLeds({
+      sysfsRoot: sysfs.root,
+      lines: { power: 3, link: 4, trouble: 25 },
+      activeLow: false,
+    }).then(
+      () => 'opened',
+      (err: Error) => err.message,
+    );
     assert.match(outcome, /GPIO 25 is not a line of pinctrl-bcm2711 \(lines 0-19\)/);
     assert.equal(sysfs.exported, []);
   } finally {

@@ -40,7 +40,8 @@ test('first boot starts on the setup file on the boot partition, or the uncommit
     ['ConditionPathIsMountPoint', '|/etc/machine-id'],
   ]);
   assert.is(/--data-dir (\S+)/.exec(SCRIPT)?.[1], DATA_DIR);
-  for (const [key, value] of conditions) assert.not.ok(value.includes(DATA_DIR), `${key}=${value} names a path the service user controls`);
+  for (const [key, value] of conditions)
+    assert.not.ok(value.includes(DATA_DIR), `${key}=${value} names a path the service user controls`);
 });
 
 test('the fstab mounts the boot partition for root alone (umask=0077), so only root can put a setup file there', () => {
@@ -54,9 +55,18 @@ test('systemd-analyze verify accepts the unit without a warning', () => {
   const dir = tempDir('vigil-first-boot-unit-');
   try {
     // The script and the fstab mounts exist only on the image: an existing executable and two mount units stand in.
-    writeFileSync(join(dir.path, 'vigil-first-boot.service'), UNIT_TEXT.replace('/usr/lib/vigil/first-boot', '/bin/true'));
-    writeFileSync(join(dir.path, 'boot-firmware.mount'), '[Mount]\nWhat=LABEL=VIGIL-BOOT\nWhere=/boot/firmware\nType=vfat\n');
-    writeFileSync(join(dir.path, 'var-lib-vigil.mount'), '[Mount]\nWhat=LABEL=vigil-data\nWhere=/var/lib/vigil\nType=ext4\n');
+    writeFileSync(
+      join(dir.path, 'vigil-first-boot.service'),
+      UNIT_TEXT.replace('/usr/lib/vigil/first-boot', '/bin/true'),
+    );
+    writeFileSync(
+      join(dir.path, 'boot-firmware.mount'),
+      '[Mount]\nWhat=LABEL=VIGIL-BOOT\nWhere=/boot/firmware\nType=vfat\n',
+    );
+    writeFileSync(
+      join(dir.path, 'var-lib-vigil.mount'),
+      '[Mount]\nWhat=LABEL=vigil-data\nWhere=/var/lib/vigil\nType=ext4\n',
+    );
     const run = spawnSync('systemd-analyze', ['verify', join(dir.path, 'vigil-first-boot.service')], {
       env: { ...process.env, SYSTEMD_UNIT_PATH: `${dir.path}:` },
       encoding: 'utf8',

@@ -6,7 +6,14 @@ import * as assert from 'uvu/assert';
 import { poll } from '../../image/tools/guest.js';
 import { qemuArgs, Vm } from '../../image/tools/vm.js';
 
-const OPTIONS = { disk: 'disk.img', kernel: 'vmlinuz', initrd: 'initrd.img', append: 'ro', consoleLog: 'console.log', forwards: [] };
+const OPTIONS = {
+  disk: 'disk.img',
+  kernel: 'vmlinuz',
+  initrd: 'initrd.img',
+  append: 'ro',
+  consoleLog: 'console.log',
+  forwards: [],
+};
 
 test('the network card asks for no option ROM (ipxe-qemu need not be installed)', () => {
   assert.ok(qemuArgs(OPTIONS).includes('virtio-net-pci,netdev=net0,romfile='));
@@ -24,10 +31,18 @@ test('a qemu that dies at once ends the wait at once, with its own words', async
   try {
     vm.start();
     const started = Date.now();
-    const err = await poll('GET /health 200', 60_000, async () => {
-      vm.assertRunning();
-      return null; // a live VM that is not healthy yet: keep waiting
-    }, 50).then(() => null, (e: Error) => e);
+    const err = await poll(
+      'GET /health 200',
+      60_000,
+      async () => {
+        vm.assertRunning();
+        return null; // a live VM that is not healthy yet: keep waiting
+      },
+      50,
+    ).then(
+      () => null,
+      (e: Error) => e,
+    );
     assert.ok(err, 'the wait must fail');
     assert.is(err!.name, 'VmDied');
     assert.match(err!.message, /qemu exited \(code 1\): qemu-system-aarch64: failed to find romfile "efi-virtio.rom"/);

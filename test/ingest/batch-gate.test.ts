@@ -22,7 +22,15 @@ async function rig(gatherMaxMs?: number): Promise<{ ingest: EventIngest; store: 
   const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
   await store.start();
   const ingest = new EventIngest({ store, logger: silentLogger, ...(gatherMaxMs !== undefined && { gatherMaxMs }) });
-  return { ingest, store, close: async () => { await ingest.close(); await store.stop(); dir.remove(); } };
+  return {
+    ingest,
+    store,
+    close: async () => {
+      await ingest.close();
+      await store.stop();
+      dir.remove();
+    },
+  };
 }
 
 test('the devices just answered and those that come back turns later commit together', async () => {
@@ -83,7 +91,11 @@ test('a gather that times out sends what it has, and the next answers send at on
     assert.ok(performance.now() - started >= 48, 'waited for the device that did not come back');
     assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut], [2, 1]);
     for (let i = 0; i < 3; i++) await r.ingest.submit([frame('H001')]);
-    assert.equal([r.ingest.stats.flushes, r.ingest.gate.stats.timedOut, r.ingest.gate.gathering], [5, 1, false], 'the next answer does not gather');
+    assert.equal(
+      [r.ingest.stats.flushes, r.ingest.gate.stats.timedOut, r.ingest.gate.gathering],
+      [5, 1, false],
+      'the next answer does not gather',
+    );
   } finally {
     await r.close();
   }
@@ -137,7 +149,11 @@ function busyLoop(): { stop(): void } {
     if (spinning) setImmediate(spin);
   };
   setImmediate(spin);
-  return { stop: () => { spinning = false; } };
+  return {
+    stop: () => {
+      spinning = false;
+    },
+  };
 }
 
 test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fires when the millisecond turns)', async () => {
@@ -159,7 +175,11 @@ test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fi
   } finally {
     busy.stop();
   }
-  assert.equal(waited.filter((ms) => ms < 0.95).map((ms) => ms.toFixed(3)), [], 'no gather released before its limit');
+  assert.equal(
+    waited.filter((ms) => ms < 0.95).map((ms) => ms.toFixed(3)),
+    [],
+    'no gather released before its limit',
+  );
 });
 
 test('misses in a row (a paced fleet) pipeline for at most MAX_SKIP answers at a time', async () => {

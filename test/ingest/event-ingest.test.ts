@@ -49,36 +49,76 @@ test.after(async () => {
 
 function event(account: string, code = 'BA', zone = '01'): DecodedEvent {
   return {
-    protocol: 'SIA-DCS', account, receiver: '1', line: '1', sequence: '0001', encrypted: false, eventClass: 'alarm',
-    code, groupNo: '1', zoneNo: zone, deviceTime: null, deviceTimeText: null,
+    protocol: 'SIA-DCS',
+    account,
+    receiver: '1',
+    line: '1',
+    sequence: '0001',
+    encrypted: false,
+    eventClass: 'alarm',
+    code,
+    groupNo: '1',
+    zoneNo: zone,
+    deviceTime: null,
+    deviceTimeText: null,
   };
 }
 
 function frame(account: string | null, options: Partial<FrameItem> = {}): FrameItem {
   return {
-    kind: 'frame', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: '192.0.2.7:5000', receivedAt: T0,
-    session: null, raw: Buffer.from(`frame of ${account}`), events: account === null ? [] : [event(account)], linkTest: false,
-    account, device: null, ...options,
+    kind: 'frame',
+    receiver: { id: 1, kind: 'tcp' },
+    transport: 'tcp',
+    remoteAddress: '192.0.2.7:5000',
+    receivedAt: T0,
+    session: null,
+    raw: Buffer.from(`frame of ${account}`),
+    events: account === null ? [] : [event(account)],
+    linkTest: false,
+    account,
+    device: null,
+    ...options,
   };
 }
 
 function hello(uid: string, account?: string, options: Partial<HelloItem> = {}): HelloItem {
   return {
-    kind: 'hello', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: '192.0.2.8:5001', receivedAt: T0,
-    session: null, uid, ...(account ? { account } : {}), ...options,
+    kind: 'hello',
+    receiver: { id: 1, kind: 'tcp' },
+    transport: 'tcp',
+    remoteAddress: '192.0.2.8:5001',
+    receivedAt: T0,
+    session: null,
+    uid,
+    ...(account ? { account } : {}),
+    ...options,
   };
 }
 
 function sessionLog(): SessionLog {
-  return { id: null, objectId: null, connectedAt: T0 - 1000, remoteAddress: '192.0.2.9:6000', events: 0, bytesIn: 0, bytesOut: 0, closed: false };
+  return {
+    id: null,
+    objectId: null,
+    connectedAt: T0 - 1000,
+    remoteAddress: '192.0.2.9:6000',
+    events: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    closed: false,
+  };
 }
 
 test('submits from 200 devices in one event-loop turn commit in ONE transaction, each resolving with its ids', async () => {
   const flushes = ingest.stats.flushes;
   const before = store.events.maxId();
-  const results = await Promise.all(Array.from({ length: 200 }, (_, i) => ingest.submit([frame(`A${String(i).padStart(3, '0')}`)])));
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => ingest.submit([frame(`A${String(i).padStart(3, '0')}`)])),
+  );
   assert.is(ingest.stats.flushes, flushes + 1);
-  assert.equal(results.map((r) => r[0]!.eventIds), Array.from({ length: 200 }, (_, i) => [before + 1 + i]));
+  assert.equal(
+    results.map((r) => r[0]!.eventIds),
+    Array.from({ length: 200 }, (_, i) => [before + 1 + i]),
+  );
   assert.is(store.events.get(before + 200)!.account, 'A199');
   assert.is(store.events.get(before + 200)!.objectId, results[199]![0]!.objectId);
 });
@@ -92,7 +132,10 @@ test('the first message of an unknown account creates its object in the same com
   assert.equal(registered, [first!.objectId]);
   assert.is(second!.objectId, first!.objectId);
   const object = store.objects.get(first!.objectId!)!;
-  assert.equal([object.account, object.receiverId, object.lastSeen, object.remoteAddress], ['B001', 1, T0 + 5000, '192.0.2.7:5009']);
+  assert.equal(
+    [object.account, object.receiverId, object.lastSeen, object.remoteAddress],
+    ['B001', 1, T0 + 5000, '192.0.2.7:5009'],
+  );
 });
 
 test('a NULL link test sets last_ping without a journal row; without an account it only counts', async () => {
@@ -114,18 +157,31 @@ test('bus: event-stored in journal order with ids, object-seen once per object p
     bus.on('object-seen', (e) => seen.push([store.objects.get(e.objectId)!.account, e.at, e.ping])),
   ];
   const a = ingest.submit([frame('D001'), frame('D002')]);
-  const b = ingest.submit([frame('D001', { receivedAt: T0 + 1 }), frame(null, { account: 'D002', linkTest: true, receivedAt: T0 + 2 })]);
+  const b = ingest.submit([
+    frame('D001', { receivedAt: T0 + 1 }),
+    frame(null, { account: 'D002', linkTest: true, receivedAt: T0 + 2 }),
+  ]);
   const [ra, rb] = await Promise.all([a, b]);
   for (const off of offs) off();
-  assert.equal(stored, [[ra[0]!.eventIds[0]!, 'D001'], [ra[1]!.eventIds[0]!, 'D002'], [rb[0]!.eventIds[0]!, 'D001']]);
-  assert.equal(seen, [['D001', T0 + 1, false], ['D002', T0 + 2, true]]);
+  assert.equal(stored, [
+    [ra[0]!.eventIds[0]!, 'D001'],
+    [ra[1]!.eventIds[0]!, 'D002'],
+    [rb[0]!.eventIds[0]!, 'D001'],
+  ]);
+  assert.equal(seen, [
+    ['D001', T0 + 1, false],
+    ['D002', T0 + 2, true],
+  ]);
 });
 
 test('a failed transaction rejects every waiting submit, rolls back objects and reports the store failed; success reports ok', async () => {
   failAppend = true;
   const maxId = store.events.maxId();
   const outcomes = await Promise.allSettled([ingest.submit([frame('E001')]), ingest.submit([frame('E002')])]);
-  assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+  assert.equal(
+    outcomes.map((o) => o.status),
+    ['rejected', 'rejected'],
+  );
   assert.equal(store.objects.findByAccount('E001', 1), [], 'the object created in the failed transaction is gone');
   assert.is(store.events.maxId(), maxId);
   assert.is(health.get('store')!.state, 'failed');
@@ -179,10 +235,13 @@ test('a session row opens with the first identified item, is trimmed to the log 
   const objectId = logs[0]!.objectId!;
   const rows = store.sessions.recent(objectId, 10);
   assert.is(rows.length, 2, 'device_session_log_count 2');
-  assert.equal(rows.map((r) => [r.id, r.events, r.bytesIn, r.disconnectedAt, r.connectedAt]), [
-    [logs[2]!.id, 1, 123, T0 + 9000, T0 - 1000],
-    [logs[1]!.id, 1, 123, T0 + 9000, T0 - 1000],
-  ]);
+  assert.equal(
+    rows.map((r) => [r.id, r.events, r.bytesIn, r.disconnectedAt, r.connectedAt]),
+    [
+      [logs[2]!.id, 1, 123, T0 + 9000, T0 - 1000],
+      [logs[1]!.id, 1, 123, T0 + 9000, T0 - 1000],
+    ],
+  );
 });
 
 test('an identity not confirmed for REVALIDATE_MS is read back: an object deleted meanwhile is created again', async () => {
@@ -210,7 +269,12 @@ test('submitTo: each sink hears its own results once; a sink that throws is logg
   const own = new EventIngest({ store: flaky, logger });
   const heard: Array<[string, number]> = [];
   await new Promise<void>((resolve) => {
-    own.submitTo([frame('S001')], { committed: () => { throw new Error('receiver bug'); }, failed: () => heard.push(['failed', 0]) });
+    own.submitTo([frame('S001')], {
+      committed: () => {
+        throw new Error('receiver bug');
+      },
+      failed: () => heard.push(['failed', 0]),
+    });
     own.submitTo([frame('S002'), frame('S003')], {
       committed: (results) => {
         heard.push(['committed', results.length]);

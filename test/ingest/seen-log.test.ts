@@ -6,7 +6,10 @@ import { RESURFACED_MS, SeenLog, type Sight } from '../../src/ingest/seen-log.js
 /** Records markSeen calls; nothing else of the port is used. */
 function recorder(): { port: ObjectsPort; calls: Array<[number, number, string | null, boolean]> } {
   const calls: Array<[number, number, string | null, boolean]> = [];
-  const port = { markSeen: (id: number, at: number, remote: string | null, o?: { ping?: boolean }) => calls.push([id, at, remote, o?.ping ?? false]) };
+  const port = {
+    markSeen: (id: number, at: number, remote: string | null, o?: { ping?: boolean }) =>
+      calls.push([id, at, remote, o?.ping ?? false]),
+  };
   return { port: port as unknown as ObjectsPort, calls };
 }
 
@@ -31,7 +34,11 @@ test('first sighting, a first ping and a new address are written at once; the re
   apply(500, 7, { at: 500, ping: false, remote: 'b' });
   apply(600, 7, { at: 600, ping: false, remote: 'b' });
   apply(700, 7, { at: 700, ping: true, remote: 'b' });
-  assert.equal(calls, [[7, 100, 'a', false], [7, 400, 'a', true], [7, 500, 'b', false]]);
+  assert.equal(calls, [
+    [7, 100, 'a', false],
+    [7, 400, 'a', true],
+    [7, 500, 'b', false],
+  ]);
   at(999);
   seen.apply(port, new Map());
   assert.is(calls.length, 3, 'one interval after the last sweep (at 0) is not over yet');
@@ -46,7 +53,7 @@ test('first sighting, a first ping and a new address are written at once; the re
   assert.equal(calls.slice(4), [[7, 1900, 'b', true]], 'one write per interval, with the latest time and the ping');
 });
 
-test('the sweep runs on the writer\'s clock, not on the sightings\' times; dueInMs tells the timer when', () => {
+test("the sweep runs on the writer's clock, not on the sightings' times; dueInMs tells the timer when", () => {
   const { log: seen, at } = log();
   const { port, calls } = recorder();
   assert.is(seen.dueInMs(), null, 'nothing pending: no timer');
@@ -62,7 +69,7 @@ test('the sweep runs on the writer\'s clock, not on the sightings\' times; dueIn
   assert.is(seen.dueInMs(), null);
 });
 
-test('a device heard again after a day\'s silence is written at once', () => {
+test("a device heard again after a day's silence is written at once", () => {
   const { log: seen } = log();
   const { port, calls } = recorder();
   seen.apply(port, sights([3, { at: 0, ping: false, remote: 'x' }]));
@@ -80,7 +87,10 @@ test('flush writes every pending sighting; after forget() the next sighting of e
   assert.is(seen.pendingCount, 2);
   seen.flush(port);
   seen.committed();
-  assert.equal(calls.slice(2), [[1, 20, 'x', false], [2, 30, 'y', false]]);
+  assert.equal(calls.slice(2), [
+    [1, 20, 'x', false],
+    [2, 30, 'y', false],
+  ]);
   assert.is(seen.pendingCount, 0);
   seen.forget();
   assert.is(seen.pendingCount, 0, 'what committed is not pending again');

@@ -44,7 +44,13 @@ async function rig(options: { script?: URL; seenPersistMs?: number } = {}): Prom
   const ingest = new EventIngest({ store, writer, logger, bus, health, sessionLogCount: () => 5 });
   store.onStop(() => ingest.close());
   return {
-    store, writer, ingest, bus, health, logs, path,
+    store,
+    writer,
+    ingest,
+    bus,
+    health,
+    logs,
+    path,
     async close() {
       await store.stop();
       dir.remove();
@@ -68,11 +74,17 @@ test('a batch is committed by the writer thread: ids, objects, sessions and bus 
     const w1 = r.store.objects.findByAccount('W001', 1)[0]!;
     const w2 = r.store.objects.findByAccount('W002', 1)[0]!;
     assert.equal([a![0]!.objectId, a![0]!.eventIds, b![0]!.objectId, b![0]!.eventIds], [w1.id, [1], w2.id, [2]]);
-    assert.equal(stored, [[1, 'W001', w1.id], [2, 'W002', w2.id]]);
+    assert.equal(stored, [
+      [1, 'W001', w1.id],
+      [2, 'W002', w2.id],
+    ]);
     assert.equal(registered, ['W001', 'W002']);
     assert.equal([log.id, log.objectId, log.events], [1, w1.id, 1]);
     const row = r.store.events.get(2)!;
-    assert.equal([row.objectId, row.receivedAt, row.code, Buffer.from(row.raw).toString()], [w2.id, T0 + 5, 'BA', 'frame of W002']);
+    assert.equal(
+      [row.objectId, row.receivedAt, row.code, Buffer.from(row.raw).toString()],
+      [w2.id, T0 + 5, 'BA', 'frame of W002'],
+    );
     assert.is(r.writer.starts, 1);
   } finally {
     await r.close();
@@ -139,7 +151,10 @@ test('a writer thread that dies with a batch in flight: the batch rejects, the s
     writeFileSync(`${r.path}.die`, '');
     // The marker is read when a thread starts: end the current one cleanly first.
     await r.writer.close();
-    const outcome = await r.ingest.submit([frame('D002')]).then(() => 'committed', (err: Error) => err.message);
+    const outcome = await r.ingest.submit([frame('D002')]).then(
+      () => 'committed',
+      (err: Error) => err.message,
+    );
     assert.match(outcome, /journal writer thread exited \(code 3\)/);
     assert.is(r.health.get('store')?.state, 'failed');
     const [again] = await r.ingest.submit([frame('D002', { receivedAt: T0 + 1 })]);
@@ -169,7 +184,10 @@ test('last_seen is written at most once per interval while the bus carries every
     const closedFrom = Date.now();
     await r.ingest.close();
     assert.is(r.store.objects.get(id)!.lastSeen, T0 + 4000, 'written when the writer stops');
-    assert.ok(Number(r.store.meta.get(SIGHTINGS_FLUSHED_KEY)) >= closedFrom, 'with the mark that every sighting is stored');
+    assert.ok(
+      Number(r.store.meta.get(SIGHTINGS_FLUSHED_KEY)) >= closedFrom,
+      'with the mark that every sighting is stored',
+    );
   } finally {
     await r.close();
   }
@@ -191,12 +209,16 @@ test('with no batch to carry it, the writer thread sweeps pending sightings on i
     assert.equal(stored(), [T0 + 5000, T0 + 5000]);
     await r.ingest.submit([frame(null, { account: 'S001', linkTest: true, receivedAt: T0 + 7000 })]);
     await sleep(interval / 3);
-    if (performance.now() - sweptAt < interval) assert.equal(stored(), [T0 + 5000, T0 + 5000], 'not before one interval after the last sweep');
+    if (performance.now() - sweptAt < interval)
+      assert.equal(stored(), [T0 + 5000, T0 + 5000], 'not before one interval after the last sweep');
     await waitFor(() => stored()[0] === T0 + 7000, 2 * interval);
     assert.ok(performance.now() - sweptAt >= interval - 50, 'one interval after the last sweep');
     const raw = openDatabase(r.path, { readonly: true });
     try {
-      assert.equal(raw.prepare('SELECT last_seen, last_ping FROM object_sightings WHERE object_id = ?').get(id), { last_seen: T0 + 7000, last_ping: T0 + 7000 });
+      assert.equal(raw.prepare('SELECT last_seen, last_ping FROM object_sightings WHERE object_id = ?').get(id), {
+        last_seen: T0 + 7000,
+        last_ping: T0 + 7000,
+      });
     } finally {
       raw.close();
     }
@@ -207,7 +229,9 @@ test('with no batch to carry it, the writer thread sweeps pending sightings on i
 
 test('stop drains: submits queued when the store stops are committed before the thread ends', async () => {
   const r = await rig();
-  const pending = Promise.all(Array.from({ length: 50 }, (_, i) => r.ingest.submit([frame(`Q${String(i).padStart(3, '0')}`)])));
+  const pending = Promise.all(
+    Array.from({ length: 50 }, (_, i) => r.ingest.submit([frame(`Q${String(i).padStart(3, '0')}`)])),
+  );
   await r.store.stop();
   const results = await pending;
   assert.is(results.length, 50);

@@ -24,7 +24,9 @@ async function rig(script?: URL) {
   const ingest = new EventIngest({ store, writer, logger: silentLogger });
   store.onStop(() => ingest.close());
   return {
-    path, ingest, writer,
+    path,
+    ingest,
+    writer,
     async close() {
       await store.stop();
       dir.remove();
@@ -49,7 +51,10 @@ test('a live thread answers the ping: stalledMs back to 0; lastCommitAt is the l
     await r.ingest.submit([frame('L001')]);
     const { lastCommitAt, commits } = r.ingest.writerProbe.liveness();
     assert.is(commits, 1);
-    assert.ok(lastCommitAt !== null && lastCommitAt >= before && lastCommitAt <= Date.now(), `lastCommitAt ${lastCommitAt}`);
+    assert.ok(
+      lastCommitAt !== null && lastCommitAt >= before && lastCommitAt <= Date.now(),
+      `lastCommitAt ${lastCommitAt}`,
+    );
     r.ingest.writerProbe.ping();
     assert.ok(r.writer.liveness().stalledMs >= 0);
     await waitFor(() => r.writer.liveness().stalledMs === 0, 2000, 5);

@@ -5,7 +5,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmodSync, chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { writeFileAtomic } from '../../src/init/atomic-write.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -32,7 +42,12 @@ test('a symlink planted at the predictable temp name is never followed: its targ
   try {
     const target = join(box.dir, 'first-boot-status.json');
     symlinkSync(box.victim, join(box.dir, pidTempName(target)));
-    writeFileAtomic(target, '{"outcome":"applied"}\n', 0o644, asRoot ? { owner: { uid: SERVICE_UID, gid: SERVICE_UID } } : {});
+    writeFileAtomic(
+      target,
+      '{"outcome":"applied"}\n',
+      0o644,
+      asRoot ? { owner: { uid: SERVICE_UID, gid: SERVICE_UID } } : {},
+    );
     assert.is(readFileSync(box.victim, 'utf8'), 'root:secret\n');
     assert.is(statSync(box.victim).uid, process.getuid?.());
     assert.ok(lstatSync(target).isFile());
@@ -48,7 +63,10 @@ test('a symlink at the given temp name is refused (O_EXCL|O_NOFOLLOW), not follo
     const target = join(box.dir, 'first-boot-admin.json');
     const planted = join(box.dir, 'planted');
     symlinkSync(box.victim, planted);
-    assert.throws(() => writeFileAtomic(target, 'x', 0o600, { tempName: () => 'planted' }), (err: NodeJS.ErrnoException) => err.code === 'EEXIST');
+    assert.throws(
+      () => writeFileAtomic(target, 'x', 0o600, { tempName: () => 'planted' }),
+      (err: NodeJS.ErrnoException) => err.code === 'EEXIST',
+    );
     assert.is(readFileSync(box.victim, 'utf8'), 'root:secret\n');
     assert.ok(lstatSync(planted).isSymbolicLink(), 'the planted link is left as it was');
     assert.throws(() => lstatSync(target));
@@ -75,7 +93,10 @@ test('a file pre-created at the temp name is not reused: the target is a new ino
     // The same with a name given: O_EXCL refuses the existing file.
     const other = join(box.dir, 'other');
     writeFileSync(other, 'planted\n');
-    assert.throws(() => writeFileAtomic(join(box.dir, 'x.json'), 'x', 0o600, { tempName: () => 'other' }), (err: NodeJS.ErrnoException) => err.code === 'EEXIST');
+    assert.throws(
+      () => writeFileAtomic(join(box.dir, 'x.json'), 'x', 0o600, { tempName: () => 'other' }),
+      (err: NodeJS.ErrnoException) => err.code === 'EEXIST',
+    );
     assert.is(readFileSync(other, 'utf8'), 'planted\n');
   } finally {
     box.remove();

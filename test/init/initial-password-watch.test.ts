@@ -18,22 +18,42 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { Browser, createWebHarness } from '../web/web-harness.js';
 
 async function startGateway(dataDir: string): Promise<{ gateway: Gateway; base: string }> {
-  const gateway = new Gateway({ dataDir, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   await gateway.start();
   return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
 }
 
 async function login(base: string, name: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: name, password }) });
+  const res = await fetch(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: name, password }),
+  });
   assert.is(res.status, 200);
   return ((await res.json()) as { token: string }).token;
 }
 
 function putSettings(base: string, token: string, body: unknown): Promise<Response> {
-  return fetch(`${base}/api/settings`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${base}/api/settings`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
-const ADMIN_RECORD = { id: 1, login: 'admin', token_time: 720, scopes: ['settings', 'users', 'events', 'objects'], visible_receivers: { all: true, custom: [] } };
+const ADMIN_RECORD = {
+  id: 1,
+  login: 'admin',
+  token_time: 720,
+  scopes: ['settings', 'users', 'events', 'objects'],
+  visible_receivers: { all: true, custom: [] },
+};
 
 test('PUT /api/settings changing the admin password removes the file; other saves keep it', async () => {
   const dir = tempDir();
@@ -46,7 +66,10 @@ test('PUT /api/settings changing the admin password removes the file; other save
     assert.ok(existsSync(file), 'a save that leaves the password alone keeps the file');
     assert.is((await putSettings(base, token, { users: [ADMIN_RECORD] })).status, 200);
     assert.ok(existsSync(file), 'the same user record without a new password keeps the file');
-    assert.is((await putSettings(base, token, { users: [{ ...ADMIN_RECORD, password: 'a-new-long-password-7' }] })).status, 200);
+    assert.is(
+      (await putSettings(base, token, { users: [{ ...ADMIN_RECORD, password: 'a-new-long-password-7' }] })).status,
+      200,
+    );
     assert.not.ok(existsSync(file), 'the password changed: the file is gone');
   } finally {
     await gateway.stop();
@@ -85,15 +108,19 @@ test('the page users form changing the admin password removes the file', async (
     assert.ok(existsSync(file), 'matches the admin password: kept at start');
     const admin = new Browser(h);
     await admin.login(ADMIN.login, ADMIN.password);
-    const saved = await admin.post('/settings/users', {
-      'users[0].id': '1',
-      'users[0].login': 'admin',
-      'users[0].password': 'changed-on-the-page-9',
-      'users[0].token_time': '60',
-      'users[0].scopes': ['', 'settings', 'users', 'events', 'objects'],
-      'users[0].visible_receivers.all': 'true',
-      'users[0].visible_receivers.custom': '',
-    }, '/settings/users');
+    const saved = await admin.post(
+      '/settings/users',
+      {
+        'users[0].id': '1',
+        'users[0].login': 'admin',
+        'users[0].password': 'changed-on-the-page-9',
+        'users[0].token_time': '60',
+        'users[0].scopes': ['', 'settings', 'users', 'events', 'objects'],
+        'users[0].visible_receivers.all': 'true',
+        'users[0].visible_receivers.custom': '',
+      },
+      '/settings/users',
+    );
     assert.is(saved.status, 200, await saved.text());
     assert.not.ok(existsSync(file));
   } finally {

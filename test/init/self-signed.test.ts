@@ -10,12 +10,26 @@ test('DER encodes OIDs, integers and times per X.690', () => {
   assert.is(objectIdentifier('1.2.840.10045.4.3.2').toString('hex'), '06082a8648ce3d040302');
   assert.is(unsignedInteger(Buffer.from([0x80])).toString('hex'), '02020080');
   assert.is(unsignedInteger(Buffer.from([0, 0, 5])).toString('hex'), '020105');
-  assert.is(time(new Date(Date.UTC(2026, 10, 22, 1, 2, 3))).toString('ascii').slice(2), '261122010203Z');
-  assert.is(time(new Date(Date.UTC(2051, 0, 1))).toString('ascii').slice(2), '20510101000000Z');
+  assert.is(
+    time(new Date(Date.UTC(2026, 10, 22, 1, 2, 3)))
+      .toString('ascii')
+      .slice(2),
+    '261122010203Z',
+  );
+  assert.is(
+    time(new Date(Date.UTC(2051, 0, 1)))
+      .toString('ascii')
+      .slice(2),
+    '20510101000000Z',
+  );
 });
 
 test('the certificate parses, is self-signed, matches its key and names localhost and loopback', () => {
-  const pair = createSelfSignedCertificate({ commonName: 'vigil-box', altNames: ['localhost', '127.0.0.1', '::1'], validDays: 3650 });
+  const pair = createSelfSignedCertificate({
+    commonName: 'vigil-box',
+    altNames: ['localhost', '127.0.0.1', '::1'],
+    validDays: 3650,
+  });
   const cert = new X509Certificate(pair.certPem);
   assert.is(cert.subject, 'CN=vigil-box');
   assert.is(cert.issuer, 'CN=vigil-box');
@@ -26,7 +40,11 @@ test('the certificate parses, is self-signed, matches its key and names localhos
 });
 
 test('a TLS client that trusts the certificate completes a handshake with it on loopback', async () => {
-  const pair = createSelfSignedCertificate({ commonName: 'vigil', altNames: ['localhost', '127.0.0.1'], validDays: 30 });
+  const pair = createSelfSignedCertificate({
+    commonName: 'vigil',
+    altNames: ['localhost', '127.0.0.1'],
+    validDays: 30,
+  });
   const server = createServer({ key: pair.keyPem, cert: pair.certPem }, (_req, res) => res.end('hello'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -15,7 +15,10 @@ function setup(wallStart: number) {
   const wall = new ManualClock(wallStart);
   const raised: string[] = [];
   const monitor = new ClockMonitor({
-    clock: wall, monotonic: () => mono.now(), timers, logger: silentLogger,
+    clock: wall,
+    monotonic: () => mono.now(),
+    timers,
+    logger: silentLogger,
     raise: async (type, options) => {
       raised.push(options?.detail ? `${type}: ${options.detail}` : type);
       return 1;

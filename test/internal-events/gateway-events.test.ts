@@ -11,7 +11,9 @@ import type { NewEvent } from '../../src/store/types.js';
 function recorder() {
   const written: NewEvent[] = [];
   const rec = new InternalEventRecorder({
-    journal: { append: async (batch) => (written.push(...batch), batch.map((_, i) => written.length - batch.length + i + 1)) },
+    journal: {
+      append: async (batch) => (written.push(...batch), batch.map((_, i) => written.length - batch.length + i + 1)),
+    },
     entries: () => DEFAULT_INTERNAL_EVENTS,
     clock: new ManualClock(),
     logger: silentLogger,
@@ -27,11 +29,18 @@ test('gateway_started at start, settings_changed per saved update (section names
   const { rec, texts } = recorder();
   const listeners = new Set<(n: object, p: object) => void>();
   const events = new GatewayEvents({
-    raise: rec.raise, idle: () => rec.idle(), logger: silentLogger, version: '0.1.0',
+    raise: rec.raise,
+    idle: () => rec.idle(),
+    logger: silentLogger,
+    version: '0.1.0',
     settings: { onChange: (l) => (listeners.add(l), () => listeners.delete(l)) },
   });
   await events.start();
-  for (const l of listeners) l({ tracker: { timeout_multiplier: 4 }, api: { api_jwt_secret: 'new' } }, { tracker: { timeout_multiplier: 3 }, api: { api_jwt_secret: 'old' } });
+  for (const l of listeners)
+    l(
+      { tracker: { timeout_multiplier: 4 }, api: { api_jwt_secret: 'new' } },
+      { tracker: { timeout_multiplier: 3 }, api: { api_jwt_secret: 'old' } },
+    );
   for (const l of listeners) l({ general: 1 }, { general: 1 });
   await events.stop();
   assert.equal(texts(), [
@@ -73,7 +82,10 @@ test('login_failed: a burst against one account is raised at once, once per epis
     clock.advance(1000);
   }
   await rec.idle();
-  assert.equal(texts(), ['E461 Login failed (from 10.0.0.1)', 'E461 Login failed (burst: 10 failures for one account from 10 addresses)']);
+  assert.equal(texts(), [
+    'E461 Login failed (from 10.0.0.1)',
+    'E461 Login failed (burst: 10 failures for one account from 10 addresses)',
+  ]);
 });
 
 test('the reporting throttle still throttles like LoginThrottle', () => {

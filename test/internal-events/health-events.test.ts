@@ -38,10 +38,18 @@ test('storage low on space raises store_trouble once with the figures, and store
   const { health, raised, bridge, restoredCalls } = setup();
   await bridge.start();
   health.report('storage', 'storage', 'ok');
-  health.report('storage', 'storage', 'degraded', 'low on space: 700.0 MiB free of 14800.0 MiB, trouble below 740.0 MiB');
+  health.report(
+    'storage',
+    'storage',
+    'degraded',
+    'low on space: 700.0 MiB free of 14800.0 MiB, trouble below 740.0 MiB',
+  );
   health.report('storage', 'storage', 'degraded', 'free space unreadable: ENOENT');
   health.report('storage', 'storage', 'ok');
-  assert.equal(raised, ['store_trouble: storage: low on space: 700.0 MiB free of 14800.0 MiB, trouble below 740.0 MiB', 'store_restored: storage']);
+  assert.equal(raised, [
+    'store_trouble: storage: low on space: 700.0 MiB free of 14800.0 MiB, trouble below 740.0 MiB',
+    'store_restored: storage',
+  ]);
   assert.is(restoredCalls(), 0, 'the recorder retries after the store itself recovers, not after space came back');
   await bridge.stop();
 });

@@ -14,19 +14,44 @@ import { startStore } from '../store/helpers/store-fixture.js';
 const AT = Date.UTC(2026, 2, 1, 12, 0, 0);
 
 test('every internal event type has a default entry with a Contact ID code', () => {
-  assert.equal(DEFAULT_INTERNAL_EVENTS.map((e) => e.type), [...INTERNAL_EVENT_TYPES]);
+  assert.equal(
+    DEFAULT_INTERNAL_EVENTS.map((e) => e.type),
+    [...INTERNAL_EVENT_TYPES],
+  );
 });
 
 test('canonicalHex: numeric value, upper case, padded to the Contact ID width', () => {
-  assert.equal([canonicalHex('a', 3), canonicalHex('00a', 3), canonicalHex('0F', 2), canonicalHex('1', 3)], ['00A', '00A', '0F', '001']);
+  assert.equal(
+    [canonicalHex('a', 3), canonicalHex('00a', 3), canonicalHex('0F', 2), canonicalHex('1', 3)],
+    ['00A', '00A', '0F', '001'],
+  );
 });
 
 test('a gateway event: no receiver, no object, empty account (outputs send their own oid)', () => {
-  const entry: InternalEventSettings = { type: 'gateway_started', classificator: 'E', event_code: '305', group_no: '0', zone_no: '0', name: 'Gateway started' };
+  const entry: InternalEventSettings = {
+    type: 'gateway_started',
+    classificator: 'E',
+    event_code: '305',
+    group_no: '0',
+    zone_no: '0',
+    name: 'Gateway started',
+  };
   assert.equal(buildInternalEvent(entry, { type: 'gateway_started', at: AT, detail: 'version 0.1.0' }), {
-    receivedAt: AT, receiverId: null, receiverKind: null, objectId: null, account: '', protocol: 'INTERNAL',
-    encrypted: false, eventClass: 'internal', qualifier: 'E', code: '305', groupNo: '00', zoneNo: '000',
-    text: 'Gateway started (version 0.1.0)', flags: 0, raw: Buffer.from('INTERNAL gateway_started E305 00 000', 'latin1'),
+    receivedAt: AT,
+    receiverId: null,
+    receiverKind: null,
+    objectId: null,
+    account: '',
+    protocol: 'INTERNAL',
+    encrypted: false,
+    eventClass: 'internal',
+    qualifier: 'E',
+    code: '305',
+    groupNo: '00',
+    zoneNo: '000',
+    text: 'Gateway started (version 0.1.0)',
+    flags: 0,
+    raw: Buffer.from('INTERNAL gateway_started E305 00 000', 'latin1'),
   });
 });
 
@@ -37,13 +62,35 @@ test('journaled with the configured codes into the real journal and announced on
     const announced: number[] = [];
     bus.on('event-stored', ({ id }) => announced.push(id));
     const entries: InternalEventSettings[] = [
-      { type: 'receiver_failed', classificator: 'E', event_code: '330', group_no: '2', zone_no: '7', name: 'Receiver down' },
+      {
+        type: 'receiver_failed',
+        classificator: 'E',
+        event_code: '330',
+        group_no: '2',
+        zone_no: '7',
+        name: 'Receiver down',
+      },
     ];
-    const recorder = new InternalEventRecorder({ journal: ingestJournal(() => fx.store.events, bus), entries: () => entries, clock: fx.clock, logger: silentLogger });
+    const recorder = new InternalEventRecorder({
+      journal: ingestJournal(() => fx.store.events, bus),
+      entries: () => entries,
+      clock: fx.clock,
+      logger: silentLogger,
+    });
     const id = await recorder.raise('receiver_failed', { detail: 'rx:tcp:1: EADDRINUSE' });
     const stored = fx.store.events.get(id!)!;
     assert.equal(
-      [stored.protocol, stored.eventClass, stored.qualifier, stored.code, stored.groupNo, stored.zoneNo, stored.account, stored.receiverId, stored.text],
+      [
+        stored.protocol,
+        stored.eventClass,
+        stored.qualifier,
+        stored.code,
+        stored.groupNo,
+        stored.zoneNo,
+        stored.account,
+        stored.receiverId,
+        stored.text,
+      ],
       ['INTERNAL', 'internal', 'E', '330', '02', '007', '', null, 'Receiver down (rx:tcp:1: EADDRINUSE)'],
     );
     assert.equal(announced, [id]);
@@ -54,16 +101,30 @@ test('journaled with the configured codes into the real journal and announced on
 
 test('a type with no entry in internal_events is not journaled', async () => {
   const appended: NewEvent[][] = [];
-  const journal: InternalEventJournal = { append: async (batch) => (appended.push([...batch]), batch.map((_, i) => i + 1)) };
-  const recorder = new InternalEventRecorder({ journal, entries: () => [], clock: { now: () => AT }, logger: silentLogger });
+  const journal: InternalEventJournal = {
+    append: async (batch) => (appended.push([...batch]), batch.map((_, i) => i + 1)),
+  };
+  const recorder = new InternalEventRecorder({
+    journal,
+    entries: () => [],
+    clock: { now: () => AT },
+    logger: silentLogger,
+  });
   assert.is(await recorder.raise('gateway_started'), null);
   assert.equal(appended, []);
 });
 
 test('a device identity conflict is journaled with its default even when internal_events has no entry', async () => {
   const appended: NewEvent[][] = [];
-  const journal: InternalEventJournal = { append: async (batch) => (appended.push([...batch]), batch.map((_, i) => i + 1)) };
-  const recorder = new InternalEventRecorder({ journal, entries: () => [], clock: { now: () => AT }, logger: silentLogger });
+  const journal: InternalEventJournal = {
+    append: async (batch) => (appended.push([...batch]), batch.map((_, i) => i + 1)),
+  };
+  const recorder = new InternalEventRecorder({
+    journal,
+    entries: () => [],
+    clock: { now: () => AT },
+    logger: silentLogger,
+  });
   assert.is(await recorder.raise('device_identity_conflict', { detail: 'UID 00A1 from 127.0.0.2: wrong proof' }), 1);
   assert.equal(
     appended.flat().map((e) => `${e.qualifier}${e.code} ${e.text}`),
@@ -82,7 +143,12 @@ test('events that cannot be journaled are held and written first, in order, with
     },
   };
   let now = AT;
-  const recorder = new InternalEventRecorder({ journal, entries: () => DEFAULT_INTERNAL_EVENTS, clock: { now: () => now }, logger: silentLogger });
+  const recorder = new InternalEventRecorder({
+    journal,
+    entries: () => DEFAULT_INTERNAL_EVENTS,
+    clock: { now: () => now },
+    logger: silentLogger,
+  });
   assert.is(await recorder.raise('store_trouble'), null);
   now += 5000;
   assert.is(await recorder.raise('receiver_failed'), null);
@@ -104,7 +170,13 @@ test('what is held while the journal fails is bounded: the oldest are dropped', 
       return batch.map((_, i) => i);
     },
   };
-  const recorder = new InternalEventRecorder({ journal, entries: () => DEFAULT_INTERNAL_EVENTS, clock: { now: () => AT }, logger: silentLogger, maxPending: 2 });
+  const recorder = new InternalEventRecorder({
+    journal,
+    entries: () => DEFAULT_INTERNAL_EVENTS,
+    clock: { now: () => AT },
+    logger: silentLogger,
+    maxPending: 2,
+  });
   for (const detail of ['1', '2', '3']) await recorder.raise('login_failed', { detail });
   failing = false;
   await recorder.retryPending();

@@ -21,7 +21,12 @@ class RecordingLamp implements Lamp {
 
 function rig(open?: () => Promise<LampsOpened>) {
   const lamps = { power: new RecordingLamp(), link: new RecordingLamp(), trouble: new RecordingLamp(), closed: 0 };
-  const status: StatusLamps = { power: lamps.power, link: lamps.link, trouble: lamps.trouble, close: () => void lamps.closed++ };
+  const status: StatusLamps = {
+    power: lamps.power,
+    link: lamps.link,
+    trouble: lamps.trouble,
+    close: () => void lamps.closed++,
+  };
   const health = new HealthRegistry();
   const logs: string[] = [];
   let now = 0;
@@ -103,7 +108,10 @@ test('a board without GPIO: one info line, component leds ok with the reason, no
     assert.is(r.at(0), '...');
     assert.equal(r.logs.length, 1);
     assert.match(r.logs[0]!, /INFO leds status LEDs off .*no Raspberry Pi GPIO controller/);
-    assert.equal([r.health.get('leds')?.state, r.health.get('leds')?.detail], ['ok', 'off: no Raspberry Pi GPIO controller under /sys/class/gpio']);
+    assert.equal(
+      [r.health.get('leds')?.state, r.health.get('leds')?.detail],
+      ['ok', 'off: no Raspberry Pi GPIO controller under /sys/class/gpio'],
+    );
   } finally {
     await r.service.stop();
   }

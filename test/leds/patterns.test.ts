@@ -3,9 +3,23 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ComponentHealth, ComponentState } from '../../src/core/health.js';
 import { DeviceActivity, DEVICE_RECENT_MS, ledStates } from '../../src/leds/led-states.js';
-import { DARK, HEARTBEAT, STEADY, WAITING, cycleMs, isLit, troublePattern, type BlinkPattern } from '../../src/leds/patterns.js';
+import {
+  DARK,
+  HEARTBEAT,
+  STEADY,
+  WAITING,
+  cycleMs,
+  isLit,
+  troublePattern,
+  type BlinkPattern,
+} from '../../src/leds/patterns.js';
 
-function c(name: string, kind: string, state: ComponentState = 'ok', metrics: ComponentHealth['metrics'] = {}): ComponentHealth {
+function c(
+  name: string,
+  kind: string,
+  state: ComponentState = 'ok',
+  metrics: ComponentHealth['metrics'] = {},
+): ComponentHealth {
   return { name, kind, state, detail: null, metrics, since: 0 };
 }
 
@@ -16,7 +30,11 @@ function strip(pattern: BlinkPattern): string {
   return out;
 }
 
-const healthy = [c('self-check', 'self-check'), c('store', 'store'), c('rx:tcp:1', 'receiver', 'ok', { connections: 3, frames: 10 })];
+const healthy = [
+  c('self-check', 'self-check'),
+  c('store', 'store'),
+  c('rx:tcp:1', 'receiver', 'ok', { connections: 3, frames: 10 }),
+];
 
 test('dark, steady, heartbeat and waiting, drawn over time', () => {
   assert.is(isLit(DARK, 0), false);
@@ -51,12 +69,23 @@ test('power is steady while the self-check fails', () => {
 });
 
 test('link: fast blink with receivers up and no device; dark with a receiver down or none configured', () => {
-  const idle = [c('rx:tcp:1', 'receiver', 'ok', { connections: 0, frames: 0 }), c('rx:udp:2', 'receiver', 'ok', { connections: 0, frames: 0 })];
+  const idle = [
+    c('rx:tcp:1', 'receiver', 'ok', { connections: 0, frames: 0 }),
+    c('rx:udp:2', 'receiver', 'ok', { connections: 0, frames: 0 }),
+  ];
   assert.equal(ledStates(idle, new DeviceActivity(), 0).link, WAITING);
   assert.equal(ledStates([idle[0]!, c('rx:udp:2', 'receiver', 'failed')], new DeviceActivity(), 0).link, DARK);
   assert.equal(ledStates([idle[0]!, c('rx:tcp:3', 'receiver', 'starting')], new DeviceActivity(), 0).link, DARK);
-  const silentCom = ledStates([idle[0]!, c('rx:com:4', 'receiver', 'degraded', { frames: 0 })], new DeviceActivity(), 0);
-  assert.equal([silentCom.link, silentCom.troubles], [WAITING, ['portDown']], 'a silent COM line is up: link blinks, trouble 3');
+  const silentCom = ledStates(
+    [idle[0]!, c('rx:com:4', 'receiver', 'degraded', { frames: 0 })],
+    new DeviceActivity(),
+    0,
+  );
+  assert.equal(
+    [silentCom.link, silentCom.troubles],
+    [WAITING, ['portDown']],
+    'a silent COM line is up: link blinks, trouble 3',
+  );
   assert.equal(ledStates([c('self-check', 'self-check')], new DeviceActivity(), 0).link, DARK);
 });
 
@@ -78,7 +107,14 @@ test('each trouble has its code: outputs, objects lost, COM ports and modems, st
   assert.equal(troubles([c('out:1', 'output', 'ok', { backlog: 1000 })]), ['output'], 'backlogged');
   assert.equal(troubles([c('tracker', 'supervision', 'ok', { supervised: 9, lost: 0 })]), []);
   assert.equal(troubles([c('tracker', 'supervision', 'ok', { supervised: 9, lost: 2 })]), ['objectsLost']);
-  for (const port of [c('serial:/dev/ttyUSB0', 'serial-port', 'failed'), c('rx:com:3', 'receiver', 'failed'), c('rx:serial:4', 'receiver', 'failed'), c('modem:1', 'modem', 'degraded'), c('com:2', 'com-port', 'failed'), c('rx:modem:3', 'receiver', 'failed')]) {
+  for (const port of [
+    c('serial:/dev/ttyUSB0', 'serial-port', 'failed'),
+    c('rx:com:3', 'receiver', 'failed'),
+    c('rx:serial:4', 'receiver', 'failed'),
+    c('modem:1', 'modem', 'degraded'),
+    c('com:2', 'com-port', 'failed'),
+    c('rx:modem:3', 'receiver', 'failed'),
+  ]) {
     assert.equal(troubles([port]), ['portDown'], port.name);
   }
   assert.equal(troubles([c('rx:modem:3', 'receiver', 'ok')]), []);
@@ -88,7 +124,12 @@ test('each trouble has its code: outputs, objects lost, COM ports and modems, st
   assert.equal(troubles([c('first-boot', 'first-boot', 'failed')]), ['firstBoot']);
   assert.equal(troubles([c('first-boot', 'first-boot', 'ok')]), []);
   const all = ledStates(
-    [...healthy, c('out:1', 'output', 'failed'), c('tracker', 'supervision', 'ok', { lost: 1 }), c('first-boot', 'first-boot', 'failed')],
+    [
+      ...healthy,
+      c('out:1', 'output', 'failed'),
+      c('tracker', 'supervision', 'ok', { lost: 1 }),
+      c('first-boot', 'first-boot', 'failed'),
+    ],
     new DeviceActivity(),
     0,
   );

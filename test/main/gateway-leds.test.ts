@@ -14,15 +14,23 @@ import { tempDir } from '../helpers/temp-dir.js';
 async function gateway(sysfsRoot: string, logs: string[]) {
   const dir = tempDir();
   const g = new Gateway({
-    dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', sysfsRoot,
+    dataDir: dir.path,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    sysfsRoot,
     logger: createLogger('vigil', (l) => logs.push(l), 'info'),
   });
   return { g, dir };
 }
 
 test('Raspberry Pi 4: lamp test, then power heartbeat, link dark (no receivers), trouble dark; released at stop', async () => {
-  const sysfs = new FakeSysfs().withGpioClass().addChip('raspberrypi-exp-gpio', 570, 8).addChip('pinctrl-bcm2711', 512, 58)
-    .setModel('Raspberry Pi 4 Model B Rev 1.4').start();
+  const sysfs = new FakeSysfs()
+    .withGpioClass()
+    .addChip('raspberrypi-exp-gpio', 570, 8)
+    .addChip('pinctrl-bcm2711', 512, 58)
+    .setModel('Raspberry Pi 4 Model B Rev 1.4')
+    .start();
   const logs: string[] = [];
   const { g, dir } = await gateway(sysfs.root, logs);
   try {
@@ -41,8 +49,16 @@ test('Raspberry Pi 4: lamp test, then power heartbeat, link dark (no receivers),
       clearInterval(watch);
     }
     assert.equal(sysfs.exported, [529, 539, 534]);
-    assert.ok(seen.indexOf('111') >= 0 && seen.indexOf('111') < seen.indexOf('100'), `lamp test before the heartbeat: ${seen.join(' ')}`);
-    assert.ok(logs.some((l) => l.includes('status LEDs on') && l.includes('Raspberry Pi 4, pinctrl-bcm2711 base 512: power GPIO 17 (529)')));
+    assert.ok(
+      seen.indexOf('111') >= 0 && seen.indexOf('111') < seen.indexOf('100'),
+      `lamp test before the heartbeat: ${seen.join(' ')}`,
+    );
+    assert.ok(
+      logs.some(
+        (l) =>
+          l.includes('status LEDs on') && l.includes('Raspberry Pi 4, pinctrl-bcm2711 base 512: power GPIO 17 (529)'),
+      ),
+    );
     await waitFor(() => values() === '100', 3000, 20);
     await waitFor(() => values() === '000', 1500, 20); // the heartbeat's dark second
     await waitFor(() => values() === '100', 1500, 20);

@@ -24,8 +24,13 @@ test('READY=1 once started, WATCHDOG=1 while the self-check passes, none once th
   const watchdogs = () => received.split('WATCHDOG=1').length - 1;
   await waitFor(() => existsSync(socket), 5000);
   const gateway = new Gateway({
-    dataDir: join(dir.path, 'data'), httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger,
-    sysfsRoot: sysfs.root, env: { ...process.env, NOTIFY_SOCKET: socket, WATCHDOG_USEC: '400000' },
+    dataDir: join(dir.path, 'data'),
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    sysfsRoot: sysfs.root,
+    env: { ...process.env, NOTIFY_SOCKET: socket, WATCHDOG_USEC: '400000' },
   });
   try {
     await gateway.start();

@@ -8,8 +8,18 @@ import { PASSWORD_FILE } from '../../src/init/first-start.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { freePort } from '../helpers/net.js';
 
-async function startGateway(dataDir: string, announce?: (t: string) => void): Promise<{ gateway: Gateway; base: string }> {
-  const gateway = new Gateway({ dataDir, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger, ...(announce ? { announce } : {}) });
+async function startGateway(
+  dataDir: string,
+  announce?: (t: string) => void,
+): Promise<{ gateway: Gateway; base: string }> {
+  const gateway = new Gateway({
+    dataDir,
+    httpPort: await freePort(),
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+    ...(announce ? { announce } : {}),
+  });
   await gateway.start();
   return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
 }
@@ -30,7 +40,10 @@ test('first start initialises the data dir, shows the password once and the acco
   const { gateway, base } = await startGateway(dir.path, (t) => banners.push(t));
   try {
     assert.is(banners.length, 1);
-    const [loginName, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
+    const [loginName, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [
+      string,
+      string,
+    ];
     assert.ok(banners[0]!.includes(password));
     assert.is(statSync(join(dir.path, PASSWORD_FILE)).mode & 0o777, 0o600);
     assert.is(statSync(join(dir.path, 'tls', 'key.pem')).mode & 0o777, 0o600);
@@ -91,7 +104,13 @@ test('health is 503 naming the component while a listener cannot bind, and the p
   const blocker = await startGateway(dir.path);
   const port = blocker.gateway.apiPorts().http!;
   const other = tempDir();
-  const second = new Gateway({ dataDir: other.path, httpPort: port, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const second = new Gateway({
+    dataDir: other.path,
+    httpPort: port,
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   try {
     await second.start();
     const failing = second.health.failing().map((c) => c.name);

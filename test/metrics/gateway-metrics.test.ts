@@ -22,7 +22,9 @@ async function seed(dataDir: string, port: number): Promise<void> {
   try {
     const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger: silentLogger });
     await settings.start();
-    const result = await settings.update({ receivers: { tcp_receivers: [{ id: 1, name: 'rx', port, bind_address: '127.0.0.1' }] } });
+    const result = await settings.update({
+      receivers: { tcp_receivers: [{ id: 1, name: 'rx', port, bind_address: '127.0.0.1' }] },
+    });
     await settings.stop();
     assert.ok(result.ok);
   } finally {
@@ -41,20 +43,43 @@ test('GET /metrics: 401 without a token, 403 without the metrics scope, Promethe
   const port = await freePort();
   const http = await freePort();
   await seed(dir.path, port);
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: http, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: http,
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   await gateway.start();
   try {
     const secret = gateway.settings.current().api.api_jwt_secret;
     const tokens = new TokenService({ secret: () => secret, clock: { now: () => Date.now() } });
-    const token = async (scopes: string[]) => (await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes, minutes: 5 })).token;
+    const token = async (scopes: string[]) =>
+      (await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes, minutes: 5 })).token;
     const url = `http://127.0.0.1:${http}/metrics`;
     const anonymous = await fetch(url);
     assert.is(anonymous.status, 401);
     assert.is(await anonymous.text(), 'NOT_LOGGED_IN');
-    assert.is((await fetch(url, { headers: { authorization: `Bearer ${await token(['events', 'settings'])}` } })).status, 403);
-    assert.is((await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${await token(['metrics'])}` } })).status, 405);
+    assert.is(
+      (await fetch(url, { headers: { authorization: `Bearer ${await token(['events', 'settings'])}` } })).status,
+      403,
+    );
+    assert.is(
+      (await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${await token(['metrics'])}` } })).status,
+      405,
+    );
 
-    const sim = new Simulator(resolveSimOptions({ port, devices: 1, ratePerDevice: 50, maxEvents: 3, durationMs: 10_000, uidBase: 'ABCD00000001', accountBase: '1234' }));
+    const sim = new Simulator(
+      resolveSimOptions({
+        port,
+        devices: 1,
+        ratePerDevice: 50,
+        maxEvents: 3,
+        durationMs: 10_000,
+        uidBase: 'ABCD00000001',
+        accountBase: '1234',
+      }),
+    );
     const summary = await sim.run();
     assert.is(summary.events_acked, 3);
     const res = await fetch(url, { headers: { authorization: `Bearer ${await token(['metrics'])}` } });

@@ -14,7 +14,12 @@ import { OPERATOR, call, createHarness, type Harness } from '../api/harness.js';
 let h: Harness;
 test.before.each(async () => {
   h = await createHarness();
-  const metrics = new GatewayMetrics({ health: h.health, objects: h.store.objects, dbPath: h.dbPath, now: () => h.clock.now() });
+  const metrics = new GatewayMetrics({
+    health: h.health,
+    objects: h.store.objects,
+    dbPath: h.dbPath,
+    now: () => h.clock.now(),
+  });
   registerMetrics(h.app, h.deps, metrics);
   h.health.report('rx:tcp:1', 'receiver', 'ok', null, { connections: 2, rejected: 1 });
   h.health.report('rx:udp:2', 'receiver', 'failed', 'EADDRINUSE', { connections: 5, naks: 3 });
@@ -46,7 +51,8 @@ test('a caller who sees every receiver gets every series', async () => {
     'vigil_component_figure{component="serial:/dev/ttyUSB2",kind="serial-port",figure="bytes_in"} 900',
     'vigil_events_received_total{receiver="gateway",protocol="INTERNAL"} 1',
     'vigil_frames_rejected_total{receiver="2",reason="nak"} 3',
-  ]) assert.ok(text.includes(`${series}\n`), series);
+  ])
+    assert.ok(text.includes(`${series}\n`), series);
 });
 
 test('a user limited to receiver 1 gets receiver 1 and the gateway-wide series, nothing of receiver 2', async () => {
@@ -60,8 +66,10 @@ test('a user limited to receiver 1 gets receiver 1 and the gateway-wide series, 
     'vigil_events_received_total{receiver="1",protocol="SIA-DCS"} 1',
     'vigil_frames_rejected_total{receiver="1",reason="malformed"} 1',
     'vigil_output_backlog{output="out:1"} 4',
-  ]) assert.ok(text.includes(`${series}\n`), series);
-  for (const hidden of ['receiver="2"', 'rx:udp:2', 'ttyUSB2', 'receiver="gateway"', 'ADM-CID', 'EADDRINUSE']) assert.not.ok(text.includes(hidden), hidden);
+  ])
+    assert.ok(text.includes(`${series}\n`), series);
+  for (const hidden of ['receiver="2"', 'rx:udp:2', 'ttyUSB2', 'receiver="gateway"', 'ADM-CID', 'EADDRINUSE'])
+    assert.not.ok(text.includes(hidden), hidden);
   // Every family is still declared, so the exposition stays valid for Prometheus.
   assert.ok(text.includes('# TYPE vigil_connected_devices gauge\n'));
 });

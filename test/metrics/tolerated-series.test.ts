@@ -15,7 +15,12 @@ function sample(text: string, series: string): number | null {
 
 test('quirk counts of each receiver are exported by quirk, and keep growing across a receiver restart', async () => {
   const health = new HealthRegistry(() => 0);
-  const metrics = new GatewayMetrics({ health, objects: { countByState: () => ({}) }, dbPath: '/nonexistent/vigil.db', now: () => 0 });
+  const metrics = new GatewayMetrics({
+    health,
+    objects: { countByState: () => ({}) },
+    dbPath: '/nonexistent/vigil.db',
+    now: () => 0,
+  });
   const counters = new ReceiverCounters();
   health.report('rx:tcp:7', 'receiver', 'ok', null);
   counters.countQuirks(['binary-crc', 'binary-crc', 'empty-line']);
@@ -34,7 +39,12 @@ test('quirk counts of each receiver are exported by quirk, and keep growing acro
 
 test('receiver refusals show in the first scrape after they happen, not one scrape late', async () => {
   const health = new HealthRegistry(() => 0);
-  const metrics = new GatewayMetrics({ health, objects: { countByState: () => ({}) }, dbPath: '/nonexistent/vigil.db', now: () => 0 });
+  const metrics = new GatewayMetrics({
+    health,
+    objects: { countByState: () => ({}) },
+    dbPath: '/nonexistent/vigil.db',
+    now: () => 0,
+  });
   const counters = new ReceiverCounters();
   health.report('rx:udp:3', 'receiver', 'ok', null);
   counters.rejected = 4;

@@ -20,19 +20,36 @@ test.after.each(async () => {
 test('MLR2 and MLR2-DG use the Sur-Gard constants: ACK within 4 s, 3 retries, heartbeat every 30 s', () => {
   for (const protocol of ['MLR2', 'MLR2-DG'] as const) {
     assert.equal(outputTimings(outputSettings({ protocol })), {
-      ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000,
-      reconnectDelayMs: 1000, pollIntervalMs: 1000, cursorFlushMs: 500, metricsIntervalMs: 1000, probeMinMs: 1000, probeMaxMs: 8000,
+      ackTimeoutMs: 4000,
+      retries: 3,
+      supervisionIntervalMs: 30_000,
+      reconnectDelayMs: 1000,
+      pollIntervalMs: 1000,
+      cursorFlushMs: 500,
+      metricsIntervalMs: 1000,
+      probeMinMs: 1000,
+      probeMaxMs: 8000,
     });
   }
 });
 
 test('SIA-DC09 timings come from sia_dc09; failed-state probes 1 s doubling to 8 s whatever the link-test period', () => {
-  const sia = (link: number) => outputSettings({
-    protocol: 'SIA-DC09',
-    sia_dc09: { encryption_enabled: false, encryption_key: '', link_test_interval_s: link, ack_timeout_ms: 2500, retries: 5 },
-  });
+  const sia = (link: number) =>
+    outputSettings({
+      protocol: 'SIA-DC09',
+      sia_dc09: {
+        encryption_enabled: false,
+        encryption_key: '',
+        link_test_interval_s: link,
+        ack_timeout_ms: 2500,
+        retries: 5,
+      },
+    });
   const t = outputTimings(sia(20));
-  assert.equal([t.ackTimeoutMs, t.retries, t.supervisionIntervalMs, t.probeMinMs, t.probeMaxMs], [2500, 5, 20_000, 1000, 8000]);
+  assert.equal(
+    [t.ackTimeoutMs, t.retries, t.supervisionIntervalMs, t.probeMinMs, t.probeMaxMs],
+    [2500, 5, 20_000, 1000, 8000],
+  );
   const slow = outputTimings(sia(300));
   assert.equal([slow.supervisionIntervalMs, slow.probeMinMs, slow.probeMaxMs], [300_000, 1000, 8000]);
   const off = outputTimings(sia(0));
@@ -49,10 +66,16 @@ test('disabled outputs are not built; a COM output without the serial port layer
     ],
     deps,
   );
-  assert.equal(services.map((s) => s.name), ['out:2', 'out:3']);
+  assert.equal(
+    services.map((s) => s.name),
+    ['out:2', 'out:3'],
+  );
   await services[0]!.start();
   const com = fx.health.get('out:2')!;
-  assert.equal([com.kind, com.state, com.detail], ['output', 'failed', 'no serial port layer was given to the outputs']);
+  assert.equal(
+    [com.kind, com.state, com.detail],
+    ['output', 'failed', 'no serial port layer was given to the outputs'],
+  );
   await services[0]!.stop();
   assert.is(fx.health.get('out:2'), undefined);
 });

@@ -13,10 +13,29 @@ import type { StoredEvent } from '../../src/store/types.js';
 function stored(overrides: Record<string, unknown> = {}): StoredEvent {
   const e = sampleEvent(overrides);
   return {
-    id: 1, receivedAt: e.receivedAt, deviceTime: null, deviceTimeText: null, receiverId: e.receiverId, receiverKind: e.receiverKind,
-    transport: null, remoteAddress: null, objectId: null, account: e.account, dc09Receiver: null, dc09Line: null, sequence: null,
-    protocol: e.protocol, encrypted: false, eventClass: e.eventClass, qualifier: e.qualifier ?? null, code: e.code ?? null,
-    groupNo: e.groupNo ?? null, zoneNo: e.zoneNo ?? null, text: null, flags: 0, raw: Buffer.alloc(0),
+    id: 1,
+    receivedAt: e.receivedAt,
+    deviceTime: null,
+    deviceTimeText: null,
+    receiverId: e.receiverId,
+    receiverKind: e.receiverKind,
+    transport: null,
+    remoteAddress: null,
+    objectId: null,
+    account: e.account,
+    dc09Receiver: null,
+    dc09Line: null,
+    sequence: null,
+    protocol: e.protocol,
+    encrypted: false,
+    eventClass: e.eventClass,
+    qualifier: e.qualifier ?? null,
+    code: e.code ?? null,
+    groupNo: e.groupNo ?? null,
+    zoneNo: e.zoneNo ?? null,
+    text: null,
+    flags: 0,
+    raw: Buffer.alloc(0),
   };
 }
 
@@ -41,7 +60,9 @@ test('DC-09 sequence numbers run 0001..9999 and wrap to 0001', () => {
 test('DC-09 replies: ACK of the sequence acks, another sequence or account is ignored, DUH refuses, NAK adopts the time', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
   const driver = dc09(clock);
-  const ex = driver.event(out(stored({ protocol: 'ADM-CID', code: '130', qualifier: 'E', groupNo: '01', zoneNo: '015', account: '1234' })));
+  const ex = driver.event(
+    out(stored({ protocol: 'ADM-CID', code: '130', qualifier: 'E', groupNo: '01', zoneNo: '015', account: '1234' })),
+  );
   assert.ok(!('skip' in ex));
   if ('skip' in ex) return;
   const header = { token: 'ADM-CID', encrypted: false, sequence: '0001', receiver: '1', line: '1', account: '1234' };
@@ -57,7 +78,9 @@ test('DC-09 replies: ACK of the sequence acks, another sequence or account is ig
 
 test('DC-09: accounts are padded to 3 digits; what does not fit is skipped with a reason', () => {
   const driver = dc09();
-  const short = driver.event(out(stored({ protocol: 'ADM-CID', code: '1', qualifier: 'R', groupNo: '', zoneNo: '' }), '7'));
+  const short = driver.event(
+    out(stored({ protocol: 'ADM-CID', code: '1', qualifier: 'R', groupNo: '', zoneNo: '' }), '7'),
+  );
   assert.ok(!('skip' in short) && short.frame().toString('latin1').includes('#007[#007|3001 00 000]'));
   assert.equal(driver.event(out(stored(), 'XYZ')), { skip: 'account "XYZ" is not 1 to 16 hex digits' });
   assert.equal(driver.event(out(stored({ protocol: 'ADM-CID', code: '1234', qualifier: 'E' }))), {
@@ -83,11 +106,17 @@ test('MLR2: surplus ACKs are only set aside for one ACK timeout', async () => {
 
 test('MLR2: event shapes — internal events go out as Contact ID, SIA rows as SIA, others are skipped', () => {
   const driver = new Mlr2Driver({ variant: 'MLR2', route: { receiver: 1, line: 1 }, ackTimeoutMs: 1000 });
-  const internal = driver.event(out(stored({ protocol: 'INTERNAL', qualifier: 'R', code: '354', groupNo: '00', zoneNo: '000' }), '00AB'));
+  const internal = driver.event(
+    out(stored({ protocol: 'INTERNAL', qualifier: 'R', code: '354', groupNo: '00', zoneNo: '000' }), '00AB'),
+  );
   assert.ok(!('skip' in internal) && internal.frame().toString('latin1') === '5011 1800ABR35400000\x14');
-  const siaRow = driver.event(out(stored({ protocol: 'SIA-DCS', qualifier: null, code: 'FA', groupNo: '2', zoneNo: '7' }), '1234'));
+  const siaRow = driver.event(
+    out(stored({ protocol: 'SIA-DCS', qualifier: null, code: 'FA', groupNo: '2', zoneNo: '7' }), '1234'),
+  );
   assert.ok(!('skip' in siaRow) && siaRow.frame().toString('latin1') === '3011      1234FA0007\x14');
-  assert.equal(driver.event(out(stored({ protocol: 'SIA-DCS', code: null }))), { skip: 'SIA event without a two-letter code ("")' });
+  assert.equal(driver.event(out(stored({ protocol: 'SIA-DCS', code: null }))), {
+    skip: 'SIA event without a two-letter code ("")',
+  });
   assert.equal(driver.supervision().frame().toString('latin1'), '1011           @    \x14');
 });
 

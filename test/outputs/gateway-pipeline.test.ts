@@ -23,7 +23,18 @@ test('device -> TCP receiver -> journal -> MLR2 output -> automation peer, woken
     const rxPort = await freePort();
     const result = await gateway.settings.update({
       receivers: { tcp_receivers: [{ id: 1, name: 'rx', port: rxPort, bind_address: LOOPBACK }], udp_receivers: [] },
-      outputs: [{ id: 4, name: 'automation', type: 1, protocol: 'MLR2', identificator: `127.0.0.1:${peer.port}`, oid: 0xa1, receiver_number: 2, line_number: 5 }],
+      outputs: [
+        {
+          id: 4,
+          name: 'automation',
+          type: 1,
+          protocol: 'MLR2',
+          identificator: `127.0.0.1:${peer.port}`,
+          oid: 0xa1,
+          receiver_number: 2,
+          line_number: 5,
+        },
+      ],
     });
     assert.ok(result.ok, result.ok ? '' : result.errors.join('\n'));
     await gateway.services.restart();
@@ -34,10 +45,15 @@ test('device -> TCP receiver -> journal -> MLR2 output -> automation peer, woken
     const acks: string[] = [];
     device.on('data', (chunk: Buffer) => acks.push(chunk.toString('latin1')));
     const sentAt = performance.now();
-    device.write(buildMessage({ token: 'ADM-CID', sequence: 1, receiver: 1, line: 1, account: '4321', data: '#4321|1130 01 015' }));
+    device.write(
+      buildMessage({ token: 'ADM-CID', sequence: 1, receiver: 1, line: 1, account: '4321', data: '#4321|1130 01 015' }),
+    );
     await waitFor(() => peer.events().includes('5025 184321E13001015'), 3000, 2);
     const arrivedAt = peer.lines.find((l) => l.text === '5025 184321E13001015')!.at;
-    assert.ok(acks.some((a) => a.includes('"ACK"0001R1L1#4321[]')), 'the device got its ACK');
+    assert.ok(
+      acks.some((a) => a.includes('"ACK"0001R1L1#4321[]')),
+      'the device got its ACK',
+    );
     // Woken by the bus, not by the 1 s fallback poll.
     assert.ok(arrivedAt - sentAt < 500, `took ${Math.round(arrivedAt - sentAt)} ms`);
     device.destroy();

@@ -56,7 +56,10 @@ test('silence: 1 + 3 transmissions, then failed, heartbeats only, and resume fro
   fx.append([cidEvent({ zoneNo: '002' })]);
   const before = peer.lines.length;
   await waitFor(() => peer.heartbeats() >= 3, 2000, 5);
-  assert.ok(peer.lines.slice(before).every((l) => l.text === HEARTBEAT), 'only heartbeats while failed');
+  assert.ok(
+    peer.lines.slice(before).every((l) => l.text === HEARTBEAT),
+    'only heartbeats while failed',
+  );
   assert.is(peer.events().length, 4);
 
   answering = true;
@@ -87,7 +90,10 @@ test('an outage of the automation computer: events journaled meanwhile arrive af
   assert.equal(peer.distinctEvents(), expected);
   // Order holds for every transmission, duplicates included: no line after a later one.
   const order = peer.events().map((t) => expected.indexOf(t));
-  assert.ok(order.every((v, i) => i === 0 || v >= order[i - 1]!), `out of order: ${order.join(',')}`);
+  assert.ok(
+    order.every((v, i) => i === 0 || v >= order[i - 1]!),
+    `out of order: ${order.join(',')}`,
+  );
 });
 
 test('a dropped connection while waiting for the ACK: reconnect and send the same line again', async () => {

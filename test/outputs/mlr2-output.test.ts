@@ -56,16 +56,31 @@ test('Contact ID and SIA events reach the peer in journal order, byte for byte, 
 test('MLR2-DG sends SIA events as SIA Protocol 2 blocks with the area; Contact ID is unchanged', async () => {
   const out = fx.output({ protocol: 'MLR2-DG', identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  fx.append([siaEvent({ groupNo: '1', code: 'BA', zoneNo: '01' }), cidEvent(), siaEvent({ account: '0123456789', groupNo: null, code: 'FA', zoneNo: '12' })]);
+  fx.append([
+    siaEvent({ groupNo: '1', code: 'BA', zoneNo: '01' }),
+    cidEvent(),
+    siaEvent({ account: '0123456789', groupNo: null, code: 'FA', zoneNo: '12' }),
+  ]);
   await peer.waitForEvents(3);
   assert.equal(peer.events(), ['S011[#1234|Nri1BA01]', '5011 181234E13001015', 'S011[#0123456789|NFA12]']);
   await out.stop();
 });
 
 test('an override OID replaces the account on the wire; gateway events go out under the output oid', async () => {
-  const main = fx.store.objects.upsertMain({ account: '1234', uid: 'AB12', receiverId: 1, receiverKind: 'tcp', at: fx.clock.now() });
+  const main = fx.store.objects.upsertMain({
+    account: '1234',
+    uid: 'AB12',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at: fx.clock.now(),
+  });
   const related = fx.store.objects.upsertRelated(main.id, '5678', { at: fx.clock.now() });
-  const plain = fx.store.objects.upsertMain({ account: '4321', receiverId: 1, receiverKind: 'tcp', at: fx.clock.now() });
+  const plain = fx.store.objects.upsertMain({
+    account: '4321',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at: fx.clock.now(),
+  });
   fx.store.overrides.set({ matchKind: 'uid', matchValue: 'AB12', relatedOid: null, overrideOid: '9999' });
   fx.store.overrides.set({ matchKind: 'uid', matchValue: 'AB12', relatedOid: '5678', overrideOid: 'A5' });
   fx.store.overrides.set({ matchKind: 'oid', matchValue: '4321', relatedOid: null, overrideOid: '4000' });
@@ -76,7 +91,17 @@ test('an override OID replaces the account on the wire; gateway events go out un
     cidEvent({ objectId: related.id, account: '5678' }),
     siaEvent({ objectId: plain.id, account: '4321' }),
     cidEvent({ account: '7777' }),
-    cidEvent({ receiverId: null, receiverKind: null, objectId: null, account: '0000', protocol: 'INTERNAL', eventClass: 'internal', code: '354', groupNo: '00', zoneNo: '000' }),
+    cidEvent({
+      receiverId: null,
+      receiverKind: null,
+      objectId: null,
+      account: '0000',
+      protocol: 'INTERNAL',
+      eventClass: 'internal',
+      code: '354',
+      groupNo: '00',
+      zoneNo: '000',
+    }),
   ]);
   await peer.waitForEvents(5);
   assert.equal(peer.events(), [
@@ -90,14 +115,26 @@ test('an override OID replaces the account on the wire; gateway events go out un
 });
 
 test('filters: other receivers, other classes and ignorable startup events never reach the peer; the cursor passes them', async () => {
-  const out = fx.output({ identificator: `127.0.0.1:${peer.port}`, filters: { receivers: [2], event_classes: ['alarm', 'internal'] } });
+  const out = fx.output({
+    identificator: `127.0.0.1:${peer.port}`,
+    filters: { receivers: [2], event_classes: ['alarm', 'internal'] },
+  });
   await out.start();
   const ids = fx.append([
     cidEvent({ receiverId: 1, zoneNo: '001' }),
     cidEvent({ receiverId: 2, zoneNo: '002' }),
     cidEvent({ receiverId: 2, zoneNo: '003', eventClass: 'restore', qualifier: 'R' }),
     cidEvent({ receiverId: 2, zoneNo: '004', flags: 1 }),
-    cidEvent({ receiverId: null, receiverKind: null, account: '0', protocol: 'INTERNAL', eventClass: 'internal', code: '305', groupNo: '00', zoneNo: '000' }),
+    cidEvent({
+      receiverId: null,
+      receiverKind: null,
+      account: '0',
+      protocol: 'INTERNAL',
+      eventClass: 'internal',
+      code: '305',
+      groupNo: '00',
+      zoneNo: '000',
+    }),
     cidEvent({ receiverId: 2, zoneNo: '005' }),
   ]);
   await peer.waitForEvents(3);
@@ -107,7 +144,10 @@ test('filters: other receivers, other classes and ignorable startup events never
 });
 
 test('the heartbeat goes out at its period, byte for byte, and is ACKed like an event', async () => {
-  const out = fx.output({ identificator: `127.0.0.1:${peer.port}` }, { timings: { ...FAST, supervisionIntervalMs: 60 } });
+  const out = fx.output(
+    { identificator: `127.0.0.1:${peer.port}` },
+    { timings: { ...FAST, supervisionIntervalMs: 60 } },
+  );
   await out.start();
   await waitFor(() => peer.heartbeats() >= 3, 3000, 5);
   assert.ok(peer.lines.every((l) => l.text === HEARTBEAT_LINE));
@@ -118,12 +158,22 @@ test('the heartbeat goes out at its period, byte for byte, and is ACKed like an 
 test('an event the layout cannot carry is skipped with an error log; the next one is delivered', async () => {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  const ids = fx.append([cidEvent({ account: '123456' }), siaEvent({ code: 'BA', zoneNo: '123456' }), cidEvent({ zoneNo: '009' })]);
+  const ids = fx.append([
+    cidEvent({ account: '123456' }),
+    siaEvent({ code: 'BA', zoneNo: '123456' }),
+    cidEvent({ zoneNo: '009' }),
+  ]);
   await peer.waitForEvents(1);
   await waitFor(() => fx.store.cursors.get(1) === ids[2], 2000);
   assert.equal(peer.events(), ['5011 181234E13001009']);
   await waitFor(() => fx.health.get('out:1')?.metrics.unsendable === 2, 2000);
-  assert.ok(fx.logs.some((l) => l.includes('event cannot be sent by this output') && l.includes('account \\"123456\\" has more than 4 significant digits')));
+  assert.ok(
+    fx.logs.some(
+      (l) =>
+        l.includes('event cannot be sent by this output') &&
+        l.includes('account \\"123456\\" has more than 4 significant digits'),
+    ),
+  );
   await out.stop();
 });
 

@@ -18,7 +18,14 @@ test.after.each(async () => {
   await fx.cleanup();
 });
 
-function outbox(options: { filters?: { receivers: number[]; event_classes: string[] }; batchSize?: number; flushEvery?: number; oid?: number } = {}): Outbox {
+function outbox(
+  options: {
+    filters?: { receivers: number[]; event_classes: string[] };
+    batchSize?: number;
+    flushEvery?: number;
+    oid?: number;
+  } = {},
+): Outbox {
   return new Outbox({
     outputId: 7,
     journal: fx.store.events,
@@ -31,7 +38,9 @@ function outbox(options: { filters?: { receivers: number[]; event_classes: strin
 }
 
 function append(count: number, extra: (i: number) => Record<string, unknown> = () => ({})): number[] {
-  return fx.store.events.append(Array.from({ length: count }, (_, i) => sampleEvent({ zoneNo: String(i + 1), ...extra(i) }))).map((r) => r.id);
+  return fx.store.events
+    .append(Array.from({ length: count }, (_, i) => sampleEvent({ zoneNo: String(i + 1), ...extra(i) })))
+    .map((r) => r.id);
 }
 
 function drain(box: Outbox): StoredEvent[] {
@@ -50,7 +59,10 @@ test('a new output starts at the journal head and stores that position at once',
   assert.is(fx.store.cursors.get(7), before[2]);
   assert.is(box.head(), null);
   const after = append(2);
-  assert.equal(drain(box).map((e) => e.id), after);
+  assert.equal(
+    drain(box).map((e) => e.id),
+    after,
+  );
 });
 
 test('peek() takes the head and the taken events behind it in the read batch, and moves nothing', () => {
@@ -61,17 +73,30 @@ test('peek() takes the head and the taken events behind it in the read batch, an
   box.open();
   // The restore before the head is passed (everything before the head is done); the one between is not.
   // The batch ends with the rows already read (4: ids[0..3]).
-  assert.equal(box.peek(3).map((e) => e.event.id), [ids[1], ids[3]]);
+  assert.equal(
+    box.peek(3).map((e) => e.event.id),
+    [ids[1], ids[3]],
+  );
   assert.is(box.cursor, ids[0]);
-  assert.equal(box.peek(3).map((e) => e.event.id), [ids[1], ids[3]], 'the same batch until done()');
+  assert.equal(
+    box.peek(3).map((e) => e.event.id),
+    [ids[1], ids[3]],
+    'the same batch until done()',
+  );
   box.head();
   box.done(ids[1]!);
   assert.is(box.cursor, ids[1], 'the restore between is still ahead of the cursor');
   box.head();
   box.done(ids[3]!);
   assert.is(box.cursor, ids[3]);
-  assert.equal(box.peek(2).map((e) => e.event.id), [ids[4], ids[5]]);
-  assert.equal(box.peek(10).map((e) => e.event.id), [ids[4], ids[5], ids[6]]);
+  assert.equal(
+    box.peek(2).map((e) => e.event.id),
+    [ids[4], ids[5]],
+  );
+  assert.equal(
+    box.peek(10).map((e) => e.event.id),
+    [ids[4], ids[5], ids[6]],
+  );
 });
 
 test('an output with a stored cursor resumes after it, in id order, across read batches', () => {
@@ -79,7 +104,10 @@ test('an output with a stored cursor resumes after it, in id order, across read 
   fx.store.cursors.reset(7, ids[1]!);
   const box = outbox({ batchSize: 2 });
   assert.is(box.open(), ids[1]);
-  assert.equal(drain(box).map((e) => e.id), ids.slice(2));
+  assert.equal(
+    drain(box).map((e) => e.id),
+    ids.slice(2),
+  );
   assert.is(box.cursor, ids[6]);
 });
 
@@ -99,11 +127,24 @@ test('the head stays the same until done(); done() of another id changes nothing
 });
 
 test('filtered and ignorable events are passed by the cursor and reported by skipped()', () => {
-  const ids = append(5, (i) => [{ receiverId: 1 }, { receiverId: 2 }, { receiverId: 2, flags: 1 }, { receiverId: 2, eventClass: 'restore' }, { receiverId: null, receiverKind: null, eventClass: 'internal' }][i]!);
+  const ids = append(
+    5,
+    (i) =>
+      [
+        { receiverId: 1 },
+        { receiverId: 2 },
+        { receiverId: 2, flags: 1 },
+        { receiverId: 2, eventClass: 'restore' },
+        { receiverId: null, receiverKind: null, eventClass: 'internal' },
+      ][i]!,
+  );
   fx.store.cursors.reset(7, 0);
   const box = outbox({ filters: { receivers: [2], event_classes: ['alarm', 'internal'] } });
   box.open();
-  assert.equal(drain(box).map((e) => e.id), [ids[1], ids[4]]);
+  assert.equal(
+    drain(box).map((e) => e.id),
+    [ids[1], ids[4]],
+  );
   assert.equal(box.skipped(), [
     { id: ids[0], reason: 'receiver not in filters' },
     { id: ids[2], reason: 'ignorable startup event' },
@@ -138,12 +179,21 @@ test('a reopened outbox (a restart) resends only what was not persisted: at leas
   first.done(first.head()!.event.id); // ACKed but not yet persisted when the "crash" happens
   const second = outbox();
   second.open();
-  assert.equal(drain(second).map((e) => e.id), ids.slice(4));
+  assert.equal(
+    drain(second).map((e) => e.id),
+    ids.slice(4),
+  );
 });
 
 test('accounts: override of the device (UID first), of a related object, by account without an object, gateway oid', () => {
   const at = fx.clock.now();
-  const withUid = fx.store.objects.upsertMain({ account: '1111', uid: 'C0FFEE', receiverId: 1, receiverKind: 'tcp', at });
+  const withUid = fx.store.objects.upsertMain({
+    account: '1111',
+    uid: 'C0FFEE',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
   const related = fx.store.objects.upsertRelated(withUid.id, '2222', { at });
   const noOverride = fx.store.objects.upsertMain({ account: '3333', receiverId: 1, receiverKind: 'tcp', at });
   fx.store.overrides.set({ matchKind: 'oid', matchValue: '1111', relatedOid: null, overrideOid: 'AAAA' });
@@ -151,13 +201,17 @@ test('accounts: override of the device (UID first), of a related object, by acco
   fx.store.overrides.set({ matchKind: 'uid', matchValue: 'C0FFEE', relatedOid: '2222', overrideOid: 'CCCC' });
   fx.store.overrides.set({ matchKind: 'oid', matchValue: '4444', relatedOid: null, overrideOid: 'DDDD' });
   fx.store.cursors.reset(7, 0);
-  append(5, (i) => [
-    { objectId: withUid.id, account: '1111' },
-    { objectId: related.id, account: '2222' },
-    { objectId: noOverride.id, account: '3333' },
-    { objectId: null, account: '4444' },
-    { objectId: null, receiverId: null, receiverKind: null, account: '0000' },
-  ][i]!);
+  append(
+    5,
+    (i) =>
+      [
+        { objectId: withUid.id, account: '1111' },
+        { objectId: related.id, account: '2222' },
+        { objectId: noOverride.id, account: '3333' },
+        { objectId: null, account: '4444' },
+        { objectId: null, receiverId: null, receiverKind: null, account: '0000' },
+      ][i]!,
+  );
   const box = outbox({ oid: 0x2a });
   box.open();
   const accounts: string[] = [];

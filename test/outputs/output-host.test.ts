@@ -32,7 +32,10 @@ test('the worker delivers what the main thread journals and relays health, state
   recordOutputStates(fx.health, (id, state) => states.push(`${id}:${state}`));
   const host = new OutputWorkerHost({
     dbPath: fx.path,
-    outputs: [outputSettings({ id: 5, identificator: `127.0.0.1:${peer.port}` }), outputSettings({ id: 6, enabled: false })],
+    outputs: [
+      outputSettings({ id: 5, identificator: `127.0.0.1:${peer.port}` }),
+      outputSettings({ id: 6, enabled: false }),
+    ],
     health: fx.health,
     logger: fx.logger,
     onEventStored: (listener) => {
@@ -45,7 +48,10 @@ test('the worker delivers what the main thread journals and relays health, state
     await host.start();
     await waitFor(() => fx.health.get('out:5')?.state === 'ok', 3000);
     assert.is(fx.health.get('out:6'), undefined, 'a disabled output does not run');
-    const refs = fx.store.events.append([sampleEvent(cidEvent({ zoneNo: '001' })), sampleEvent(cidEvent({ zoneNo: '002' }))]);
+    const refs = fx.store.events.append([
+      sampleEvent(cidEvent({ zoneNo: '001' })),
+      sampleEvent(cidEvent({ zoneNo: '002' })),
+    ]);
     for (const listener of listeners) listener();
     await peer.waitForEvents(2);
     assert.equal(peer.events(), ['5011 181234E13001001', '5011 181234E13001002']);
@@ -57,7 +63,10 @@ test('the worker delivers what the main thread journals and relays health, state
     await waitFor(() => states.length === 1, 3000);
     assert.equal(states, ['5:failed']);
     assert.is(fx.health.get('out:5')?.state, 'failed');
-    assert.ok(fx.logs.some((l) => / ERROR store:out:5 output failed: only supervision messages/.test(l)), fx.logs.slice(-5).join('\n'));
+    assert.ok(
+      fx.logs.some((l) => / ERROR store:out:5 output failed: only supervision messages/.test(l)),
+      fx.logs.slice(-5).join('\n'),
+    );
     peer.policy = () => 'ack';
     await waitFor(() => states.length === 2, 3000);
     assert.equal(states, ['5:failed', '5:restored']);

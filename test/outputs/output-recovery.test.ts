@@ -59,7 +59,10 @@ test('while failed on a live link that does not answer: heartbeats 1 s doubling 
   const failedAt = peer.lines.length;
   await sleep(9500);
   const probes = peer.lines.slice(failedAt);
-  assert.ok(probes.every((l) => l.text === HEARTBEAT), 'only heartbeats while failed');
+  assert.ok(
+    probes.every((l) => l.text === HEARTBEAT),
+    'only heartbeats while failed',
+  );
   // 1 s + 0.2 s silence, 2 s + 0.2, 4 s + 0.2 -> three heartbeats in 9.5 s (doubling), not nine (every second).
   assert.is(probes.length, 3, `heartbeats while failed: ${probes.length}`);
   answering = true;

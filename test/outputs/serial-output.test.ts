@@ -62,7 +62,15 @@ test.before.each(async () => {
   await automation.open(pty.b);
   out = fx.output(
     { type: 3, protocol: 'MLR2', identificator: pty.a },
-    { serial: serialLineFactory({ health: fx.health, logger: fx.logger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 50 }) },
+    {
+      serial: serialLineFactory({
+        health: fx.health,
+        logger: fx.logger,
+        backoffMinMs: 100,
+        backoffMaxMs: 400,
+        metricsIntervalMs: 50,
+      }),
+    },
   );
 });
 
@@ -94,7 +102,10 @@ test('automation that stops ACKing: 1 + 3 transmissions, failed, heartbeats only
   fx.append([cidEvent({ zoneNo: '002' })]);
   const before = automation.lines.length;
   await waitFor(() => automation.lines.length >= before + 2, 2000);
-  assert.ok(automation.lines.slice(before).every((l) => l === HEARTBEAT), 'only heartbeats while failed');
+  assert.ok(
+    automation.lines.slice(before).every((l) => l === HEARTBEAT),
+    'only heartbeats while failed',
+  );
   automation.answering = true;
   await waitFor(() => fx.states.length === 2, 3000);
   assert.equal(fx.states[1], { output: 1, state: 'restored' });

@@ -26,8 +26,19 @@ async function startPeer(options: Partial<ConstructorParameters<typeof WebhookPe
 }
 
 function webhookOutput(url: string, block: Partial<WebhookSettings> = {}, extra: Record<string, unknown> = {}) {
-  const webhook: WebhookSettings = { secret: SECRET, timeout_ms: 2000, batch_size: 1, retries: 2, retry_min_ms: 100, retry_max_ms: 1000, ca_file: '', ...block };
-  return fx.output({ type: 4, protocol: 'JSON', identificator: url, oid: 0x1f, webhook, ...extra } as never, { instanceName: 'Site A' });
+  const webhook: WebhookSettings = {
+    secret: SECRET,
+    timeout_ms: 2000,
+    batch_size: 1,
+    retries: 2,
+    retry_min_ms: 100,
+    retry_max_ms: 1000,
+    ca_file: '',
+    ...block,
+  };
+  return fx.output({ type: 4, protocol: 'JSON', identificator: url, oid: 0x1f, webhook, ...extra } as never, {
+    instanceName: 'Site A',
+  });
 }
 
 const url = (p: WebhookPeer, path = '/hook?k=1'): string => `http://127.0.0.1:${p.port}${path}`;
@@ -48,12 +59,22 @@ test.after.each(async () => {
 test('one POST per event: the documented body, X-Vigil-Event-Id and a signature the receiver verifies', async () => {
   const p = await startPeer();
   const at = Date.UTC(2026, 10, 26, 15, 0, 0, 250);
-  const object = fx.store.objects.upsertMain({ uid: 'A1B2C3', account: '1234', receiverId: 1, receiverKind: 'tcp', at });
+  const object = fx.store.objects.upsertMain({
+    uid: 'A1B2C3',
+    account: '1234',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
   const out = webhookOutput(url(p));
   await out.start();
   const [id] = fx.append([
     cidEvent({
-      receivedAt: at, objectId: object.id, deviceTime: at - 1000, deviceTimeText: '15:00:59,11-26-2026', text: 'Fire zone 15',
+      receivedAt: at,
+      objectId: object.id,
+      deviceTime: at - 1000,
+      deviceTimeText: '15:00:59,11-26-2026',
+      text: 'Fire zone 15',
       raw: Buffer.from([0x0a, 0x22, 0x41, 0xff]),
     }),
   ]);
@@ -71,10 +92,23 @@ test('one POST per event: the documented body, X-Vigil-Event-Id and a signature 
     gateway: 'Site A',
     events: [
       {
-        id, account: '1234', device_account: '1234', protocol: 'ADM-CID', event_class: 'alarm', qualifier: 'E', code: '130',
-        group: '01', zone: '015', text: 'Fire zone 15', receiver: { id: 1, kind: 'tcp' }, object: { id: object.id, uid: 'A1B2C3' },
-        remote_address: '127.0.0.1:40000', received_at: '2026-11-26T15:00:00.250Z', event_time: '2026-11-26T14:59:59.250Z',
-        event_time_text: '15:00:59,11-26-2026', raw_base64: 'CiJB/w==',
+        id,
+        account: '1234',
+        device_account: '1234',
+        protocol: 'ADM-CID',
+        event_class: 'alarm',
+        qualifier: 'E',
+        code: '130',
+        group: '01',
+        zone: '015',
+        text: 'Fire zone 15',
+        receiver: { id: 1, kind: 'tcp' },
+        object: { id: object.id, uid: 'A1B2C3' },
+        remote_address: '127.0.0.1:40000',
+        received_at: '2026-11-26T15:00:00.250Z',
+        event_time: '2026-11-26T14:59:59.250Z',
+        event_time_text: '15:00:59,11-26-2026',
+        raw_base64: 'CiJB/w==',
       },
     ],
   });
@@ -86,10 +120,22 @@ test('one POST per event: the documented body, X-Vigil-Event-Id and a signature 
 test('a gateway event goes out under the output oid; no object and no event time are null', async () => {
   const p = await startPeer();
   await webhookOutput(url(p)).start();
-  const [id] = fx.append([cidEvent({ receiverId: null, receiverKind: null, remoteAddress: null, account: '', eventClass: 'internal', code: '354' })]);
+  const [id] = fx.append([
+    cidEvent({
+      receiverId: null,
+      receiverKind: null,
+      remoteAddress: null,
+      account: '',
+      eventClass: 'internal',
+      code: '354',
+    }),
+  ]);
   await waitFor(() => fx.store.cursors.get(1) === id, 3000);
   const event = p.posts[0]!.body.events[0]!;
-  assert.equal([event.account, event.receiver, event.object, event.event_time, event.event_time_text], ['001F', null, null, null, null]);
+  assert.equal(
+    [event.account, event.receiver, event.object, event.event_time, event.event_time_text],
+    ['001F', null, null, null, null],
+  );
 });
 
 test('answers 500 for a while: nothing lost, order kept, failed after the retries and restored by the first 2xx', async () => {
@@ -99,9 +145,18 @@ test('answers 500 for a while: nothing lost, order kept, failed after the retrie
   await waitFor(() => fx.store.cursors.get(1) === ids.at(-1), 10_000);
   assert.equal(p.deliveredIds, ids);
   // The refused POSTs were all the same event, the head: nothing behind it went out meanwhile.
-  assert.equal(p.posts.slice(3, 9).map((x) => x.body.events[0]!.id), Array(6).fill(ids[3]));
-  assert.equal(fx.states, [{ output: 1, state: 'failed' }, { output: 1, state: 'restored' }]);
-  const waits = p.posts.slice(3, 9).map((x, i, all) => (i === 0 ? 0 : x.at - all[i - 1]!.at)).slice(1);
+  assert.equal(
+    p.posts.slice(3, 9).map((x) => x.body.events[0]!.id),
+    Array(6).fill(ids[3]),
+  );
+  assert.equal(fx.states, [
+    { output: 1, state: 'failed' },
+    { output: 1, state: 'restored' },
+  ]);
+  const waits = p.posts
+    .slice(3, 9)
+    .map((x, i, all) => (i === 0 ? 0 : x.at - all[i - 1]!.at))
+    .slice(1);
   // Backoff 100, 200, 400, 800, 1000 (capped) ms, within scheduling noise.
   for (const [i, w] of waits.entries()) assert.ok(w >= [100, 200, 400, 800, 1000][i]! - 20, `wait ${i}: ${w}`);
   await waitFor(() => fx.health.get('out:1')?.metrics.retries === 5, 1000);
@@ -122,13 +177,29 @@ test('a 4xx refusal fails the output at once with the status code and never skip
   status = 200;
   await waitFor(() => fx.store.cursors.get(1) === ids[1], 3000);
   assert.equal(p.deliveredIds, ids);
-  assert.equal(fx.states, [{ output: 1, state: 'failed' }, { output: 1, state: 'restored' }]);
+  assert.equal(fx.states, [
+    { output: 1, state: 'failed' },
+    { output: 1, state: 'restored' },
+  ]);
 });
 
 test('a wrong secret is a 401 from the receiver: the output fails and delivers nothing', async () => {
   const p = await startPeer();
   const out = fx.output(
-    { type: 4, protocol: 'JSON', identificator: url(p), webhook: { secret: 'another-secret-0123456', timeout_ms: 2000, batch_size: 1, retries: 3, retry_min_ms: 100, retry_max_ms: 1000, ca_file: '' } } as never,
+    {
+      type: 4,
+      protocol: 'JSON',
+      identificator: url(p),
+      webhook: {
+        secret: 'another-secret-0123456',
+        timeout_ms: 2000,
+        batch_size: 1,
+        retries: 3,
+        retry_min_ms: 100,
+        retry_max_ms: 1000,
+        ca_file: '',
+      },
+    } as never,
     { instanceName: 'Site A' },
   );
   await out.start();
@@ -145,8 +216,14 @@ test('batches: up to batch_size events per POST, in order, filtered events betwe
   const ids = fx.append(classes.map((eventClass) => cidEvent({ eventClass })));
   await waitFor(() => fx.store.cursors.get(1) === ids[6], 3000);
   const alarms = ids.filter((_, i) => classes[i] === 'alarm');
-  assert.equal(p.posts.map((x) => x.body.events.map((e) => e.id)), [alarms.slice(0, 3), alarms.slice(3)]);
-  assert.equal(p.posts.map((x) => x.headers['x-vigil-event-id']), [alarms.slice(0, 3).join(','), alarms.slice(3).join(',')]);
+  assert.equal(
+    p.posts.map((x) => x.body.events.map((e) => e.id)),
+    [alarms.slice(0, 3), alarms.slice(3)],
+  );
+  assert.equal(
+    p.posts.map((x) => x.headers['x-vigil-event-id']),
+    [alarms.slice(0, 3).join(','), alarms.slice(3).join(',')],
+  );
 });
 
 test('a restart mid-backlog resumes from the cursor: every event once, in order', async () => {
@@ -169,7 +246,9 @@ test('a restart mid-backlog resumes from the cursor: every event once, in order'
 
 test('https: a private CA in ca_file is trusted; without it the certificate is refused and nothing is sent', async () => {
   tls = makeTlsFiles();
-  const p = await startPeer({ tls: { cert: readFileSync(tls.serverCert, 'utf8'), key: readFileSync(tls.serverKey, 'utf8') } });
+  const p = await startPeer({
+    tls: { cert: readFileSync(tls.serverCert, 'utf8'), key: readFileSync(tls.serverKey, 'utf8') },
+  });
   const httpsUrl = `https://127.0.0.1:${p.port}/hook`;
   await webhookOutput(httpsUrl, { retries: 0 }).start();
   const [id] = fx.append([cidEvent()]);

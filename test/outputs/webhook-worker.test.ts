@@ -23,8 +23,19 @@ test('the worker POSTs what the main thread journals, signed, with the instance 
     dbPath: fx.path,
     outputs: [
       outputSettings({
-        id: 7, type: 4, protocol: 'JSON', identificator: `http://127.0.0.1:${peer.port}/in`,
-        webhook: { secret: SECRET, timeout_ms: 2000, batch_size: 1, retries: 3, retry_min_ms: 100, retry_max_ms: 1000, ca_file: '' },
+        id: 7,
+        type: 4,
+        protocol: 'JSON',
+        identificator: `http://127.0.0.1:${peer.port}/in`,
+        webhook: {
+          secret: SECRET,
+          timeout_ms: 2000,
+          batch_size: 1,
+          retries: 3,
+          retry_min_ms: 100,
+          retry_max_ms: 1000,
+          ca_file: '',
+        },
       }),
     ],
     instanceName: 'Depot North',
@@ -39,11 +50,23 @@ test('the worker POSTs what the main thread journals, signed, with the instance 
   try {
     await host.start();
     await waitFor(() => fx.health.get('out:7')?.state === 'ok', 3000);
-    const refs = fx.store.events.append([sampleEvent(cidEvent({ zoneNo: '001' })), sampleEvent(cidEvent({ zoneNo: '002' }))]);
+    const refs = fx.store.events.append([
+      sampleEvent(cidEvent({ zoneNo: '001' })),
+      sampleEvent(cidEvent({ zoneNo: '002' })),
+    ]);
     for (const listener of listeners) listener();
     await waitFor(() => peer.deliveredIds.length === 2, 5000);
-    assert.equal(peer.deliveredIds, refs.map((r) => r.id));
-    assert.equal(peer.posts.map((p) => [p.verdict, p.body.gateway]), [['ok', 'Depot North'], ['ok', 'Depot North']]);
+    assert.equal(
+      peer.deliveredIds,
+      refs.map((r) => r.id),
+    );
+    assert.equal(
+      peer.posts.map((p) => [p.verdict, p.body.gateway]),
+      [
+        ['ok', 'Depot North'],
+        ['ok', 'Depot North'],
+      ],
+    );
     await waitFor(() => fx.health.get('out:7')?.metrics.delivered === 2, 2000);
     await host.stop();
     assert.is(fx.store.cursors.get(7), refs[1]!.id);

@@ -11,7 +11,10 @@ import { startComRig, type ComRig } from './helpers/com-rig.js';
 
 const ACK = 0x06;
 const NAK = 0x15;
-const CID = encodeContactId({ receiver: 1, line: 1 }, { account: '1234', qualifier: 'E', code: '130', group: '01', zone: '015' });
+const CID = encodeContactId(
+  { receiver: 1, line: 1 },
+  { account: '1234', qualifier: 'E', code: '130', group: '01', zone: '015' },
+);
 if (!CID.ok) throw new Error(CID.reason);
 
 /** Sends each line with its DC4, one at a time as the receiver does (it waits for the answer), and returns the answers. */
@@ -48,7 +51,10 @@ test('MLR2: a known type in a wrong layout is NAKed (0x15) and journaled nowhere
   try {
     const got = await answers(rig, [...WRONG_LAYOUTS, CID.bytes.subarray(0, -1).toString('latin1')]);
     assert.equal(got, [...WRONG_LAYOUTS.map(() => NAK), ACK], JSON.stringify(WRONG_LAYOUTS));
-    assert.equal(rig.events().map((e) => [e.protocol, e.account, e.zoneNo]), [['ADM-CID', '1234', '015']]);
+    assert.equal(
+      rig.events().map((e) => [e.protocol, e.account, e.zoneNo]),
+      [['ADM-CID', '1234', '015']],
+    );
   } finally {
     await rig.close();
   }
@@ -65,7 +71,10 @@ test('MLR2: lines of types Vigil does not know are journaled as other and ACKed;
     ];
     const got = await answers(rig, [...unknown, HEARTBEAT.subarray(0, -1).toString('latin1')]);
     assert.equal(got, [ACK, ACK, ACK, ACK, ACK]);
-    assert.equal(rig.events().map((e) => [e.protocol, e.eventClass, e.text]), unknown.map((t) => ['MLR2', 'other', t]));
+    assert.equal(
+      rig.events().map((e) => [e.protocol, e.eventClass, e.text]),
+      unknown.map((t) => ['MLR2', 'other', t]),
+    );
   } finally {
     await rig.close();
   }

@@ -13,7 +13,10 @@ import { PASSWORD16, corruptCrc, message, plainAck } from './helpers/rig.js';
 const ACK = Buffer.from([0x06]);
 const NAK = Buffer.from([0x15]);
 const cidLine = (zone: string): Buffer => {
-  const r = encodeContactId({ receiver: 2, line: 3 }, { account: '4321', qualifier: 'E', code: '130', group: '01', zone });
+  const r = encodeContactId(
+    { receiver: 2, line: 3 },
+    { account: '4321', qualifier: 'E', code: '130', group: '01', zone },
+  );
   if (!r.ok) throw new Error(r.reason);
   return r.bytes;
 };
@@ -34,7 +37,11 @@ test('SIA-DC09 on a COM line: a frame split over two writes, after garbage, is j
     );
     await waitFor(() => rig.health.get(`serial:${rig.pty.a}`)?.metrics.framing_errors === 1, 2000);
     assert.is(rig.health.get('rx:com:3')!.metrics.rejected, 1);
-    assert.is(rig.health.get(`serial:${rig.pty.a}`)!.metrics.receiver_id, 3, 'the port is shown to whoever may see receiver 3');
+    assert.is(
+      rig.health.get(`serial:${rig.pty.a}`)!.metrics.receiver_id,
+      3,
+      'the port is shown to whoever may see receiver 3',
+    );
   } finally {
     await rig.close();
   }
@@ -46,7 +53,10 @@ test('SIA-DC09 on a COM line with encryption_password: AES frames are opened and
     rig.send(message({ token: 'SIA-DCS', sequence: 9, key: Buffer.from(PASSWORD16, 'latin1') }));
     await waitFor(() => Buffer.concat(rig.received).includes(0x0d));
     assert.match(Buffer.concat(rig.received).toString('latin1'), /^\n[0-9A-F]{4}0[0-9A-F]{3}"\*ACK"0009R1L1#1234\[/);
-    assert.equal(rig.events().map((e) => [e.encrypted, e.code]), [[true, 'BA']]);
+    assert.equal(
+      rig.events().map((e) => [e.encrypted, e.code]),
+      [[true, 'BA']],
+    );
   } finally {
     await rig.close();
   }
@@ -57,9 +67,22 @@ test('MLR2: events are ACKed (0x06) after their commit, heartbeats ACKed but not
   try {
     rig.send(cidLine('015'));
     assert.equal(await rig.replies(1), ACK);
-    assert.equal(rig.events().map((e) => [e.protocol, e.account, e.qualifier, e.code, e.groupNo, e.zoneNo, e.dc09Receiver, e.dc09Line, e.transport]), [
-      ['ADM-CID', '4321', 'E', '130', '01', '015', '02', '3', 'serial'],
-    ]);
+    assert.equal(
+      rig
+        .events()
+        .map((e) => [
+          e.protocol,
+          e.account,
+          e.qualifier,
+          e.code,
+          e.groupNo,
+          e.zoneNo,
+          e.dc09Receiver,
+          e.dc09Line,
+          e.transport,
+        ]),
+      [['ADM-CID', '4321', 'E', '130', '01', '015', '02', '3', 'serial']],
+    );
     rig.send(HEARTBEAT);
     assert.equal(await rig.replies(2), Buffer.concat([ACK, ACK]));
     rig.send(Buffer.from([0x01, 0x02, 0x03, 0x14]));
@@ -79,7 +102,10 @@ test('MLR2: garbage before a message and an over-long line never block the line'
     rig.send(Buffer.alloc(300, 0x41));
     rig.send(Buffer.concat([Buffer.from('\x14'), cidLine('002')]));
     assert.equal(await rig.replies(3), Buffer.concat([ACK, NAK, ACK]));
-    assert.equal(rig.events().map((e) => e.zoneNo), ['001', '002']);
+    assert.equal(
+      rig.events().map((e) => e.zoneNo),
+      ['001', '002'],
+    );
     await waitFor(() => rig.health.get(`serial:${rig.pty.a}`)?.metrics.framing_errors === 1, 2000);
     await waitFor(() => rig.health.get('rx:com:3')?.metrics.discarded_bytes === 303, 2000);
   } finally {
@@ -119,7 +145,10 @@ test('unplugged: the receiver is failed while the line is gone and works again o
     await rig.openPeer();
     rig.send(cidLine('011'));
     assert.equal(await rig.replies(2), Buffer.concat([ACK, ACK]));
-    assert.equal(rig.events().map((e) => e.zoneNo), ['010', '011']);
+    assert.equal(
+      rig.events().map((e) => e.zoneNo),
+      ['010', '011'],
+    );
     assert.is(rig.health.get(`serial:${rig.pty.a}`)!.metrics.reopens, 1);
   } finally {
     await rig.close();

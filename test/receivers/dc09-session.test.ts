@@ -64,11 +64,13 @@ class HeldIngest {
   /** Commits the n-th held batch: every item gets object 1 and one id per event. */
   commit(index: number): void {
     const batch = this.held[index]!;
-    batch.resolve(batch.items.map((item, i) => ({
-      objectId: 1,
-      eventIds: item.kind === 'frame' ? item.events.map((_, k) => 100 + i * 10 + k) : [],
-      ...(item.kind === 'hello' ? { object: { id: 1, uid: item.uid, account: item.account ?? '' } as never } : {}),
-    })));
+    batch.resolve(
+      batch.items.map((item, i) => ({
+        objectId: 1,
+        eventIds: item.kind === 'frame' ? item.events.map((_, k) => 100 + i * 10 + k) : [],
+        ...(item.kind === 'hello' ? { object: { id: 1, uid: item.uid, account: item.account ?? '' } as never } : {}),
+      })),
+    );
   }
 }
 
@@ -81,7 +83,13 @@ function setup(maxInFlight = 64, settings = rxSettings(), transport: Transport =
   const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
   const profile = new ReceiverProfile(transport === 'tcp' ? 'tcp' : 'com', settings);
   const session = new Dc09Session(io, {
-    rules: profile, ...(transport === 'tcp' ? { deviceLink: profile } : {}), counters, ingest, links, clock: systemClock, logger: silentLogger,
+    rules: profile,
+    ...(transport === 'tcp' ? { deviceLink: profile } : {}),
+    counters,
+    ingest,
+    links,
+    clock: systemClock,
+    logger: silentLogger,
     maxInFlight,
   });
   return { io, ingest, counters, links, session };
@@ -126,7 +134,12 @@ test('a failed commit sends no ACK; the replies after it still go out in order',
 
 test('a rejected frame gets no reply and takes no place in the reply order', async () => {
   const { io, ingest, session, counters } = setup();
-  session.feed(Buffer.concat([corruptCrc(message({ token: 'SIA-DCS', sequence: 31 })), message({ token: 'SIA-DCS', sequence: 32 })]));
+  session.feed(
+    Buffer.concat([
+      corruptCrc(message({ token: 'SIA-DCS', sequence: 31 })),
+      message({ token: 'SIA-DCS', sequence: 32 }),
+    ]),
+  );
   ingest.commit(0);
   await tick();
   assert.equal(io.text(), [ack('0032')]);
@@ -195,7 +208,10 @@ function bodyOfText(frame: string): Buffer {
 
 test('a HELLO is challenged at once; only a good proof is stored, and the WELCOME goes out after its commit; a second HELLO is ignored', async () => {
   const { io, ingest, session, links, counters } = setup();
-  const device = new DeviceHandshake({ seq: 5, uid: '00A1B2C3D4', account: '1234', hwId: 'HW-1', firmware: '' }, new Map());
+  const device = new DeviceHandshake(
+    { seq: 5, uid: '00A1B2C3D4', account: '1234', hwId: 'HW-1', firmware: '' },
+    new Map(),
+  );
   const hello = device.hello(Date.now(), null);
   session.feed(hello);
   assert.is(ingest.held.length, 0, 'nothing is stored for a HELLO alone');
@@ -203,13 +219,19 @@ test('a HELLO is challenged at once; only a good proof is stored, and the WELCOM
   const challenge = device.decode(bodyOfText(io.text()[0]!), null);
   assert.ok(!('error' in challenge) && challenge.type === 'challenge');
   session.feed(device.proof(challenge as never, Date.now())!);
-  assert.equal(ingest.held[0]!.items.map((i) => i.kind === 'hello' && [i.uid, i.account, i.hwId]), [['00A1B2C3D4', '1234', 'HW-1']]);
+  assert.equal(
+    ingest.held[0]!.items.map((i) => i.kind === 'hello' && [i.uid, i.account, i.hwId]),
+    [['00A1B2C3D4', '1234', 'HW-1']],
+  );
   assert.is(io.text().length, 1, 'no WELCOME before the commit');
   ingest.commit(0);
   await tick();
   assert.match(io.text()[1]!, /"\*VL-WELCOME"0005\[/);
   const welcome = device.decode(bodyOfText(io.text()[1]!), null);
-  assert.ok(!('error' in welcome) && device.welcomed(welcome), 'the WELCOME is sealed with the session key and proves the gateway');
+  assert.ok(
+    !('error' in welcome) && device.welcomed(welcome),
+    'the WELCOME is sealed with the session key and proves the gateway',
+  );
   assert.ok(links.get(1), 'the link is attached after the WELCOME');
   assert.equal(session.device, { objectId: 1, uid: '00A1B2C3D4', account: '1234' });
   assert.equal(links.keys.state('00A1B2C3D4', Date.now(), 'open').key !== null, true, 'the enrolled key is stored');
@@ -223,7 +245,10 @@ test('a HELLO is challenged at once; only a good proof is stored, and the WELCOM
 test('a proof made with another key is refused AUTH and stores nothing', async () => {
   const { io, ingest, session, links } = setup();
   links.keys.enrol('00A1B2C3D4', Buffer.alloc(32, 1));
-  const stranger = new DeviceHandshake({ seq: 5, uid: '00A1B2C3D4', account: '9999', hwId: '', firmware: '' }, new Map([['00A1B2C3D4', Buffer.alloc(32, 2)]]));
+  const stranger = new DeviceHandshake(
+    { seq: 5, uid: '00A1B2C3D4', account: '9999', hwId: '', firmware: '' },
+    new Map([['00A1B2C3D4', Buffer.alloc(32, 2)]]),
+  );
   session.feed(stranger.hello(Date.now(), null));
   const challenge = stranger.decode(bodyOfText(io.text()[0]!), null);
   session.feed(stranger.proof(challenge as never, Date.now())!);
@@ -233,7 +258,10 @@ test('a proof made with another key is refused AUTH and stores nothing', async (
 });
 
 test('a plain HELLO on a receiver that requires encryption is refused in clear, in frame order', async () => {
-  const { io, ingest, session } = setup(64, rxSettings({ encryption_password: 'VigilTestKey0001', require_encryption: true }));
+  const { io, ingest, session } = setup(
+    64,
+    rxSettings({ encryption_password: 'VigilTestKey0001', require_encryption: true }),
+  );
   session.feed(encodeHello({ seq: 6, timestamp: null, version: 2, uid: '00A1B2C3D4', nonce: '00'.repeat(16) }));
   assert.is(ingest.held.length, 0);
   assert.match(io.text()[0]!, /"VL-REFUSE"0006\[EENC\]_/);
@@ -244,7 +272,10 @@ test('a serial stream journals transport "serial", no session row, and counts a 
   session.feed(encodeHello({ seq: 7, timestamp: null, version: 2, uid: '00A1B2C3D4', nonce: '00'.repeat(16) }));
   session.feed(message({ token: 'SIA-DCS', sequence: 61 }));
   const item = ingest.held[0]!.items[0]!;
-  assert.equal([item.kind, item.transport, item.remoteAddress, item.session], ['frame', 'serial', '192.0.2.1:4000', null]);
+  assert.equal(
+    [item.kind, item.transport, item.remoteAddress, item.session],
+    ['frame', 'serial', '192.0.2.1:4000', null],
+  );
   assert.is(counters.linkIgnored, 1);
   ingest.commit(0);
   await tick();
@@ -261,12 +292,19 @@ function datagramSetup(maxInFlight = 2) {
   const sent: Array<[string, string]> = [];
   const outcomes: Array<[string, DatagramOutcome]> = [];
   const channel: DatagramChannel<string> = {
-    framing: 'datagram', transport: 'udp',
+    framing: 'datagram',
+    transport: 'udp',
     reply: (data, peer) => sent.push([peer, data.toString('latin1')]),
     settled: (peer, outcome) => outcomes.push([peer, outcome]),
   };
   const session = new Dc09Session(channel, {
-    rules: new ReceiverProfile('udp', rxSettings()), counters, ingest, links, clock: systemClock, logger: silentLogger, maxInFlight,
+    rules: new ReceiverProfile('udp', rxSettings()),
+    counters,
+    ingest,
+    links,
+    clock: systemClock,
+    logger: silentLogger,
+    maxInFlight,
   });
   return { ingest, counters, session, sent, outcomes };
 }
@@ -275,13 +313,19 @@ test('datagrams: each is answered to its own peer, a DUH at once, an ACK only af
   const { ingest, session, sent, outcomes } = datagramSetup();
   session.feedDatagram(message({ token: 'SIA-DCS', sequence: 71 }), '192.0.2.7:1', 'a');
   session.feedDatagram(encodeFrame('"XYZ"0072R1L1#1234[]'), '192.0.2.8:2', 'b');
-  assert.equal(sent, [['b', duh('0072')]], 'the DUH does not wait behind the other peer\'s commit');
+  assert.equal(sent, [['b', duh('0072')]], "the DUH does not wait behind the other peer's commit");
   const item = ingest.held[0]!.items[0]!;
   assert.equal([item.transport, item.remoteAddress, item.session], ['udp', '192.0.2.7:1', null]);
   ingest.commit(0);
   await tick();
-  assert.equal(sent, [['b', duh('0072')], ['a', ack('0071')]]);
-  assert.equal(outcomes, [['b', 'answered'], ['a', 'committed']]);
+  assert.equal(sent, [
+    ['b', duh('0072')],
+    ['a', ack('0071')],
+  ]);
+  assert.equal(outcomes, [
+    ['b', 'answered'],
+    ['a', 'committed'],
+  ]);
 });
 
 test('datagrams: a bad one and a failed commit get no reply; beyond maxInFlight they are dropped, never paused', async () => {
@@ -296,7 +340,12 @@ test('datagrams: a bad one and a failed commit get no reply; beyond maxInFlight 
   ingest.commit(1);
   await tick();
   assert.equal(sent, [['two', ack('0083')]]);
-  assert.equal(outcomes, [['bad', 'rejected'], ['three', 'dropped'], ['one', 'failed'], ['two', 'committed']]);
+  assert.equal(outcomes, [
+    ['bad', 'rejected'],
+    ['three', 'dropped'],
+    ['one', 'failed'],
+    ['two', 'committed'],
+  ]);
 });
 
 test.run();

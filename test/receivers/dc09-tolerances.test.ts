@@ -31,7 +31,9 @@ function expectedReply(body: string, form: { binaryCrc?: boolean; crCounted?: bo
   const covered = form.crCounted ? Buffer.concat([bytes, Buffer.from('\r')]) : bytes;
   const crc = bitwiseCrc(covered);
   const length = `0${covered.length.toString(16).toUpperCase().padStart(3, '0')}`;
-  const crcField = form.binaryCrc ? Buffer.from([crc >>> 8, crc & 0xff]) : Buffer.from(crc.toString(16).toUpperCase().padStart(4, '0'));
+  const crcField = form.binaryCrc
+    ? Buffer.from([crc >>> 8, crc & 0xff])
+    : Buffer.from(crc.toString(16).toUpperCase().padStart(4, '0'));
   return Buffer.concat([Buffer.from('\n'), crcField, Buffer.from(length), bytes, Buffer.from('\r')]);
 }
 
@@ -40,7 +42,12 @@ function formOf(c: CorpusFrame): { binaryCrc: boolean; crCounted: boolean } {
 }
 
 /** Raw bytes read from a socket until `bytes` arrived or `ms` passed. */
-async function collect(source: { on(e: 'data' | 'message', f: (b: Buffer) => void): unknown }, kind: 'data' | 'message', bytes: number, ms: number): Promise<Buffer> {
+async function collect(
+  source: { on(e: 'data' | 'message', f: (b: Buffer) => void): unknown },
+  kind: 'data' | 'message',
+  bytes: number,
+  ms: number,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   return new Promise((resolve) => {
@@ -76,7 +83,10 @@ async function overUdp(port: number, wire: Buffer, expectBytes: number, ms = 200
   return got;
 }
 
-async function receiver(kind: 'tcp' | 'udp', settings: Partial<IpReceiverSettings> = {}): Promise<{ port: number; id: number; stop(): Promise<void>; publish(): void }> {
+async function receiver(
+  kind: 'tcp' | 'udp',
+  settings: Partial<IpReceiverSettings> = {},
+): Promise<{ port: number; id: number; stop(): Promise<void>; publish(): void }> {
   const id = nextId++;
   const rx = kind === 'tcp' ? await rig.tcp({ id, ...settings }) : await rig.udp({ id, ...settings });
   return { port: portOf(rx.address), id, stop: () => rx.stop(), publish: () => rx.publish() };
@@ -106,7 +116,15 @@ for (const kind of ['tcp', 'udp'] as const) {
         const row = rows[0]!;
         assert.equal(
           [row.account, row.protocol, row.code, row.zoneNo, row.groupNo, row.qualifier, row.receiverId],
-          [c.event.account, c.event.protocol, c.event.code, c.event.zone ?? null, c.event.group ?? null, c.event.qualifier ?? null, rx.id],
+          [
+            c.event.account,
+            c.event.protocol,
+            c.event.code,
+            c.event.zone ?? null,
+            c.event.group ?? null,
+            c.event.qualifier ?? null,
+            rx.id,
+          ],
         );
         // The raw frame is kept as it came, LF to CR (padding after the CR is not part of it).
         assert.equal(row.raw, c.wire.subarray(0, c.wire.lastIndexOf(0x0d) + 1));
@@ -114,7 +132,8 @@ for (const kind of ['tcp', 'udp'] as const) {
       // The object remembers which deviations its panel showed (migration 9), whatever else it showed before.
       const account = c.event?.account ?? /#([0-9A-Za-z]+)\[/.exec(c.ackBody)![1]!;
       const object = rig.store.objects.findByAccount(account, rx.id)[0]!;
-      for (const q of c.quirks.filter((x) => kind === 'udp' || x !== 'trailing-bytes')) assert.ok(object.dc09Quirks?.includes(q), `${account}: ${q}`);
+      for (const q of c.quirks.filter((x) => kind === 'udp' || x !== 'trailing-bytes'))
+        assert.ok(object.dc09Quirks?.includes(q), `${account}: ${q}`);
       rx.publish();
       const m = metricsOf(kind, rx.id);
       // Over TCP bytes after the CR are noise between frames (discarded as always), not a quirk of the frame.
@@ -129,7 +148,10 @@ for (const kind of ['tcp', 'udp'] as const) {
 
   test(`${kind}: each tolerance switched off refuses its frames as before (no ACK, nothing journaled)`, async () => {
     const off = {
-      tolerate_binary_crc: false, tolerate_cr_counted: false, tolerate_trailing_bytes: false, tolerate_empty_line: false,
+      tolerate_binary_crc: false,
+      tolerate_cr_counted: false,
+      tolerate_trailing_bytes: false,
+      tolerate_empty_line: false,
     };
     const rx = await receiver(kind, off);
     const before = rig.events().length;
@@ -138,7 +160,9 @@ for (const kind of ['tcp', 'udp'] as const) {
       const text = reply.toString('latin1');
       // Framing quirks: no answer at all. A header quirk in a well-framed frame: DUH, never ACK.
       assert.not.ok(text.includes('"ACK"'), `${c.name}: ${text}`);
-      const framing = c.quirks.some((q) => q === 'binary-crc' || q === 'cr-counted' || (kind === 'udp' && q === 'trailing-bytes'));
+      const framing = c.quirks.some(
+        (q) => q === 'binary-crc' || q === 'cr-counted' || (kind === 'udp' && q === 'trailing-bytes'),
+      );
       if (framing) assert.is(reply.length, 0, c.name);
       else assert.ok(text.includes('"DUH"'), c.name);
     }
@@ -172,7 +196,13 @@ for (const kind of ['tcp', 'udp'] as const) {
     await strict.stop();
     const lenient = await receiver(kind, { tolerate_text_account: true });
     assert.equal(await send(lenient.port, wire, 10), expectedReply('"ACK"0009L0#SHOP12[]', {}));
-    assert.equal(rig.events().slice(before).map((r) => [r.account, r.code, r.zoneNo]), [['SHOP12', 'BA', '01']]);
+    assert.equal(
+      rig
+        .events()
+        .slice(before)
+        .map((r) => [r.account, r.code, r.zoneNo]),
+      [['SHOP12', 'BA', '01']],
+    );
     lenient.publish();
     assert.is(metricsOf(kind, lenient.id).quirk_text_account, 1);
     await lenient.stop();
@@ -190,7 +220,11 @@ test('tcp: frames of several panels in one segment and one frame over several se
   // First three frames in one write, the last one cut in three writes.
   const cut = wire.length - frames[3]!.wire.length;
   socket.write(wire.subarray(0, cut));
-  for (const [from, to] of [[cut, cut + 3], [cut + 3, cut + 20], [cut + 20, wire.length]] as const) {
+  for (const [from, to] of [
+    [cut, cut + 3],
+    [cut + 3, cut + 20],
+    [cut + 20, wire.length],
+  ] as const) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     socket.write(wire.subarray(from, to));
   }
@@ -207,7 +241,10 @@ test('udp: a binary-CRC panel whose timestamp fails the time test gets its NAK w
   // <LF><hi><lo>0LLL"NAK"0000R0L0A0[]_HH:MM:SS,MM-DD-YYYY<CR>, the CRC checked independently.
   const body = reply.subarray(7, reply.length - 1);
   assert.match(body.toString('latin1'), /^"NAK"0000R0L0A0\[\]_\d{2}:\d{2}:\d{2},\d{2}-\d{2}-\d{4}$/);
-  assert.equal([reply[0], (reply[1]! << 8) | reply[2]!, reply.subarray(3, 7).toString('latin1'), reply.at(-1)], [0x0a, bitwiseCrc(body), `0${body.length.toString(16).toUpperCase().padStart(3, '0')}`, 0x0d]);
+  assert.equal(
+    [reply[0], (reply[1]! << 8) | reply[2]!, reply.subarray(3, 7).toString('latin1'), reply.at(-1)],
+    [0x0a, bitwiseCrc(body), `0${body.length.toString(16).toUpperCase().padStart(3, '0')}`, 0x0d],
+  );
   assert.is(rig.events().length, before);
   await rx.stop();
 });

@@ -22,7 +22,11 @@ let securePort: number;
 const devices: TcpDevice[] = [];
 const key = receiverPasswordKey(PASSWORD16);
 
-async function link(port: number, uid: string, extra: { account?: string; hwId?: string; key?: Buffer } = {}): Promise<TcpDevice> {
+async function link(
+  port: number,
+  uid: string,
+  extra: { account?: string; hwId?: string; key?: Buffer } = {},
+): Promise<TcpDevice> {
   const d = await linkDevice(port, { uid, ...extra });
   devices.push(d);
   return d;
@@ -47,14 +51,28 @@ test.after(async () => {
 test('control-device reaches a linked device and its reply packets come back in order', async () => {
   const d = await link(plainPort, '00A1B2C3D4', { account: '1234', hwId: 'HW-7' });
   const pending = api.post('/api/control-device', {
-    partial_uid: 'b2c3d4', request_id: 'r-1', data: '0102ab', cloud_access_code: '1234', response_required: true,
+    partial_uid: 'b2c3d4',
+    request_id: 'r-1',
+    data: '0102ab',
+    cloud_access_code: '1234',
+    response_required: true,
   });
   const command = await nextCommand(d);
-  assert.equal([command.kind, command.auth, command.replyWanted, command.data.toString('hex')], ['control', { mode: 'code', code: '1234' }, true, '0102ab']);
+  assert.equal(
+    [command.kind, command.auth, command.replyWanted, command.data.toString('hex')],
+    ['control', { mode: 'code', code: '1234' }, true, '0102ab'],
+  );
   answer(d, command.seq, [Buffer.from('A1B2', 'hex'), Buffer.from('C3', 'hex')]);
   assert.equal(await pending, {
     status: 200,
-    body: { partial_uid: 'b2c3d4', request_id: 'r-1', uid: '00A1B2C3D4', data: ['A1B2', 'C3'], hw_id: 'HW-7', oid: '1234' },
+    body: {
+      partial_uid: 'b2c3d4',
+      request_id: 'r-1',
+      uid: '00A1B2C3D4',
+      data: ['A1B2', 'C3'],
+      hw_id: 'HW-7',
+      oid: '1234',
+    },
   });
 });
 
@@ -62,7 +80,10 @@ test('config-device over an encrypted link: the command travels encrypted, statu
   const d = await link(securePort, '00E0E0E0E0', { account: '4321', key });
   const pending = api.post('/api/config-device', { partial_uid: 'E0E0E0E0', data: '10FF' });
   const command = await nextCommand(d, key);
-  assert.equal([command.kind, command.encrypted, command.replyWanted, command.data.toString('hex')], ['config', true, false, '10ff']);
+  assert.equal(
+    [command.kind, command.encrypted, command.replyWanted, command.data.toString('hex')],
+    ['config', true, false, '10ff'],
+  );
   answer(d, command.seq, [], key);
   assert.equal(await pending, { status: 200, body: { partial_uid: 'E0E0E0E0', status: 'configuration_sent' } });
 });
@@ -99,19 +120,43 @@ test('no reply within the deadline is NO_RESPONSE', async () => {
 test("the command deadline defaults to the contract's 10 s", () => {
   assert.is(DEVICE_REPLY_TIMEOUT_MS, 10_000);
   assert.is(DEFAULT_RECEIVER_OPTIONS.commandTimeoutMs, 10_000);
-  const runtime = new ReceiverRuntime({ store: rig.store, health: rig.health, clock: { now: Date.now }, logger: rig.logger });
+  const runtime = new ReceiverRuntime({
+    store: rig.store,
+    health: rig.health,
+    clock: { now: Date.now },
+    logger: rig.logger,
+  });
   assert.is(runtime.links.timeoutMs, 10_000);
 });
 
 test('commands to one device are serialised; commands to two devices run concurrently', async () => {
   const a = await link(plainPort, '00AAAA0001');
   const b = await link(plainPort, '00BBBB0001');
-  const a1 = api.post('/api/control-device', { partial_uid: 'AAAA0001', request_id: 'a1', data: '01', response_required: true });
+  const a1 = api.post('/api/control-device', {
+    partial_uid: 'AAAA0001',
+    request_id: 'a1',
+    data: '01',
+    response_required: true,
+  });
   const first = await nextCommand(a);
-  const a2 = api.post('/api/control-device', { partial_uid: 'AAAA0001', request_id: 'a2', data: '02', response_required: true });
-  const b1 = api.post('/api/control-device', { partial_uid: 'BBBB0001', request_id: 'b1', data: '03', response_required: true });
+  const a2 = api.post('/api/control-device', {
+    partial_uid: 'AAAA0001',
+    request_id: 'a2',
+    data: '02',
+    response_required: true,
+  });
+  const b1 = api.post('/api/control-device', {
+    partial_uid: 'BBBB0001',
+    request_id: 'b1',
+    data: '03',
+    response_required: true,
+  });
   const other = await nextCommand(b);
-  assert.equal([first.data.toString('hex'), other.data.toString('hex')], ['01', '03'], 'B got its command while A was busy');
+  assert.equal(
+    [first.data.toString('hex'), other.data.toString('hex')],
+    ['01', '03'],
+    'B got its command while A was busy',
+  );
   await a.silence(100);
   answer(b, other.seq, [Buffer.from('BB', 'hex')]);
   answer(a, first.seq, [Buffer.from('A1', 'hex')]);
@@ -142,7 +187,13 @@ test('a known device whose connection ended is NO_CONNECTION with what the store
   await d.close();
   await waitFor(() => rig.runtime.links.get(rig.store.objects.findByUid('00F0F0F0F0')!.id) === undefined, 2000);
   const result = await api.post('/api/control-device', { partial_uid: 'F0F0F0F0', data: '01' });
-  assert.equal(result.body, { partial_uid: 'F0F0F0F0', uid: '00F0F0F0F0', error: 'NO_CONNECTION', hw_id: 'HW-X', oid: '5555' });
+  assert.equal(result.body, {
+    partial_uid: 'F0F0F0F0',
+    uid: '00F0F0F0F0',
+    error: 'NO_CONNECTION',
+    hw_id: 'HW-X',
+    oid: '5555',
+  });
 });
 
 test.run();

@@ -40,7 +40,11 @@ async function seed(): Promise<void> {
   await settings.replaceForInit({
     ...base,
     api: { ...base.api, api_jwt_secret: SECRET },
-    receivers: { ...base.receivers, tcp_receivers: [tcpRxSettings({ id: 1, port: tcpPort })], udp_receivers: [udpRxSettings({ id: 2, port: udpPort })] },
+    receivers: {
+      ...base.receivers,
+      tcp_receivers: [tcpRxSettings({ id: 1, port: tcpPort })],
+      udp_receivers: [udpRxSettings({ id: 2, port: udpPort })],
+    },
   });
   await store.stop();
 }
@@ -61,7 +65,9 @@ test.before(async () => {
   gateway = new Gateway({ dataDir: dir.path, httpPort, httpsPort: 0, host: LOOPBACK, logger });
   await gateway.start();
   const tokens = new TokenService({ secret: () => SECRET, clock: systemClock });
-  token = (await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: ['device_control', 'restart_services'], minutes: 5 })).token;
+  token = (
+    await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: ['device_control', 'restart_services'], minutes: 5 })
+  ).token;
 });
 
 test.after(async () => {
@@ -79,7 +85,13 @@ test('the gateway runs the receivers its settings name and ACKs what it stored',
   assert.is(await udp.nextText(), '"ACK"0002R1L1#1002[]');
   // The gateway journals its own internal events too (receiver null); these are the devices'.
   const rows = gateway.store.events.readAfter(0, 100).filter((r) => r.receiverId !== null);
-  assert.equal(rows.map((r) => [r.account, r.transport, r.receiverId]), [['1001', 'tcp', 1], ['1002', 'udp', 2]]);
+  assert.equal(
+    rows.map((r) => [r.account, r.transport, r.receiverId]),
+    [
+      ['1001', 'tcp', 1],
+      ['1002', 'udp', 2],
+    ],
+  );
   await tcp.close();
   await udp.close();
 });
@@ -89,7 +101,10 @@ test('POST /api/control-device over HTTP reaches a device linked to the gateway'
   const pending = call('POST', '/api/control-device', { partial_uid: 'CD01', data: 'A0', response_required: true });
   const command = await nextCommand(device);
   answer(device, command.seq, [Buffer.from('BEEF', 'hex')]);
-  assert.equal(await pending, { status: 200, body: { partial_uid: 'CD01', uid: '00AB00CD01', data: ['BEEF'], hw_id: 'HW-2', oid: '2001' } });
+  assert.equal(await pending, {
+    status: 200,
+    body: { partial_uid: 'CD01', uid: '00AB00CD01', data: ['BEEF'], hw_id: 'HW-2', oid: '2001' },
+  });
   await device.close();
 });
 

@@ -23,13 +23,15 @@ test('200 concurrent TCP devices: 1,000 events, every one ACKed and stored, in f
   await waitFor(() => rx.counters.connections === 200, 3000);
   const flushes = rig.runtime.ingest.stats.flushes;
   const before = rig.events().length;
-  await Promise.all(devices.map(async (d, i) => {
-    const account = (0x1000 + i).toString(16).toUpperCase();
-    for (let seq = 1; seq <= 5; seq++) {
-      d.send(message({ token: 'SIA-DCS', sequence: seq, account, data: `#${account}|Nri1/BA0${seq}` }));
-      assert.is(await d.nextText(5000), `"ACK"000${seq}R1L1#${account}[]`);
-    }
-  }));
+  await Promise.all(
+    devices.map(async (d, i) => {
+      const account = (0x1000 + i).toString(16).toUpperCase();
+      for (let seq = 1; seq <= 5; seq++) {
+        d.send(message({ token: 'SIA-DCS', sequence: seq, account, data: `#${account}|Nri1/BA0${seq}` }));
+        assert.is(await d.nextText(5000), `"ACK"000${seq}R1L1#${account}[]`);
+      }
+    }),
+  );
   const transactions = rig.runtime.ingest.stats.flushes - flushes;
   assert.is(rig.events().length - before, 1000);
   assert.ok(transactions <= 1000 / 20, `${transactions} transactions for 1000 events`);
@@ -41,10 +43,15 @@ test('100 UDP devices sending at once share transactions too', async () => {
   const port = portOf((await rig.udp({ id: 9 })).address);
   const devices = await Promise.all(Array.from({ length: 100 }, () => UdpDevice.open()));
   const flushes = rig.runtime.ingest.stats.flushes;
-  await Promise.all(devices.map(async (d, i) => {
-    d.send(message({ token: 'ADM-CID', sequence: 1, account: String(5000 + i), data: `#${5000 + i}|1130 01 015` }), port);
-    assert.is(await d.nextText(5000), `"ACK"0001R1L1#${5000 + i}[]`);
-  }));
+  await Promise.all(
+    devices.map(async (d, i) => {
+      d.send(
+        message({ token: 'ADM-CID', sequence: 1, account: String(5000 + i), data: `#${5000 + i}|1130 01 015` }),
+        port,
+      );
+      assert.is(await d.nextText(5000), `"ACK"0001R1L1#${5000 + i}[]`);
+    }),
+  );
   const transactions = rig.runtime.ingest.stats.flushes - flushes;
   assert.ok(transactions <= 100 / 4, `${transactions} transactions for 100 datagrams`);
   await Promise.all(devices.map((d) => d.close()));

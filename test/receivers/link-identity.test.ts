@@ -43,11 +43,18 @@ async function link(port: number, uid: string, keyring: DeviceKeyring, account =
 async function strangerHello(uid: string, keyring: DeviceKeyring, account = '6666'): Promise<string> {
   const d = await connect(openPort, STRANGER);
   const answer = await sayHello(d, { uid, account, keyring });
-  return 'error' in answer ? `error:${answer.error}` : answer.type === 'refuse' ? `refuse:${answer.reason}` : answer.type;
+  return 'error' in answer
+    ? `error:${answer.error}`
+    : answer.type === 'refuse'
+      ? `refuse:${answer.reason}`
+      : answer.type;
 }
 
 function conflictEvents(uid: string): string[] {
-  return rig.events().map((e) => e.text ?? "").filter((t) => t.includes(`UID ${uid}`));
+  return rig
+    .events()
+    .map((e) => e.text ?? '')
+    .filter((t) => t.includes(`UID ${uid}`));
 }
 
 test.before(async () => {
@@ -56,7 +63,10 @@ test.before(async () => {
   closedPort = portOf((await rig.tcp({ id: 2, link_enrolment: 'closed' })).address);
   api = await apiFor(rig);
   recorder = new InternalEventRecorder({
-    journal: ingestJournal(() => rig.store.events), entries: () => DEFAULT_INTERNAL_EVENTS as never, clock: systemClock, logger: rig.logger,
+    journal: ingestJournal(() => rig.store.events),
+    entries: () => DEFAULT_INTERNAL_EVENTS as never,
+    clock: systemClock,
+    logger: rig.logger,
   });
   rig.runtime.conflicts.journalTo(recorder.raise);
 });
@@ -76,17 +86,32 @@ test('a stranger naming a known UID is refused: the real link stays, the object 
   const object = rig.store.objects.findByUid(uid)!;
   const liveLink = rig.runtime.links.get(object.id);
   assert.ok(liveLink);
-  assert.is(await strangerHello(uid, new Map([[uid, Buffer.alloc(32, 0xee)]])), 'refuse:AUTH', 'a wrong key fails the proof');
+  assert.is(
+    await strangerHello(uid, new Map([[uid, Buffer.alloc(32, 0xee)]])),
+    'refuse:AUTH',
+    'a wrong key fails the proof',
+  );
   assert.is(await strangerHello(uid, new Map()), 'refuse:AUTH', 'a known UID cannot enrol again');
   const v1 = await connect(openPort, STRANGER);
   v1.send(encodeHello({ seq: 3, timestamp: null, version: 1, uid, account: '6666' }));
   const refused = decodeLinkBody(await v1.next(), null);
-  assert.ok(!('error' in refused) && refused.type === 'refuse' && refused.reason === 'VER', 'a version-1 HELLO gets no link');
+  assert.ok(
+    !('error' in refused) && refused.type === 'refuse' && refused.reason === 'VER',
+    'a version-1 HELLO gets no link',
+  );
   assert.is(rig.runtime.links.get(object.id), liveLink, 'the real device keeps its link');
   const after = rig.store.objects.findByUid(uid)!;
-  assert.equal([after.account, after.receiverId, after.remoteAddress], [object.account, object.receiverId, object.remoteAddress]);
+  assert.equal(
+    [after.account, after.receiverId, after.remoteAddress],
+    [object.account, object.receiverId, object.remoteAddress],
+  );
   assert.is(after.account, '1234');
-  const pending = api.post('/api/control-device', { partial_uid: 'A1A1A1', data: '01', cloud_access_code: '1234', response_required: true });
+  const pending = api.post('/api/control-device', {
+    partial_uid: 'A1A1A1',
+    data: '01',
+    cloud_access_code: '1234',
+    response_required: true,
+  });
   const command = await nextCommand(real);
   assert.equal(command.auth, { mode: 'code', code: '1234' });
   answer(real, command.seq, [Buffer.from('5A', 'hex')]);
@@ -100,7 +125,13 @@ test('the conflict is journaled once per UID and address per minute and shown on
   for (let i = 0; i < 5; i++) assert.is(await strangerHello(uid, wrong), 'refuse:AUTH');
   await recorder.idle();
   assert.equal(conflictEvents(uid), [`Device identity conflict (UID ${uid} from ${STRANGER}: bad_proof)`]);
-  const deps = { version: 't', startedAt: 0, clock: systemClock, health: rig.health, settings: { current: () => ({ general: { instance_name: 'x' } }) } };
+  const deps = {
+    version: 't',
+    startedAt: 0,
+    clock: systemClock,
+    health: rig.health,
+    settings: { current: () => ({ general: { instance_name: 'x' } }) },
+  };
   const component = statusBody(deps, null).components.find((c) => c.name === 'link-identity:1')!;
   assert.ok(component, 'the Status view lists the conflicts');
   assert.is(component.metrics.last_uid, uid);
@@ -108,7 +139,10 @@ test('the conflict is journaled once per UID and address per minute and shown on
   assert.is(component.metrics.last_reason, 'bad_proof');
   assert.ok(Number(component.metrics.suppressed) >= 4, `suppressed ${component.metrics.suppressed}`);
   assert.not.ok(JSON.stringify(component).match(/[0-9A-F]{64}/i), 'no key material in the status');
-  assert.not.ok(statusBody(deps, [2]).components.some((c) => c.name === 'link-identity:1'), 'a user limited to receiver 2 does not see it');
+  assert.not.ok(
+    statusBody(deps, [2]).components.some((c) => c.name === 'link-identity:1'),
+    'a user limited to receiver 2 does not see it',
+  );
 });
 
 test('the master code never crosses the wire in clear', async () => {
@@ -117,7 +151,12 @@ test('the master code never crosses the wire in clear', async () => {
   const wire: Buffer[] = [];
   real.socket.on('data', (chunk: Buffer) => wire.push(chunk));
   const code = 'S3cr3t-Master';
-  const pending = api.post('/api/control-device', { partial_uid: 'C3C3C3', data: '02', cloud_access_code: code, response_required: true });
+  const pending = api.post('/api/control-device', {
+    partial_uid: 'C3C3C3',
+    data: '02',
+    cloud_access_code: code,
+    response_required: true,
+  });
   const command = await nextCommand(real);
   assert.equal(command.auth, { mode: 'code', code }, 'the device reads the code with its session key');
   answer(real, command.seq, [Buffer.from('01', 'hex')]);
@@ -125,7 +164,8 @@ test('the master code never crosses the wire in clear', async () => {
   const bytes = Buffer.concat(wire).toString('latin1');
   assert.ok(bytes.includes('"*VL-CMD"'), 'the command was on the wire');
   const hex = Buffer.from(code).toString('hex');
-  for (const needle of [code, hex, hex.toUpperCase()]) assert.not.ok(bytes.includes(needle), `"${needle}" is readable on the wire`);
+  for (const needle of [code, hex, hex.toUpperCase()])
+    assert.not.ok(bytes.includes(needle), `"${needle}" is readable on the wire`);
 });
 
 test('replacement: after the installer resets the key a new device enrols with the UID; the old key no longer proves it', async () => {
@@ -136,7 +176,9 @@ test('replacement: after the installer resets the key a new device enrols with t
   const reset = await api.post('/api/device-enrolment', { partial_uid: 'D4D4D4' });
   assert.is(reset.status, 200);
   assert.is((reset.body as { uid: string }).uid, uid);
-  assert.ok(Date.parse((reset.body as { enrolment_open_until: string }).enrolment_open_until) > Date.now() + 50 * 60_000);
+  assert.ok(
+    Date.parse((reset.body as { enrolment_open_until: string }).enrolment_open_until) > Date.now() + 50 * 60_000,
+  );
   assert.not.ok(JSON.stringify(reset.body).match(/[0-9A-F]{64}/i), 'the answer carries no key');
   const newKeys: DeviceKeyring = new Map();
   const replacement = await link(openPort, uid, newKeys, '4321');
@@ -147,7 +189,8 @@ test('replacement: after the installer resets the key a new device enrols with t
   answer(replacement, command.seq, [Buffer.from('03', 'hex')]);
   assert.equal(((await pending).body as { data: string[] }).data, ['03']);
   const logs = rig.logs.join('\n').toUpperCase();
-  for (const key of [oldKeys.get(uid)!, newKeys.get(uid)!]) assert.not.ok(logs.includes(key.toString('hex').toUpperCase()), 'no device key in the log');
+  for (const key of [oldKeys.get(uid)!, newKeys.get(uid)!])
+    assert.not.ok(logs.includes(key.toString('hex').toUpperCase()), 'no device key in the log');
   assert.is(await strangerHello(uid, oldKeys), 'refuse:AUTH', 'the old device is refused now');
   assert.is(await strangerHello(uid, new Map()), 'refuse:AUTH', 'the window closed with the enrolment');
 });
@@ -158,15 +201,28 @@ test('closed enrolment: an unknown UID is refused until the installer opens enro
   const refused = await sayHello(d, { uid, account: '7777', keyring: new Map() });
   assert.ok(!('error' in refused) && refused.type === 'refuse' && refused.reason === 'AUTH');
   assert.is(rig.store.objects.findByUid(uid), null, 'a refused HELLO creates no object');
-  assert.equal(await api.post('/api/device-enrolment', { partial_uid: 'E5E5E5' }), { status: 200, body: { error: 'NO_OBJECT' } });
+  assert.equal(await api.post('/api/device-enrolment', { partial_uid: 'E5E5E5' }), {
+    status: 200,
+    body: { error: 'NO_OBJECT' },
+  });
   assert.is((await api.post('/api/device-enrolment', { uid })).status, 200);
   await link(closedPort, uid, new Map(), '7777');
   assert.is(rig.store.objects.findByUid(uid)!.account, '7777');
 });
 
 test('the enrolment endpoint refuses a body that names no device', async () => {
-  for (const body of [{}, { partial_uid: '' }, { partial_uid: 'xyz' }, { uid: '12' }, { uid: 'ABCDEF', partial_uid: 'ABC' }]) {
-    assert.equal(await api.post('/api/device-enrolment', body), { status: 400, body: 'Invalid request' }, JSON.stringify(body));
+  for (const body of [
+    {},
+    { partial_uid: '' },
+    { partial_uid: 'xyz' },
+    { uid: '12' },
+    { uid: 'ABCDEF', partial_uid: 'ABC' },
+  ]) {
+    assert.equal(
+      await api.post('/api/device-enrolment', body),
+      { status: 400, body: 'Invalid request' },
+      JSON.stringify(body),
+    );
   }
 });
 

@@ -39,10 +39,18 @@ async function seed(): Promise<void> {
   await store.stop();
 }
 
-async function call(method: string, path: string, body?: unknown, auth = true): Promise<{ status: number; text: string }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  auth = true,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`http://${LOOPBACK}:${httpPort}${path}`, {
     method,
-    headers: { ...(auth ? { Authorization: `Bearer ${token}` } : {}), ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      ...(auth ? { Authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'Content-Type': 'application/json' } : {}),
+    },
     ...(body ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.status, text: await res.text() };
@@ -57,7 +65,13 @@ test.before(async () => {
   gateway = new Gateway({ dataDir: dir.path, httpPort, httpsPort: 0, host: LOOPBACK, logger });
   await gateway.start();
   const tokens = new TokenService({ secret: () => SECRET, clock: systemClock });
-  token = (await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: ['settings', 'restart_services', 'events', 'objects', 'users'], minutes: 5 })).token;
+  token = (
+    await tokens.issueToken({
+      sub: INSTALLER_SUBJECT,
+      scopes: ['settings', 'restart_services', 'events', 'objects', 'users'],
+      minutes: 5,
+    })
+  ).token;
 });
 
 test.after(async () => {

@@ -35,7 +35,10 @@ test('TCP: the same encrypted frame sent three times is ACKed three times and jo
     d.send(frame);
     assert.is(ackOf(await d.next()), 'ACK 0031');
   }
-  assert.equal(rig.events().map((e) => [e.code, e.encrypted]), [['BA', true]]);
+  assert.equal(
+    rig.events().map((e) => [e.code, e.encrypted]),
+    [['BA', true]],
+  );
   await waitFor(() => rig.health.get('rx:tcp:1')?.metrics.replays === 2, 2000);
   // A retransmission of the same message encrypted again (fresh pad, other bytes) is a replay too.
   const timestamp = Date.now();
@@ -49,7 +52,14 @@ test('TCP: the same encrypted frame sent three times is ACKed three times and jo
   // Same sequence and time, other content: a different message, journaled.
   d.send(message({ token: 'ADM-CID', sequence: 32, key, timestamp, data: '#1234|1131 01 016' }));
   assert.is(ackOf(await d.next()), 'ACK 0032');
-  assert.equal(rig.events().map((e) => [e.code, e.zoneNo]), [['BA', '01'], ['130', '015'], ['131', '016']]);
+  assert.equal(
+    rig.events().map((e) => [e.code, e.zoneNo]),
+    [
+      ['BA', '01'],
+      ['130', '015'],
+      ['131', '016'],
+    ],
+  );
   await d.close();
 });
 
@@ -62,11 +72,20 @@ test('UDP: a replayed datagram is ACKed and journaled once; the same frame on an
   d.send(frame, portOf(rx.address));
   assert.is(ackOf(await d.next()), 'ACK 0041');
   const timestamp = Date.now();
-  d.send(message({ token: 'SIA-DCS', sequence: 42, key, timestamp, account: '5678', data: '#5678|Nri1/BA01' }), portOf(rx.address));
+  d.send(
+    message({ token: 'SIA-DCS', sequence: 42, key, timestamp, account: '5678', data: '#5678|Nri1/BA01' }),
+    portOf(rx.address),
+  );
   assert.is(ackOf(await d.next()), 'ACK 0042');
-  d.send(message({ token: 'SIA-DCS', sequence: 42, key, timestamp, account: '9999', data: '#9999|Nri1/BA01' }), portOf(rx.address));
+  d.send(
+    message({ token: 'SIA-DCS', sequence: 42, key, timestamp, account: '9999', data: '#9999|Nri1/BA01' }),
+    portOf(rx.address),
+  );
   assert.is(ackOf(await d.next()), 'ACK 0042');
-  assert.equal(rig.events().map((e) => e.account), ['1234', '5678', '9999']);
+  assert.equal(
+    rig.events().map((e) => e.account),
+    ['1234', '5678', '9999'],
+  );
   await d.close();
 });
 

@@ -15,9 +15,14 @@ import { prng } from '../helpers/prng.js';
 const ITEMS = 100_000;
 const SEED = 0x5eed;
 
-
 function frameFor(account: string, sequence: number): Buffer {
-  return message({ token: 'SIA-DCS', sequence: (sequence % 9999) + 1, account, data: `#${account}|Nri1/BA01`, timestamp: null });
+  return message({
+    token: 'SIA-DCS',
+    sequence: (sequence % 9999) + 1,
+    account,
+    data: `#${account}|Nri1/BA01`,
+    timestamp: null,
+  });
 }
 
 /** A mutation that always changes the frame: flip, truncate, splice random bytes in, or drop bytes. */
@@ -38,9 +43,16 @@ function mutate(frame: Buffer, random: () => number): Buffer {
     case 2:
       // No LF in the splice: an LF there would start a new frame before the intact rest, which
       // then is a valid frame and rightly ACKed.
-      return Buffer.concat([out.subarray(0, at), Buffer.from(Array.from({ length: 1 + Math.floor(random() * 8) }, () => 0x0b + Math.floor(random() * 245))), out.subarray(at)]);
+      return Buffer.concat([
+        out.subarray(0, at),
+        Buffer.from(Array.from({ length: 1 + Math.floor(random() * 8) }, () => 0x0b + Math.floor(random() * 245))),
+        out.subarray(at),
+      ]);
     default:
-      return Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + 1 + Math.floor(random() * 5)))]);
+      return Buffer.concat([
+        out.subarray(0, at),
+        out.subarray(Math.min(out.length, at + 1 + Math.floor(random() * 5))),
+      ]);
   }
 }
 
@@ -74,7 +86,13 @@ test(`${ITEMS} random and mutated frames over one connection: valid ones ACKed a
       } else if (kind < 0.55) {
         parts.push(mutate(frameFor(`B${i.toString(16).toUpperCase().padStart(5, '0')}`, i), random));
       } else {
-        parts.push(Buffer.from(Array.from({ length: 1 + Math.floor(random() * 120) }, () => (random() < 0.05 ? 0x0a : Math.floor(random() * 256)))));
+        parts.push(
+          Buffer.from(
+            Array.from({ length: 1 + Math.floor(random() * 120) }, () =>
+              random() < 0.05 ? 0x0a : Math.floor(random() * 256),
+            ),
+          ),
+        );
       }
     }
     // Back to back: a truncated frame or garbage before a valid frame must not swallow it (the
@@ -86,14 +104,17 @@ test(`${ITEMS} random and mutated frames over one connection: valid ones ACKed a
     const good = connect({ host: LOOPBACK, port });
     const badAcks = acksOf(bad);
     const goodAcks = acksOf(good);
-    await Promise.all([bad, good].map((s) => new Promise<void>((resolve, reject) => s.once('connect', resolve).once('error', reject))));
+    await Promise.all(
+      [bad, good].map((s) => new Promise<void>((resolve, reject) => s.once('connect', resolve).once('error', reject))),
+    );
 
     const neighbour: string[] = [];
     let offset = 0;
     let n = 0;
     while (offset < stream.length) {
       const size = 1 + Math.floor(random() * 1500);
-      if (!bad.write(stream.subarray(offset, offset + size))) await new Promise((resolve) => bad.once('drain', resolve));
+      if (!bad.write(stream.subarray(offset, offset + size)))
+        await new Promise((resolve) => bad.once('drain', resolve));
       offset += size;
       if (++n % 50 === 0 && neighbour.length < 200) {
         const account = `C${neighbour.length.toString(16).toUpperCase().padStart(5, '0')}`;
@@ -101,11 +122,21 @@ test(`${ITEMS} random and mutated frames over one connection: valid ones ACKed a
         good.write(frameFor(account, neighbour.length));
       }
     }
-    await waitFor(() => badAcks.size >= valid.length && goodAcks.size >= neighbour.length, 60_000, 50).catch(() => undefined);
+    await waitFor(() => badAcks.size >= valid.length && goodAcks.size >= neighbour.length, 60_000, 50).catch(
+      () => undefined,
+    );
 
-    assert.equal([...badAcks].filter((a) => !a.startsWith('A')), [], 'a mutated frame was ACKed');
+    assert.equal(
+      [...badAcks].filter((a) => !a.startsWith('A')),
+      [],
+      'a mutated frame was ACKed',
+    );
     assert.is(badAcks.size, valid.length, `ACKed ${badAcks.size} of ${valid.length} valid frames`);
-    assert.equal([...badAcks].filter((a) => !a.startsWith('A')), [], 'a mutated frame was ACKed');
+    assert.equal(
+      [...badAcks].filter((a) => !a.startsWith('A')),
+      [],
+      'a mutated frame was ACKed',
+    );
     assert.equal([...goodAcks].sort(), neighbour.sort());
     const stored = new Set<string>();
     for (let after = 0; ; ) {
@@ -114,7 +145,10 @@ test(`${ITEMS} random and mutated frames over one connection: valid ones ACKed a
       for (const event of batch) stored.add(event.account);
       after = batch[batch.length - 1]!.id;
     }
-    assert.ok(valid.every((a) => stored.has(a)), 'every ACKed frame is in the journal');
+    assert.ok(
+      valid.every((a) => stored.has(a)),
+      'every ACKed frame is in the journal',
+    );
     assert.ok(![...stored].some((a) => a.startsWith('B')), 'no mutated frame is in the journal');
     const grown = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
     assert.ok(grown < 256, `heap grew ${grown.toFixed(0)} MB`);

@@ -2,7 +2,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConnectionBudget } from '../../src/receivers/connection-budget.js';
-import { FALLBACK_FD_LIMIT, connectionBudgetFor, parseOpenFilesLimit, readFdLimit } from '../../src/receivers/fd-limit.js';
+import {
+  FALLBACK_FD_LIMIT,
+  connectionBudgetFor,
+  parseOpenFilesLimit,
+  readFdLimit,
+} from '../../src/receivers/fd-limit.js';
 import { KnownSources } from '../../src/receivers/known-sources.js';
 import { sourceKey, sourceKeyOfRemote } from '../../src/core/source-key.js';
 import { SourceTable } from '../../src/receivers/source-table.js';
@@ -26,7 +31,11 @@ test('stored remote addresses give their source; port paths and phone numbers do
   assert.is(sourceKeyOfRemote(null), null);
   const known = new KnownSources(2);
   known.load(['10.0.0.1:1', '/dev/ttyS0', '10.0.0.2:2', '10.0.0.3:3']);
-  assert.equal([known.has('10.0.0.1'), known.has('10.0.0.2'), known.has('10.0.0.3'), known.size], [false, true, true, 2], 'bounded, oldest out');
+  assert.equal(
+    [known.has('10.0.0.1'), known.has('10.0.0.2'), known.has('10.0.0.3'), known.size],
+    [false, true, true, 2],
+    'bounded, oldest out',
+  );
 });
 
 test('the source table: a bucket per source, connections per source, and it forgets what it no longer needs', () => {
@@ -71,11 +80,15 @@ test('the connection budget: strangers up to the ceiling, then in place of the l
 });
 
 test('the budget is the open-files limit less a reserve of 1,024 (a quarter of a small limit)', () => {
-  const limits = 'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            65536                524288               files     \n';
+  const limits =
+    'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            65536                524288               files     \n';
   assert.is(parseOpenFilesLimit(limits), 65536);
   assert.is(parseOpenFilesLimit('Max open files            unlimited            unlimited            files'), null);
-  assert.equal([connectionBudgetFor(65536), connectionBudgetFor(20000), connectionBudgetFor(1024)], [64512, 18976, 768]);
-  assert.ok(readFdLimit() >= 64, 'this process\'s limit is read');
+  assert.equal(
+    [connectionBudgetFor(65536), connectionBudgetFor(20000), connectionBudgetFor(1024)],
+    [64512, 18976, 768],
+  );
+  assert.ok(readFdLimit() >= 64, "this process's limit is read");
   assert.is(readFdLimit('/nonexistent/limits'), FALLBACK_FD_LIMIT);
 });
 

@@ -32,7 +32,11 @@ test.after(async () => {
 
 test('the documented defaults: 10 min idle timeout, 20,000 connections, 256 frames in flight', () => {
   assert.equal(
-    [DEFAULT_RECEIVER_OPTIONS.idleTimeoutMs, DEFAULT_RECEIVER_OPTIONS.maxConnections, DEFAULT_RECEIVER_OPTIONS.maxInFlight],
+    [
+      DEFAULT_RECEIVER_OPTIONS.idleTimeoutMs,
+      DEFAULT_RECEIVER_OPTIONS.maxConnections,
+      DEFAULT_RECEIVER_OPTIONS.maxInFlight,
+    ],
     [600_000, 20_000, 256],
   );
 });
@@ -86,7 +90,10 @@ test('a device that floods without reading its ACKs is paused; memory stays boun
     assert.ok(blocked, `the sender stayed pushed back after ${written} bytes: the gateway stopped reading`);
     assert.ok(written < 64 * 1024 * 1024, `bounded: ${written} bytes written before it stopped`);
     await sleep(300);
-    assert.ok(!flood.socket.destroyed && flood.socket.writableLength > 0, `and it stays blocked, still connected (destroyed ${flood.socket.destroyed}, buffered ${flood.socket.writableLength}, written ${written})`);
+    assert.ok(
+      !flood.socket.destroyed && flood.socket.writableLength > 0,
+      `and it stays blocked, still connected (destroyed ${flood.socket.destroyed}, buffered ${flood.socket.writableLength}, written ${written})`,
+    );
     other.send(message({ token: 'SIA-DCS', sequence: 2 }));
     assert.is(await other.nextText(), '"ACK"0002R1L1#1234[]');
   } finally {

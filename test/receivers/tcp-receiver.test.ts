@@ -53,20 +53,28 @@ test('the ACK arrives only after the event is in SQLite', async () => {
 test('SIA-DCS, ADM-CID and NULL in clear are ACKed with the header echoed exactly', async () => {
   const d = await device();
   const before = rig.events().length;
-  d.send(message({ token: 'SIA-DCS', sequence: 11, account: '00AB12' , data: '#00AB12|Nri2/FA003' }));
+  d.send(message({ token: 'SIA-DCS', sequence: 11, account: '00AB12', data: '#00AB12|Nri2/FA003' }));
   assert.is(await d.nextText(), '"ACK"0011R1L1#00AB12[]');
-  d.send(message({ token: 'ADM-CID', sequence: 12, receiver: 'A1', line: '2F', account: '0042', data: '#0042|3401 02 007' }));
+  d.send(
+    message({ token: 'ADM-CID', sequence: 12, receiver: 'A1', line: '2F', account: '0042', data: '#0042|3401 02 007' }),
+  );
   assert.is(await d.nextText(), '"ACK"0012RA1L2F#0042[]');
   d.send(message({ token: 'NULL', sequence: 13, account: '0042', data: '' }));
   assert.is(await d.nextText(), '"ACK"0013R1L1#0042[]');
   const rows = rig.events().slice(before);
-  assert.equal(rows.map((r) => [r.protocol, r.account, r.code, r.qualifier, r.groupNo, r.zoneNo, r.dc09Receiver, r.dc09Line]), [
-    ['SIA-DCS', '00AB12', 'FA', null, '2', '003', '1', '1'],
-    ['ADM-CID', '0042', '401', 'R', '02', '007', 'A1', '2F'],
-  ]);
+  assert.equal(
+    rows.map((r) => [r.protocol, r.account, r.code, r.qualifier, r.groupNo, r.zoneNo, r.dc09Receiver, r.dc09Line]),
+    [
+      ['SIA-DCS', '00AB12', 'FA', null, '2', '003', '1', '1'],
+      ['ADM-CID', '0042', '401', 'R', '02', '007', 'A1', '2F'],
+    ],
+  );
 });
 
-for (const [label, password] of [['a 16-character key', PASSWORD16], ['a 6-character password', PASSWORD6]] as const) {
+for (const [label, password] of [
+  ['a 16-character key', PASSWORD16],
+  ['a 6-character password', PASSWORD6],
+] as const) {
   test(`SIA-DCS, ADM-CID and NULL encrypted with ${label} get an encrypted ACK`, async () => {
     const rx = await rig.tcp({ id: 3, encryption_password: password, require_encryption: true });
     const key = receiverPasswordKey(password);
@@ -82,10 +90,13 @@ for (const [label, password] of [['a 16-character key', PASSWORD16], ['a 6-chara
       assert.ok(Math.abs(reply.timestamp! - Date.now()) < 3000, 'the *ACK carries the receiver time');
     }
     const rows = rig.events().slice(before);
-    assert.equal(rows.map((r) => [r.protocol, r.encrypted, r.receiverId, r.code]), [
-      ['SIA-DCS', true, 3, 'BA'],
-      ['ADM-CID', true, 3, '130'],
-    ]);
+    assert.equal(
+      rows.map((r) => [r.protocol, r.encrypted, r.receiverId, r.code]),
+      [
+        ['SIA-DCS', true, 3, 'BA'],
+        ['ADM-CID', true, 3, '130'],
+      ],
+    );
     await rx.stop();
   });
 }
@@ -143,7 +154,14 @@ test('one frame split over many writes is ACKed once', async () => {
 
 test('garbage between frames is skipped and both frames are ACKed', async () => {
   const d = await device();
-  d.send(Buffer.concat([Buffer.from('noise\r\n\x00\xff'), message({ token: 'SIA-DCS', sequence: 71 }), Buffer.from('\nBAD!0'), message({ token: 'SIA-DCS', sequence: 72 })]));
+  d.send(
+    Buffer.concat([
+      Buffer.from('noise\r\n\x00\xff'),
+      message({ token: 'SIA-DCS', sequence: 71 }),
+      Buffer.from('\nBAD!0'),
+      message({ token: 'SIA-DCS', sequence: 72 }),
+    ]),
+  );
   assert.is(await d.nextText(), '"ACK"0071R1L1#1234[]');
   assert.is(await d.nextText(), '"ACK"0072R1L1#1234[]');
 });
@@ -170,7 +188,13 @@ test('the first message of an unknown account registers one object, later messag
   const objects = rig.store.objects.findByAccount('5678', 1);
   assert.is(objects.length, 1);
   assert.equal(registered, [objects[0]!.id]);
-  assert.equal(rig.events().slice(-2).map((r) => r.objectId), [objects[0]!.id, objects[0]!.id]);
+  assert.equal(
+    rig
+      .events()
+      .slice(-2)
+      .map((r) => r.objectId),
+    [objects[0]!.id, objects[0]!.id],
+  );
   assert.is(objects[0]!.remoteAddress, `${LOOPBACK}:${d.socket.localPort}`);
 });
 
@@ -222,7 +246,10 @@ test('a port already in use reports health failed without crashing', async () =>
   const blocker = createServer();
   await new Promise<void>((resolve) => blocker.listen(0, LOOPBACK, () => resolve()));
   const taken = (blocker.address() as { port: number }).port;
-  const err = await rig.tcp({ id: 7, port: taken }).then(() => null, (e: unknown) => e);
+  const err = await rig.tcp({ id: 7, port: taken }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(isVigilError(err, 'SERVICE_FAILED'), String(err));
   const health = rig.health.get('rx:tcp:7')!;
   assert.is(health.state, 'failed');
@@ -241,7 +268,9 @@ test('health metrics count connections, frames, ACKs, NAKs, DUHs and rejected fr
   await d.next();
   d.send(encodeFrame('"XYZ"0142R1L1#1234[]'));
   await d.next();
-  d.send(message({ token: 'SIA-DCS', sequence: 143, key: receiverPasswordKey(PASSWORD16), timestamp: Date.now() - 300_000 }));
+  d.send(
+    message({ token: 'SIA-DCS', sequence: 143, key: receiverPasswordKey(PASSWORD16), timestamp: Date.now() - 300_000 }),
+  );
   await d.next();
   d.send(corruptCrc(message({ token: 'SIA-DCS', sequence: 144 })));
   await d.silence(100);

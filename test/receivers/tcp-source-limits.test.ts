@@ -25,7 +25,9 @@ function figures(rig: Rig, receiver: TcpReceiver): Record<string, unknown> {
 async function openMany(port: number, from: string, count: number, parallel = 25): Promise<TcpDevice[]> {
   const opened: TcpDevice[] = [];
   for (let i = 0; i < count; i += parallel) {
-    const batch = await Promise.allSettled(Array.from({ length: Math.min(parallel, count - i) }, () => TcpDevice.connect(port, LOCAL, from)));
+    const batch = await Promise.allSettled(
+      Array.from({ length: Math.min(parallel, count - i) }, () => TcpDevice.connect(port, LOCAL, from)),
+    );
     for (const r of batch) if (r.status === 'fulfilled') opened.push(r.value);
   }
   return opened;
@@ -139,7 +141,13 @@ test('the budget sheds strangers that sent nothing, the longest idle first, and 
 test('an address an object last reported from (stored) is known from the start: it is never a stranger', async () => {
   const rig = await startRig({ receiver: { connectionBudget: 10 } });
   // Stored before the receivers are built, as after a gateway restart.
-  rig.store.objects.upsertMain({ account: '5555', receiverId: 1, receiverKind: 'tcp', remoteAddress: '127.0.0.5:40000', at: Date.now() });
+  rig.store.objects.upsertMain({
+    account: '5555',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    remoteAddress: '127.0.0.5:40000',
+    at: Date.now(),
+  });
   const receiver = await rig.tcp({ max_connections_per_source: 1000, max_accepts_per_source_per_min: 10_000 });
   const port = portOf(receiver.address);
   const strangers: TcpDevice[] = [];

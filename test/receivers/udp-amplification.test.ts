@@ -67,7 +67,7 @@ test('once a source had a frame ACKed it is verified: the same tiny datagram the
   assert.is((await known.next()).toString('latin1'), '"DUH"0000[]');
 });
 
-test('datagrams beyond a source\'s rate are dropped undecided and counted; another source is served', async () => {
+test("datagrams beyond a source's rate are dropped undecided and counted; another source is served", async () => {
   await sleep(2100); // the earlier tests' tokens come back (5/s, 10 at once)
   const flood = await device('127.0.0.4');
   for (let i = 0; i < 40; i++) flood.send(message({ token: 'NULL', sequence: i + 1 }), port);

@@ -44,7 +44,10 @@ test('the ACK goes to the sender only after the event is in SQLite', async () =>
   assert.is(await d.nextText(), '"ACK"0001R1L1#1234[]');
   assert.equal(storedAtAck, [before + 1]);
   const row = rig.events().at(-1)!;
-  assert.equal([row.transport, row.receiverId, row.receiverKind, row.remoteAddress], ['udp', 2, 'udp', `${LOOPBACK}:${d.port}`]);
+  assert.equal(
+    [row.transport, row.receiverId, row.receiverKind, row.remoteAddress],
+    ['udp', 2, 'udp', `${LOOPBACK}:${d.port}`],
+  );
 });
 
 test('SIA-DCS, ADM-CID and NULL in clear are ACKed with the header echoed exactly', async () => {
@@ -56,10 +59,19 @@ test('SIA-DCS, ADM-CID and NULL in clear are ACKed with the header echoed exactl
   assert.is(await d.nextText(), '"ACK"0012R1L1#1234[]');
   d.send(message({ token: 'NULL', sequence: 13 }), port);
   assert.is(await d.nextText(), '"ACK"0013R1L1#1234[]');
-  assert.equal(rig.events().slice(before).map((r) => r.protocol), ['SIA-DCS', 'ADM-CID']);
+  assert.equal(
+    rig
+      .events()
+      .slice(before)
+      .map((r) => r.protocol),
+    ['SIA-DCS', 'ADM-CID'],
+  );
 });
 
-for (const [label, password] of [['a 16-character key', PASSWORD16], ['a 6-character password', PASSWORD6]] as const) {
+for (const [label, password] of [
+  ['a 16-character key', PASSWORD16],
+  ['a 6-character password', PASSWORD6],
+] as const) {
   test(`SIA-DCS, ADM-CID and NULL encrypted with ${label} get an encrypted ACK`, async () => {
     const rx = await rig.udp({ id: 12, encryption_password: password });
     const key = receiverPasswordKey(password);
@@ -68,9 +80,21 @@ for (const [label, password] of [['a 16-character key', PASSWORD16], ['a 6-chara
     for (const [i, token] of (['SIA-DCS', 'ADM-CID', 'NULL'] as const).entries()) {
       d.send(message({ token, sequence: 21 + i, key }), portOf(rx.address));
       const reply = parseReply(await d.next(), key)!;
-      assert.equal([reply.kind, reply.encrypted, reply.opened, reply.sequence, reply.account], ['ACK', true, true, `00${21 + i}`, '1234']);
+      assert.equal(
+        [reply.kind, reply.encrypted, reply.opened, reply.sequence, reply.account],
+        ['ACK', true, true, `00${21 + i}`, '1234'],
+      );
     }
-    assert.equal(rig.events().slice(before).map((r) => [r.protocol, r.encrypted]), [['SIA-DCS', true], ['ADM-CID', true]]);
+    assert.equal(
+      rig
+        .events()
+        .slice(before)
+        .map((r) => [r.protocol, r.encrypted]),
+      [
+        ['SIA-DCS', true],
+        ['ADM-CID', true],
+      ],
+    );
     await rx.stop();
   });
 }
@@ -79,7 +103,10 @@ test('an encrypted message outside the time window is NAKed and nothing is store
   const rx = await rig.udp({ id: 13, encryption_password: PASSWORD16 });
   const d = await device();
   const before = rig.events().length;
-  d.send(message({ token: 'SIA-DCS', key: receiverPasswordKey(PASSWORD16), timestamp: Date.now() + 21_000 }), portOf(rx.address));
+  d.send(
+    message({ token: 'SIA-DCS', key: receiverPasswordKey(PASSWORD16), timestamp: Date.now() + 21_000 }),
+    portOf(rx.address),
+  );
   assert.match(await d.nextText(), /^"NAK"0000R0L0A0\[\]_\d\d:\d\d:\d\d,\d\d-\d\d-\d{4}$/);
   assert.is(rig.events().length, before);
   await rx.stop();
@@ -106,7 +133,14 @@ test('a reply address that is a literal is looked up at once; a name still goes 
   const answers: Array<[string, number]> = [];
   literalLookup('127.0.0.1', 4, (_err, address, family) => answers.push([address, family]));
   literalLookup('::1', 6, (_err, address, family) => answers.push([address, family]));
-  assert.equal(answers, [['127.0.0.1', 4], ['::1', 6]], 'answered inside the call');
+  assert.equal(
+    answers,
+    [
+      ['127.0.0.1', 4],
+      ['::1', 6],
+    ],
+    'answered inside the call',
+  );
   const named = new Promise<[string, number]>((resolve, reject) => {
     literalLookup('localhost', 4, (err, address, family) => (err ? reject(err) : resolve([address, family])));
   });
@@ -137,7 +171,9 @@ test('the ACK leaves before the bus hears of the event: a slow listener does not
     if (heardAt !== 0) return;
     heardAt = performance.timeOrigin + performance.now();
     const until = performance.now() + HOLD_MS;
-    while (performance.now() < until) { /* the bus's work, however long */ }
+    while (performance.now() < until) {
+      /* the bus's work, however long */
+    }
   };
   const unsubscribe = rig.runtime.bus.on('event-stored', slowListener);
   try {
@@ -151,7 +187,10 @@ test('the ACK leaves before the bus hears of the event: a slow listener does not
     assert.match(reply, /"ACK"0031R1L1#1234\[\]/);
     assert.ok(heardAt > 0, 'the bus heard the event');
     // Sent on the next tick, the ACK would leave after the listener: at heardAt + HOLD_MS or later.
-    assert.ok(at < heardAt + HOLD_MS / 2, `ACK received ${Math.round(at - heardAt)} ms after the bus started on the event`);
+    assert.ok(
+      at < heardAt + HOLD_MS / 2,
+      `ACK received ${Math.round(at - heardAt)} ms after the bus started on the event`,
+    );
   } finally {
     unsubscribe();
   }
@@ -188,7 +227,10 @@ test('stop and start again on the same port keeps working', async () => {
 test('a port already in use reports health failed without crashing', async () => {
   const blocker = createSocket('udp4');
   await new Promise<void>((resolve) => blocker.bind(0, LOOPBACK, () => resolve()));
-  const err = await rig.udp({ id: 15, port: blocker.address().port }).then(() => null, (e: unknown) => e);
+  const err = await rig.udp({ id: 15, port: blocker.address().port }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   assert.ok(isVigilError(err, 'SERVICE_FAILED'), String(err));
   assert.is(rig.health.get('rx:udp:15')!.state, 'failed');
   assert.match(rig.health.get('rx:udp:15')!.detail ?? '', /EADDRINUSE/);

@@ -18,7 +18,10 @@ test.before.each(async () => {
   seen = [];
   deps = { devices: h.deps.devices, logger: h.deps.logger };
   const at = h.clock.now();
-  for (const [uid, receiverId] of [['A1A1', 1], ['B2B2', 2]] as const) {
+  for (const [uid, receiverId] of [
+    ['A1A1', 1],
+    ['B2B2', 2],
+  ] as const) {
     const device = h.store.objects.upsertMain({ uid, account: '1111', receiverId, receiverKind: 'tcp', at });
     h.links.set(device.id, {
       execute: async (r) => {
@@ -42,8 +45,14 @@ test('without device_control: forbidden, the port is never asked', async () => {
 test('the request parser decides invalid, uid-missing and data-invalid before the port', async () => {
   const p = principal(['device_control']);
   assert.equal(await runDeviceCommand(deps, p, 'control', []), { kind: 'invalid' });
-  assert.equal(await runDeviceCommand(deps, p, 'control', { data: '01', request_id: 'r' }), { kind: 'uid-missing', fields: { partialUid: '', requestId: 'r' } });
-  assert.equal(await runDeviceCommand(deps, p, 'config', { partial_uid: 'A1', data: '1' }), { kind: 'data-invalid', fields: { partialUid: 'A1' } });
+  assert.equal(await runDeviceCommand(deps, p, 'control', { data: '01', request_id: 'r' }), {
+    kind: 'uid-missing',
+    fields: { partialUid: '', requestId: 'r' },
+  });
+  assert.equal(await runDeviceCommand(deps, p, 'config', { partial_uid: 'A1', data: '1' }), {
+    kind: 'data-invalid',
+    fields: { partialUid: 'A1' },
+  });
   assert.equal(seen, []);
 });
 

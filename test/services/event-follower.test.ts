@@ -22,7 +22,10 @@ test.after.each(async () => {
 
 const allowed = { holds: async () => true };
 
-function follower(options: Partial<EventFollowerOptions> & Pick<EventFollowerOptions, 'send'>, store: Pick<ApiStorePort, 'events'> = fx.store) {
+function follower(
+  options: Partial<EventFollowerOptions> & Pick<EventFollowerOptions, 'send'>,
+  store: Pick<ApiStorePort, 'events'> = fx.store,
+) {
   const listeners = new Set<(id: number) => void>();
   const f = new EventFollower(
     { store, logger: silentLogger, onEventStored: (l) => (listeners.add(l), () => listeners.delete(l)) },
@@ -43,7 +46,9 @@ test('a burst of 450 events announced at once is delivered whole, in id order, o
   const got: number[] = [];
   const { f, announce } = follower({ send: async (e) => void got.push(e.id) });
   f.start();
-  const ids = fx.store.events.append(Array.from({ length: 450 }, (_, i) => sampleEvent({ account: String(i) }))).map((r) => r.id);
+  const ids = fx.store.events
+    .append(Array.from({ length: 450 }, (_, i) => sampleEvent({ account: String(i) })))
+    .map((r) => r.id);
   announce(ids);
   await until(() => got.length >= 450, 5000);
   await new Promise((r) => setTimeout(r, 120));

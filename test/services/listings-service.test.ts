@@ -14,11 +14,26 @@ test.before.each(async () => {
   h = await createHarness();
   deps = { store: h.store, logger: h.deps.logger };
   const base: NewEvent = {
-    receivedAt: START, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: '1111',
-    protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
+    receivedAt: START,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    account: '1111',
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: 'BA',
+    groupNo: '01',
+    zoneNo: '005',
     raw: new Uint8Array([0x0a]),
   };
-  h.store.events.append([base, { ...base, receiverId: 2, receiverKind: 'udp', account: '2222' }, { ...base, receiverId: null, receiverKind: null, account: '' }] as NewEvent[]);
+  h.store.events.append([
+    base,
+    { ...base, receiverId: 2, receiverKind: 'udp', account: '2222' },
+    { ...base, receiverId: null, receiverKind: null, account: '' },
+  ] as NewEvent[]);
   const at = h.clock.now();
   const a = h.store.objects.upsertMain({ uid: 'A1A1', account: '1111', receiverId: 1, receiverKind: 'tcp', at });
   h.store.objects.upsertRelated(a.id, '7777', { at });
@@ -33,8 +48,14 @@ const q = (text: string) => new URLSearchParams(text);
 
 test('events: forbidden without the scope; invalid parameters and a reversed window, one line each', () => {
   assert.equal(queryEvents(deps, principal(['objects']), q('')), { kind: 'forbidden' });
-  assert.equal(queryEvents(deps, principal(['events']), q('acount=1&limit=0')), { kind: 'invalid', errors: ['limit: must be an integer between 1 and 1000', 'acount: unknown parameter'] });
-  assert.equal(queryEvents(deps, principal(['events']), q('from=2000&to=1000')), { kind: 'invalid', errors: ['to: must not be before from'] });
+  assert.equal(queryEvents(deps, principal(['events']), q('acount=1&limit=0')), {
+    kind: 'invalid',
+    errors: ['limit: must be an integer between 1 and 1000', 'acount: unknown parameter'],
+  });
+  assert.equal(queryEvents(deps, principal(['events']), q('from=2000&to=1000')), {
+    kind: 'invalid',
+    errors: ['to: must not be before from'],
+  });
 });
 
 test('events: a limited caller gets its receivers only, never the gateway events; extra parameters are opt-in', () => {
@@ -51,10 +72,16 @@ test('events: a limited caller gets its receivers only, never the gateway events
 
 test('objects: forbidden, invalid, visible receivers, override OIDs, and the page-only search and lost list', () => {
   assert.equal(queryObjects(deps, principal(['events']), q('')), { kind: 'forbidden' });
-  assert.equal(queryObjects(deps, principal(['objects']), q('q=A1')), { kind: 'invalid', errors: ['q: unknown parameter'] });
+  assert.equal(queryObjects(deps, principal(['objects']), q('q=A1')), {
+    kind: 'invalid',
+    errors: ['q: unknown parameter'],
+  });
   const limited = queryObjects(deps, principal(['objects'], [1]), q(''));
   assert.ok(limited.kind === 'ok');
-  assert.equal(limited.kind === 'ok' && limited.items.map((o) => [o.row.account, o.overrideOid]), [['7777', '9999'], ['1111', null]]);
+  assert.equal(limited.kind === 'ok' && limited.items.map((o) => [o.row.account, o.overrideOid]), [
+    ['7777', '9999'],
+    ['1111', null],
+  ]);
   assert.equal(limited.kind === 'ok' && limited.lost, []);
   const searched = queryObjects(deps, principal(['objects']), q('q=B2B2'), { search: true, lostFirst: 10 });
   assert.equal(searched.kind === 'ok' && searched.items.map((o) => o.row.uid), ['B2B2']);

@@ -26,7 +26,10 @@ test('without the objects scope: forbidden before the body is even parsed', () =
 });
 
 test('the contract parser decides invalid bodies, with its message', () => {
-  assert.equal(setOverride(deps, limited, { new_override_oid: '9' }), { kind: 'invalid', error: 'UID or OID must be provided' });
+  assert.equal(setOverride(deps, limited, { new_override_oid: '9' }), {
+    kind: 'invalid',
+    error: 'UID or OID must be provided',
+  });
   assert.equal(setOverride(deps, limited, undefined), { kind: 'invalid', error: 'Invalid data' });
 });
 
@@ -39,7 +42,10 @@ test('a device on a hidden receiver, or an unknown one, is not-visible for a lim
 
 test('a visible device is stored upper-case; a caller who sees all may name unknown devices', () => {
   const ok = setOverride(deps, limited, { uid: 'a1a1', new_override_oid: 'abc' });
-  assert.equal(ok, { kind: 'ok', override: { matchKind: 'uid', matchValue: 'A1A1', relatedOid: null, overrideOid: 'ABC' } });
+  assert.equal(ok, {
+    kind: 'ok',
+    override: { matchKind: 'uid', matchValue: 'A1A1', relatedOid: null, overrideOid: 'ABC' },
+  });
   assert.is(setOverride(deps, principal(['objects']), { uid: 'FFFF', new_override_oid: '9' }).kind, 'ok');
   assert.is(h.store.overrides.list().length, 2);
 });
@@ -54,7 +60,10 @@ test('the list is for callers who see every receiver only', () => {
 
 test('a closed store is not-ready, after the body was checked', async () => {
   await h.store.stop();
-  assert.equal(setOverride(deps, limited, { uid: 'XYZ', new_override_oid: '9' }), { kind: 'invalid', error: 'UID must be hexadecimal' });
+  assert.equal(setOverride(deps, limited, { uid: 'XYZ', new_override_oid: '9' }), {
+    kind: 'invalid',
+    error: 'UID must be hexadecimal',
+  });
   assert.equal(setOverride(deps, limited, { uid: 'A1A1', new_override_oid: '9' }), { kind: 'not-ready' });
 });
 

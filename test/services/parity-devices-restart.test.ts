@@ -30,17 +30,34 @@ test.after.each(async () => {
   await p.h.close();
 });
 
-const form = (partialUid: string, kind = 'control') => ({ kind, partial_uid: partialUid, data: '0102', response_required: 'true', request_id: '', cloud_access_code: '' });
+const form = (partialUid: string, kind = 'control') => ({
+  kind,
+  partial_uid: partialUid,
+  data: '0102',
+  response_required: 'true',
+  request_id: '',
+  cloud_access_code: '',
+});
 
 test('a device on a receiver the user cannot see is NO_OBJECT on both edges and never reached', async () => {
-  await expectResponse(await p.api('POST', '/api/control-device', { body: { partial_uid: 'B2B2', data: '0102', response_required: true } }), 200, {
-    partial_uid: 'B2B2',
-    error: 'NO_OBJECT',
-  });
-  await expectResponse(await p.api('POST', '/api/config-device', { body: { partial_uid: 'B2B2', data: '0102' } }), 200, {
-    partial_uid: 'B2B2',
-    error: 'Device not connected',
-  });
+  await expectResponse(
+    await p.api('POST', '/api/control-device', {
+      body: { partial_uid: 'B2B2', data: '0102', response_required: true },
+    }),
+    200,
+    {
+      partial_uid: 'B2B2',
+      error: 'NO_OBJECT',
+    },
+  );
+  await expectResponse(
+    await p.api('POST', '/api/config-device', { body: { partial_uid: 'B2B2', data: '0102' } }),
+    200,
+    {
+      partial_uid: 'B2B2',
+      error: 'Device not connected',
+    },
+  );
   const page = await p.page.post('/device', form('B2B2'), '/device');
   assert.is(page.status, 200);
   assert.match(await page.text(), 'NO_OBJECT');
@@ -52,15 +69,20 @@ test('a device on a receiver the user cannot see is NO_OBJECT on both edges and 
   assert.is(stream.status, 200);
   assert.match(await stream.text(), /event: result\ndata: .*"error":"NO_OBJECT"/);
   assert.equal(seen, []);
-  assert.equal(p.h.actions.filter((a) => a.includes('partial UID')), [
-    'operator: control to partial UID B2B2, 2 bytes: NO_OBJECT',
-    'operator: config to partial UID B2B2, 2 bytes: Device not connected',
-    'operator: control to partial UID B2B2, 2 bytes: NO_OBJECT',
-  ]);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('partial UID')),
+    [
+      'operator: control to partial UID B2B2, 2 bytes: NO_OBJECT',
+      'operator: config to partial UID B2B2, 2 bytes: Device not connected',
+      'operator: control to partial UID B2B2, 2 bytes: NO_OBJECT',
+    ],
+  );
 });
 
 test('a device the user sees: both edges reach it with the same request, master password not omitted', async () => {
-  const api = await p.api('POST', '/api/control-device', { body: { partial_uid: 'a1a1', data: '0102', response_required: true } });
+  const api = await p.api('POST', '/api/control-device', {
+    body: { partial_uid: 'a1a1', data: '0102', response_required: true },
+  });
   assert.is(api.status, 200);
   const page = await p.page.post('/device', form('a1a1'), '/device');
   assert.is(page.status, 200);
@@ -76,7 +98,10 @@ test('restart: refused on both edges without restart_services, nothing restarted
   assert.is((await p.page.get('/restart')).status, 403);
   assert.is((await p.page.post('/restart', { confirm: 'yes' }, '/')).status, 403);
   assert.is(p.h.restarts.count, 0);
-  assert.equal(p.h.actions.filter((a) => a.includes('restart')), []);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('restart')),
+    [],
+  );
 });
 
 test('restart: a grant reaches both edges at the next login, and both restart through the same function', async () => {

@@ -28,7 +28,10 @@ export async function createParity(): Promise<Parity> {
 export async function createParityLogins({ h }: { h: WebHarness }): Promise<Parity> {
   const page = new Browser(h, '192.0.2.60');
   assert.is((await page.login(OPERATOR.login, OPERATOR.password)).status, 303, 'the operator logs in to the page');
-  const login = await call(h, 'POST', '/api/login', { body: { login: OPERATOR.login, password: OPERATOR.password }, address: '192.0.2.61' });
+  const login = await call(h, 'POST', '/api/login', {
+    body: { login: OPERATOR.login, password: OPERATOR.password },
+    address: '192.0.2.61',
+  });
   assert.is(login.status, 200, 'the operator logs in to the API');
   const token = ((await login.json()) as { token: string }).token;
   return {

@@ -16,15 +16,37 @@ let ids: { r1: number; r2: number; gateway: number };
 test.before.each(async () => {
   p = await createParity();
   const base: NewEvent = {
-    receivedAt: START, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: '1111',
-    protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
+    receivedAt: START,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    account: '1111',
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: 'BA',
+    groupNo: '01',
+    zoneNo: '005',
     raw: new Uint8Array([0x0a]),
   };
-  const [r1, r2, gateway] = p.h.store.events.append([
-    base,
-    { ...base, receiverId: 2, receiverKind: 'udp', transport: 'udp', account: '2222', receivedAt: START + 1 },
-    { ...base, receiverId: null, receiverKind: null, transport: null, remoteAddress: null, account: '', protocol: 'internal', receivedAt: START + 2 },
-  ] as NewEvent[]).map((r) => r.id);
+  const [r1, r2, gateway] = p.h.store.events
+    .append([
+      base,
+      { ...base, receiverId: 2, receiverKind: 'udp', transport: 'udp', account: '2222', receivedAt: START + 1 },
+      {
+        ...base,
+        receiverId: null,
+        receiverKind: null,
+        transport: null,
+        remoteAddress: null,
+        account: '',
+        protocol: 'internal',
+        receivedAt: START + 2,
+      },
+    ] as NewEvent[])
+    .map((r) => r.id);
   ids = { r1: r1!, r2: r2!, gateway: gateway! };
 });
 test.after.each(async () => {
@@ -58,7 +80,10 @@ test('objects: both edges list receiver 1 only, with or without a filter naming 
     const api = await apiIds(`/api/objects${query}`);
     const page = await pageIds(`/objects${query}`, 'data-object');
     assert.equal(page, api, `same rows for ${query}`);
-    assert.ok(api.every((id) => visible.includes(id)), `only receiver 1 for ${query}`);
+    assert.ok(
+      api.every((id) => visible.includes(id)),
+      `only receiver 1 for ${query}`,
+    );
   }
   assert.is((await apiIds('/api/objects?account=3333')).length, 1);
 });

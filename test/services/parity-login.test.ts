@@ -18,7 +18,8 @@ test.after.each(async () => {
   await p.h.close();
 });
 
-const apiLogin = (password: string, address: string) => call(p.h, 'POST', '/api/login', { body: { login: VIEWER.login, password }, address });
+const apiLogin = (password: string, address: string) =>
+  call(p.h, 'POST', '/api/login', { body: { login: VIEWER.login, password }, address });
 
 test('a wrong password is refused by both edges and opens no session', async () => {
   await expectResponse(await apiLogin('wrong', '192.0.2.70'), 401, 'NOT_LOGGED_IN');
@@ -40,7 +41,8 @@ test('failures on the API throttle the same address on the page', async () => {
 
 test('failures for one login name from many addresses, split over both edges, throttle the name on both', async () => {
   for (let i = 0; i < 5; i++) assert.is((await apiLogin(`bad-${i}`, `198.51.100.${i + 1}`)).status, 401);
-  for (let i = 0; i < 5; i++) assert.is((await new Browser(p.h, `198.51.100.${i + 11}`).login(VIEWER.login, `bad-${i}`)).status, 401);
+  for (let i = 0; i < 5; i++)
+    assert.is((await new Browser(p.h, `198.51.100.${i + 11}`).login(VIEWER.login, `bad-${i}`)).status, 401);
   const api = await apiLogin(VIEWER.password, '198.51.100.21');
   await expectResponse(api, 429, 'TOO_MANY_ATTEMPTS');
   const page = await new Browser(p.h, '198.51.100.22').login(VIEWER.login, VIEWER.password);

@@ -33,18 +33,27 @@ function apiBody(t: { uid: string; oid: string; related_oid: string }): Record<s
 
 test('a device on a receiver the user cannot see: the page and the API both refuse, nothing is stored', async () => {
   for (const target of HIDDEN_TARGETS) {
-    await expectResponse(await p.api('PUT', '/api/oid-override', { body: apiBody(target) }), 400, { error: 'Invalid data' });
+    await expectResponse(await p.api('PUT', '/api/oid-override', { body: apiBody(target) }), 400, {
+      error: 'Invalid data',
+    });
     const page = await p.page.post('/overrides', { ...target, new_override_oid: '9999' });
     assert.is(page.status, 400, `page status for ${JSON.stringify(target)}`);
     assert.match(await page.text(), 'Invalid data');
   }
   assert.equal(p.h.store.overrides.list(), []);
   assert.is(p.h.store.overrides.resolve({ uid: 'B2B2', account: '2222' }, null), null);
-  assert.equal(p.h.actions.filter((a) => a.includes('OID override')), []);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('OID override')),
+    [],
+  );
 });
 
 test('a device on the receiver the user sees: the page and the API both store the override', async () => {
-  await expectResponse(await p.api('PUT', '/api/oid-override', { body: { uid: 'A1A1', new_override_oid: '9001' } }), 200, { success: true });
+  await expectResponse(
+    await p.api('PUT', '/api/oid-override', { body: { uid: 'A1A1', new_override_oid: '9001' } }),
+    200,
+    { success: true },
+  );
   const page = await p.page.post('/overrides', { uid: '', oid: '1111', related_oid: '7777', new_override_oid: '9002' });
   assert.is(page.status, 200);
   assert.match(await page.text(), 'Saved: OID 1111 related 7777 is now sent as 9002.');
@@ -53,7 +62,9 @@ test('a device on the receiver the user sees: the page and the API both store th
 });
 
 test('invalid input: the same message on both edges, nothing stored', async () => {
-  await expectResponse(await p.api('PUT', '/api/oid-override', { body: { uid: 'XYZ', new_override_oid: '9' } }), 400, { error: 'UID must be hexadecimal' });
+  await expectResponse(await p.api('PUT', '/api/oid-override', { body: { uid: 'XYZ', new_override_oid: '9' } }), 400, {
+    error: 'UID must be hexadecimal',
+  });
   const page = await p.page.post('/overrides', { uid: 'XYZ', oid: '', related_oid: '', new_override_oid: '9' });
   assert.is(page.status, 400);
   assert.match(await page.text(), 'UID must be hexadecimal');

@@ -26,21 +26,34 @@ async function pageRefused(res: Response): Promise<void> {
 test('settings: reading and saving are refused on both edges, nothing is saved', async () => {
   const before = JSON.stringify(p.h.settings.current());
   await expectResponse(await p.api('GET', '/api/settings'), 403, 'FORBIDDEN');
-  await expectResponse(await p.api('PUT', '/api/settings', { body: { general: { instance_name: 'taken-over' } } }), 403, 'FORBIDDEN');
+  await expectResponse(
+    await p.api('PUT', '/api/settings', { body: { general: { instance_name: 'taken-over' } } }),
+    403,
+    'FORBIDDEN',
+  );
   await pageRefused(await p.page.get('/settings'));
   await pageRefused(await p.page.get('/settings/general'));
   await pageRefused(await p.page.post('/settings/general', { instance_name: 'taken-over' }, '/'));
   // Its own account too: visible receivers are part of the users section.
   await pageRefused(await p.page.post('/settings/users', { 'users.0.login': 'operator' }, '/'));
   assert.is(JSON.stringify(p.h.settings.current()), before);
-  assert.equal(p.h.actions.filter((a) => a.includes('settings')), []);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('settings')),
+    [],
+  );
 });
 
 test('grants: reading and changing them, its own included, are refused on both edges', async () => {
   await expectResponse(await p.api('GET', `/api/users/${VIEWER.id}/grants`), 403, 'FORBIDDEN');
-  await expectResponse(await p.api('PUT', `/api/users/${OPERATOR.id}/grants`, { body: { scopes: ['restart_services'] } }), 403, 'FORBIDDEN');
+  await expectResponse(
+    await p.api('PUT', `/api/users/${OPERATOR.id}/grants`, { body: { scopes: ['restart_services'] } }),
+    403,
+    'FORBIDDEN',
+  );
   await pageRefused(await p.page.get('/users'));
-  await pageRefused(await p.page.post(`/users/${OPERATOR.id}/grants`, { scopes: ['device_control', 'restart_services'] }, '/'));
+  await pageRefused(
+    await p.page.post(`/users/${OPERATOR.id}/grants`, { scopes: ['device_control', 'restart_services'] }, '/'),
+  );
   await pageRefused(await p.page.post(`/users/${VIEWER.id}/grants`, { scopes: 'omit_mpass' }, '/'));
   assert.equal(p.h.store.grants.get(OPERATOR.id), ['device_control']);
   assert.equal(p.h.store.grants.get(VIEWER.id), []);

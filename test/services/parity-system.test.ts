@@ -28,24 +28,48 @@ test.after.each(async () => {
 async function pageUpload(on: Parity, body: Uint8Array, passphrase: string, query = ''): Promise<Response> {
   const csrf = await on.page.csrf('/');
   const cookie = [...on.page.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  const headers = { Cookie: cookie, 'Content-Type': 'application/octet-stream', 'X-CSRF-Token': csrf, [HEADER]: passphrase, Origin: 'http://localhost' };
-  return on.h.app.request(`http://localhost/system/restore${query}`, { method: 'POST', headers, body }, { incoming: { socket: { remoteAddress: '192.0.2.60' } } });
+  const headers = {
+    Cookie: cookie,
+    'Content-Type': 'application/octet-stream',
+    'X-CSRF-Token': csrf,
+    [HEADER]: passphrase,
+    Origin: 'http://localhost',
+  };
+  return on.h.app.request(
+    `http://localhost/system/restore${query}`,
+    { method: 'POST', headers, body },
+    { incoming: { socket: { remoteAddress: '192.0.2.60' } } },
+  );
 }
 
 const staged = () => existsSync(join(p.h.dataDir, PENDING_DIR));
 
 test('without system_update: refused on both edges, no System tab, nothing made or staged', async () => {
   await expectResponse(await p.api('GET', '/api/system'), 403, 'FORBIDDEN');
-  await expectResponse(await p.api('GET', '/api/system/backup', { headers: { [HEADER]: PASSPHRASE } }), 403, 'FORBIDDEN');
-  await expectResponse(await p.api('POST', '/api/system/restore', { raw: 'x', headers: { [HEADER]: PASSPHRASE } }), 403, 'FORBIDDEN');
+  await expectResponse(
+    await p.api('GET', '/api/system/backup', { headers: { [HEADER]: PASSPHRASE } }),
+    403,
+    'FORBIDDEN',
+  );
+  await expectResponse(
+    await p.api('POST', '/api/system/restore', { raw: 'x', headers: { [HEADER]: PASSPHRASE } }),
+    403,
+    'FORBIDDEN',
+  );
   assert.is((await p.page.get('/system')).status, 403);
-  assert.is((await p.page.post('/system/backup', { passphrase: PASSPHRASE, passphrase_again: PASSPHRASE }, '/')).status, 403);
+  assert.is(
+    (await p.page.post('/system/backup', { passphrase: PASSPHRASE, passphrase_again: PASSPHRASE }, '/')).status,
+    403,
+  );
   assert.is((await pageUpload(p, Buffer.from('VGLBKP01'), PASSPHRASE)).status, 403);
   assert.is((await p.page.post('/system/restart', { confirm: 'yes' }, '/')).status, 403);
   assert.not.match(await (await p.page.get('/')).text(), 'href="/system"');
   assert.not.ok(staged());
   assert.is(p.h.stops.count, 0);
-  assert.equal(p.h.actions.filter((a) => a.includes('backup') || a.includes('restore') || a.includes('restarted')), []);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('backup') || a.includes('restore') || a.includes('restarted')),
+    [],
+  );
 });
 
 test('with the grant: a backup from either edge restores through the other, the same answer on both', async () => {
@@ -59,7 +83,11 @@ test('with the grant: a backup from either edge restores through the other, the 
   assert.match(html, '<dd data-fact="instance">site-7</dd>');
   assert.match(html, 'No restore is staged.');
 
-  const fromPage = await q.page.post('/system/backup', { passphrase: PASSPHRASE, passphrase_again: PASSPHRASE, journal: '1' }, '/system');
+  const fromPage = await q.page.post(
+    '/system/backup',
+    { passphrase: PASSPHRASE, passphrase_again: PASSPHRASE, journal: '1' },
+    '/system',
+  );
   assert.is(fromPage.status, 200);
   assert.is(fromPage.headers.get('content-disposition'), 'attachment; filename="vigil-site-7-2026-01-01.vbk"');
   const pageFile = Buffer.from(await fromPage.arrayBuffer());
@@ -67,51 +95,91 @@ test('with the grant: a backup from either edge restores through the other, the 
   assert.is(fromApi.status, 200);
   const apiFile = Buffer.from(await fromApi.arrayBuffer());
 
-  const viaApi = await q.api('POST', '/api/system/restore', { raw: pageFile as unknown as string, headers: { [HEADER]: PASSPHRASE, 'Content-Type': 'application/octet-stream' } });
+  const viaApi = await q.api('POST', '/api/system/restore', {
+    raw: pageFile as unknown as string,
+    headers: { [HEADER]: PASSPHRASE, 'Content-Type': 'application/octet-stream' },
+  });
   const apiBody = (await viaApi.json()) as { backup: { journal: boolean } };
   assert.is(viaApi.status, 200);
   assert.is(apiBody.backup.journal, true, 'the page asked for the journal');
   const viaPage = await pageUpload(q, apiFile, PASSPHRASE);
   const pageBody = (await viaPage.json()) as { backup: { journal: boolean } };
   assert.is(viaPage.status, 200);
-  assert.equal({ ...pageBody, backup: { ...pageBody.backup, journal: true } }, apiBody, 'the same answer shape on both edges');
+  assert.equal(
+    { ...pageBody, backup: { ...pageBody.backup, journal: true } },
+    apiBody,
+    'the same answer shape on both edges',
+  );
   assert.ok(staged());
   assert.match(await (await q.page.get('/system')).text(), 'A restore is staged: the backup of site-7');
-  assert.equal(p.h.actions.filter((a) => a.includes('backup')), [
-    'operator: downloaded a backup with the journal',
-    'operator: staged a restore of the backup of site-7 made 2026-01-01T12:00:00.000Z',
-  ]);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('backup')),
+    [
+      'operator: downloaded a backup with the journal',
+      'operator: staged a restore of the backup of site-7 made 2026-01-01T12:00:00.000Z',
+    ],
+  );
 });
 
 test('with the grant: a wrong passphrase and a short one are refused with the same words on both edges; nothing staged', async () => {
   p.h.store.grants.set(2, ['system_update'], 'test');
   const q = await createParityLogins(p);
-  const file = Buffer.from(await (await q.api('GET', '/api/system/backup', { headers: { [HEADER]: PASSPHRASE } })).arrayBuffer());
+  const file = Buffer.from(
+    await (await q.api('GET', '/api/system/backup', { headers: { [HEADER]: PASSPHRASE } })).arrayBuffer(),
+  );
   const wrong = 'BAD_PASSPHRASE: wrong passphrase for this backup';
-  await expectResponse(await q.api('POST', '/api/system/restore', { raw: file as unknown as string, headers: { [HEADER]: 'another passphrase', 'Content-Type': 'application/octet-stream' } }), 400, wrong);
+  await expectResponse(
+    await q.api('POST', '/api/system/restore', {
+      raw: file as unknown as string,
+      headers: { [HEADER]: 'another passphrase', 'Content-Type': 'application/octet-stream' },
+    }),
+    400,
+    wrong,
+  );
   await expectResponse(await pageUpload(q, file, 'another passphrase'), 400, wrong);
   assert.not.ok(staged());
 
-  await expectResponse(await q.api('GET', '/api/system/backup', { headers: { [HEADER]: 'short' } }), 400, 'BAD_PASSPHRASE: the passphrase must be at least 12 characters');
+  await expectResponse(
+    await q.api('GET', '/api/system/backup', { headers: { [HEADER]: 'short' } }),
+    400,
+    'BAD_PASSPHRASE: the passphrase must be at least 12 characters',
+  );
   const short = await q.page.post('/system/backup', { passphrase: 'short', passphrase_again: 'short' }, '/system');
   assert.is(short.status, 400);
   assert.match(await short.text(), 'the passphrase must be at least 12 characters');
-  const differ = await q.page.post('/system/backup', { passphrase: PASSPHRASE, passphrase_again: `${PASSPHRASE}!` }, '/system');
+  const differ = await q.page.post(
+    '/system/backup',
+    { passphrase: PASSPHRASE, passphrase_again: `${PASSPHRASE}!` },
+    '/system',
+  );
   assert.is(differ.status, 400);
   assert.match(await differ.text(), 'the two passphrases differ');
-  assert.equal(p.h.actions.filter((a) => a.includes('downloaded')), []);
+  assert.equal(
+    p.h.actions.filter((a) => a.includes('downloaded')),
+    [],
+  );
 });
 
 test('the page refuses a multipart upload before reading it, and a raw upload without the CSRF header', async () => {
   p.h.store.grants.set(2, ['system_update'], 'test');
   const q = await createParityLogins(p);
-  const multipart = await q.page.request('POST', '/system/restore', { file: 'x'.repeat(100) }, { 'Content-Type': 'multipart/form-data; boundary=x' });
+  const multipart = await q.page.request(
+    'POST',
+    '/system/restore',
+    { file: 'x'.repeat(100) },
+    { 'Content-Type': 'multipart/form-data; boundary=x' },
+  );
   assert.is(multipart.status, 415);
   assert.match(await multipart.text(), 'needs this page');
   const cookie = [...q.page.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   const noCsrf = await q.h.app.request('http://localhost/system/restore', {
     method: 'POST',
-    headers: { Cookie: cookie, 'Content-Type': 'application/octet-stream', [HEADER]: PASSPHRASE, Origin: 'http://localhost' },
+    headers: {
+      Cookie: cookie,
+      'Content-Type': 'application/octet-stream',
+      [HEADER]: PASSPHRASE,
+      Origin: 'http://localhost',
+    },
     body: 'VGLBKP01',
   });
   assert.is(noCsrf.status, 403);

@@ -24,7 +24,9 @@ const admin = principal(['settings', 'users'], null, 1);
 
 test('settings: forbidden without the settings scope, whatever the receivers; the view hides secrets', async () => {
   assert.equal(readSettings(deps, principal(['users', 'events', 'objects'])), { kind: 'forbidden' });
-  assert.equal(await saveSettings(deps, principal(['users']), { general: { instance_name: 'x' } }), { kind: 'forbidden' });
+  assert.equal(await saveSettings(deps, principal(['users']), { general: { instance_name: 'x' } }), {
+    kind: 'forbidden',
+  });
   const read = readSettings(deps, admin);
   assert.is(read.kind, 'ok');
   assert.not.match(JSON.stringify(read), 'password_hash');
@@ -41,7 +43,10 @@ test('settings: a body that is not an object and an invalid field are invalid, n
 });
 
 test('settings: a valid patch is saved and names its sections; a failed save throws STORE_FAILURE and logs', async () => {
-  assert.equal(await saveSettings(deps, admin, { general: { instance_name: 'site-8' } }), { kind: 'ok', sections: ['general'] });
+  assert.equal(await saveSettings(deps, admin, { general: { instance_name: 'site-8' } }), {
+    kind: 'ok',
+    sections: ['general'],
+  });
   assert.is(h.settings.current().general.instance_name, 'site-8');
   await h.store.stop();
   try {
@@ -63,11 +68,14 @@ test('users: records need settings, grants need users, neither is forbidden', ()
 });
 
 test('grants: unknown ids are not-found, bad bodies invalid, a change is stored in canonical order', () => {
-  for (const id of ['0', '01', 'abc', '99', undefined]) assert.equal(readUserGrants(deps, admin, id), { kind: 'not-found' });
+  for (const id of ['0', '01', 'abc', '99', undefined])
+    assert.equal(readUserGrants(deps, admin, id), { kind: 'not-found' });
   assert.equal(setUserGrants(deps, principal(['settings']), String(VIEWER.id), { scopes: [] }), { kind: 'forbidden' });
   assert.equal(setUserGrants(deps, admin, String(VIEWER.id), { scopes: ['root'] }), { kind: 'invalid' });
   assert.equal(setUserGrants(deps, admin, String(VIEWER.id), { scopes: [], extra: 1 }), { kind: 'invalid' });
-  const ok = setUserGrants(deps, admin, String(VIEWER.id), { scopes: ['restart_services', 'device_control', 'device_control'] });
+  const ok = setUserGrants(deps, admin, String(VIEWER.id), {
+    scopes: ['restart_services', 'device_control', 'device_control'],
+  });
   assert.equal(ok, { kind: 'ok', userId: VIEWER.id, scopes: ['device_control', 'restart_services'] });
   assert.equal(readUserGrants(deps, admin, String(VIEWER.id)), ok);
 });

@@ -28,12 +28,19 @@ test.after(async () => {
 });
 
 const target = (extra: Record<string, unknown> = {}) => ({
-  sqluser: 'vigil', sqlpass: 'vigilpass', sqlhost: '127.0.0.1', sqldatabase: 'vigil', sqlport: db.port,
-  sql_tls_mode: 'disabled' as const, sql_tls_ca_file: '', ...extra,
+  sqluser: 'vigil',
+  sqlpass: 'vigilpass',
+  sqlhost: '127.0.0.1',
+  sqldatabase: 'vigil',
+  sqlport: db.port,
+  sql_tls_mode: 'disabled' as const,
+  sql_tls_ca_file: '',
+  ...extra,
 });
 
 /** Spelled out rather than imported: the text is part of the contract with the caller (docs/settings.md). */
-const CONNECT_FAILED = 'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
+const CONNECT_FAILED =
+  'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
 
 test('the right credentials pass the test', async () => {
   assert.is(await checkDatabaseConnection(target()), null);
@@ -42,12 +49,18 @@ test('the right credentials pass the test', async () => {
 test('a wrong password, a missing database and an unknown user are named without the password', async () => {
   const wrong = await checkDatabaseConnection(target({ sqlpass: 'not-the-password' }));
   assert.is(wrong, `cannot log in as 'vigil' on 127.0.0.1:${db.port}: Access denied`);
-  assert.is(await checkDatabaseConnection(target({ sqldatabase: 'vigil_missing' })), "database 'vigil_missing' does not exist");
+  assert.is(
+    await checkDatabaseConnection(target({ sqldatabase: 'vigil_missing' })),
+    "database 'vigil_missing' does not exist",
+  );
   assert.is(
     await checkDatabaseConnection(target({ sqldatabase: 'mysql' })),
     "user 'vigil' has no access to database 'mysql' (or it does not exist)",
   );
-  assert.is(await checkDatabaseConnection(target({ sqluser: 'nobody' })), `cannot log in as 'nobody' on 127.0.0.1:${db.port}: Access denied`);
+  assert.is(
+    await checkDatabaseConnection(target({ sqluser: 'nobody' })),
+    `cannot log in as 'nobody' on 127.0.0.1:${db.port}: Access denied`,
+  );
 });
 
 test('a closed port, a silent listener, a non-MySQL listener and an unknown host all get the same text', async () => {
@@ -111,10 +124,19 @@ test('sqlport 0 means 3306', () => {
 
 test('validation dials the real server when the patch enables the database', async () => {
   const env = defaultValidationEnv({ hash: async () => 'unused' });
-  const section = { enabled: true, sqluser: 'vigil', sqlpass: 'vigilpass', sqlhost: '127.0.0.1', sqldatabase: 'vigil', sqlport: db.port };
+  const section = {
+    enabled: true,
+    sqluser: 'vigil',
+    sqlpass: 'vigilpass',
+    sqlhost: '127.0.0.1',
+    sqldatabase: 'vigil',
+    sqlport: db.port,
+  };
   assert.equal(await errorsOf({ database: section }, undefined, env), []);
   const errors = await errorsOf({ database: { ...section, sqlpass: 'Wrong-Secret-Pass' } }, undefined, env);
-  assert.equal(errors, [`database: connection test failed: cannot log in as 'vigil' on 127.0.0.1:${db.port}: Access denied`]);
+  assert.equal(errors, [
+    `database: connection test failed: cannot log in as 'vigil' on 127.0.0.1:${db.port}: Access denied`,
+  ]);
 });
 
 test('the database is not dialled when the patch leaves it alone, or when a rule already failed', async () => {
@@ -122,11 +144,18 @@ test('the database is not dialled when the patch leaves it alone, or when a rule
   const current = await accepted({ database: { enabled: true, sqlpass: 'x' } }, undefined, testEnv());
   assert.equal(await errorsOf({ general: { instance_name: 'x' } }, current, env), []);
   // A new host needs the password typed again (database-credentials.test.ts), so it is sent along.
-  assert.equal(await errorsOf({ database: { sqlhost: '', sqlpass: 'x' } }, current, env), ['database.sqlhost: must not be empty when the database is enabled']);
+  assert.equal(await errorsOf({ database: { sqlhost: '', sqlpass: 'x' } }, current, env), [
+    'database.sqlhost: must not be empty when the database is enabled',
+  ]);
   assert.equal(await errorsOf({ database: { enabled: false } }, current, env), []);
   assert.equal(env.databaseChecked, []);
-  assert.equal(await errorsOf({ database: { sqlhost: 'db.example', sqlpass: 'x' } }, current, env), ['database: connection test failed: should not be asked']);
-  assert.equal(env.databaseChecked.map((d) => d.sqlhost), ['db.example']);
+  assert.equal(await errorsOf({ database: { sqlhost: 'db.example', sqlpass: 'x' } }, current, env), [
+    'database: connection test failed: should not be asked',
+  ]);
+  assert.equal(
+    env.databaseChecked.map((d) => d.sqlhost),
+    ['db.example'],
+  );
 });
 
 test.run();

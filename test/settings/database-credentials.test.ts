@@ -32,7 +32,10 @@ test.after(() => tls?.remove());
 /** A configured site whose database section holds a password (as saved by an earlier update). */
 function withDatabase(extra: Record<string, unknown> = {}): Settings {
   const s = siteSettings();
-  return { ...s, database: { ...s.database, enabled: true, sqlhost: 'db.example', sqlport: 3306, sqlpass: STORED_PASS, ...extra } } as Settings;
+  return {
+    ...s,
+    database: { ...s.database, enabled: true, sqlhost: 'db.example', sqlport: 3306, sqlpass: STORED_PASS, ...extra },
+  } as Settings;
 }
 
 test('pointing sqlhost at another server with the masked password is refused, nothing is saved, the server is never dialled', async () => {
@@ -42,7 +45,11 @@ test('pointing sqlhost at another server with the masked password is refused, no
   try {
     await store.start();
     store.settings.save(withDatabase());
-    const service = new SettingsService({ repo: store.settings, env: defaultValidationEnv({ hash: async () => 'unused' }), logger: silentLogger });
+    const service = new SettingsService({
+      repo: store.settings,
+      env: defaultValidationEnv({ hash: async () => 'unused' }),
+      logger: silentLogger,
+    });
     await service.start();
     const before = structuredClone(service.current());
     // What a `settings` user sees, edited to name their own server; the mask is sent back as shown.
@@ -53,7 +60,10 @@ test('pointing sqlhost at another server with the masked password is refused, no
       { sqlhost: '127.0.0.1', sqlport: rogue.port }, // sqlpass left out keeps it just the same
     ]) {
       const result = await service.update({ database });
-      assert.equal(result, { ok: false, errors: [`database.sqlpass: must be entered again when sqlhost, sqlport change ${AGAIN}`] });
+      assert.equal(result, {
+        ok: false,
+        errors: [`database.sqlpass: must be entered again when sqlhost, sqlport change ${AGAIN}`],
+      });
     }
     assert.equal(service.current(), before);
     assert.equal(store.settings.load(), before);
@@ -72,15 +82,27 @@ test('sqlport, sqluser, sql_tls_ca_file and a lowered sql_tls_mode each need the
     [withDatabase(), { sqluser: 'root' }, 'sqluser changes'],
     [withDatabase({ sql_tls_mode: 'verify' }), { sql_tls_mode: 'required' }, 'sql_tls_mode changes'],
     [withDatabase({ sql_tls_mode: 'required' }), { sql_tls_mode: 'disabled' }, 'sql_tls_mode changes'],
-    [withDatabase({ sql_tls_mode: 'verify', sql_tls_ca_file: tls.caCert }), { sql_tls_ca_file: tls.wrongCaCert }, 'sql_tls_ca_file changes'],
-    [withDatabase({ sql_tls_mode: 'verify', sql_tls_ca_file: tls.caCert }), { sql_tls_ca_file: '' }, 'sql_tls_ca_file changes'],
+    [
+      withDatabase({ sql_tls_mode: 'verify', sql_tls_ca_file: tls.caCert }),
+      { sql_tls_ca_file: tls.wrongCaCert },
+      'sql_tls_ca_file changes',
+    ],
+    [
+      withDatabase({ sql_tls_mode: 'verify', sql_tls_ca_file: tls.caCert }),
+      { sql_tls_ca_file: '' },
+      'sql_tls_ca_file changes',
+    ],
     // Switched off at the same time: a later "enable" with the mask would use the new host.
     [withDatabase(), { enabled: false, sqlhost: 'evil.example' }, 'sqlhost changes'],
   ];
   for (const [current, change, what] of cases) {
     for (const sqlpass of [{ sqlpass: MASK }, {}]) {
       const env = testEnv();
-      assert.equal(await errorsOf({ database: { ...change, ...sqlpass } }, current, env), [`database.sqlpass: must be entered again when ${what} ${AGAIN}`], JSON.stringify(change));
+      assert.equal(
+        await errorsOf({ database: { ...change, ...sqlpass } }, current, env),
+        [`database.sqlpass: must be entered again when ${what} ${AGAIN}`],
+        JSON.stringify(change),
+      );
       assert.equal(env.databaseChecked, []);
     }
   }
@@ -88,8 +110,15 @@ test('sqlport, sqluser, sql_tls_ca_file and a lowered sql_tls_mode each need the
 
 test('with the password typed the same changes pass; changes that keep the destination keep the mask', async () => {
   const env = testEnv();
-  const moved = await accepted({ database: { sqlhost: 'db2.example', sqluser: 'other', sqlpass: 'Typed-Again-2' } }, withDatabase(), env);
-  assert.equal([moved.database.sqlhost, moved.database.sqluser, moved.database.sqlpass], ['db2.example', 'other', 'Typed-Again-2']);
+  const moved = await accepted(
+    { database: { sqlhost: 'db2.example', sqluser: 'other', sqlpass: 'Typed-Again-2' } },
+    withDatabase(),
+    env,
+  );
+  assert.equal(
+    [moved.database.sqlhost, moved.database.sqluser, moved.database.sqlpass],
+    ['db2.example', 'other', 'Typed-Again-2'],
+  );
   for (const change of [
     { sqldatabase: 'archive' }, // same server, same account, same channel
     { sqlport: 0 }, // 0 is 3306 (contract)
@@ -131,13 +160,27 @@ test('TLS settings are validated with field paths, the CA file like the API key 
     ];
     for (const [database, expected] of cases) {
       const env = testEnv();
-      assert.equal(await errorsOf({ database: { enabled: true, sqlpass: 'typed-pass', sql_tls_mode: 'verify', ...database } }, undefined, env), expected);
+      assert.equal(
+        await errorsOf(
+          { database: { enabled: true, sqlpass: 'typed-pass', sql_tls_mode: 'verify', ...database } },
+          undefined,
+          env,
+        ),
+        expected,
+      );
       assert.equal(env.databaseChecked, [], 'a section with a bad TLS field is not dialled');
     }
     const env = testEnv();
-    const next = await accepted({ database: { enabled: true, sqlpass: 'typed-pass', sql_tls_mode: 'verify', sql_tls_ca_file: tls.caCert } }, undefined, env);
+    const next = await accepted(
+      { database: { enabled: true, sqlpass: 'typed-pass', sql_tls_mode: 'verify', sql_tls_ca_file: tls.caCert } },
+      undefined,
+      env,
+    );
     assert.equal([next.database.sql_tls_mode, next.database.sql_tls_ca_file], ['verify', tls.caCert]);
-    assert.equal(env.databaseChecked.map((db) => [db.sql_tls_mode, db.sql_tls_ca_file]), [['verify', tls.caCert]]);
+    assert.equal(
+      env.databaseChecked.map((db) => [db.sql_tls_mode, db.sql_tls_ca_file]),
+      [['verify', tls.caCert]],
+    );
   } finally {
     dir.remove();
   }

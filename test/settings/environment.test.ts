@@ -18,14 +18,37 @@ const file = (name: string) => join(dir.path, name);
 let socat: ChildProcess | undefined;
 
 test.before(() => {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', file('key.pem'),
-    '-out', file('cert.pem'), '-subj', '/CN=vigil-test', '-days', '1',
-  ], { stdio: 'ignore' });
-  const pair = generateKeyPairSync('ed25519', { publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      file('key.pem'),
+      '-out',
+      file('cert.pem'),
+      '-subj',
+      '/CN=vigil-test',
+      '-days',
+      '1',
+    ],
+    { stdio: 'ignore' },
+  );
+  const pair = generateKeyPairSync('ed25519', {
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   writeFileSync(file('ed-public.pem'), pair.publicKey);
   writeFileSync(file('ed-private.pem'), pair.privateKey);
-  const other = generateKeyPairSync('ed25519', { publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  const other = generateKeyPairSync('ed25519', {
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
   writeFileSync(file('other-public.pem'), other.publicKey);
   const encrypted = generateKeyPairSync('ec', {
     namedCurve: 'prime256v1',
@@ -44,7 +67,8 @@ test.after(() => {
   dir.remove();
 });
 
-const pem = (privateKey: string, publicKey: string) => errorsOf({ api: { private_key: file(privateKey), public_key: file(publicKey) } });
+const pem = (privateKey: string, publicKey: string) =>
+  errorsOf({ api: { private_key: file(privateKey), public_key: file(publicKey) } });
 
 test('a readable private key with its certificate, or with its public key, is accepted', async () => {
   assert.equal(await pem('key.pem', 'cert.pem'), []);
@@ -52,17 +76,35 @@ test('a readable private key with its certificate, or with its public key, is ac
 });
 
 test('missing, garbage, directory and broken PEM files are refused with the reason', async () => {
-  assert.equal(await pem('missing.pem', 'missing.pem'), ['api.private_key: file does not exist', 'api.public_key: file does not exist']);
-  assert.equal(await pem('garbage.pem', 'garbage.pem'), ['api.private_key: is not a PEM file', 'api.public_key: is not a PEM file']);
-  assert.equal(await pem('a-directory', 'a-directory'), ['api.private_key: is a directory, not a PEM file', 'api.public_key: is a directory, not a PEM file']);
-  assert.equal(await pem('broken.pem', 'broken-cert.pem'), ['api.private_key: is not a valid PEM private key', 'api.public_key: is not a valid PEM certificate']);
+  assert.equal(await pem('missing.pem', 'missing.pem'), [
+    'api.private_key: file does not exist',
+    'api.public_key: file does not exist',
+  ]);
+  assert.equal(await pem('garbage.pem', 'garbage.pem'), [
+    'api.private_key: is not a PEM file',
+    'api.public_key: is not a PEM file',
+  ]);
+  assert.equal(await pem('a-directory', 'a-directory'), [
+    'api.private_key: is a directory, not a PEM file',
+    'api.public_key: is a directory, not a PEM file',
+  ]);
+  assert.equal(await pem('broken.pem', 'broken-cert.pem'), [
+    'api.private_key: is not a valid PEM private key',
+    'api.public_key: is not a valid PEM certificate',
+  ]);
 });
 
 test('an encrypted private key, a private key given as public key and a mismatched pair are refused', async () => {
-  assert.equal(await pem('encrypted.pem', 'cert.pem'), ['api.private_key: is an encrypted private key (Vigil needs it without a passphrase)']);
+  assert.equal(await pem('encrypted.pem', 'cert.pem'), [
+    'api.private_key: is an encrypted private key (Vigil needs it without a passphrase)',
+  ]);
   assert.equal(await pem('key.pem', 'key.pem'), ['api.public_key: must be a PEM certificate or public key']);
-  assert.equal(await pem('ed-private.pem', 'other-public.pem'), ['api.public_key: does not match the private key in api.private_key']);
-  assert.equal(await pem('ed-private.pem', 'cert.pem'), ['api.public_key: does not match the private key in api.private_key']);
+  assert.equal(await pem('ed-private.pem', 'other-public.pem'), [
+    'api.public_key: does not match the private key in api.private_key',
+  ]);
+  assert.equal(await pem('ed-private.pem', 'cert.pem'), [
+    'api.public_key: does not match the private key in api.private_key',
+  ]);
 });
 
 test('key paths are checked when a patch names them, not on unrelated updates', async () => {
@@ -71,13 +113,18 @@ test('key paths are checked when a patch names them, not on unrelated updates', 
   current.api.private_key = file('gone.pem');
   // A file damaged after it was accepted does not block an unrelated change (health reports it).
   assert.equal(await errorsOf({ general: { instance_name: 'x' } }, current), []);
-  assert.equal(await errorsOf({ api: { private_key: file('also-gone.pem') } }, current), ['api.private_key: file does not exist']);
+  assert.equal(await errorsOf({ api: { private_key: file('also-gone.pem') } }, current), [
+    'api.private_key: file does not exist',
+  ]);
 });
 
 test('serial devices are checked through the injected function, for the lists the patch supplies', async () => {
   const env = testEnv({ devices: ['/dev/ttyUSB0'] });
   const patch = {
-    receivers: { com_receivers: [{ id: 3, name: 'C', port_id: '/dev/ttyUSB0' }], modem_receivers: [{ id: 4, name: 'M', port_id: '/dev/ttyACM7' }] },
+    receivers: {
+      com_receivers: [{ id: 3, name: 'C', port_id: '/dev/ttyUSB0' }],
+      modem_receivers: [{ id: 4, name: 'M', port_id: '/dev/ttyACM7' }],
+    },
     outputs: [output(1, { type: 3, identificator: '/dev/ttyS9' }), output(2)],
   };
   assert.equal(await errorsOf(patch, undefined, env), [
@@ -93,7 +140,9 @@ test('serial devices are checked through the injected function, for the lists th
 });
 
 test('a real pty pair passes the default serial check; a regular file and a missing path do not', async () => {
-  socat = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${file('ttyA')}`, `pty,raw,echo=0,link=${file('ttyB')}`], { stdio: 'ignore' });
+  socat = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${file('ttyA')}`, `pty,raw,echo=0,link=${file('ttyB')}`], {
+    stdio: 'ignore',
+  });
   await waitFor(() => existsSync(file('ttyA')) && existsSync(file('ttyB')), 5000);
   assert.ok(await isCharacterDevice(file('ttyA')));
   assert.not.ok(await isCharacterDevice(file('garbage.pem')));
@@ -105,9 +154,14 @@ test('a real pty pair passes the default serial check; a regular file and a miss
     outputs: [output(1, { type: 3, identificator: file('ttyB') })],
   };
   assert.equal(await errorsOf(patch, undefined, env), []);
-  assert.equal(await errorsOf({ receivers: { com_receivers: [{ id: 3, name: 'C', port_id: file('garbage.pem') }] } }, undefined, env), [
-    'receivers.com_receivers[0].port_id: is not an existing serial device',
-  ]);
+  assert.equal(
+    await errorsOf(
+      { receivers: { com_receivers: [{ id: 3, name: 'C', port_id: file('garbage.pem') }] } },
+      undefined,
+      env,
+    ),
+    ['receivers.com_receivers[0].port_id: is not an existing serial device'],
+  );
 });
 
 test.run();

@@ -5,7 +5,9 @@ import { defaultSettings } from '../../src/settings/schema.js';
 import { accepted, errorsOf } from './support.js';
 
 test('defaults: LEDs on, every pin from the board map, active high', () => {
-  assert.equal(defaultSettings().hw, { leds: { enabled: true, power_pin: null, link_pin: null, trouble_pin: null, active_low: false } });
+  assert.equal(defaultSettings().hw, {
+    leds: { enabled: true, power_pin: null, link_pin: null, trouble_pin: null, active_low: false },
+  });
 });
 
 test('a partial update of hw.leds keeps the fields it does not name', async () => {

@@ -17,10 +17,13 @@ test('COM and modem receivers by port_id and serial outputs by identificator, in
       { id: 2, type: 3, identificator: '/dev/ttyUSB0' },
     ],
   } as unknown as Settings;
-  assert.equal([...configuredSerialPorts(settings)], [
-    ['/dev/ttyUSB0', ['receivers.com_receivers[0]', 'outputs[1]']],
-    ['/dev/ttyACM0', ['receivers.modem_receivers[0]']],
-  ]);
+  assert.equal(
+    [...configuredSerialPorts(settings)],
+    [
+      ['/dev/ttyUSB0', ['receivers.com_receivers[0]', 'outputs[1]']],
+      ['/dev/ttyACM0', ['receivers.modem_receivers[0]']],
+    ],
+  );
 });
 
 test.run();

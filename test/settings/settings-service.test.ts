@@ -28,7 +28,11 @@ class MemoryRepo implements SettingsRepository {
   }
 }
 
-async function started(repo: SettingsRepository = new MemoryRepo(), env = testEnv(), logger = silentLogger): Promise<SettingsService> {
+async function started(
+  repo: SettingsRepository = new MemoryRepo(),
+  env = testEnv(),
+  logger = silentLogger,
+): Promise<SettingsService> {
   const service = new SettingsService({ repo, env, logger });
   await service.start();
   return service;
@@ -46,7 +50,11 @@ test('stored settings from an older version gain the defaults of new fields; inv
   assert.is(service.current().general.instance_name, 'old box');
   assert.is(service.current().general.synchronize_device_time_interval, 1440);
   assert.is(service.current().api.api_port, 8443);
-  const broken = new SettingsService({ repo: new MemoryRepo({ api: { api_port: 0 } }), env: testEnv(), logger: silentLogger });
+  const broken = new SettingsService({
+    repo: new MemoryRepo({ api: { api_port: 0 } }),
+    env: testEnv(),
+    logger: silentLogger,
+  });
   try {
     await broken.start();
     assert.unreachable('start should fail');
@@ -59,7 +67,11 @@ test('stored settings from an older version gain the defaults of new fields; inv
 test('an accepted update is saved, becomes current and reaches every listener with next and previous', async () => {
   const repo = new MemoryRepo();
   const lines: string[] = [];
-  const service = await started(repo, testEnv(), createLogger('settings', (l) => lines.push(l)));
+  const service = await started(
+    repo,
+    testEnv(),
+    createLogger('settings', (l) => lines.push(l)),
+  );
   const seen: string[] = [];
   service.onChange(() => {
     throw new Error('broken consumer');
@@ -67,11 +79,16 @@ test('an accepted update is saved, becomes current and reaches every listener wi
   service.onChange(async () => {
     throw new Error('broken async consumer');
   });
-  const off = service.onChange((next, previous) => seen.push(`${previous.general.instance_name}->${next.general.instance_name}`));
+  const off = service.onChange((next, previous) =>
+    seen.push(`${previous.general.instance_name}->${next.general.instance_name}`),
+  );
   const result = await service.update({ general: { instance_name: 'north' } });
   assert.ok(result.ok);
   assert.is(service.current().general.instance_name, 'north');
-  assert.equal(repo.saved.map((s) => s.general.instance_name), ['north']);
+  assert.equal(
+    repo.saved.map((s) => s.general.instance_name),
+    ['north'],
+  );
   assert.equal(seen, ['vigil->north']);
   await sleep(0);
   assert.is(lines.filter((l) => l.includes('settings listener failed')).length, 2);
@@ -120,13 +137,22 @@ test('concurrent updates run one at a time in the order they were made', async (
     return `hash-of-${password}`;
   };
   const service = await started(repo, env);
-  const first = service.update({ users: [user(1, { password: 'slow-password' })], general: { instance_name: 'first' } });
+  const first = service.update({
+    users: [user(1, { password: 'slow-password' })],
+    general: { instance_name: 'first' },
+  });
   const second = service.update({ general: { instance_name: 'second' } });
   const [a, b] = await Promise.all([first, second]);
   assert.ok(a.ok && b.ok);
-  assert.equal(repo.saved.map((s) => s.general.instance_name), ['first', 'second']);
+  assert.equal(
+    repo.saved.map((s) => s.general.instance_name),
+    ['first', 'second'],
+  );
   // The second update was judged against the first one's result: the user is still there.
-  assert.equal(service.current().users.map((u) => u.password_hash), ['hash-of-slow-password']);
+  assert.equal(
+    service.current().users.map((u) => u.password_hash),
+    ['hash-of-slow-password'],
+  );
 });
 
 test('current() is frozen all the way down', async () => {
@@ -154,7 +180,14 @@ test('replaceForInit stores complete settings after the schema and cross-field r
   const service = await started(repo);
   const init = defaultSettings();
   init.api.api_jwt_secret = SECRET64;
-  init.users.push({ id: 1, login: 'admin', password_hash: 'scrypt$x', token_time: 60, scopes: ['settings', 'users'], visible_receivers: { all: true, custom: [] } });
+  init.users.push({
+    id: 1,
+    login: 'admin',
+    password_hash: 'scrypt$x',
+    token_time: 60,
+    scopes: ['settings', 'users'],
+    visible_receivers: { all: true, custom: [] },
+  });
   await service.replaceForInit(init);
   assert.is(repo.saved.length, 1);
   assert.equal(service.current(), init);

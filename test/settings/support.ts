@@ -12,7 +12,9 @@ export interface RecordingEnv extends ValidationEnv {
   hashed: string[];
 }
 
-export function testEnv(options: { devices?: string[]; databaseAnswer?: string | null; maxUsers?: number } = {}): RecordingEnv {
+export function testEnv(
+  options: { devices?: string[]; databaseAnswer?: string | null; maxUsers?: number } = {},
+): RecordingEnv {
   const env: RecordingEnv = {
     serialChecked: [],
     databaseChecked: [],
@@ -41,24 +43,54 @@ export function testEnv(options: { devices?: string[]; databaseAnswer?: string |
  */
 export function siteSettings(): Settings {
   const d = defaultSettings();
-  const ip = { bind_address: '0.0.0.0', require_encryption: false, time_window_past_s: 40, time_window_future_s: 20, check_plain_timestamps: false, accept_local_time: false, tolerate_binary_crc: true, tolerate_cr_counted: true, tolerate_trailing_bytes: true, tolerate_empty_line: true, tolerate_text_account: false };
+  const ip = {
+    bind_address: '0.0.0.0',
+    require_encryption: false,
+    time_window_past_s: 40,
+    time_window_future_s: 20,
+    check_plain_timestamps: false,
+    accept_local_time: false,
+    tolerate_binary_crc: true,
+    tolerate_cr_counted: true,
+    tolerate_trailing_bytes: true,
+    tolerate_empty_line: true,
+    tolerate_text_account: false,
+  };
   return {
     ...d,
     receivers: {
       ...d.receivers,
-      tcp_receivers: [{ id: 1, name: 'DC-09 TCP', port: 10001, ...ip, max_connections_per_source: 256, max_accepts_per_source_per_min: 600, first_frame_timeout_s: 30 }],
+      tcp_receivers: [
+        {
+          id: 1,
+          name: 'DC-09 TCP',
+          port: 10001,
+          ...ip,
+          max_connections_per_source: 256,
+          max_accepts_per_source_per_min: 600,
+          first_frame_timeout_s: 30,
+        },
+      ],
       udp_receivers: [{ id: 2, name: 'DC-09 UDP', port: 10001, ...ip, max_datagrams_per_source_per_s: 500 }],
     },
   } as Settings;
 }
 
 /** The error lines for a patch against a configured site (or `current`); [] when it is accepted. */
-export async function errorsOf(patch: unknown, current: Settings = siteSettings(), env: ValidationEnv = testEnv()): Promise<string[]> {
+export async function errorsOf(
+  patch: unknown,
+  current: Settings = siteSettings(),
+  env: ValidationEnv = testEnv(),
+): Promise<string[]> {
   const result = await validateSettingsUpdate(current, patch, env);
   return result.ok ? [] : result.errors;
 }
 
-export async function accepted(patch: unknown, current: Settings = siteSettings(), env: ValidationEnv = testEnv()): Promise<Settings> {
+export async function accepted(
+  patch: unknown,
+  current: Settings = siteSettings(),
+  env: ValidationEnv = testEnv(),
+): Promise<Settings> {
   const result: ValidationResult = await validateSettingsUpdate(current, patch, env);
   if (!result.ok) throw new Error(`expected the patch to be accepted, got:\n${result.errors.join('\n')}`);
   return result.next;

@@ -72,14 +72,25 @@ abstract class PeerBase {
     const parsed = parseMessage(body);
     if (parsed.kind === 'foreign') {
       const link = decodeLinkBody(body, this.sessions.get(from) ?? key);
-      this.received.push({ from, raw, body, message: null, link: 'error' in link ? null : link, at: performance.now() });
+      this.received.push({
+        from,
+        raw,
+        body,
+        message: null,
+        link: 'error' in link ? null : link,
+        at: performance.now(),
+      });
       if (!('error' in link) && link.type === 'hello') {
         if (this.options.duhHello) {
           const account = link.account;
           return buildDuh({ sequence: String(link.seq).padStart(4, '0'), ...(account ? { account } : {}) });
         }
         const decision = answerHello(link, {
-          now, key, requireEncryption: false, windowPastS: 40, windowFutureS: 20,
+          now,
+          key,
+          requireEncryption: false,
+          windowPastS: 40,
+          windowFutureS: 20,
           deviceKey: (uid) => this.keys.state(uid, now, 'open'),
         });
         if (decision.action === 'challenge') this.pending.set(from, decision.pending);

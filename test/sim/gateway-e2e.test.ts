@@ -54,15 +54,31 @@ test('gateway + simulator for 2 s: every ACKed event (TCP plain, TCP AES, UDP) i
   const tcpPort = await freePort();
   const udpPort = await freePort();
   await seedReceivers(dir.path, tcpPort, udpPort);
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: 0, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: 0,
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   await gateway.start();
   try {
     const acked: AckRecord[] = [];
     const fleet = (input: Omit<SimOptionsInput, 'durationMs'>): Simulator =>
-      new Simulator(resolveSimOptions({ durationMs: 2000, ackTimeoutMs: 2000, drainMs: 3000, ...input }), { onAck: (r) => acked.push(r) });
+      new Simulator(resolveSimOptions({ durationMs: 2000, ackTimeoutMs: 2000, drainMs: 3000, ...input }), {
+        onAck: (r) => acked.push(r),
+      });
     const runs = await Promise.all([
       fleet({ port: tcpPort, devices: 10, ratePerDevice: 20, accountBase: '00E000', uidBase: 'E2E000000000' }).run(),
-      fleet({ port: tcpPort, devices: 5, ratePerDevice: 20, accountBase: '00E100', uidBase: 'E2E100000000', key: KEY, token: 'ADM-CID' }).run(),
+      fleet({
+        port: tcpPort,
+        devices: 5,
+        ratePerDevice: 20,
+        accountBase: '00E100',
+        uidBase: 'E2E100000000',
+        key: KEY,
+        token: 'ADM-CID',
+      }).run(),
       fleet({ port: udpPort, transport: 'udp', devices: 5, ratePerDevice: 20, accountBase: '00E200' }).run(),
     ]);
     for (const summary of runs) {
@@ -71,7 +87,10 @@ test('gateway + simulator for 2 s: every ACKed event (TCP plain, TCP AES, UDP) i
       assert.is(summary.naks + summary.duhs, 0);
     }
     assert.is(runs[0]!.device_link.welcomes, 10, 'every TCP device was welcomed on the device link');
-    assert.is(acked.length, runs.reduce((n, s) => n + s.events_acked, 0));
+    assert.is(
+      acked.length,
+      runs.reduce((n, s) => n + s.events_acked, 0),
+    );
 
     const stored = new Set<string>();
     for (let after = 0, round = 0; round < 100; round++) {
@@ -99,7 +118,11 @@ test('control-device through the API reaches simulated devices: packets, and eac
   try {
     const secret = gateway.settings.current().api.api_jwt_secret;
     const tokens = new TokenService({ secret: () => secret, clock: { now: () => Date.now() } });
-    const { token } = await tokens.issueToken({ sub: INSTALLER_SUBJECT, scopes: ['device_control', 'omit_mpass'], minutes: 5 });
+    const { token } = await tokens.issueToken({
+      sub: INSTALLER_SUBJECT,
+      scopes: ['device_control', 'omit_mpass'],
+      minutes: 5,
+    });
     const devices: [string, Omit<SimOptionsInput, 'port'>][] = [
       ['C0DE00000001', { link: { replyPackets: 2, replyData: 'ABCD' } }],
       ['C0DE00000002', { link: { fault: 'wrong-count' } }],
@@ -107,12 +130,22 @@ test('control-device through the API reaches simulated devices: packets, and eac
       ['C0DE00000004', { link: { fault: 'bad' } }],
     ];
     for (const [i, [uid, input]] of devices.entries()) {
-      const sim = new Simulator(resolveSimOptions({ port: tcpPort, ratePerDevice: 0, durationMs: 20_000, uidBase: uid, accountBase: `00C0${i}`, ...input }));
+      const sim = new Simulator(
+        resolveSimOptions({
+          port: tcpPort,
+          ratePerDevice: 0,
+          durationMs: 20_000,
+          uidBase: uid,
+          accountBase: `00C0${i}`,
+          ...input,
+        }),
+      );
       fleets.push(sim);
       sim.start();
     }
     const deadline = Date.now() + 5000;
-    while (fleets.some((f) => f.stats.welcomes < 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (fleets.some((f) => f.stats.welcomes < 1) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     const control = async (uid: string): Promise<Record<string, unknown>> => {
       const response = await fetch(`http://127.0.0.1:${httpPort}/api/control-device`, {
         method: 'POST',
@@ -123,12 +156,18 @@ test('control-device through the API reaches simulated devices: packets, and eac
       return (await response.json()) as Record<string, unknown>;
     };
     const ok = await control('C0DE00000001');
-    assert.equal([ok.partial_uid, ok.request_id, ok.uid, ok.data, ok.error], ['000001', 'r1', 'C0DE00000001', ['ABCD', 'ABCD'], undefined]);
+    assert.equal(
+      [ok.partial_uid, ok.request_id, ok.uid, ok.data, ok.error],
+      ['000001', 'r1', 'C0DE00000001', ['ABCD', 'ABCD'], undefined],
+    );
     assert.is(ok.hw_id, 'SIM-1');
     assert.is((await control('C0DE00000002')).error, 'INVALID_PACKET_COUNT');
     assert.is((await control('C0DE00000003')).error, 'INVALID_PACKET_NUMBER');
     assert.is((await control('C0DE00000004')).error, 'BAD_DATA');
-    assert.equal(fleets.map((f) => f.stats.commandsReceived), [1, 1, 1, 1]);
+    assert.equal(
+      fleets.map((f) => f.stats.commandsReceived),
+      [1, 1, 1, 1],
+    );
   } finally {
     for (const f of fleets) await f.stop();
     await gateway.stop();
@@ -140,14 +179,31 @@ test('the full gateway: a second simulator naming an enrolled UID is refused and
   const dir = tempDir('vigil-sim-e2e-');
   const tcpPort = await freePort();
   await seedReceivers(dir.path, tcpPort, await freePort());
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: 0, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: 0,
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   await gateway.start();
   try {
-    const options = resolveSimOptions({ port: tcpPort, devices: 1, ratePerDevice: 0, durationMs: 600, uidBase: 'E2E900000001', accountBase: '00E900' });
+    const options = resolveSimOptions({
+      port: tcpPort,
+      devices: 1,
+      ratePerDevice: 0,
+      durationMs: 600,
+      uidBase: 'E2E900000001',
+      accountBase: '00E900',
+    });
     const first = new Simulator(options);
     assert.is((await first.run()).device_link.welcomes, 1);
     assert.ok(first.keyring.get('E2E900000001'), 'the simulator enrolled');
-    assert.is(gateway.store.deviceKeys.get('E2E900000001')!.key!.length, 32, 'the gateway stored the key through its writer');
+    assert.is(
+      gateway.store.deviceKeys.get('E2E900000001')!.key!.length,
+      32,
+      'the gateway stored the key through its writer',
+    );
     const stranger = await new Simulator(options).run();
     assert.equal([stranger.device_link.welcomes, stranger.device_link.refusals], [0, 1]);
     const again = await new Simulator(options, { keyring: first.keyring }).run();
@@ -155,7 +211,10 @@ test('the full gateway: a second simulator naming an enrolled UID is refused and
     const deadline = Date.now() + 3000;
     let texts: string[] = [];
     while (Date.now() < deadline) {
-      texts = gateway.store.events.readAfter(0, 1000).map((e) => e.text ?? '').filter((t) => t.startsWith('Device identity conflict'));
+      texts = gateway.store.events
+        .readAfter(0, 1000)
+        .map((e) => e.text ?? '')
+        .filter((t) => t.startsWith('Device identity conflict'));
       if (texts.length > 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }

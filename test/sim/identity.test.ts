@@ -20,14 +20,23 @@ test('UIDs count up from the base the same way', () => {
 test('a 6-character key is the receiver password rule; 16 characters are the key bytes; 32 hex digits are decoded', () => {
   assert.equal(resolveSimKey('abc123'), receiverPasswordKey('abc123'));
   assert.equal(resolveSimKey('0123456789abcdef'), Buffer.from('0123456789abcdef', 'latin1'));
-  assert.equal(resolveSimKey('00112233445566778899AABBCCDDEEFF'), Buffer.from('00112233445566778899AABBCCDDEEFF', 'hex'));
+  assert.equal(
+    resolveSimKey('00112233445566778899AABBCCDDEEFF'),
+    Buffer.from('00112233445566778899AABBCCDDEEFF', 'hex'),
+  );
   assert.is(resolveSimKey('x'.repeat(24)).length, 24);
-  assert.throws(() => resolveSimKey('short'), (err: unknown) => isVigilError(err, 'INVALID_SETTINGS'));
+  assert.throws(
+    () => resolveSimKey('short'),
+    (err: unknown) => isVigilError(err, 'INVALID_SETTINGS'),
+  );
 });
 
 test('options: a base too large for the fleet, a UDP fleet above its socket bound and both rates at once are refused', () => {
   const refused = (input: Parameters<typeof resolveSimOptions>[0], text: string): void => {
-    assert.throws(() => resolveSimOptions(input), (err: unknown) => isVigilError(err, 'INVALID_SETTINGS') && (err as Error).message.includes(text));
+    assert.throws(
+      () => resolveSimOptions(input),
+      (err: unknown) => isVigilError(err, 'INVALID_SETTINGS') && (err as Error).message.includes(text),
+    );
   };
   refused({ port: 1, accountBase: 'FFFFFFFFFFFFFFFF', devices: 2 }, 'account_base');
   refused({ port: 1, transport: 'udp', devices: 5001 }, 'devices');

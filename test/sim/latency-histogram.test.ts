@@ -21,7 +21,12 @@ test('values below 128 µs are exact', () => {
 test('percentiles of 1..10000 ms stay within 1.6 % and never exceed the largest sample', () => {
   const h = new LatencyHistogram();
   for (let ms = 1; ms <= 10_000; ms++) h.record(ms);
-  for (const [p, exact] of [[50, 5000], [90, 9000], [99, 9900], [99.9, 9990]] as const) {
+  for (const [p, exact] of [
+    [50, 5000],
+    [90, 9000],
+    [99, 9900],
+    [99.9, 9990],
+  ] as const) {
     const got = h.percentile(p);
     assert.ok(Math.abs(got - exact) / exact < 0.016, `p${p}: ${got} vs ${exact}`);
   }

@@ -17,10 +17,24 @@ function behaviour(link: LinkBehaviourInput = {}): LinkBehaviour {
   return resolveSimOptions({ port: 1, link }).link;
 }
 
-function command(over: { auth?: CommandAuth; replyWanted?: boolean; data?: Buffer; encrypted?: boolean; kind?: 'control' | 'config' } = {}) {
+function command(
+  over: {
+    auth?: CommandAuth;
+    replyWanted?: boolean;
+    data?: Buffer;
+    encrypted?: boolean;
+    kind?: 'control' | 'config';
+  } = {},
+) {
   const c: CommandMessage & { encrypted: boolean } = {
-    type: 'command', kind: over.kind ?? 'control', seq: 42, timestamp: T0, auth: over.auth ?? { mode: 'omit' },
-    replyWanted: over.replyWanted ?? true, data: over.data ?? Buffer.from([0xab, 0x01]), encrypted: over.encrypted ?? false,
+    type: 'command',
+    kind: over.kind ?? 'control',
+    seq: 42,
+    timestamp: T0,
+    auth: over.auth ?? { mode: 'omit' },
+    replyWanted: over.replyWanted ?? true,
+    data: over.data ?? Buffer.from([0xab, 0x01]),
+    encrypted: over.encrypted ?? false,
   };
   return c;
 }
@@ -44,7 +58,8 @@ function assemble(frames: Buffer[], kind: 'control' | 'config' = 'control', key:
     const message = decodeLinkBody(item.body, key);
     if ('error' in message || message.type !== 'response') throw new Error('not a VL-RSP');
     const step = assembler.push(message);
-    if (step.state === 'done') return step.reply.ok ? `ok:${step.reply.packets.map((p) => p.toString('hex')).join(',')}` : step.reply.error;
+    if (step.state === 'done')
+      return step.reply.ok ? `ok:${step.reply.packets.map((p) => p.toString('hex')).join(',')}` : step.reply.error;
   }
   return 'pending';
 }
@@ -54,7 +69,12 @@ const m = { now: T0, key: null, randomBytes: PAD };
 test('HELLO: version 2, uid, hw id, firmware, account, a fresh nonce, and an enrolment key while the device has none', () => {
   const identity = { seq: 1, uid: 'A10000000000', account: '001000', hwId: 'SIM-1', firmware: '1.0.0' };
   const [text] = bodies([new DeviceHandshake(identity, new Map()).hello(T0, null)]);
-  assert.match(text!, new RegExp(`^"VL-HELLO"0001#001000\\[V2\\|UA10000000000\\|HSIM-1\\|F1\\.0\\.0\\|N[0-9A-F]{32}\\|X[0-9A-F]{64}\\]${STAMP}$`));
+  assert.match(
+    text!,
+    new RegExp(
+      `^"VL-HELLO"0001#001000\\[V2\\|UA10000000000\\|HSIM-1\\|F1\\.0\\.0\\|N[0-9A-F]{32}\\|X[0-9A-F]{64}\\]${STAMP}$`,
+    ),
+  );
   const keyed = new DeviceHandshake(identity, new Map([['A10000000000', Buffer.alloc(32)]]));
   assert.not.match(bodies([keyed.hello(T0, null)])[0]!, /\|X/);
 });
@@ -129,7 +149,17 @@ test('an encrypted command gets encrypted replies; a plain one plain replies eve
   assert.ok(bodies(enc)[0]!.startsWith('"*VL-RSP"0042['));
   assert.is(assemble(enc, 'control', KEY), 'ok:ab01');
   const plain = answerCommand(command(), behaviour(), { ...m, key: KEY });
-  assert.equal(plain[0], encodeResponse({ seq: 42, timestamp: T0, packetNumber: 1, packetCount: 1, status: 'OK', data: Buffer.from([0xab, 0x01]) }));
+  assert.equal(
+    plain[0],
+    encodeResponse({
+      seq: 42,
+      timestamp: T0,
+      packetNumber: 1,
+      packetCount: 1,
+      status: 'OK',
+      data: Buffer.from([0xab, 0x01]),
+    }),
+  );
 });
 
 test('VL-TIME gets VL-ACK with the same request id', () => {

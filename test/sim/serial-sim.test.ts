@@ -16,7 +16,13 @@ async function simulate(rig: ComRig, options: Partial<SerialSimOptions>) {
   const p = rig.peer();
   await new Promise<void>((resolve) => p.close(() => resolve()));
   const line = serialLineFactory({ health: new HealthRegistry(), logger: silentLogger })({
-    path: rig.pty.b, baudRate: 9600, dataBits: 8, parity: 'none', stopBits: 1, flowControl: 'none', owner: 'sim',
+    path: rig.pty.b,
+    baudRate: 9600,
+    dataBits: 8,
+    parity: 'none',
+    stopBits: 1,
+    flowControl: 'none',
+    owner: 'sim',
   });
   await line.start();
   try {
@@ -46,19 +52,45 @@ test('MLR2 lines: events one at a time, with heartbeats while idle; all ACKed, h
     const summary = await simulate(rig, { protocol: 'MLR2', events: 4, ratePerS: 4, heartbeatMs: 50, window: 1 });
     assert.equal([summary.events_acked, summary.events_failed], [4, 0]);
     assert.ok(summary.heartbeats >= 1, `heartbeats ${summary.heartbeats}`);
-    assert.equal(rig.events().map((e) => e.zoneNo), ['001', '002', '003', '004']);
+    assert.equal(
+      rig.events().map((e) => e.zoneNo),
+      ['001', '002', '003', '004'],
+    );
   } finally {
     await rig.close();
   }
 });
 
 test('flags: defaults, the wire format sets the bits per character, bad values are usage errors', () => {
-  const c = parseSerialSimArgs(['--serial', '/dev/ttyUSB0', '--protocol', 'MLR2', '--baud', '115200', '--parity', 'even', '--emulate-baud'])!;
-  assert.equal([c.path, c.baudRate, c.options.protocol, c.options.emulateBaud, c.options.bitsPerChar, c.options.ackTimeoutMs, c.options.heartbeatMs],
-    ['/dev/ttyUSB0', 115200, 'MLR2', 115200, 11, 4000, 30_000]);
+  const c = parseSerialSimArgs([
+    '--serial',
+    '/dev/ttyUSB0',
+    '--protocol',
+    'MLR2',
+    '--baud',
+    '115200',
+    '--parity',
+    'even',
+    '--emulate-baud',
+  ])!;
+  assert.equal(
+    [
+      c.path,
+      c.baudRate,
+      c.options.protocol,
+      c.options.emulateBaud,
+      c.options.bitsPerChar,
+      c.options.ackTimeoutMs,
+      c.options.heartbeatMs,
+    ],
+    ['/dev/ttyUSB0', 115200, 'MLR2', 115200, 11, 4000, 30_000],
+  );
   assert.is(parseSerialSimArgs(['--serial', 'x', '--help']), null);
   assert.throws(() => parseSerialSimArgs(['--protocol', 'MLR2']), /a device path is required/);
-  assert.throws(() => parseSerialSimArgs(['--serial', 'x', '--protocol', 'MLR2', '--account', '12345']), /4 hex digits/);
+  assert.throws(
+    () => parseSerialSimArgs(['--serial', 'x', '--protocol', 'MLR2', '--account', '12345']),
+    /4 hex digits/,
+  );
   assert.throws(() => parseSerialSimArgs(['--serial', 'x', '--window', '0']), /--window: must be an integer 1..64/);
 });
 

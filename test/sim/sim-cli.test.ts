@@ -10,7 +10,11 @@ import { TcpPeer } from './dc09-peer.js';
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli.js');
 
-function collect(): { out: string[]; err: string[]; io: { out: (t: string) => void; err: (t: string) => void; signals: null } } {
+function collect(): {
+  out: string[];
+  err: string[];
+  io: { out: (t: string) => void; err: (t: string) => void; signals: null };
+} {
   const out: string[] = [];
   const err: string[] = [];
   return { out, err, io: { out: (t) => out.push(t), err: (t) => err.push(t), signals: null } };
@@ -27,8 +31,27 @@ test('--help documents every flag the parser accepts', async () => {
 
 test('flags map onto the options', () => {
   const parsed = parseSimArgs([
-    '--port', '10001', '--transport', 'udp', '--devices', '5', '--account-base', '00A0', '--total-rate', '50',
-    '--key', 'abc123', '--fault', 'bad', '--reply-packets', '3', '--link-test', '1.5', '--duration', '2', '--quiet',
+    '--port',
+    '10001',
+    '--transport',
+    'udp',
+    '--devices',
+    '5',
+    '--account-base',
+    '00A0',
+    '--total-rate',
+    '50',
+    '--key',
+    'abc123',
+    '--fault',
+    'bad',
+    '--reply-packets',
+    '3',
+    '--link-test',
+    '1.5',
+    '--duration',
+    '2',
+    '--quiet',
   ]);
   assert.ok(parsed.kind === 'run');
   if (parsed.kind !== 'run') return;
@@ -36,8 +59,15 @@ test('flags map onto the options', () => {
   assert.equal(
     { ...parsed.input },
     {
-      port: 10001, transport: 'udp', devices: 5, accountBase: '00A0', totalRate: 50, key: 'abc123', linkTestIntervalMs: 1500,
-      durationMs: 2000, link: { fault: 'bad', replyPackets: 3 },
+      port: 10001,
+      transport: 'udp',
+      devices: 5,
+      accountBase: '00A0',
+      totalRate: 50,
+      key: 'abc123',
+      linkTestIntervalMs: 1500,
+      durationMs: 2000,
+      link: { fault: 'bad', replyPackets: 3 },
     },
   );
 });
@@ -58,9 +88,13 @@ test('`vigil sim` as a process: progress on stderr, one JSON summary on stdout, 
   const peer = new TcpPeer({});
   await peer.start();
   try {
-    const child = spawn(process.execPath, [CLI, 'sim', '--port', String(peer.port), '--devices', '2', '--rate', '5', '--duration', '1.2'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'sim', '--port', String(peer.port), '--devices', '2', '--rate', '5', '--duration', '1.2'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -23,7 +23,11 @@ test('--device-keys: a file that is not an object of UID -> 64 hex digits is ref
   const dir = tempDir();
   try {
     const path = join(dir.path, 'keys.json');
-    for (const [text, expected] of [['[]', 'must be an object'], ['{"00AB": "00"}', 'entry "00AB"'], ['nope', 'not JSON']] as const) {
+    for (const [text, expected] of [
+      ['[]', 'must be an object'],
+      ['{"00AB": "00"}', 'entry "00AB"'],
+      ['nope', 'not JSON'],
+    ] as const) {
       await writeFile(path, text);
       try {
         await loadKeyring(path);

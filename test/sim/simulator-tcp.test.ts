@@ -53,9 +53,20 @@ test('a bounded run stops by itself: 2 devices, 6 events, HELLO first on each co
 
 test('exact frames: device 0 sends HELLO then "SIA-DCS"0001 / 0002 with its account; device 1 uses base+1', async () => {
   await withPeer({}, async (peer) => {
-    await sim(peer.port, { devices: 2, saturate: true, maxEvents: 4, accountBase: '00AB0', uidBase: 'C0FFEE000001' }).run();
+    await sim(peer.port, {
+      devices: 2,
+      saturate: true,
+      maxEvents: 4,
+      accountBase: '00AB0',
+      uidBase: 'C0FFEE000001',
+    }).run();
     const hello = peer.received.find((r) => r.link?.type === 'hello' && r.body.includes('#00AB0['))!;
-    assert.match(hello.body.toString('latin1'), new RegExp(`^"VL-HELLO"0000#00AB0\\[V2\\|UC0FFEE000001\\|HSIM-1\\|F1\\.0\\.0\\|N[0-9A-F]{32}\\|X[0-9A-F]{64}\\]${STAMP}$`));
+    assert.match(
+      hello.body.toString('latin1'),
+      new RegExp(
+        `^"VL-HELLO"0000#00AB0\\[V2\\|UC0FFEE000001\\|HSIM-1\\|F1\\.0\\.0\\|N[0-9A-F]{32}\\|X[0-9A-F]{64}\\]${STAMP}$`,
+      ),
+    );
     const dev0 = peer.events.filter((r) => r.message!.account === '00AB0').map((r) => r.raw.toString('latin1'));
     const expected = (seq: string, data: string): string =>
       buildMessage({ token: 'SIA-DCS', sequence: seq, account: '00AB0', data, timestamp: T0 }).toString('latin1');
@@ -68,19 +79,54 @@ test('exact frames: device 0 sends HELLO then "SIA-DCS"0001 / 0002 with its acco
 
 test('VL-CMD from the receiver: the device answers VL-RSP with the configured packets after the configured delay', async () => {
   await withPeer({}, async (peer) => {
-    const s = sim(peer.port, { devices: 1, ratePerDevice: 0, durationMs: 3000, link: { replyPackets: 2, replyData: '0102', replyDelayMs: 150 } });
+    const s = sim(peer.port, {
+      devices: 1,
+      ratePerDevice: 0,
+      durationMs: 3000,
+      link: { replyPackets: 2, replyData: '0102', replyDelayMs: 150 },
+    });
     s.start();
     await peer.waitFor((p) => p.sessions.has(0));
     const sentAt = performance.now();
     const key = peer.sessions.get(0)!;
-    peer.send(0, encodeCommand({ kind: 'control', seq: 77, timestamp: T0, auth: { mode: 'omit' }, replyWanted: true, data: Buffer.from([9]) }, { key }));
+    peer.send(
+      0,
+      encodeCommand(
+        { kind: 'control', seq: 77, timestamp: T0, auth: { mode: 'omit' }, replyWanted: true, data: Buffer.from([9]) },
+        { key },
+      ),
+    );
     await peer.waitFor((p) => p.linkMessages.filter((r) => r.link!.type === 'response').length >= 2);
     const replies = peer.linkMessages.filter((r) => r.link!.type === 'response');
-    assert.ok(replies.every((r) => r.body.toString('latin1').startsWith('"*VL-RSP"0077[')), 'replies are sealed with the session key');
-    assert.equal(replies.map((r) => r.link), [
-      { type: 'response', seq: 77, timestamp: T0, encrypted: true, packetNumber: 1, packetCount: 2, status: 'OK', data: Buffer.from('0102', 'hex') },
-      { type: 'response', seq: 77, timestamp: T0, encrypted: true, packetNumber: 2, packetCount: 2, status: 'OK', data: Buffer.from('0102', 'hex') },
-    ]);
+    assert.ok(
+      replies.every((r) => r.body.toString('latin1').startsWith('"*VL-RSP"0077[')),
+      'replies are sealed with the session key',
+    );
+    assert.equal(
+      replies.map((r) => r.link),
+      [
+        {
+          type: 'response',
+          seq: 77,
+          timestamp: T0,
+          encrypted: true,
+          packetNumber: 1,
+          packetCount: 2,
+          status: 'OK',
+          data: Buffer.from('0102', 'hex'),
+        },
+        {
+          type: 'response',
+          seq: 77,
+          timestamp: T0,
+          encrypted: true,
+          packetNumber: 2,
+          packetCount: 2,
+          status: 'OK',
+          data: Buffer.from('0102', 'hex'),
+        },
+      ],
+    );
     assert.ok(replies[0]!.at - sentAt >= 140, `reply after ${replies[0]!.at - sentAt} ms`);
     const summary = await s.stop();
     assert.is(summary.device_link.commands, 1);
@@ -90,12 +136,25 @@ test('VL-CMD from the receiver: the device answers VL-RSP with the configured pa
 
 test('fault wrong-number over the socket: the peer receives exactly the packet numbers 0 and 1', async () => {
   await withPeer({}, async (peer) => {
-    const s = sim(peer.port, { devices: 1, ratePerDevice: 0, durationMs: 3000, link: { replyPackets: 2, fault: 'wrong-number' } });
+    const s = sim(peer.port, {
+      devices: 1,
+      ratePerDevice: 0,
+      durationMs: 3000,
+      link: { replyPackets: 2, fault: 'wrong-number' },
+    });
     s.start();
     await peer.waitFor((p) => p.sessions.has(0));
-    peer.send(0, encodeCommand({ kind: 'config', seq: 5, timestamp: T0, auth: { mode: 'none' }, replyWanted: true, data: Buffer.from([1]) }, { key: peer.sessions.get(0)! }));
+    peer.send(
+      0,
+      encodeCommand(
+        { kind: 'config', seq: 5, timestamp: T0, auth: { mode: 'none' }, replyWanted: true, data: Buffer.from([1]) },
+        { key: peer.sessions.get(0)! },
+      ),
+    );
     await peer.waitFor((p) => p.linkMessages.filter((r) => r.link!.type === 'response').length >= 2);
-    const numbers = peer.linkMessages.filter((r) => r.link!.type === 'response').map((r) => (r.link as { packetNumber: number }).packetNumber);
+    const numbers = peer.linkMessages
+      .filter((r) => r.link!.type === 'response')
+      .map((r) => (r.link as { packetNumber: number }).packetNumber);
     assert.equal(numbers, [0, 1]);
     await s.stop();
   });
@@ -104,7 +163,10 @@ test('fault wrong-number over the socket: the peer receives exactly the packet n
 test('NAK then ACK: the event goes again with the same sequence and is counted once as ACKed', async () => {
   await withPeer({ answer: (_m, n) => (n === 0 ? 'nak' : 'ack') }, async (peer) => {
     const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 1, link: { hello: false } }).run();
-    assert.equal(peer.events.map((r) => r.message!.sequence), ['0001', '0001']);
+    assert.equal(
+      peer.events.map((r) => r.message!.sequence),
+      ['0001', '0001'],
+    );
     assert.is(summary.naks, 1);
     assert.is(summary.retransmits, 1);
     assert.is(summary.events_acked, 1);
@@ -114,7 +176,10 @@ test('NAK then ACK: the event goes again with the same sequence and is counted o
 test('DUH: counted, not sent again', async () => {
   await withPeer({ answer: () => 'duh' }, async (peer) => {
     const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 2, link: { hello: false } }).run();
-    assert.equal(peer.events.map((r) => r.message!.sequence), ['0001', '0002']);
+    assert.equal(
+      peer.events.map((r) => r.message!.sequence),
+      ['0001', '0002'],
+    );
     assert.is(summary.duhs, 2);
     assert.is(summary.events_failed, 2);
     assert.is(summary.events_acked, 0);
@@ -123,8 +188,18 @@ test('DUH: counted, not sent again', async () => {
 
 test('no answer: the event is sent 1 + retries times at the ACK timeout, then given up', async () => {
   await withPeer({ answer: () => 'none' }, async (peer) => {
-    const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 1, maxRetries: 2, ackTimeoutMs: 100, link: { hello: false } }).run();
-    assert.equal(peer.events.map((r) => r.message!.sequence), ['0001', '0001', '0001']);
+    const summary = await sim(peer.port, {
+      devices: 1,
+      saturate: true,
+      maxEvents: 1,
+      maxRetries: 2,
+      ackTimeoutMs: 100,
+      link: { hello: false },
+    }).run();
+    assert.equal(
+      peer.events.map((r) => r.message!.sequence),
+      ['0001', '0001', '0001'],
+    );
     assert.is(summary.ack_timeouts, 3);
     assert.is(summary.events_failed, 1);
   });
@@ -134,7 +209,10 @@ test('the receiver closes the connection: the device reconnects and sends the un
   await withPeer({ answer: (_m, n) => (n === 0 ? 'close' : 'ack') }, async (peer) => {
     const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 2, reconnectInitialMs: 20 }).run();
     assert.is(peer.connections.length, 2);
-    assert.equal(peer.events.map((r) => `${r.from}:${r.message!.sequence}`), ['0:0001', '1:0001', '1:0002']);
+    assert.equal(
+      peer.events.map((r) => `${r.from}:${r.message!.sequence}`),
+      ['0:0001', '1:0001', '1:0002'],
+    );
     assert.is(summary.connections.disconnects, 1);
     assert.is(summary.device_link.hellos, 2, 'HELLO again on the new connection');
     assert.is(summary.events_acked, 2);
@@ -143,12 +221,23 @@ test('the receiver closes the connection: the device reconnects and sends the un
 
 test('encryption round trip: the peer opens each event with the key, the device accepts the *ACK', async () => {
   await withPeer({ key: KEY }, async (peer) => {
-    const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 3, key: KEY_TEXT, token: 'ADM-CID' }).run();
+    const summary = await sim(peer.port, {
+      devices: 1,
+      saturate: true,
+      maxEvents: 3,
+      key: KEY_TEXT,
+      token: 'ADM-CID',
+    }).run();
     assert.is(summary.events_acked, 3);
     assert.is(summary.unopened_replies, 0);
-    assert.equal(peer.events.map((r) => [r.message!.encrypted, r.message!.data]), [
-      [true, '#001000|1130 01 001'], [true, '#001000|3130 01 001'], [true, '#001000|1130 01 002'],
-    ]);
+    assert.equal(
+      peer.events.map((r) => [r.message!.encrypted, r.message!.data]),
+      [
+        [true, '#001000|1130 01 001'],
+        [true, '#001000|3130 01 001'],
+        [true, '#001000|1130 01 002'],
+      ],
+    );
     assert.ok(peer.received[0]!.body.toString('latin1').startsWith('"*VL-HELLO"0000#001000['));
   });
 });
@@ -165,7 +254,13 @@ test('a receiver without the device link DUHs the HELLO (sequence 0000): no seco
 
 test('nobody listening: connect errors are counted, reconnects stay bounded, the run still ends', async () => {
   const port = await freePort();
-  const summary = await sim(port, { devices: 2, ratePerDevice: 1, durationMs: 400, reconnectInitialMs: 20, maxReconnects: 3 }).run();
+  const summary = await sim(port, {
+    devices: 2,
+    ratePerDevice: 1,
+    durationMs: 400,
+    reconnectInitialMs: 20,
+    maxReconnects: 3,
+  }).run();
   assert.is(summary.connections.connects, 0);
   assert.ok(summary.connections.errors >= 2 && summary.connections.errors <= 8, `errors ${summary.connections.errors}`);
   assert.is(summary.events_acked, 0);
@@ -173,7 +268,12 @@ test('nobody listening: connect errors are counted, reconnects stay bounded, the
 
 test('paced rate: 4 devices at 20 events/s each for 1 s send about 80 events', async () => {
   await withPeer({}, async (peer) => {
-    const summary = await sim(peer.port, { devices: 4, ratePerDevice: 20, durationMs: 1000, link: { hello: false } }).run();
+    const summary = await sim(peer.port, {
+      devices: 4,
+      ratePerDevice: 20,
+      durationMs: 1000,
+      link: { hello: false },
+    }).run();
     assert.ok(summary.events_sent >= 68 && summary.events_sent <= 96, `sent ${summary.events_sent}`);
     assert.is(summary.events_acked, summary.events_sent);
     assert.is(peer.events.length, summary.events_sent);
@@ -182,7 +282,13 @@ test('paced rate: 4 devices at 20 events/s each for 1 s send about 80 events', a
 
 test('NULL link tests go out at the interval and are ACKed, not counted as events', async () => {
   await withPeer({}, async (peer) => {
-    const summary = await sim(peer.port, { devices: 2, ratePerDevice: 0, linkTestIntervalMs: 200, durationMs: 1000, link: { hello: false } }).run();
+    const summary = await sim(peer.port, {
+      devices: 2,
+      ratePerDevice: 0,
+      linkTestIntervalMs: 200,
+      durationMs: 1000,
+      link: { hello: false },
+    }).run();
     const nulls = peer.received.filter((r) => r.message?.token === 'NULL');
     assert.ok(nulls.length >= 6 && nulls.length <= 14, `NULLs ${nulls.length}`);
     assert.is(nulls[0]!.body.toString('latin1'), `"NULL"0001#001000[]${STAMP}`);

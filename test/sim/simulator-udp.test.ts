@@ -20,10 +20,13 @@ async function withPeer(peerOptions: PeerOptions, fn: (peer: UdpPeer) => Promise
 }
 
 function sim(port: number, input: Omit<SimOptionsInput, 'port'>): Simulator {
-  return new Simulator(resolveSimOptions({ port, transport: 'udp', connectRate: 0, ackTimeoutMs: 200, drainMs: 1000, ...input }), {
-    clock,
-    randomBytes: PAD,
-  });
+  return new Simulator(
+    resolveSimOptions({ port, transport: 'udp', connectRate: 0, ackTimeoutMs: 200, drainMs: 1000, ...input }),
+    {
+      clock,
+      randomBytes: PAD,
+    },
+  );
 }
 
 test('UDP: one socket (source port) per device, one frame per datagram, every event ACKed', async () => {
@@ -36,7 +39,13 @@ test('UDP: one socket (source port) per device, one frame per datagram, every ev
     const first = peer.events.find((r) => r.message!.account === '001002')!;
     assert.is(
       first.raw.toString('latin1'),
-      buildMessage({ token: 'SIA-DCS', sequence: '0001', account: '001002', data: '#001002|Nri01/BA001', timestamp: T0 }).toString('latin1'),
+      buildMessage({
+        token: 'SIA-DCS',
+        sequence: '0001',
+        account: '001002',
+        data: '#001002|Nri01/BA001',
+        timestamp: T0,
+      }).toString('latin1'),
     );
   });
 });
@@ -44,7 +53,10 @@ test('UDP: one socket (source port) per device, one frame per datagram, every ev
 test('UDP: a lost reply is made good by the retransmission with the same sequence', async () => {
   await withPeer({ answer: (_m, n) => (n === 0 ? 'none' : 'ack') }, async (peer) => {
     const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 1, ackTimeoutMs: 100 }).run();
-    assert.equal(peer.events.map((r) => r.message!.sequence), ['0001', '0001']);
+    assert.equal(
+      peer.events.map((r) => r.message!.sequence),
+      ['0001', '0001'],
+    );
     assert.is(summary.retransmits, 1);
     assert.is(summary.events_acked, 1);
   });
@@ -56,7 +68,10 @@ test('UDP encrypted with a 6-character receiver password: the peer opens it with
   await withPeer({ key }, async (peer) => {
     const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 2, key: 'pa55wd' }).run();
     assert.is(summary.events_acked, 2);
-    assert.equal(peer.events.map((r) => r.message!.data), ['#001000|Nri01/BA001', '#001000|Nri01/BR001']);
+    assert.equal(
+      peer.events.map((r) => r.message!.data),
+      ['#001000|Nri01/BA001', '#001000|Nri01/BR001'],
+    );
   });
 });
 

@@ -25,17 +25,43 @@ interface Rig {
   clock: DeviceClock;
 }
 
-function rig(over: { header?: Partial<FrameHeader>; window?: number; maxRetries?: number; saturate?: boolean; budget?: number | null } = {}): Rig {
+function rig(
+  over: {
+    header?: Partial<FrameHeader>;
+    window?: number;
+    maxRetries?: number;
+    saturate?: boolean;
+    budget?: number | null;
+  } = {},
+): Rig {
   const sent: Buffer[] = [];
   const stats = new SimStats();
   const host = new ManualClock(T0);
   const mono = { now: 1000 };
   const clock = new DeviceClock(host);
-  const header: FrameHeader = { token: 'SIA-DCS', account: '001000', receiver: null, line: null, key: null, timestamps: true, ...over.header };
+  const header: FrameHeader = {
+    token: 'SIA-DCS',
+    account: '001000',
+    receiver: null,
+    line: null,
+    key: null,
+    timestamps: true,
+    ...over.header,
+  };
   const tx = new Transmitter(
-    { header, window: over.window ?? 1, ackTimeoutMs: 500, maxRetries: over.maxRetries ?? 2, saturate: over.saturate ?? false, maxQueue: 100 },
     {
-      stats, budget: new EventBudget(over.budget === undefined ? 1000 : over.budget), clock, monotonic: () => mono.now,
+      header,
+      window: over.window ?? 1,
+      ackTimeoutMs: 500,
+      maxRetries: over.maxRetries ?? 2,
+      saturate: over.saturate ?? false,
+      maxQueue: 100,
+    },
+    {
+      stats,
+      budget: new EventBudget(over.budget === undefined ? 1000 : over.budget),
+      clock,
+      monotonic: () => mono.now,
       send: (frame) => {
         sent.push(frame);
         return true;
@@ -68,7 +94,13 @@ test('the first event is exactly the DC-09 frame buildMessage makes: sequence 00
   r.tx.setOpen(true);
   r.tx.enqueueEvents(1);
   assert.equal(r.sent.length, 1);
-  const expected = buildMessage({ token: 'SIA-DCS', sequence: '0001', account: '001000', data: '#001000|Nri01/BA001', timestamp: T0 });
+  const expected = buildMessage({
+    token: 'SIA-DCS',
+    sequence: '0001',
+    account: '001000',
+    data: '#001000|Nri01/BA001',
+    timestamp: T0,
+  });
   assert.equal(r.sent[0]!.toString('latin1'), expected.toString('latin1'));
   assert.equal(body(r.sent[0]!).toString('latin1'), '"SIA-DCS"0001#001000[#001000|Nri01/BA001]_03:04:05,01-02-2026');
   assert.equal(r.stats.eventsSent, 1);

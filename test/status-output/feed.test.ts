@@ -14,9 +14,25 @@ const AT = Date.UTC(2026, 0, 1);
 
 function record(id: number, overrides: Partial<ObjectRecord> = {}): ObjectRecord {
   return {
-    id, account: `A${id}`, uid: null, hwId: null, firmware: null, mainObjectId: null, receiverId: 1, receiverKind: 'tcp',
-    transport: 'tcp', remoteAddress: null, firstSeen: AT, lastSeen: AT, lastPing: null, connectionState: 'online',
-    supervisionState: null, linkPeriodS: null, sms: false, restoreCount: 0, ...overrides,
+    id,
+    account: `A${id}`,
+    uid: null,
+    hwId: null,
+    firmware: null,
+    mainObjectId: null,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: null,
+    firstSeen: AT,
+    lastSeen: AT,
+    lastPing: null,
+    connectionState: 'online',
+    supervisionState: null,
+    linkPeriodS: null,
+    sms: false,
+    restoreCount: 0,
+    ...overrides,
   };
 }
 
@@ -73,10 +89,13 @@ test('tapped raise: object_lost and object_restored become lost and restored, an
   await tapped('object_restored', { subject, at: AT + 60 });
   await tapped('store_trouble', {});
   assert.equal(raised, ['object_lost', 'object_restored', 'store_trouble']);
-  assert.equal(s.got.map((c) => [c.kind, c.at, c.object.connectionState]), [
-    ['lost', AT + 50, 'lost'],
-    ['restored', AT + 60, 'online'],
-  ]);
+  assert.equal(
+    s.got.map((c) => [c.kind, c.at, c.object.connectionState]),
+    [
+      ['lost', AT + 50, 'lost'],
+      ['restored', AT + 60, 'online'],
+    ],
+  );
   const none = tapTransitions(raise, () => null, objects, clock);
   await none('object_lost', { subject });
   assert.is(s.got.length, 2);
@@ -84,10 +103,13 @@ test('tapped raise: object_lost and object_restored become lost and restored, an
 
 test('snapshot: one state frame per object with its stored connection state', () => {
   const snap = snapshotOf([record(1), record(2, { connectionState: 'lost', mainObjectId: 1 })], AT);
-  assert.equal(snap.map((c) => [c.kind, c.object.id, c.object.connectionState, c.object.mainObjectId]), [
-    ['state', 1, 'online', null],
-    ['state', 2, 'lost', 1],
-  ]);
+  assert.equal(
+    snap.map((c) => [c.kind, c.object.id, c.object.connectionState, c.object.mainObjectId]),
+    [
+      ['state', 1, 'online', null],
+      ['state', 2, 'lost', 1],
+    ],
+  );
 });
 
 test.run();

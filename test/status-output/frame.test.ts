@@ -28,7 +28,10 @@ test('hello and heartbeat frames have their exact bytes', () => {
     encoder.encode({ type: 'hello', at: AT, instance: 'site-a', objects: 3 }).toString(),
     '{"v":1,"type":"hello","at":"2026-01-02T03:04:05.678Z","instance":"site-a","objects":3}\n',
   );
-  assert.is(encoder.encode({ type: 'heartbeat', at: AT }).toString(), '{"v":1,"type":"heartbeat","at":"2026-01-02T03:04:05.678Z"}\n');
+  assert.is(
+    encoder.encode({ type: 'heartbeat', at: AT }).toString(),
+    '{"v":1,"type":"heartbeat","at":"2026-01-02T03:04:05.678Z"}\n',
+  );
 });
 
 test('a signal frame carries signal_level after state; a related object names its main object', () => {
@@ -96,9 +99,15 @@ test('decoder: two frames in one chunk and one frame in two chunks', () => {
   const two = encoder.encode({ type: 'hello', at: AT, instance: 'x', objects: 0 });
   const decoder = new StatusDecoder(null);
   const both = decoder.push(Buffer.concat([one, two]));
-  assert.equal(both.map((f) => f?.type), ['heartbeat', 'hello']);
+  assert.equal(
+    both.map((f) => f?.type),
+    ['heartbeat', 'hello'],
+  );
   assert.equal(decoder.push(one.subarray(0, 10)), []);
-  assert.equal(decoder.push(one.subarray(10)).map((f) => f?.type), ['heartbeat']);
+  assert.equal(
+    decoder.push(one.subarray(10)).map((f) => f?.type),
+    ['heartbeat'],
+  );
   assert.equal(decoder.push(Buffer.from('not json\n')), [null]);
 });
 

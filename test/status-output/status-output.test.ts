@@ -16,7 +16,14 @@ function change(id: number, kind: StatusChange['kind'] = 'link_test'): StatusCha
   return {
     kind,
     at: AT + id,
-    object: { id, account: String(1000 + id), uid: null, receiverId: 1, mainObjectId: null, connectionState: kind === 'lost' ? 'lost' : 'online' },
+    object: {
+      id,
+      account: String(1000 + id),
+      uid: null,
+      receiverId: 1,
+      mainObjectId: null,
+      connectionState: kind === 'lost' ? 'lost' : 'online',
+    },
   };
 }
 
@@ -30,7 +37,15 @@ async function startOutput(options: Partial<StatusOutputOptions> = {}): Promise<
   const clock = new ManualClock(AT);
   const health = new HealthRegistry(() => clock.now());
   const output = new StatusOutput(
-    { port: 0, host: LOOPBACK, encryptionKey: null, instanceName: 'test-site', snapshot: () => [], heartbeatMs: 0, ...options },
+    {
+      port: 0,
+      host: LOOPBACK,
+      encryptionKey: null,
+      instanceName: 'test-site',
+      snapshot: () => [],
+      heartbeatMs: 0,
+      ...options,
+    },
     { health, logger: silentLogger, clock },
   );
   await output.start();
@@ -89,7 +104,11 @@ test('several clients each receive every change in order', async () => {
     await waitFor(() => h.output.stats.clients === 3 && clients.every((c) => c.frames.length === 1));
     for (let i = 1; i <= 50; i++) h.output.publish(change(i));
     await waitFor(() => clients.every((c) => c.frames.length === 51));
-    for (const c of clients) assert.equal(c.frames.slice(1).map((f) => f?.object_id), Array.from({ length: 50 }, (_, i) => i + 1));
+    for (const c of clients)
+      assert.equal(
+        c.frames.slice(1).map((f) => f?.object_id),
+        Array.from({ length: 50 }, (_, i) => i + 1),
+      );
     assert.equal(h.health.get('status-output')?.metrics.clients, 3);
     for (const c of clients) c.socket.destroy();
     await waitFor(() => h.output.stats.clients === 0);
@@ -108,7 +127,10 @@ test('with encryption on, every frame on the wire is hex and decodes with the ke
     await waitFor(() => c.frames.length === 2);
     const wire = Buffer.concat(c.bytes).toString('latin1');
     assert.match(wire, /^([0-9A-F]+\n){2}$/);
-    assert.equal(c.frames.map((f) => f?.type), ['hello', 'restored']);
+    assert.equal(
+      c.frames.map((f) => f?.type),
+      ['hello', 'restored'],
+    );
     assert.is(c.frames[1]?.object_id, 5);
     c.socket.destroy();
   } finally {
@@ -141,7 +163,10 @@ test('a client that stops reading is dropped at its bound; publish never waits a
     assert.equal(h.health.get('status-output')?.metrics.dropped_clients, 1);
     assert.ok(slowestPublishMs < 50, `a publish took ${slowestPublishMs} ms`);
     await waitFor(() => fast.frames.length === published + 1, 10_000);
-    assert.ok(fast.frames.slice(1).every((f, i) => f?.object_id === i + 1), 'fast client got every frame in order');
+    assert.ok(
+      fast.frames.slice(1).every((f, i) => f?.object_id === i + 1),
+      'fast client got every frame in order',
+    );
     assert.is(fast.closed, false);
     fast.socket.destroy();
   } finally {

@@ -13,7 +13,9 @@ import { startStore } from './helpers/store-fixture.js';
 
 function tables(db: BetterSqlite3.Database): string[] {
   return (
-    db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+    db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as {
       name: string;
     }[]
   ).map((r) => r.name);
@@ -70,10 +72,22 @@ test('migration 2 drops every secondary journal index of a version-1 file and ke
   try {
     const db = openDatabase(join(dir.path, 'v.db'));
     assert.equal(migrate(db, silentLogger, MIGRATIONS.slice(0, 1)), { from: 0, to: 1 });
-    db.prepare("INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A1', 'SIA-DCS', 'alarm', x'0A')").run();
+    db.prepare(
+      "INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A1', 'SIA-DCS', 'alarm', x'0A')",
+    ).run();
     const indexes = () =>
-      (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
-    assert.equal(indexes(), ['events_by_account', 'events_by_code', 'events_by_object', 'events_by_received_at', 'events_by_receiver']);
+      (
+        db
+          .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name")
+          .all() as { name: string }[]
+      ).map((r) => r.name);
+    assert.equal(indexes(), [
+      'events_by_account',
+      'events_by_code',
+      'events_by_object',
+      'events_by_received_at',
+      'events_by_receiver',
+    ]);
     assert.equal(migrate(db, silentLogger), { from: 1, to: MIGRATIONS.length });
     assert.equal(indexes(), []);
     assert.equal(db.prepare('SELECT id, account FROM events').all(), [{ id: 1, account: 'A1' }]);
@@ -110,7 +124,10 @@ test('a database newer than the code knows, whose floor is newer too, is refused
       assert.unreachable('start should have failed');
     } catch (err) {
       assert.ok(isVigilError(err, 'STORE_FAILURE'));
-      assert.match((err as Error).message, `database schema version ${MIGRATIONS.length + 1} is newer than this Vigil build supports (${MIGRATIONS.length})`);
+      assert.match(
+        (err as Error).message,
+        `database schema version ${MIGRATIONS.length + 1} is newer than this Vigil build supports (${MIGRATIONS.length})`,
+      );
     }
     assert.is(fx.health.get('store')?.state, 'failed');
     assert.match(fx.health.get('store')?.detail ?? '', 'is newer than this Vigil build supports');
@@ -152,14 +169,22 @@ test('a failing migration rolls back entirely: version and tables stay as they w
     migrate(db, silentLogger);
     const broken: Migration[] = [
       ...MIGRATIONS,
-      { version: MIGRATIONS.length + 1, name: 'broken', up: 'CREATE TABLE extra (x); INSERT INTO no_such_table VALUES (1);', readableFrom: 6 },
+      {
+        version: MIGRATIONS.length + 1,
+        name: 'broken',
+        up: 'CREATE TABLE extra (x); INSERT INTO no_such_table VALUES (1);',
+        readableFrom: 6,
+      },
     ];
     try {
       migrate(db, silentLogger, broken);
       assert.unreachable('should fail');
     } catch (err) {
       assert.ok(isVigilError(err, 'STORE_FAILURE'));
-      assert.match((err as Error).message, `migration ${MIGRATIONS.length + 1} (broken) failed: no such table: no_such_table`);
+      assert.match(
+        (err as Error).message,
+        `migration ${MIGRATIONS.length + 1} (broken) failed: no such table: no_such_table`,
+      );
     }
     assert.is(schemaVersion(db), MIGRATIONS.length);
     assert.not.ok(tables(db).includes('extra'));
@@ -176,7 +201,10 @@ test('a later migration is applied once, on top of the earlier ones, and logged'
     const logger = createLogger('t', (l) => lines.push(l));
     const db = openDatabase(join(dir.path, 'v.db'));
     const n = MIGRATIONS.length + 1;
-    const more: Migration[] = [...MIGRATIONS, { version: n, name: 'add extra', up: (d) => d.exec('CREATE TABLE extra (x)'), readableFrom: 6 }];
+    const more: Migration[] = [
+      ...MIGRATIONS,
+      { version: n, name: 'add extra', up: (d) => d.exec('CREATE TABLE extra (x)'), readableFrom: 6 },
+    ];
     assert.equal(migrate(db, logger, more), { from: 0, to: n });
     assert.equal(migrate(db, logger, more), { from: n, to: n });
     assert.is(lines.filter((l) => l.includes('migration applied')).length, n);

@@ -18,7 +18,12 @@ test('device keys: enrol stores 32 bytes and closes the window; reset forgets th
     assert.equal(store.deviceKeys.get('00AB12'), { uid: '00AB12', key: null, enrolUntil: 9_000, updatedAt: 1_000 });
     clock.advance(500);
     store.deviceKeys.enrol('00AB12', Buffer.alloc(32, 3));
-    assert.equal(store.deviceKeys.get('00AB12'), { uid: '00AB12', key: Buffer.alloc(32, 3), enrolUntil: null, updatedAt: 1_500 });
+    assert.equal(store.deviceKeys.get('00AB12'), {
+      uid: '00AB12',
+      key: Buffer.alloc(32, 3),
+      enrolUntil: null,
+      updatedAt: 1_500,
+    });
     assert.throws(() => store.deviceKeys.enrol('00AB12', Buffer.alloc(16)), 'a key is 32 bytes (CHECK)');
   } finally {
     await store.stop();

@@ -22,7 +22,9 @@ const SIZES = [1, 15, 16, 17, 31, 32, 33, 100, 1000];
 
 /** Rows whose account names the batch and the position: `b<batch>-<i>`. */
 function rows(batch: string, count: number, overrides: Partial<NewEvent> = {}): EventInsertParams[] {
-  return Array.from({ length: count }, (_, i) => toInsertParams(sampleEvent({ account: `${batch}-${i}`, ...overrides })));
+  return Array.from({ length: count }, (_, i) =>
+    toInsertParams(sampleEvent({ account: `${batch}-${i}`, ...overrides })),
+  );
 }
 
 /** 40 rows of `batch` whose 36th the CHECK refuses: at 16 rows per INSERT, the third INSERT fails. */
@@ -34,7 +36,10 @@ function refusedInThirdInsert(batch: string): EventInsertParams[] {
 
 /** The ids the table holds for a batch, in input order. */
 function storedIds(db: Database, batch: string): number[] {
-  const found = db.prepare('SELECT id, account FROM events WHERE account LIKE ? ORDER BY id').all(`${batch}-%`) as { id: number; account: string }[];
+  const found = db.prepare('SELECT id, account FROM events WHERE account LIKE ? ORDER BY id').all(`${batch}-%`) as {
+    id: number;
+    account: string;
+  }[];
   const ids: number[] = [];
   for (const row of found) ids[Number(row.account.slice(batch.length + 1))] = row.id;
   return ids;
@@ -64,7 +69,10 @@ for (const rowsPerInsert of [undefined, 1, 7, 32]) {
       for (const size of SIZES) {
         const ids = journal.appendRows(rows(`b${size}`, size));
         assert.equal(ids, storedIds(db, `b${size}`));
-        assert.equal(ids, Array.from({ length: size }, (_, i) => expectedNext + i));
+        assert.equal(
+          ids,
+          Array.from({ length: size }, (_, i) => expectedNext + i),
+        );
         expectedNext += size;
       }
       assert.is(allIds(db).length, expectedNext - 1);
@@ -87,7 +95,10 @@ test('a batch refused in its third INSERT stores nothing, and the next batch get
     // The rolled-back ids were never committed (no cursor can point past them): ids go on from 18.
     const next = journal.appendRows(rows('next', 33));
     assert.equal(next, storedIds(db, 'next'));
-    assert.equal(next, Array.from({ length: 33 }, (_, i) => 18 + i));
+    assert.equal(
+      next,
+      Array.from({ length: 33 }, (_, i) => 18 + i),
+    );
   });
 });
 
@@ -104,11 +115,14 @@ test('inside a caller transaction that rolls back, then one that commits, the id
     const [x, y] = committed();
     assert.equal(x, storedIds(db, 'x'));
     assert.equal(y, storedIds(db, 'y'));
-    assert.equal(allIds(db), Array.from({ length: 25 }, (_, i) => i + 1));
+    assert.equal(
+      allIds(db),
+      Array.from({ length: 25 }, (_, i) => i + 1),
+    );
   });
 });
 
-test('refused in its third INSERT inside a caller transaction: the caller\'s whole transaction stores nothing, earlier appends included', () => {
+test("refused in its third INSERT inside a caller transaction: the caller's whole transaction stores nothing, earlier appends included", () => {
   withJournal(16, (journal, db) => {
     journal.appendRows(rows('first', 3));
     const bad = refusedInThirdInsert('bad');
@@ -116,7 +130,10 @@ test('refused in its third INSERT inside a caller transaction: the caller\'s who
       journal.appendRows(rows('before', 5));
       journal.appendRows(bad);
     });
-    assert.throws(() => caller(), (err: unknown) => isVigilError(err, 'CONFLICT'));
+    assert.throws(
+      () => caller(),
+      (err: unknown) => isVigilError(err, 'CONFLICT'),
+    );
     assert.equal(storedIds(db, 'before'), []);
     assert.equal(storedIds(db, 'bad'), []);
     assert.equal(journal.appendRows(rows('next', 2)), [4, 5]);
@@ -130,7 +147,10 @@ test('after the newest rows were deleted their ids are not reused, and the retur
     assert.is(journal.maxId(), 50);
     const ids = journal.appendRows(rows('new', 40));
     assert.equal(ids, storedIds(db, 'new'));
-    assert.equal(ids, Array.from({ length: 40 }, (_, i) => 51 + i));
+    assert.equal(
+      ids,
+      Array.from({ length: 40 }, (_, i) => 51 + i),
+    );
   });
 });
 
@@ -145,7 +165,10 @@ test('deletes in any order (newest first, one by one, a middle range, everything
     db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events ORDER BY id DESC)').run();
     assert.equal(allIds(db), []);
     assert.is(journal.maxId(), 33);
-    assert.equal(journal.appendRows(rows('d', 17)), Array.from({ length: 17 }, (_, i) => 34 + i));
+    assert.equal(
+      journal.appendRows(rows('d', 17)),
+      Array.from({ length: 17 }, (_, i) => 34 + i),
+    );
   });
 });
 
@@ -159,7 +182,10 @@ test('retention (deleteOlderThan) emptying the journal does not reset the ids, a
     assert.is(journal.maxId(), 120);
     const ids = journal.appendRows(rows('new', 33, { receivedAt: 3_000 }));
     assert.equal(ids, storedIds(db, 'new'));
-    assert.equal(ids, Array.from({ length: 33 }, (_, i) => 121 + i));
+    assert.equal(
+      ids,
+      Array.from({ length: 33 }, (_, i) => 121 + i),
+    );
   });
 });
 
@@ -167,8 +193,14 @@ test('a missing high-water row fails the append (STORE_FAILURE, nothing stored) 
   withJournal(undefined, (journal, db) => {
     journal.appendRows(rows('a', 3));
     db.prepare('DELETE FROM events_high_water').run();
-    assert.throws(() => journal.appendRows(rows('b', 2)), (err: Error) => isVigilError(err, 'STORE_FAILURE'));
-    assert.throws(() => journal.maxId(), (err: Error) => isVigilError(err, 'STORE_FAILURE'));
+    assert.throws(
+      () => journal.appendRows(rows('b', 2)),
+      (err: Error) => isVigilError(err, 'STORE_FAILURE'),
+    );
+    assert.throws(
+      () => journal.maxId(),
+      (err: Error) => isVigilError(err, 'STORE_FAILURE'),
+    );
     assert.equal(allIds(db), [1, 2, 3]);
   });
 });
@@ -177,15 +209,24 @@ test('append() (events, not rows) takes the same path: ids and receivedAt in inp
   withJournal(undefined, (journal, db) => {
     const events = Array.from({ length: 37 }, (_, i) => sampleEvent({ account: `e-${i}`, receivedAt: 1000 + i }));
     const refs = journal.append(events);
-    assert.equal(refs.map((r) => r.id), storedIds(db, 'e'));
-    assert.equal(refs.map((r) => r.receivedAt), events.map((e) => e.receivedAt));
+    assert.equal(
+      refs.map((r) => r.id),
+      storedIds(db, 'e'),
+    );
+    assert.equal(
+      refs.map((r) => r.receivedAt),
+      events.map((e) => e.receivedAt),
+    );
   });
 });
 
 test('a rows-per-INSERT count SQLite cannot bind is refused before anything is written', () => {
   for (const rowsPerInsert of [0, 1.5, 2000]) {
     withJournal(rowsPerInsert, (journal, db) => {
-      assert.throws(() => journal.appendRows(rows('z', 3)), (err: Error) => isVigilError(err, 'INTERNAL'));
+      assert.throws(
+        () => journal.appendRows(rows('z', 3)),
+        (err: Error) => isVigilError(err, 'INTERNAL'),
+      );
       assert.equal(allIds(db), []);
     });
   }

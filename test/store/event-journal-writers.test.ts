@@ -60,12 +60,24 @@ const { parentPort, workerData } = require('node:worker_threads');
 })().catch((err) => { throw err; });
 `;
 
-function runWriter(path: string, barrier: SharedArrayBuffer, name: string, seed: number, deleteEvery: number): Promise<WriterReport> {
+function runWriter(
+  path: string,
+  barrier: SharedArrayBuffer,
+  name: string,
+  seed: number,
+  deleteEvery: number,
+): Promise<WriterReport> {
   const url = (relative: string): string => new URL(relative, import.meta.url).href;
   const worker = new Worker(WRITER_SOURCE, {
     eval: true,
     workerData: {
-      path, barrier, name, seed, deleteEvery, batches: BATCHES_PER_WRITER, maxBatch: MAX_BATCH,
+      path,
+      barrier,
+      name,
+      seed,
+      deleteEvery,
+      batches: BATCHES_PER_WRITER,
+      maxBatch: MAX_BATCH,
       databaseUrl: url('../../src/store/database.js'),
       journalUrl: url('../../src/store/event-journal.js'),
       rowsUrl: url('../../src/store/event-rows.js'),
@@ -102,9 +114,14 @@ test('two connections appending at once, one deleting the newest row as it goes:
     const handedOut = [...a.ids, ...b.ids];
     assert.is(new Set(handedOut).size, handedOut.length, 'no id returned to both writers, or twice to one');
     const sorted = [...handedOut].sort((x, y) => x - y);
-    assert.equal(sorted, Array.from({ length: sorted.length }, (_, i) => i + 1), 'ids 1..N with no gap (no batch rolled back)');
+    assert.equal(
+      sorted,
+      Array.from({ length: sorted.length }, (_, i) => i + 1),
+      'ids 1..N with no gap (no batch rolled back)',
+    );
     for (const report of [a, b]) {
-      for (let i = 1; i < report.ids.length; i++) assert.ok(report.ids[i]! > report.ids[i - 1]!, 'each writer sees its ids rise');
+      for (let i = 1; i < report.ids.length; i++)
+        assert.ok(report.ids[i]! > report.ids[i - 1]!, 'each writer sees its ids rise');
     }
     const owner = new Map<number, string>();
     for (const id of a.ids) owner.set(id, 'a');
@@ -117,10 +134,22 @@ test('two connections appending at once, one deleting the newest row as it goes:
 
     const check = openDatabase(path);
     try {
-      const stored = (check.prepare('SELECT id, account FROM events ORDER BY id').all() as { id: number; account: string }[]);
+      const stored = check.prepare('SELECT id, account FROM events ORDER BY id').all() as {
+        id: number;
+        account: string;
+      }[];
       const gone = new Set(a.deleted);
-      assert.equal(stored.map((r) => r.id), sorted.filter((id) => !gone.has(id)), 'the table holds exactly the ids handed out minus those deleted');
-      for (const row of stored) assert.is(row.account.split('-')[0], owner.get(row.id), `row ${row.id} belongs to the writer its id was returned to`);
+      assert.equal(
+        stored.map((r) => r.id),
+        sorted.filter((id) => !gone.has(id)),
+        'the table holds exactly the ids handed out minus those deleted',
+      );
+      for (const row of stored)
+        assert.is(
+          row.account.split('-')[0],
+          owner.get(row.id),
+          `row ${row.id} belongs to the writer its id was returned to`,
+        );
     } finally {
       check.close();
     }

@@ -91,7 +91,10 @@ test('a batch with one invalid event stores none of them', async () => {
       assert.match((err as Error).message, 'append events: CHECK constraint failed');
     }
     const page = fx.store.events.query({ receiverIds: null, limit: 10 });
-    assert.equal(page.items.map((e) => e.account), ['001234']);
+    assert.equal(
+      page.items.map((e) => e.account),
+      ['001234'],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -132,7 +135,10 @@ test('query is newest first and pages by id cursor until nextCursor is null', as
     ]);
     // exactly a full last page: no extra empty page
     const last = fx.store.events.query({ receiverIds: null, limit: 6, before: 7 });
-    assert.equal(last.items.map((e) => e.id), [6, 5, 4, 3, 2, 1]);
+    assert.equal(
+      last.items.map((e) => e.id),
+      [6, 5, 4, 3, 2, 1],
+    );
     assert.is(last.nextCursor, null);
   } finally {
     await fx.cleanup();
@@ -187,8 +193,14 @@ test('readAfter returns events after the cursor oldest first, in bounded batches
   const fx = await startStore();
   try {
     seed((e) => fx.store.events.append(e));
-    assert.equal(fx.store.events.readAfter(0, 3).map((e) => e.id), [1, 2, 3]);
-    assert.equal(fx.store.events.readAfter(9, 100).map((e) => e.id), [10, 11, 12]);
+    assert.equal(
+      fx.store.events.readAfter(0, 3).map((e) => e.id),
+      [1, 2, 3],
+    );
+    assert.equal(
+      fx.store.events.readAfter(9, 100).map((e) => e.id),
+      [10, 11, 12],
+    );
     assert.equal(fx.store.events.readAfter(12, 100), []);
     assert.is(fx.store.events.countAfter(9), 3);
   } finally {
@@ -205,7 +217,10 @@ test('retention deletes old events in bounded batches, spares undelivered ones, 
     assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 3);
     assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 2);
     assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 0);
-    assert.equal(fx.store.events.readAfter(0, 100).map((e) => e.id), [6, 7, 8, 9, 10, 11, 12]);
+    assert.equal(
+      fx.store.events.readAfter(0, 100).map((e) => e.id),
+      [6, 7, 8, 9, 10, 11, 12],
+    );
     assert.is(fx.store.events.deleteOlderThan(T0 + 24 * 3600_000), 7);
     assert.is(fx.store.events.maxId(), 12);
     const [next] = fx.store.events.append([sampleEvent()]);
@@ -225,7 +240,10 @@ test('after retention emptied the journal a restarted store goes on above the la
     assert.equal(again.events.readAfter(0, 100), []);
     assert.is(again.events.maxId(), 12);
     const refs = again.events.append([sampleEvent(), sampleEvent(), sampleEvent()]);
-    assert.equal(refs.map((r) => r.id), [13, 14, 15]);
+    assert.equal(
+      refs.map((r) => r.id),
+      [13, 14, 15],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -236,7 +254,8 @@ test('a filter without an index stops at the scan budget: a short page with a cu
   try {
     seed((e) => fx.store.events.append(e));
     // account B is ids 11, 8, 5, 2; a budget of 4 rows examines 12..9 per call
-    const q = (before?: number) => fx.store.events.query({ receiverIds: null, account: 'B', limit: 3, ...(before ? { before } : {}) }, 4);
+    const q = (before?: number) =>
+      fx.store.events.query({ receiverIds: null, account: 'B', limit: 3, ...(before ? { before } : {}) }, 4);
     const pages: Array<[number[], number | null]> = [];
     let before: number | undefined;
     for (let i = 0; i < 10; i++) {
@@ -245,18 +264,30 @@ test('a filter without an index stops at the scan budget: a short page with a cu
       if (page.nextCursor === null) break;
       before = page.nextCursor;
     }
-    assert.equal(pages, [[[11], 9], [[8, 5], 5], [[2], null]]);
+    assert.equal(pages, [
+      [[11], 9],
+      [[8, 5], 5],
+      [[2], null],
+    ]);
     // a receiver filter is one more predicate on the same budgeted primary-key walk (no receiver
     // index, migration 2): receiver 1 and account C are ids 9 and 3; a budget of 3 rows per call
     const receiverPages: Array<[number[], number | null]> = [];
     before = undefined;
     for (let i = 0; i < 10; i++) {
-      const page = fx.store.events.query({ receiverIds: null, receiverId: 1, account: 'C', limit: 10, ...(before ? { before } : {}) }, 3);
+      const page = fx.store.events.query(
+        { receiverIds: null, receiverId: 1, account: 'C', limit: 10, ...(before ? { before } : {}) },
+        3,
+      );
       receiverPages.push([page.items.map((e) => e.id), page.nextCursor]);
       if (page.nextCursor === null) break;
       before = page.nextCursor;
     }
-    assert.equal(receiverPages, [[[], 10], [[9], 7], [[], 4], [[3], null]]);
+    assert.equal(receiverPages, [
+      [[], 10],
+      [[9], 7],
+      [[], 4],
+      [[3], null],
+    ]);
     // more matches than the limit within the budget: the cursor is the last item, as before
     const full = fx.store.events.query({ receiverIds: null, account: 'A', limit: 1 }, 6);
     assert.equal([full.items.map((e) => e.id), full.nextCursor], [[10], 10]);
@@ -281,15 +312,28 @@ test('with `after` the walk runs oldest first under the same budget and visibili
       if (page.nextCursor === null) break;
       after = page.nextCursor;
     }
-    assert.equal(pages, [[[2], 4], [[5, 8], 8], [[11], null]]);
+    assert.equal(pages, [
+      [[2], 4],
+      [[5, 8], 8],
+      [[11], null],
+    ]);
     // a caller who sees receiver 1 only (odd ids): the store applies it going forward too
     const visible = fx.store.events.query({ receiverIds: [1], limit: 2, after: 5 });
     assert.equal([visible.items.map((e) => e.id), visible.nextCursor], [[7, 9], 9]);
     const tail = fx.store.events.query({ receiverIds: [1], limit: 3, after: 11 });
     assert.equal([tail.items.map((e) => e.id), tail.nextCursor], [[], null]);
     // `after` and a time window together: the larger lower bound wins
-    const windowed = fx.store.events.query({ receiverIds: null, limit: 10, after: 2, from: T0 + 60_000, to: T0 + 5 * 60_000 });
-    assert.equal(windowed.items.map((e) => e.id), [3, 4, 5]);
+    const windowed = fx.store.events.query({
+      receiverIds: null,
+      limit: 10,
+      after: 2,
+      from: T0 + 60_000,
+      to: T0 + 5 * 60_000,
+    });
+    assert.equal(
+      windowed.items.map((e) => e.id),
+      [3, 4, 5],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -300,11 +344,20 @@ test('a time window becomes an id range: only rows inside it are examined, so th
   try {
     seed((e) => fx.store.events.append(e));
     // minutes 2..9 are ids 3..9; with a budget of 7 the whole window fits and no cursor is left
-    const page = fx.store.events.query({ receiverIds: null, account: 'A', from: T0 + 2 * 60_000, to: T0 + 9 * 60_000, limit: 10 }, 7);
+    const page = fx.store.events.query(
+      { receiverIds: null, account: 'A', from: T0 + 2 * 60_000, to: T0 + 9 * 60_000, limit: 10 },
+      7,
+    );
     assert.equal([page.items.map((e) => e.id), page.nextCursor], [[7, 4], null]);
-    assert.equal(fx.store.events.query({ receiverIds: null, from: T0 + 99 * 60_000, limit: 10 }), { items: [], nextCursor: null });
+    assert.equal(fx.store.events.query({ receiverIds: null, from: T0 + 99 * 60_000, limit: 10 }), {
+      items: [],
+      nextCursor: null,
+    });
     assert.equal(fx.store.events.query({ receiverIds: null, to: T0, limit: 10 }), { items: [], nextCursor: null });
-    assert.equal(fx.store.events.query({ receiverIds: null, to: T0 + 60_000, before: 5, limit: 10 }).items.map((e) => e.id), [1]);
+    assert.equal(
+      fx.store.events.query({ receiverIds: null, to: T0 + 60_000, before: 5, limit: 10 }).items.map((e) => e.id),
+      [1],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -316,13 +369,26 @@ test('the journal has no secondary index and every plan walks the primary key', 
   try {
     const db = openDatabase(fx.path, { readonly: true });
     after.push(() => db.close());
-    const names = (db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as { name: string }[])
-      .map((r) => r.name);
+    const names = (
+      db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'events' ORDER BY name").all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
     assert.equal(names, []);
-    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
-    assert.match(plan('SELECT id FROM events WHERE id < 5 ORDER BY id DESC LIMIT 9'), 'SEARCH events USING INTEGER PRIMARY KEY');
-    assert.match(plan('SELECT id FROM events WHERE code = \'BA\' AND id < 5 ORDER BY id DESC LIMIT 9'), 'SEARCH events USING INTEGER PRIMARY KEY');
-    assert.match(plan('SELECT id, received_at FROM events WHERE id >= 5 ORDER BY id LIMIT 1'), 'SEARCH events USING INTEGER PRIMARY KEY');
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+    assert.match(
+      plan('SELECT id FROM events WHERE id < 5 ORDER BY id DESC LIMIT 9'),
+      'SEARCH events USING INTEGER PRIMARY KEY',
+    );
+    assert.match(
+      plan("SELECT id FROM events WHERE code = 'BA' AND id < 5 ORDER BY id DESC LIMIT 9"),
+      'SEARCH events USING INTEGER PRIMARY KEY',
+    );
+    assert.match(
+      plan('SELECT id, received_at FROM events WHERE id >= 5 ORDER BY id LIMIT 1'),
+      'SEARCH events USING INTEGER PRIMARY KEY',
+    );
   } finally {
     for (const f of after) f();
     await fx.cleanup();
@@ -340,7 +406,9 @@ test('time bounds are found by binary search over ids, across the gaps retention
     db.prepare('DELETE FROM events WHERE id BETWEEN 500 AND 700').run();
     db.close();
     const ids = (from: number, to: number) =>
-      fx.store.events.query({ receiverIds: null, from: T0 + from * 1000, to: T0 + to * 1000, limit: 1000 }).items.map((e) => e.id);
+      fx.store.events
+        .query({ receiverIds: null, from: T0 + from * 1000, to: T0 + to * 1000, limit: 1000 })
+        .items.map((e) => e.id);
     assert.equal(ids(0, 303), [303, 302, 301]);
     assert.equal(ids(497, 703), [703, 702, 701, 499, 498]);
     assert.equal(ids(550, 650), []);

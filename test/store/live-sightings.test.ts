@@ -23,9 +23,16 @@ test('every objects read shows what was heard when it is newer than the stored l
     const expected = [T0 + 40 * S, T0 + 30 * S];
     assert.equal(shown(store.objects.get(device.id)), expected);
     assert.equal(shown(store.objects.findByAccount('5001', 1)[0]), expected);
-    assert.equal(shown(store.objects.list({ receiverIds: null, limit: 10 }).items.find((o) => o.id === device.id)), expected);
+    assert.equal(
+      shown(store.objects.list({ receiverIds: null, limit: 10 }).items.find((o) => o.id === device.id)),
+      expected,
+    );
     assert.equal(shown(store.objects.all().find((o) => o.id === device.id)), expected);
-    assert.equal(shown(store.objects.relatedOf(device.id)[0]), [T0 + 40 * S, null], 'never pinged: last_ping stays null');
+    assert.equal(
+      shown(store.objects.relatedOf(device.id)[0]),
+      [T0 + 40 * S, null],
+      'never pinged: last_ping stays null',
+    );
     assert.equal(shown(store.objects.findRelated(device.id, '5002')), [T0 + 40 * S, null]);
   } finally {
     await fx.cleanup();
@@ -40,11 +47,17 @@ test('a stored value newer than what was heard wins, and an entry the store caug
     store.sightings.note(device.id, T0 + 20 * S, true);
     assert.is(store.sightings.size, 1);
     store.objects.markSeen(device.id, T0 + 20 * S, null, { ping: true }); // the sweep
-    assert.equal([store.objects.get(device.id)!.lastSeen, store.objects.get(device.id)!.lastPing], [T0 + 20 * S, T0 + 20 * S]);
+    assert.equal(
+      [store.objects.get(device.id)!.lastSeen, store.objects.get(device.id)!.lastPing],
+      [T0 + 20 * S, T0 + 20 * S],
+    );
     assert.is(store.sightings.size, 0, 'the store shows the same from now on');
     store.sightings.note(device.id, T0 + 25 * S, false);
     store.objects.markSeen(device.id, T0 + 60 * S, null); // heard elsewhere meanwhile: the stored value is newer
-    assert.equal([store.objects.get(device.id)!.lastSeen, store.objects.get(device.id)!.lastPing], [T0 + 60 * S, T0 + 20 * S]);
+    assert.equal(
+      [store.objects.get(device.id)!.lastSeen, store.objects.get(device.id)!.lastPing],
+      [T0 + 60 * S, T0 + 20 * S],
+    );
   } finally {
     await fx.cleanup();
   }

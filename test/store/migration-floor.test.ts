@@ -9,7 +9,14 @@ import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { openDatabase } from '../../src/store/database.js';
-import { MIGRATIONS, READABLE_FROM_KEY, migrate, readableFrom, schemaVersion, type Migration } from '../../src/store/migrations.js';
+import {
+  MIGRATIONS,
+  READABLE_FROM_KEY,
+  migrate,
+  readableFrom,
+  schemaVersion,
+  type Migration,
+} from '../../src/store/migrations.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -24,7 +31,12 @@ const ADDITIVE: Migration = {
   readableFrom: N,
 };
 /** A migration older code cannot live with (it renames a column older code reads and writes). */
-const BREAKING: Migration = { version: N + 2, name: 'test: breaking', up: 'ALTER TABLE users RENAME COLUMN token_time TO token_minutes;', readableFrom: N + 2 };
+const BREAKING: Migration = {
+  version: N + 2,
+  name: 'test: breaking',
+  up: 'ALTER TABLE users RENAME COLUMN token_time TO token_minutes;',
+  readableFrom: N + 2,
+};
 
 test('each migration records the floor; files from before the rule read as their own version', () => {
   const dir = tempDir();
@@ -55,17 +67,35 @@ test('after a rollback the older build opens the newer file, reads and writes it
     try {
       store.meta.set('written_by', 'older build');
       assert.is(store.meta.get('written_by'), 'older build');
-      store.events.append([{
-        receivedAt: 1, receiverId: null, receiverKind: null, objectId: null, account: '1234', protocol: 'SIA-DCS', encrypted: false,
-        eventClass: 'alarm', qualifier: 'E', code: '130', groupNo: '01', zoneNo: '001', text: 'burglary', flags: 0, raw: Buffer.from('x'),
-      }]);
+      store.events.append([
+        {
+          receivedAt: 1,
+          receiverId: null,
+          receiverKind: null,
+          objectId: null,
+          account: '1234',
+          protocol: 'SIA-DCS',
+          encrypted: false,
+          eventClass: 'alarm',
+          qualifier: 'E',
+          code: '130',
+          groupNo: '01',
+          zoneNo: '001',
+          text: 'burglary',
+          flags: 0,
+          raw: Buffer.from('x'),
+        },
+      ]);
       assert.is(store.events.query({ receiverIds: null, limit: 10 }).items.length, 1);
     } finally {
       await store.stop();
     }
     const after = openDatabase(path);
     assert.is(schemaVersion(after), N + 1, 'never migrated down');
-    assert.ok(after.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'update_check_extra'").get(), 'the newer table is kept');
+    assert.ok(
+      after.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'update_check_extra'").get(),
+      'the newer table is kept',
+    );
     after.close();
   } finally {
     dir.remove();
@@ -86,7 +116,10 @@ test('a breaking migration raises the floor: the older build refuses the file an
       assert.unreachable('the older build must refuse');
     } catch (err) {
       assert.ok(isVigilError(err, 'STORE_FAILURE'));
-      assert.match((err as Error).message, `database schema version ${N + 2} is newer than this Vigil build supports (${N}) and needs a build that knows version ${N + 2}`);
+      assert.match(
+        (err as Error).message,
+        `database schema version ${N + 2} is newer than this Vigil build supports (${N}) and needs a build that knows version ${N + 2}`,
+      );
     }
     const after = openDatabase(path, { readonly: true });
     assert.is(schemaVersion(after), N + 2);

@@ -17,7 +17,15 @@ import { eventsSql, schema, withFiles } from './helpers/migration-files.js';
 const V3 = MIGRATIONS.slice(0, 3);
 /** Up to this migration: later ones (5: object_sightings) change other tables. */
 const V4 = MIGRATIONS.slice(0, 4);
-const ROW = { received_at: 1, receiver_kind: 'tcp', account: '1234', protocol: 'SIA-DCS', encrypted: 0, event_class: 'alarm', qualifier: 'E' };
+const ROW = {
+  received_at: 1,
+  receiver_kind: 'tcp',
+  account: '1234',
+  protocol: 'SIA-DCS',
+  encrypted: 0,
+  event_class: 'alarm',
+  qualifier: 'E',
+};
 type Column = 'receiver_kind' | 'encrypted' | 'event_class' | 'qualifier';
 
 /** The values each CHECK allows; then values it must refuse, near misses included. */
@@ -51,7 +59,8 @@ function insertOutcome(db: Database, column: Column, value: unknown): string {
 function outcomes(db: Database): Record<string, string> {
   const out: Record<string, string> = {};
   for (const column of Object.keys(ALLOWED) as Column[]) {
-    for (const value of [...ALLOWED[column], ...REFUSED[column]]) out[`${column}=${describe(value)}`] = insertOutcome(db, column, value);
+    for (const value of [...ALLOWED[column], ...REFUSED[column]])
+      out[`${column}=${describe(value)}`] = insertOutcome(db, column, value);
   }
   return out;
 }
@@ -114,8 +123,15 @@ test('a refused value fails with the new constraint named, and the OR chains are
     assert.is(eventsSql(db), EVENTS_TABLE_SQL);
     assert.not.match(eventsSql(db), / IN \(/);
     assert.throws(
-      () => db.prepare("INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A', 'P', 'panic', x'00')").run(),
-      (err: Error) => err.message === "CHECK constraint failed: event_class = 'alarm' OR event_class = 'restore' OR event_class = 'link_test' OR event_class = 'internal' OR event_class = 'other'",
+      () =>
+        db
+          .prepare(
+            "INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A', 'P', 'panic', x'00')",
+          )
+          .run(),
+      (err: Error) =>
+        err.message ===
+        "CHECK constraint failed: event_class = 'alarm' OR event_class = 'restore' OR event_class = 'link_test' OR event_class = 'internal' OR event_class = 'other'",
     );
   });
 });
@@ -142,7 +158,11 @@ test('a file migrated from version 3 with rows in it ends with the same schema a
     assert.equal(migrated.prepare('SELECT * FROM events ORDER BY id').all(), rowsBefore);
     assert.equal(migrated.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
     // AUTOINCREMENT goes on from where it was.
-    migrated.prepare("INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A', 'P', 'alarm', x'00')").run();
+    migrated
+      .prepare(
+        "INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A', 'P', 'alarm', x'00')",
+      )
+      .run();
     assert.is((migrated.prepare('SELECT max(id) AS id FROM events').get() as { id: number }).id, 2001);
   });
 });
@@ -174,21 +194,29 @@ test('a failure after the schema row was rewritten rolls all of migration 4 back
     // A row no CHECK would let in (only ignore_check_constraints can): the integrity_check that
     // ends the procedure finds it after sqlite_schema was already updated.
     db.pragma('ignore_check_constraints = ON');
-    db.prepare("INSERT INTO events (received_at, account, protocol, encrypted, event_class, raw) VALUES (1, 'A', 'P', 2, 'alarm', x'00')").run();
+    db.prepare(
+      "INSERT INTO events (received_at, account, protocol, encrypted, event_class, raw) VALUES (1, 'A', 'P', 2, 'alarm', x'00')",
+    ).run();
     db.pragma('ignore_check_constraints = OFF');
     try {
       migrate(db, silentLogger);
       assert.unreachable('migration 4 must fail');
     } catch (err) {
       assert.ok(isVigilError(err, 'STORE_FAILURE'));
-      assert.match((err as Error).message, 'migration 4 (journal CHECKs as OR chains) failed: integrity_check after rewriting events: CHECK constraint failed in events');
+      assert.match(
+        (err as Error).message,
+        'migration 4 (journal CHECKs as OR chains) failed: integrity_check after rewriting events: CHECK constraint failed in events',
+      );
     }
     assert.is(schemaVersion(db), 3);
     assert.is(eventsSql(db), oldSql);
     assert.is(db.pragma('writable_schema', { simple: true }), 0);
     // The defensive guard is back: sqlite_schema cannot be written even with writable_schema.
     db.pragma('writable_schema = ON');
-    assert.throws(() => db.prepare("UPDATE sqlite_schema SET sql = sql WHERE name = 'events'").run(), /may not be modified/);
+    assert.throws(
+      () => db.prepare("UPDATE sqlite_schema SET sql = sql WHERE name = 'events'").run(),
+      /may not be modified/,
+    );
     db.pragma('writable_schema = OFF');
     assert.is(insertOutcome(db, 'event_class', 'restore'), 'ok');
     assert.is(insertOutcome(db, 'event_class', 'panic'), 'SQLITE_CONSTRAINT_CHECK');
@@ -200,7 +228,9 @@ test('an events table that is not the one migration 1 created is refused, not re
     const db = open('v.db');
     seedV3(db, 3);
     db.exec('DROP TABLE events');
-    db.exec("CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, encrypted INTEGER CHECK (encrypted IN (0, 1, 2)), raw BLOB)");
+    db.exec(
+      'CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, encrypted INTEGER CHECK (encrypted IN (0, 1, 2)), raw BLOB)',
+    );
     const oldSql = eventsSql(db);
     try {
       migrate(db, silentLogger);

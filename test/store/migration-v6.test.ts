@@ -42,7 +42,9 @@ function highWater(db: Database): number {
 }
 
 function append(db: Database, count: number): number[] {
-  return new EventJournal(db).appendRows(Array.from({ length: count }, (_, i) => toInsertParams(sampleEvent({ account: `N${i}` }))));
+  return new EventJournal(db).appendRows(
+    Array.from({ length: count }, (_, i) => toInsertParams(sampleEvent({ account: `N${i}` }))),
+  );
 }
 
 test('a populated version-5 file keeps its rows and b-tree, passes integrity_check and ends with a fresh file schema', () => {
@@ -144,7 +146,9 @@ test('after the migration a one-row commit writes one WAL frame: no sqlite_seque
     const v5Path = join(dir.path, 'v5.db');
     const v5 = openDatabase(v5Path);
     migrate(v5, silentLogger, V5);
-    const insert = v5.prepare("INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A', 'SIA-DCS', 'alarm', x'0A')");
+    const insert = v5.prepare(
+      "INSERT INTO events (received_at, account, protocol, event_class, raw) VALUES (1, 'A', 'SIA-DCS', 'alarm', x'0A')",
+    );
     const before = walFramesPerCommit(v5, v5Path, () => insert.run());
     v5.close();
     const v6Path = join(dir.path, 'v6.db');

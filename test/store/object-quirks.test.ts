@@ -10,7 +10,14 @@ import { startStore } from './helpers/store-fixture.js';
 test('quirk marks are added, never cleared, and read back in a fixed order', async () => {
   const fx = await startStore();
   try {
-    const o = fx.store.objects.upsertMain({ account: '9413', receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '10.0.0.5:5000', at: 1 });
+    const o = fx.store.objects.upsertMain({
+      account: '9413',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      transport: 'tcp',
+      remoteAddress: '10.0.0.5:5000',
+      at: 1,
+    });
     assert.is(fx.store.objects.get(o.id)!.dc09Quirks, undefined);
     fx.store.objects.addQuirks(o.id, quirkMask(['empty-line']));
     fx.store.objects.addQuirks(o.id, quirkMask(['binary-crc']));
@@ -24,7 +31,7 @@ test('quirk marks are added, never cleared, and read back in a fixed order', asy
 test('the mask order is the stored format: each name keeps its bit; unknown bits are ignored', () => {
   assert.equal(DC09_QUIRKS, ['binary-crc', 'cr-counted', 'trailing-bytes', 'empty-line', 'text-account']);
   assert.is(quirkMask(['binary-crc', 'text-account']), 0b10001);
-  assert.equal(quirkNames(0b10001 | 1 << 20), ['binary-crc', 'text-account']);
+  assert.equal(quirkNames(0b10001 | (1 << 20)), ['binary-crc', 'text-account']);
 });
 
 test.run();

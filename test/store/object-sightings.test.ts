@@ -50,7 +50,14 @@ test('the migration moves last_seen / last_ping of a store with data; every read
     insert.run('77', null, 1, '10.0.0.1:5000', T0 + 5, T0 + 70_000, null, 'offline', null, null, 0, 0);
     db.prepare('INSERT INTO object_sessions (object_id, connected_at) VALUES (1, ?)').run(T0);
     const before = (db.prepare('SELECT * FROM objects ORDER BY id').all() as ObjectRow[]).map(toRecord);
-    assert.equal(before.map((o) => [o.lastSeen, o.lastPing]), [[T0 + 60_000, T0 + 59_000], [T0 + 1, null], [T0 + 70_000, null]]);
+    assert.equal(
+      before.map((o) => [o.lastSeen, o.lastPing]),
+      [
+        [T0 + 60_000, T0 + 59_000],
+        [T0 + 1, null],
+        [T0 + 70_000, null],
+      ],
+    );
 
     assert.equal(migrate(db, silentLogger), { from: SIGHTINGS, to: MIGRATIONS.length });
     const repo = new ObjectsRepo(db);
@@ -73,7 +80,10 @@ test('the migration moves last_seen / last_ping of a store with data; every read
 
     // After the migration the store works as before: retention by last_seen, cascades, new objects.
     assert.is(repo.deleteLostOlderThan(T0 + 2), 1);
-    assert.equal(repo.all().map((o) => o.id), [1, 3]);
+    assert.equal(
+      repo.all().map((o) => o.id),
+      [1, 3],
+    );
     repo.setConnectionState(1, 'lost');
     assert.is(repo.deleteLostOlderThan(T0 + 60_001), 1);
     assert.equal(repo.all(), []);
@@ -98,30 +108,61 @@ test('a sweep of sightings from known addresses writes object_sightings pages on
     const repo = new ObjectsRepo(db);
     const ids: number[] = [];
     for (let i = 0; i < 300; i++) {
-      ids.push(repo.upsertMain({ uid: `A${i}`, account: String(300000 + i), receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: `127.0.0.1:${40000 + i}`, hwId: 'SIM-1', firmware: '1.0.0', at: T0 }).id);
+      ids.push(
+        repo.upsertMain({
+          uid: `A${i}`,
+          account: String(300000 + i),
+          receiverId: 1,
+          receiverKind: 'tcp',
+          transport: 'tcp',
+          remoteAddress: `127.0.0.1:${40000 + i}`,
+          hwId: 'SIM-1',
+          firmware: '1.0.0',
+          at: T0,
+        }).id,
+      );
     }
     const sweep = (at: number): void =>
-      db.transaction(() => {
-        for (const [i, id] of ids.entries()) repo.markSeen(id, at + i, `127.0.0.1:${40000 + i}`, { ping: true });
-      }).immediate();
+      db
+        .transaction(() => {
+          for (const [i, id] of ids.entries()) repo.markSeen(id, at + i, `127.0.0.1:${40000 + i}`, { ping: true });
+        })
+        .immediate();
     // The first ping of each object grows its row (last_ping was NULL): pages split once. The steady state is measured.
     sweep(T0 + 50_000);
     db.pragma('wal_autocheckpoint = 0');
     db.pragma('wal_checkpoint(TRUNCATE)');
     assert.is(statSync(`${path}-wal`).size, 0);
     sweep(T0 + 60_000);
-    const sightingPages = new Set((db.prepare("SELECT pageno FROM dbstat WHERE name = 'object_sightings'").all() as { pageno: number }[]).map((r) => r.pageno));
+    const sightingPages = new Set(
+      (db.prepare("SELECT pageno FROM dbstat WHERE name = 'object_sightings'").all() as { pageno: number }[]).map(
+        (r) => r.pageno,
+      ),
+    );
     const written = walPages(path);
     assert.ok(written.length > 0);
     assert.ok(written.length <= sightingPages.size, `${written.length} frames for ${sightingPages.size} pages`);
-    assert.equal(written.filter((p) => !sightingPages.has(p)), []);
-    assert.equal([repo.get(ids[7]!)?.lastSeen, repo.get(ids[7]!)?.lastPing, repo.get(ids[7]!)?.remoteAddress], [T0 + 60_007, T0 + 60_007, '127.0.0.1:40007']);
+    assert.equal(
+      written.filter((p) => !sightingPages.has(p)),
+      [],
+    );
+    assert.equal(
+      [repo.get(ids[7]!)?.lastSeen, repo.get(ids[7]!)?.lastPing, repo.get(ids[7]!)?.remoteAddress],
+      [T0 + 60_007, T0 + 60_007, '127.0.0.1:40007'],
+    );
 
     db.pragma('wal_checkpoint(TRUNCATE)');
     repo.markSeen(ids[7]!, T0 + 70_000, '10.9.9.9:1');
-    const objectPages = new Set((db.prepare("SELECT pageno FROM dbstat WHERE name = 'objects'").all() as { pageno: number }[]).map((r) => r.pageno));
+    const objectPages = new Set(
+      (db.prepare("SELECT pageno FROM dbstat WHERE name = 'objects'").all() as { pageno: number }[]).map(
+        (r) => r.pageno,
+      ),
+    );
     assert.ok(walPages(path).some((p) => objectPages.has(p)));
-    assert.equal([repo.get(ids[7]!)?.lastSeen, repo.get(ids[7]!)?.lastPing, repo.get(ids[7]!)?.remoteAddress], [T0 + 70_000, T0 + 60_007, '10.9.9.9:1']);
+    assert.equal(
+      [repo.get(ids[7]!)?.lastSeen, repo.get(ids[7]!)?.lastPing, repo.get(ids[7]!)?.remoteAddress],
+      [T0 + 70_000, T0 + 60_007, '10.9.9.9:1'],
+    );
   });
 });
 

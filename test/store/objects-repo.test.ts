@@ -7,7 +7,15 @@ import { startStore } from './helpers/store-fixture.js';
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
 function main(overrides: Partial<MainObjectInput> = {}): MainObjectInput {
-  return { account: '001234', receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '10.0.0.5:5000', at: T0, ...overrides };
+  return {
+    account: '001234',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '10.0.0.5:5000',
+    at: T0,
+    ...overrides,
+  };
 }
 
 test('a new main device gets a full record; the account keeps its leading zeros', async () => {
@@ -45,10 +53,20 @@ test('a device with a UID is one object wherever it connects; its account and re
   try {
     const first = fx.store.objects.upsertMain(main({ uid: 'AB12CD34' }));
     const moved = fx.store.objects.upsertMain(
-      main({ uid: 'ab12cd34', account: '9999', receiverId: 2, receiverKind: 'udp', remoteAddress: null, at: T0 + 1000 }),
+      main({
+        uid: 'ab12cd34',
+        account: '9999',
+        receiverId: 2,
+        receiverKind: 'udp',
+        remoteAddress: null,
+        at: T0 + 1000,
+      }),
     );
     assert.is(moved.id, first.id);
-    assert.equal([moved.account, moved.receiverId, moved.receiverKind, moved.remoteAddress], ['9999', 2, 'udp', '10.0.0.5:5000']);
+    assert.equal(
+      [moved.account, moved.receiverId, moved.receiverKind, moved.remoteAddress],
+      ['9999', 2, 'udp', '10.0.0.5:5000'],
+    );
     assert.equal([moved.firstSeen, moved.lastSeen], [T0, T0 + 1000]);
     assert.is(fx.store.objects.all().length, 1);
   } finally {
@@ -66,8 +84,14 @@ test('a device without a UID is its account on its receiver: same account on ano
     assert.is(again.id, a.id);
     assert.is.not(other.id, a.id);
     assert.is.not(zeros.id, a.id);
-    assert.equal(fx.store.objects.findByAccount('001234').map((o) => o.receiverId), [1, 2]);
-    assert.equal(fx.store.objects.findByAccount('001234', 2).map((o) => o.id), [other.id]);
+    assert.equal(
+      fx.store.objects.findByAccount('001234').map((o) => o.receiverId),
+      [1, 2],
+    );
+    assert.equal(
+      fx.store.objects.findByAccount('001234', 2).map((o) => o.id),
+      [other.id],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -112,14 +136,25 @@ test('related objects are their account within their main device and inherit its
   const fx = await startStore();
   try {
     const hub = fx.store.objects.upsertMain(main({ uid: 'AAAA0001' }));
-    const hub2 = fx.store.objects.upsertMain(main({ uid: 'AAAA0002', receiverId: 3, receiverKind: 'com', transport: 'serial' }));
+    const hub2 = fx.store.objects.upsertMain(
+      main({ uid: 'AAAA0002', receiverId: 3, receiverKind: 'com', transport: 'serial' }),
+    );
     const panel = fx.store.objects.upsertRelated(hub.id, '5555', { at: T0 + 1 });
     const same = fx.store.objects.upsertRelated(hub.id, '5555', { at: T0 + 2, hwId: 'P-1' });
     const other = fx.store.objects.upsertRelated(hub2.id, '5555', { at: T0 + 3 });
     assert.is(same.id, panel.id);
-    assert.equal([same.mainObjectId, same.receiverId, same.hwId, same.lastSeen, same.remoteAddress], [hub.id, 1, 'P-1', T0 + 2, '10.0.0.5:5000']);
-    assert.equal([other.mainObjectId, other.receiverId, other.receiverKind, other.transport], [hub2.id, 3, 'com', 'serial']);
-    assert.equal(fx.store.objects.relatedOf(hub.id).map((o) => o.id), [panel.id]);
+    assert.equal(
+      [same.mainObjectId, same.receiverId, same.hwId, same.lastSeen, same.remoteAddress],
+      [hub.id, 1, 'P-1', T0 + 2, '10.0.0.5:5000'],
+    );
+    assert.equal(
+      [other.mainObjectId, other.receiverId, other.receiverKind, other.transport],
+      [hub2.id, 3, 'com', 'serial'],
+    );
+    assert.equal(
+      fx.store.objects.relatedOf(hub.id).map((o) => o.id),
+      [panel.id],
+    );
     // a related account never shows up as a main device
     assert.equal(fx.store.objects.findByAccount('5555'), []);
     assert.throws(
@@ -138,11 +173,25 @@ test('markSeen, pings, connection state and supervision fields update; time neve
     fx.store.objects.markSeen(o.id, T0 + 100, '10.0.0.9:1');
     fx.store.objects.markSeen(o.id, T0 + 50, null, { ping: true });
     fx.store.objects.setConnectionState(o.id, 'lost');
-    fx.store.objects.updateSupervision(o.id, { supervisionState: 'restoring', linkPeriodS: 90, sms: true, restoreCount: 2 });
+    fx.store.objects.updateSupervision(o.id, {
+      supervisionState: 'restoring',
+      linkPeriodS: 90,
+      sms: true,
+      restoreCount: 2,
+    });
     fx.store.objects.updateSupervision(o.id, {});
     const r = fx.store.objects.get(o.id);
     assert.equal(
-      [r?.lastSeen, r?.remoteAddress, r?.lastPing, r?.connectionState, r?.supervisionState, r?.linkPeriodS, r?.sms, r?.restoreCount],
+      [
+        r?.lastSeen,
+        r?.remoteAddress,
+        r?.lastPing,
+        r?.connectionState,
+        r?.supervisionState,
+        r?.linkPeriodS,
+        r?.sms,
+        r?.restoreCount,
+      ],
       [T0 + 100, '10.0.0.9:1', T0 + 50, 'lost', 'restoring', 90, true, 2],
     );
   } finally {
@@ -181,7 +230,10 @@ test('retention removes lost objects older than the cutoff with their related ob
     fx.store.objects.setConnectionState(recentLost.id, 'lost');
     fx.store.sessions.open(oldLost.id, T0, null);
     assert.is(fx.store.objects.deleteLostOlderThan(T0 + 5000), 1);
-    assert.equal(fx.store.objects.all().map((o) => o.id), [oldOnline.id, recentLost.id]);
+    assert.equal(
+      fx.store.objects.all().map((o) => o.id),
+      [oldOnline.id, recentLost.id],
+    );
     assert.is(fx.store.objects.get(related.id), null);
     assert.equal(fx.store.sessions.recent(oldLost.id, 10), []);
     // ids are never reused
@@ -200,8 +252,26 @@ test('session log: open, update, close, keep the newest N per device', async () 
     fx.store.sessions.close(ids[2]!, T0 + 2500, { events: 4, bytesIn: 400, bytesOut: 80 });
     assert.is(fx.store.sessions.trim(o.id, 2), 2);
     assert.equal(fx.store.sessions.recent(o.id, 25), [
-      { id: ids[3], objectId: o.id, connectedAt: T0 + 3000, disconnectedAt: null, remoteAddress: '10.0.0.3:1', events: 1, bytesIn: 10, bytesOut: 5 },
-      { id: ids[2], objectId: o.id, connectedAt: T0 + 2000, disconnectedAt: T0 + 2500, remoteAddress: '10.0.0.2:1', events: 4, bytesIn: 400, bytesOut: 80 },
+      {
+        id: ids[3],
+        objectId: o.id,
+        connectedAt: T0 + 3000,
+        disconnectedAt: null,
+        remoteAddress: '10.0.0.3:1',
+        events: 1,
+        bytesIn: 10,
+        bytesOut: 5,
+      },
+      {
+        id: ids[2],
+        objectId: o.id,
+        connectedAt: T0 + 2000,
+        disconnectedAt: T0 + 2500,
+        remoteAddress: '10.0.0.2:1',
+        events: 4,
+        bytesIn: 400,
+        bytesOut: 80,
+      },
     ]);
   } finally {
     await fx.cleanup();

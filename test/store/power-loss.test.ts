@@ -45,7 +45,10 @@ test('events whose append() returned survive a SIGKILL right after; no batch is 
     assert.ok(reported >= KILL_AFTER_BATCHES);
     // Reopen as the next run would (WAL recovery happens here).
     const db = new BetterSqlite3(path);
-    const rows = db.prepare("SELECT text, count(*) AS n FROM events GROUP BY text").all() as { text: string; n: number }[];
+    const rows = db.prepare('SELECT text, count(*) AS n FROM events GROUP BY text').all() as {
+      text: string;
+      n: number;
+    }[];
     const ids = db.prepare('SELECT id FROM events ORDER BY id').all() as { id: number }[];
     db.close();
     const perBatch = new Map(rows.map((r) => [Number(r.text.slice('batch:'.length)), r.n]));
@@ -54,7 +57,10 @@ test('events whose append() returned survive a SIGKILL right after; no batch is 
     }
     for (const [batch, n] of perBatch) assert.is(n, BATCH_SIZE, `batch ${batch} is complete`);
     // ids are dense: nothing in between was lost
-    assert.equal(ids.map((r) => r.id), Array.from({ length: ids.length }, (_, i) => i + 1));
+    assert.equal(
+      ids.map((r) => r.id),
+      Array.from({ length: ids.length }, (_, i) => i + 1),
+    );
   } finally {
     dir.remove();
   }

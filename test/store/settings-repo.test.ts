@@ -44,7 +44,10 @@ test('settings round-trip: every section back, in saved key order, users last', 
     const loaded = fx.store.settings.load();
     assert.equal(loaded, settings);
     assert.equal(Object.keys(loaded ?? {}), ['general', 'api', 'ignorable_startup_events', 'tracker', 'users']);
-    assert.equal(loaded?.users.map((u) => u.id), [2, 1]);
+    assert.equal(
+      loaded?.users.map((u) => u.id),
+      [2, 1],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -129,10 +132,13 @@ test('two users may swap logins in one save', async () => {
     fx.store.settings.save(sample([user(1, 'alice'), user(2, 'bob')]));
     const swapped = sample([user(1, 'bob'), user(2, 'alice')]);
     fx.store.settings.save(swapped);
-    assert.equal(fx.store.settings.load()?.users.map((u) => [u.id, u.login]), [
-      [1, 'bob'],
-      [2, 'alice'],
-    ]);
+    assert.equal(
+      fx.store.settings.load()?.users.map((u) => [u.id, u.login]),
+      [
+        [1, 'bob'],
+        [2, 'alice'],
+      ],
+    );
   } finally {
     await fx.cleanup();
   }

@@ -14,7 +14,6 @@ import { FAST, cidEvent, outputSettings } from '../outputs/helpers/output-fixtur
 import { Mlr2Peer } from '../outputs/helpers/mlr2-peer.js';
 import { sampleEvent, startStore, type StoreFixture } from './helpers/store-fixture.js';
 
-
 async function rig(): Promise<{ fx: StoreFixture; writer: WorkerJournalWriter }> {
   // The writer needs the file's path, which the fixture makes: a first inline store creates it.
   const inline = await startStore();
@@ -29,14 +28,27 @@ test('writes go to the writer thread and come back with their results; the store
   try {
     fx.store.meta.set('answer', '42');
     assert.is(fx.store.meta.get('answer'), '42', 'read back on the main connection');
-    const device = fx.store.objects.upsertMain({ uid: 'ABCDEF012345', account: '1234', receiverId: 1, receiverKind: 'tcp', at: fx.clock.now() });
+    const device = fx.store.objects.upsertMain({
+      uid: 'ABCDEF012345',
+      account: '1234',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: fx.clock.now(),
+    });
     assert.is(fx.store.objects.get(device.id)?.uid, 'ABCDEF012345', 'the record the writer returned is the stored one');
     const [ref] = fx.store.events.append([sampleEvent({ account: '1234' })]);
     assert.is(fx.store.events.get(ref!.id)?.account, '1234');
-    assert.throws(() => fx.store.transaction(() => 1), (err: unknown) => isVigilError(err, 'INTERNAL'));
+    assert.throws(
+      () => fx.store.transaction(() => 1),
+      (err: unknown) => isVigilError(err, 'INTERNAL'),
+    );
 
     await writer.close();
-    assert.throws(() => fx.store.meta.set('answer', '43'), (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'), 'the main connection does not write by itself');
+    assert.throws(
+      () => fx.store.meta.set('answer', '43'),
+      (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
+      'the main connection does not write by itself',
+    );
     assert.is(fx.store.meta.get('answer'), '42');
     await writer.start();
     fx.store.meta.set('answer', '44');
@@ -58,7 +70,7 @@ test("the main connection is query-only; the writer's errors come back as the sa
     } catch (err) {
       code = isVigilError(err) ? err.code : 'not a VigilError';
     }
-    assert.is(code, 'NOT_FOUND', 'the repository\'s own error code crosses the thread');
+    assert.is(code, 'NOT_FOUND', "the repository's own error code crosses the thread");
   } finally {
     await fx.cleanup();
   }
@@ -135,12 +147,21 @@ test('token epochs: raised by the writer in the settings save, mirrored on the m
   const { fx } = await rig();
   try {
     const user = (id: number, hash: string) => ({
-      id, login: `u${id}`, password_hash: hash, token_time: 60, scopes: ['events'], visible_receivers: { all: true, custom: [] },
+      id,
+      login: `u${id}`,
+      password_hash: hash,
+      token_time: 60,
+      scopes: ['events'],
+      visible_receivers: { all: true, custom: [] },
     });
     fx.store.settings.save({ users: [user(1, 'h1'), user(2, 'h2')] });
     assert.equal([fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)], [0, 0], 'new ids start at 0');
     fx.store.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
-    assert.equal([fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)], [1, 0], 'a password change raises only that user');
+    assert.equal(
+      [fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)],
+      [1, 0],
+      'a password change raises only that user',
+    );
     fx.store.settings.save({ users: [user(1, 'h1-new')] });
     fx.store.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
     assert.is(fx.store.tokenEpochs.get(2), 1, 'deleted and re-created: higher than before');

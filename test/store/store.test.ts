@@ -12,12 +12,18 @@ test('repositories are unavailable before start and after stop; stop is idempote
   const fx = await startStore();
   try {
     const idle = new Store(fx.path, silentLogger);
-    assert.throws(() => idle.events, (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'));
+    assert.throws(
+      () => idle.events,
+      (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
+    );
     assert.not.ok(idle.isWritable());
     await idle.stop();
     await fx.store.stop();
     await fx.store.stop();
-    assert.throws(() => fx.store.meta, (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'));
+    assert.throws(
+      () => fx.store.meta,
+      (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
+    );
     assert.not.ok(fx.store.isWritable());
   } finally {
     await fx.cleanup();
@@ -28,7 +34,10 @@ test('start reports the store healthy with its schema version; stop reports it s
   const fx = await startStore();
   try {
     const health = fx.health.get('store');
-    assert.equal([health?.kind, health?.state, health?.detail, health?.metrics], ['store', 'ok', null, { schema_version: MIGRATIONS.length }]);
+    assert.equal(
+      [health?.kind, health?.state, health?.detail, health?.metrics],
+      ['store', 'ok', null, { schema_version: MIGRATIONS.length }],
+    );
     assert.ok(fx.store.isWritable());
     await fx.store.stop();
     assert.is(fx.health.get('store')?.state, 'stopped');
@@ -46,10 +55,10 @@ test('a store opened read-only is not writable: isWritable is false and health f
     assert.is(fx.health.get('store')?.state, 'degraded');
     assert.is(ro.events.maxId(), 1); // reads still work
     assert.not.ok(ro.isWritable());
-    assert.equal([fx.health.get('store')?.state, fx.health.get('store')?.detail], [
-      'failed',
-      'not writable: attempt to write a readonly database',
-    ]);
+    assert.equal(
+      [fx.health.get('store')?.state, fx.health.get('store')?.detail],
+      ['failed', 'not writable: attempt to write a readonly database'],
+    );
     assert.throws(
       () => ro.events.append([sampleEvent()]),
       (err: unknown) => isVigilError(err, 'STORE_FAILURE') && /readonly database/.test((err as Error).message),
@@ -67,7 +76,10 @@ test('a store locked by another process is not writable, and is again once the l
     const started = Date.now();
     assert.not.ok(fx.store.isWritable());
     assert.ok(Date.now() - started < 2000, 'the probe must not wait the full busy timeout');
-    assert.equal([fx.health.get('store')?.state, fx.health.get('store')?.detail], ['failed', 'not writable: database is locked']);
+    assert.equal(
+      [fx.health.get('store')?.state, fx.health.get('store')?.detail],
+      ['failed', 'not writable: database is locked'],
+    );
     other.exec('ROLLBACK');
     assert.ok(fx.store.isWritable());
     assert.equal([fx.health.get('store')?.state, fx.health.get('store')?.detail], ['ok', null]);
@@ -150,7 +162,10 @@ test('a path that cannot be a database fails start with STORE_FAILURE and health
       assert.match((err as Error).message, `cannot open database ${fx.dir}`);
     }
     assert.is(fx.health.get('store')?.state, 'failed');
-    assert.throws(() => bad.events, (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'));
+    assert.throws(
+      () => bad.events,
+      (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
+    );
     await bad.stop();
   } finally {
     await fx.cleanup();

@@ -9,8 +9,18 @@ import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from '../.
 import { tempDir } from '../helpers/temp-dir.js';
 
 function settingsWithLowPorts() {
-  const receivers = { tcp_receivers: [{ id: 1, name: 'a', port: 10001 }, { id: 2, name: 'b', port: 443 }], udp_receivers: [{ id: 3, name: 'c', port: 10001 }] };
-  return v.parse(SettingsSchema, { api: { api_http_port: 80 }, device_status_output: { enabled: true, port: 10010 }, receivers });
+  const receivers = {
+    tcp_receivers: [
+      { id: 1, name: 'a', port: 10001 },
+      { id: 2, name: 'b', port: 443 },
+    ],
+    udp_receivers: [{ id: 3, name: 'c', port: 10001 }],
+  };
+  return v.parse(SettingsSchema, {
+    api: { api_http_port: 80 },
+    device_status_output: { enabled: true, port: 10010 },
+    receivers,
+  });
 }
 
 test('without the capability, ports below ip_unprivileged_port_start are named with their settings path', () => {
@@ -28,7 +38,10 @@ test('with CAP_NET_BIND_SERVICE (bit 10), or a lowered unprivileged port start, 
 });
 
 test('a port overridden to 0 (listener off) is no port; the defaults need nothing', () => {
-  assert.equal(portsNeedingCapability(listeningPorts(defaultSettings(), { http: 0 }), { capEff: 0n, unprivilegedPortStart: 1024 }), []);
+  assert.equal(
+    portsNeedingCapability(listeningPorts(defaultSettings(), { http: 0 }), { capEff: 0n, unprivilegedPortStart: 1024 }),
+    [],
+  );
 });
 
 test('the facts are read from /proc: CapEff and ip_unprivileged_port_start', () => {
@@ -36,7 +49,10 @@ test('the facts are read from /proc: CapEff and ip_unprivileged_port_start', () 
   try {
     mkdirSync(join(dir.path, 'self'));
     mkdirSync(join(dir.path, 'sys', 'net', 'ipv4'), { recursive: true });
-    writeFileSync(join(dir.path, 'self', 'status'), 'Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t0000000000000400\nCapBnd:\t0000000000000400\n');
+    writeFileSync(
+      join(dir.path, 'self', 'status'),
+      'Name:\tnode\nCapInh:\t0000000000000000\nCapEff:\t0000000000000400\nCapBnd:\t0000000000000400\n',
+    );
     writeFileSync(join(dir.path, 'sys', 'net', 'ipv4', 'ip_unprivileged_port_start'), '1024\n');
     assert.equal(readPrivilegeFacts(dir.path), { capEff: 0x400n, unprivilegedPortStart: 1024 });
     assert.is(readPrivilegeFacts(join(dir.path, 'missing')), null);

@@ -11,8 +11,14 @@ test('what systemd saw, for ExecStopPost (systemd.exec(5) SERVICE_RESULT / EXIT_
     how: 'watchdog',
     detail: "killed by systemd's watchdog (SIGABRT): no WATCHDOG=1 within WatchdogSec",
   });
-  assert.equal(endFromSystemd({ SERVICE_RESULT: 'exit-code', EXIT_CODE: 'exited', EXIT_STATUS: '1' }), { how: 'crash', detail: 'exited with status 1' });
-  assert.equal(endFromSystemd({ SERVICE_RESULT: 'signal', EXIT_CODE: 'killed', EXIT_STATUS: 'KILL' }), { how: 'killed', detail: 'killed by SIGKILL' });
+  assert.equal(endFromSystemd({ SERVICE_RESULT: 'exit-code', EXIT_CODE: 'exited', EXIT_STATUS: '1' }), {
+    how: 'crash',
+    detail: 'exited with status 1',
+  });
+  assert.equal(endFromSystemd({ SERVICE_RESULT: 'signal', EXIT_CODE: 'killed', EXIT_STATUS: 'KILL' }), {
+    how: 'killed',
+    detail: 'killed by SIGKILL',
+  });
   assert.equal(endFromSystemd({ SERVICE_RESULT: 'oom-kill' }).detail, 'killed by the kernel: out of memory');
   assert.equal(endFromSystemd({ SERVICE_RESULT: 'success', EXIT_CODE: 'exited', EXIT_STATUS: '0' }).how, 'clean stop');
   assert.equal(endFromSystemd({}), { how: 'unknown', detail: 'systemd reported nothing' });
@@ -20,8 +26,18 @@ test('what systemd saw, for ExecStopPost (systemd.exec(5) SERVICE_RESULT / EXIT_
 
 test('no record: a first start; a clean stop is told as one, with no reboot', () => {
   assert.is(previousRun(null, BOOT_A), null);
-  const ended = endedRun(startedRun(null, { bootId: BOOT_A, pid: 10, now: T0 }), 'clean stop', 'stopped cleanly', T0 + 5000);
-  assert.equal(previousRun(ended, BOOT_A), { how: 'clean stop', detail: 'stopped cleanly', at: T0 + 5000, rebooted: false });
+  const ended = endedRun(
+    startedRun(null, { bootId: BOOT_A, pid: 10, now: T0 }),
+    'clean stop',
+    'stopped cleanly',
+    T0 + 5000,
+  );
+  assert.equal(previousRun(ended, BOOT_A), {
+    how: 'clean stop',
+    detail: 'stopped cleanly',
+    at: T0 + 5000,
+    rebooted: false,
+  });
 });
 
 test('a run still marked running: power loss or reset after another boot, killed unseen in the same boot', () => {
@@ -34,7 +50,12 @@ test('a run still marked running: power loss or reset after another boot, killed
 test('five failed runs within ten minutes, then another boot: the start limit rebooted the box', () => {
   let record: RunRecord | null = null;
   for (let i = 0; i < 5; i += 1) {
-    record = endedRun(startedRun(record, { bootId: BOOT_A, pid: 10 + i, now: T0 + i * 60_000 }), 'watchdog', 'killed by the watchdog', T0 + i * 60_000 + 30_000);
+    record = endedRun(
+      startedRun(record, { bootId: BOOT_A, pid: 10 + i, now: T0 + i * 60_000 }),
+      'watchdog',
+      'killed by the watchdog',
+      T0 + i * 60_000 + 30_000,
+    );
   }
   const told = previousRun(record, BOOT_B)!;
   assert.is(told.how, 'watchdog');
@@ -45,7 +66,8 @@ test('five failed runs within ten minutes, then another boot: the start limit re
 
 test('the history keeps the last ten ends only', () => {
   let record: RunRecord | null = null;
-  for (let i = 0; i < 14; i += 1) record = endedRun(startedRun(record, { bootId: BOOT_A, pid: i, now: T0 + i }), 'crash', 'x', T0 + i);
+  for (let i = 0; i < 14; i += 1)
+    record = endedRun(startedRun(record, { bootId: BOOT_A, pid: i, now: T0 + i }), 'crash', 'x', T0 + i);
   assert.is(record!.recent_ends.length, 10);
   assert.is(record!.recent_ends[0]!.at, T0 + 4);
 });

@@ -12,8 +12,21 @@ import { tempDir } from '../helpers/temp-dir.js';
 
 const CLI = new URL('../../src/cli.js', import.meta.url).pathname;
 
-function recorder(dataDir: string, bootId: string, health = new HealthRegistry()): { rec: RunRecorder; health: HealthRegistry } {
-  return { rec: new RunRecorder({ dataDir, health, clock: new ManualClock(Date.UTC(2026, 10, 26, 12)), logger: silentLogger, bootId: () => bootId }), health };
+function recorder(
+  dataDir: string,
+  bootId: string,
+  health = new HealthRegistry(),
+): { rec: RunRecorder; health: HealthRegistry } {
+  return {
+    rec: new RunRecorder({
+      dataDir,
+      health,
+      clock: new ManualClock(Date.UTC(2026, 10, 26, 12)),
+      logger: silentLogger,
+      bootId: () => bootId,
+    }),
+    health,
+  };
 }
 
 test('a first start says so; a clean stop is told by the next start', async () => {
@@ -49,11 +62,17 @@ test('a watchdog kill recorded by ExecStopPost (vigil record-stop) is told by th
     });
     assert.match(out, /^record-stop: watchdog: killed by systemd's watchdog \(SIGABRT\)/);
     // A second ExecStopPost (or one after a clean stop) changes nothing.
-    const again = execFileSync(process.execPath, [CLI, 'record-stop', '--data-dir', dir.path], { env: { ...process.env, SERVICE_RESULT: 'success' }, encoding: 'utf8' });
+    const again = execFileSync(process.execPath, [CLI, 'record-stop', '--data-dir', dir.path], {
+      env: { ...process.env, SERVICE_RESULT: 'success' },
+      encoding: 'utf8',
+    });
     assert.match(again, /already recorded/);
     const next = recorder(dir.path, 'boot-1');
     await next.rec.start();
-    assert.match(next.rec.previousRunLine()!, /^watchdog: killed by systemd's watchdog \(SIGABRT\): no WATCHDOG=1 within WatchdogSec/);
+    assert.match(
+      next.rec.previousRunLine()!,
+      /^watchdog: killed by systemd's watchdog \(SIGABRT\): no WATCHDOG=1 within WatchdogSec/,
+    );
     await next.rec.stop();
   } finally {
     dir.remove();
@@ -67,7 +86,10 @@ test('a run cut by a power loss (still running, another boot) is told as such', 
     await cut.rec.start();
     const next = recorder(dir.path, 'boot-2');
     await next.rec.start();
-    assert.match(next.rec.previousRunLine()!, /^power loss or reset: the box lost power or was reset while the gateway ran .*; the box rebooted since$/);
+    assert.match(
+      next.rec.previousRunLine()!,
+      /^power loss or reset: the box lost power or was reset while the gateway ran .*; the box rebooted since$/,
+    );
     await next.rec.stop();
   } finally {
     dir.remove();

@@ -25,7 +25,13 @@ function notifySocket(): { path: string; received: string[]; close: () => void }
 }
 
 test('a message is KEY=value lines; a status line cannot break out of its line', () => {
-  assert.is(notifyMessage([['READY', '1'], ['STATUS', 'store\nWATCHDOG=1']]).toString(), 'READY=1\nSTATUS=store WATCHDOG=1\n');
+  assert.is(
+    notifyMessage([
+      ['READY', '1'],
+      ['STATUS', 'store\nWATCHDOG=1'],
+    ]).toString(),
+    'READY=1\nSTATUS=store WATCHDOG=1\n',
+  );
 });
 
 test('without NOTIFY_SOCKET nothing is sent and nothing is opened', async () => {
@@ -108,7 +114,10 @@ test('an abstract NOTIFY_SOCKET is refused with a log line, not thrown', async (
   const notifier = new SystemdNotifier({ env: { NOTIFY_SOCKET: '@vigil-test' }, healthy: () => true, logger });
   await notifier.start();
   await notifier.stop();
-  assert.ok(lines.some((l) => l.includes('NOTIFY_SOCKET is not a file path')), lines.join('|'));
+  assert.ok(
+    lines.some((l) => l.includes('NOTIFY_SOCKET is not a file path')),
+    lines.join('|'),
+  );
 });
 
 test.run();

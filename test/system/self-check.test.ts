@@ -39,7 +39,13 @@ async function rig(bounds: Partial<SelfCheckBounds>, script?: URL) {
   store.onStop(() => ingest.close());
   const check = new SelfCheck({ health, store, writer: ingest.writerProbe, logger, bounds });
   return {
-    path, store, ingest, writer, health, check, logs,
+    path,
+    store,
+    ingest,
+    writer,
+    health,
+    check,
+    logs,
     async close() {
       await check.stop();
       await store.stop();
@@ -86,7 +92,10 @@ test('a blocked event loop fails the next check, once; the one after passes agai
 });
 
 test('a journal writer that stops answering fails the check until it answers', async () => {
-  const r = await rig({ intervalMs: 60_000, writerStallMs: 200 }, new URL('../ingest/helpers/slow-ping-writer.js', import.meta.url));
+  const r = await rig(
+    { intervalMs: 60_000, writerStallMs: 200 },
+    new URL('../ingest/helpers/slow-ping-writer.js', import.meta.url),
+  );
   try {
     await r.ingest.submit([frame('W002')]);
     writeFileSync(`${r.path}.stall`, '900');
@@ -121,7 +130,10 @@ test('while the writer commits, its commits prove the store writable: no probe w
   try {
     let probes = 0;
     const check = new SelfCheck({
-      health: r.health, writer: r.ingest.writerProbe, logger: silentLogger, bounds: { intervalMs: 60_000 },
+      health: r.health,
+      writer: r.ingest.writerProbe,
+      logger: silentLogger,
+      bounds: { intervalMs: 60_000 },
       store: { isWritable: () => (probes++, r.store.isWritable()) },
     });
     check.run();

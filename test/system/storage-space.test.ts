@@ -9,7 +9,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { STORAGE_HEALTH, StorageSpaceWatch, spaceIsLow, troubleBelow, DEFAULT_STORAGE_THRESHOLDS } from '../../src/system/storage-space.js';
+import {
+  STORAGE_HEALTH,
+  StorageSpaceWatch,
+  spaceIsLow,
+  troubleBelow,
+  DEFAULT_STORAGE_THRESHOLDS,
+} from '../../src/system/storage-space.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { sampleEvent, startStore } from '../store/helpers/store-fixture.js';
 
@@ -40,19 +46,34 @@ test('on the real file system: ok with statfs figures, degraded with a detail be
   let freePages = 0;
   const { total, free } = freeNow(dir.path);
   // Levels set around what this disk really has free: the watch reads the real statfs every time.
-  const watch = new StorageSpaceWatch({ dir: dir.path, health, freePageBytes: () => freePages, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes: 1 } });
+  const watch = new StorageSpaceWatch({
+    dir: dir.path,
+    health,
+    freePageBytes: () => freePages,
+    logger: silentLogger,
+    thresholds: { minFreeFraction: 0, minFreeBytes: 1 },
+  });
   try {
     await watch.start();
     const ok = health.get(STORAGE_HEALTH)!;
     assert.is(ok.state, 'ok');
     assert.is(ok.kind, 'storage');
     assert.is(ok.metrics.total_mib, Math.floor(total / 1024 / 1024));
-    assert.ok(Math.abs(Number(ok.metrics.free_mib) - free / 1024 / 1024) < 256, `free ${ok.metrics.free_mib} MiB against statfs ${free} bytes`);
+    assert.ok(
+      Math.abs(Number(ok.metrics.free_mib) - free / 1024 / 1024) < 256,
+      `free ${ok.metrics.free_mib} MiB against statfs ${free} bytes`,
+    );
     assert.is(ok.metrics.trouble_below_mib, 0);
     await watch.stop();
     assert.is(health.get(STORAGE_HEALTH), undefined, 'stop removes the component');
 
-    const tight = new StorageSpaceWatch({ dir: dir.path, health, freePageBytes: () => freePages, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes: free + GiB } });
+    const tight = new StorageSpaceWatch({
+      dir: dir.path,
+      health,
+      freePageBytes: () => freePages,
+      logger: silentLogger,
+      thresholds: { minFreeFraction: 0, minFreeBytes: free + GiB },
+    });
     await tight.start();
     try {
       const low = health.get(STORAGE_HEALTH)!;
@@ -61,7 +82,10 @@ test('on the real file system: ok with statfs figures, degraded with a detail be
       freePages = 1.1 * GiB; // above the level, below level × 1.25
       tight.check();
       assert.is(health.get(STORAGE_HEALTH)!.state, 'degraded', 'no flapping at the line');
-      assert.ok(Number(health.get(STORAGE_HEALTH)!.metrics.free_mib) > (free + GiB) / 1024 / 1024, 'the figures still follow');
+      assert.ok(
+        Number(health.get(STORAGE_HEALTH)!.metrics.free_mib) > (free + GiB) / 1024 / 1024,
+        'the figures still follow',
+      );
       freePages = free + 2 * GiB;
       tight.check();
       assert.is(health.get(STORAGE_HEALTH)!.state, 'ok');
@@ -80,7 +104,13 @@ function watchOnDataDir(minFreeBytes: number) {
   const data = join(dir.path, 'data');
   mkdirSync(data);
   const health = new HealthRegistry();
-  const watch = new StorageSpaceWatch({ dir: data, health, freePageBytes: () => 0, logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes } });
+  const watch = new StorageSpaceWatch({
+    dir: data,
+    health,
+    freePageBytes: () => 0,
+    logger: silentLogger,
+    thresholds: { minFreeFraction: 0, minFreeBytes },
+  });
   return { dir, data, health, watch };
 }
 
@@ -135,11 +165,22 @@ test('Store.freePageBytes: rows retention deleted leave free pages, counted as s
     assert.ok(afterDelete > fresh + 100 * 1024, `free pages after deleting 2,000 rows: ${afterDelete} bytes`);
 
     const health = new HealthRegistry();
-    const watch = new StorageSpaceWatch({ dir: fx.dir, health, freePageBytes: () => fx.store.freePageBytes(), logger: silentLogger, thresholds: { minFreeFraction: 0, minFreeBytes: 1 } });
+    const watch = new StorageSpaceWatch({
+      dir: fx.dir,
+      health,
+      freePageBytes: () => fx.store.freePageBytes(),
+      logger: silentLogger,
+      thresholds: { minFreeFraction: 0, minFreeBytes: 1 },
+    });
     const figures = watch.check()!;
-    assert.ok(figures.freeBytes >= freeNow(fx.dir).free + afterDelete - 64 * 1024 * 1024, 'the free pages are counted with the file system\'s space');
+    assert.ok(
+      figures.freeBytes >= freeNow(fx.dir).free + afterDelete - 64 * 1024 * 1024,
+      "the free pages are counted with the file system's space",
+    );
 
-    fx.store.events.append(Array.from({ length: 500 }, (_, i) => sampleEvent({ account: `new-${i}`, receivedAt: 20_000 + i })));
+    fx.store.events.append(
+      Array.from({ length: 500 }, (_, i) => sampleEvent({ account: `new-${i}`, receivedAt: 20_000 + i })),
+    );
     assert.ok(fx.store.freePageBytes() < afterDelete, 'new rows went into the free pages');
   } finally {
     await fx.cleanup();

@@ -48,7 +48,10 @@ function installed(dir: string): string {
 }
 
 function analyze(args: string[], unitPath: string): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('systemd-analyze', args, { env: { ...process.env, SYSTEMD_UNIT_PATH: `${unitPath}:` }, encoding: 'utf8' });
+  const result = spawnSync('systemd-analyze', args, {
+    env: { ...process.env, SYSTEMD_UNIT_PATH: `${unitPath}:` },
+    encoding: 'utf8',
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -72,7 +75,13 @@ test('vigil.service: notify with a watchdog, restart limits that reboot, the vig
   // 10,000 device connections plus outputs, API clients and files, with head-room.
   assert.ok(Number(value(unit, 'Service', 'LimitNOFILE')) >= 20_000);
   // /sys must stay writable for GPIO export and /dev visible for serial ports.
-  for (const key of ['ProtectKernelTunables', 'PrivateDevices', 'ProtectClock', 'DevicePolicy', 'MemoryDenyWriteExecute']) {
+  for (const key of [
+    'ProtectKernelTunables',
+    'PrivateDevices',
+    'ProtectClock',
+    'DevicePolicy',
+    'MemoryDenyWriteExecute',
+  ]) {
     assert.is(value(unit, 'Service', key), undefined, `${key} would break GPIO, serial ports or V8`);
   }
 });
@@ -84,7 +93,10 @@ test('systemd-analyze verify accepts the unit without a warning, alone and with 
     const alone = analyze(['verify', path], dir.path);
     assert.equal([alone.status, alone.stderr.trim()], [0, '']);
     mkdirSync(join(dir.path, 'vigil.service.d'));
-    cpSync(join(REPO, 'systemd', 'vigil.service.d', 'low-ports.conf'), join(dir.path, 'vigil.service.d', 'low-ports.conf'));
+    cpSync(
+      join(REPO, 'systemd', 'vigil.service.d', 'low-ports.conf'),
+      join(dir.path, 'vigil.service.d', 'low-ports.conf'),
+    );
     const withDropIn = analyze(['verify', path], dir.path);
     assert.equal([withDropIn.status, withDropIn.stderr.trim()], [0, '']);
   } finally {
@@ -101,7 +113,10 @@ test('systemd-analyze security: no capabilities by default; the drop-in adds exa
     assert.ok(exposure(base.stdout) <= 5, `exposure ${exposure(base.stdout)}`);
     assert.match(base.stdout, /✓ CapabilityBoundingSet=~CAP_NET_\(BIND_SERVICE\|BROADCAST\|RAW\)/);
     mkdirSync(join(dir.path, 'vigil.service.d'));
-    cpSync(join(REPO, 'systemd', 'vigil.service.d', 'low-ports.conf'), join(dir.path, 'vigil.service.d', 'low-ports.conf'));
+    cpSync(
+      join(REPO, 'systemd', 'vigil.service.d', 'low-ports.conf'),
+      join(dir.path, 'vigil.service.d', 'low-ports.conf'),
+    );
     const low = analyze(['security', '--offline=yes', '--no-pager', path], dir.path);
     assert.match(low.stdout, /✗ CapabilityBoundingSet=~CAP_NET_\(BIND_SERVICE\|BROADCAST\|RAW\)/);
     assert.match(low.stdout, /✓ CapabilityBoundingSet=~CAP_SYS_ADMIN/);
@@ -118,9 +133,16 @@ test('sysusers: a vigil system user without a login shell, member of dialout', (
     writeFileSync(join(dir.path, 'etc', 'group'), 'root:x:0:\ndialout:x:20:\n');
     writeFileSync(join(dir.path, 'etc', 'shadow'), '');
     writeFileSync(join(dir.path, 'etc', 'gshadow'), '');
-    const run = spawnSync('systemd-sysusers', [`--root=${dir.path}`, join(REPO, 'systemd', 'sysusers.d', 'vigil.conf')], { encoding: 'utf8' });
+    const run = spawnSync(
+      'systemd-sysusers',
+      [`--root=${dir.path}`, join(REPO, 'systemd', 'sysusers.d', 'vigil.conf')],
+      { encoding: 'utf8' },
+    );
     assert.is(run.status, 0, run.stderr);
-    const user = readFileSync(join(dir.path, 'etc', 'passwd'), 'utf8').split('\n').find((l) => l.startsWith('vigil:'))!.split(':');
+    const user = readFileSync(join(dir.path, 'etc', 'passwd'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('vigil:'))!
+      .split(':');
     assert.ok(Number(user[2]) < 1000, 'a system uid');
     assert.equal([user[5], user[6]], ['/var/lib/vigil', '/usr/sbin/nologin']);
     assert.match(readFileSync(join(dir.path, 'etc', 'group'), 'utf8'), /^dialout:x:20:vigil$/m);

@@ -16,12 +16,20 @@ import { tempDir } from '../helpers/temp-dir.js';
 test('gateway_started, login_failed, settings_changed and gateway_stopping are journaled; the checkpoint is written', async () => {
   const dir = tempDir();
   try {
-    const gateway = new Gateway({ dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+    const gateway = new Gateway({
+      dataDir: dir.path,
+      httpPort: await freePort(),
+      httpsPort: 0,
+      host: '127.0.0.1',
+      logger: silentLogger,
+    });
     await gateway.start();
     try {
       const base = `http://127.0.0.1:${gateway.apiPorts().http}`;
       const res = await fetch(`${base}/api/login`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'nobody', password: 'wrong' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'nobody', password: 'wrong' }),
       });
       assert.is(res.status, 401);
       const result = await gateway.settings.update({ tracker: { timeout_multiplier: 5 } });
@@ -42,7 +50,10 @@ test('gateway_started, login_failed, settings_changed and gateway_stopping are j
           'INTERNAL E308 00 000 # Gateway stopping',
         ],
       );
-      const checkpoint = JSON.parse(store.meta.get(CHECKPOINT_KEY) ?? 'null') as { run_started_at: number; alive_at: number };
+      const checkpoint = JSON.parse(store.meta.get(CHECKPOINT_KEY) ?? 'null') as {
+        run_started_at: number;
+        alive_at: number;
+      };
       assert.ok(checkpoint.alive_at >= checkpoint.run_started_at);
     } finally {
       await store.stop();
@@ -55,7 +66,13 @@ test('gateway_started, login_failed, settings_changed and gateway_stopping are j
 test('the next start tells how the previous run ended: in gateway_started and as the last-run component', async () => {
   const dir = tempDir();
   try {
-    const options = { dataDir: dir.path, httpPort: await freePort(), httpsPort: 0, host: '127.0.0.1', logger: silentLogger };
+    const options = {
+      dataDir: dir.path,
+      httpPort: await freePort(),
+      httpsPort: 0,
+      host: '127.0.0.1',
+      logger: silentLogger,
+    };
     const first = new Gateway(options);
     await first.start();
     assert.is(first.health.get('last-run')?.detail, 'first start of this data dir');
@@ -70,11 +87,17 @@ test('the next start tells how the previous run ended: in gateway_started and as
     const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
     await store.start();
     try {
-      const started = store.events.query({ receiverIds: null, limit: 100 }).items.filter((e) => e.code === '305').map((e) => e.text);
+      const started = store.events
+        .query({ receiverIds: null, limit: 100 })
+        .items.filter((e) => e.code === '305')
+        .map((e) => e.text);
       assert.is(started.length, 2);
       assert.ok(started.includes(`Gateway started (version ${readVersion()})`), started.join(' | '));
       const told = started.find((t) => t !== `Gateway started (version ${readVersion()})`) ?? '';
-      assert.ok(told.startsWith(`Gateway started (version ${readVersion()}; previous run: clean stop: stopped cleanly (`), told);
+      assert.ok(
+        told.startsWith(`Gateway started (version ${readVersion()}; previous run: clean stop: stopped cleanly (`),
+        told,
+      );
     } finally {
       await store.stop();
     }

@@ -32,7 +32,10 @@ test('jitter within 10 % does not rewrite the period at every link test', () => 
 });
 
 test('a new period is adopted once two gaps agree on it', () => {
-  assert.equal(run([0, 60, 120, 150, 180]), [[120, 60], [180, 30]]);
+  assert.equal(run([0, 60, 120, 150, 180]), [
+    [120, 60],
+    [180, 30],
+  ]);
 });
 
 test('gaps under 5 s are repeats: ignored, the older link test stays the anchor', () => {

@@ -9,8 +9,19 @@ const TRIPLETS = [{ event_code: '305', group_no: '0', zone_no: '0A' }];
 
 function cid(code: string, groupNo: string, zoneNo: string, at: number, objectId = 1): NewEvent {
   return {
-    receivedAt: at, receiverId: 1, receiverKind: 'tcp', objectId, account: '1234', protocol: 'ADM-CID',
-    encrypted: false, eventClass: 'other', qualifier: 'E', code, groupNo, zoneNo, raw: Buffer.alloc(0),
+    receivedAt: at,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    objectId,
+    account: '1234',
+    protocol: 'ADM-CID',
+    encrypted: false,
+    eventClass: 'other',
+    qualifier: 'E',
+    code,
+    groupNo,
+    zoneNo,
+    raw: Buffer.alloc(0),
   };
 }
 
@@ -57,7 +68,11 @@ test('without a connection (UDP): the first message, or the first after 2 min of
   c.seen(1, t + 50 * S); // a NULL link test
   c.seen(1, t + 100 * S);
   assert.is(c.flagsFor(cid('305', '00', '00A', t + 150 * S), null), 0, 'the device kept talking: same session');
-  assert.is(c.flagsFor(cid('305', '00', '00A', t + 271 * S), null), EVENT_FLAG_IGNORABLE_STARTUP, '2 min of silence: new session');
+  assert.is(
+    c.flagsFor(cid('305', '00', '00A', t + 271 * S), null),
+    EVENT_FLAG_IGNORABLE_STARTUP,
+    '2 min of silence: new session',
+  );
   assert.is(c.flagsFor(cid('305', '00', '00A', t + 280 * S, 2), null), EVENT_FLAG_IGNORABLE_STARTUP, 'another object');
 });
 

@@ -20,31 +20,70 @@ const S = 1000;
 
 function cid(code: string, groupNo: string, zoneNo: string): DecodedEvent {
   return {
-    protocol: 'ADM-CID', account: '1234', sequence: '0001', encrypted: false, eventClass: 'other', qualifier: 'E',
-    code, groupNo, zoneNo, deviceTime: null, deviceTimeText: null,
+    protocol: 'ADM-CID',
+    account: '1234',
+    sequence: '0001',
+    encrypted: false,
+    eventClass: 'other',
+    qualifier: 'E',
+    code,
+    groupNo,
+    zoneNo,
+    deviceTime: null,
+    deviceTimeText: null,
   };
 }
 
 function session(connectedAt: number): SessionLog {
-  return { id: null, objectId: null, connectedAt, remoteAddress: '192.0.2.7:5000', events: 0, bytesIn: 0, bytesOut: 0, closed: false };
+  return {
+    id: null,
+    objectId: null,
+    connectedAt,
+    remoteAddress: '192.0.2.7:5000',
+    events: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    closed: false,
+  };
 }
 
 function frame(events: DecodedEvent[], receivedAt: number, s: SessionLog): FrameItem {
   return {
-    kind: 'frame', receiver: { id: 1, kind: 'tcp' }, transport: 'tcp', remoteAddress: '192.0.2.7:5000', receivedAt,
-    session: s, raw: Buffer.from('frame'), events, linkTest: false, account: null, device: null,
+    kind: 'frame',
+    receiver: { id: 1, kind: 'tcp' },
+    transport: 'tcp',
+    remoteAddress: '192.0.2.7:5000',
+    receivedAt,
+    session: s,
+    raw: Buffer.from('frame'),
+    events,
+    linkTest: false,
+    account: null,
+    device: null,
   };
 }
 
 /** A UDP datagram of account 1234 on receiver 2: no session, its object decided by the writer. */
 function datagram(events: DecodedEvent[], receivedAt: number): FrameItem {
   return {
-    kind: 'frame', receiver: { id: 2, kind: 'udp' }, transport: 'udp', remoteAddress: '192.0.2.8:5000', receivedAt,
-    session: null, raw: Buffer.from('datagram'), events, linkTest: events.length === 0, account: '1234', device: null,
+    kind: 'frame',
+    receiver: { id: 2, kind: 'udp' },
+    transport: 'udp',
+    remoteAddress: '192.0.2.8:5000',
+    receivedAt,
+    session: null,
+    raw: Buffer.from('datagram'),
+    events,
+    linkTest: events.length === 0,
+    account: '1234',
+    device: null,
   };
 }
 
-const rules = (): StartupRules => ({ gatewayStartedAt: START, triplets: [{ event_code: '305', group_no: '0', zone_no: 'a' }] });
+const rules = (): StartupRules => ({
+  gatewayStartedAt: START,
+  triplets: [{ event_code: '305', group_no: '0', zone_no: 'a' }],
+});
 
 test('a matching event at a session start is journaled, flagged and not forwarded; the same later is forwarded', async () => {
   const fx = await startStore();
@@ -53,12 +92,24 @@ test('a matching event at a session start is journaled, flagged and not forwarde
     const ingest = new EventIngest({ store: fx.store, logger: silentLogger, bus, startupRules: rules });
     const connectedAt = START + 3600 * S;
     const s = session(connectedAt);
-    const [startup] = await ingest.submit([frame([cid('305', '00', '00A'), cid('130', '01', '003')], connectedAt + 2 * S, s)]);
+    const [startup] = await ingest.submit([
+      frame([cid('305', '00', '00A'), cid('130', '01', '003')], connectedAt + 2 * S, s),
+    ]);
     const [later] = await ingest.submit([frame([cid('305', '00', '00A')], connectedAt + 61 * S, s)]);
     const stored = [...startup!.eventIds, ...later!.eventIds].map((id) => fx.store.events.get(id)!);
-    assert.equal(stored.map((e) => [e.code, e.zoneNo, e.flags]), [['305', '00A', EVENT_FLAG_IGNORABLE_STARTUP], ['130', '003', 0], ['305', '00A', 0]]);
+    assert.equal(
+      stored.map((e) => [e.code, e.zoneNo, e.flags]),
+      [
+        ['305', '00A', EVENT_FLAG_IGNORABLE_STARTUP],
+        ['130', '003', 0],
+        ['305', '00A', 0],
+      ],
+    );
     const take = createEventFilter({ receivers: [], event_classes: [] });
-    assert.equal(stored.map((e) => take(e)), ['ignorable startup event', null, null]);
+    assert.equal(
+      stored.map((e) => take(e)),
+      ['ignorable startup event', null, null],
+    );
   } finally {
     await fx.cleanup();
   }
@@ -74,7 +125,8 @@ test('datagrams: the session of a new account starts at its first datagram, a si
     const t = START + 3600 * S; // long after the gateway started
     const at = [t, t + 30 * S, t + 90 * S, t + 300 * S];
     const ids: number[] = [];
-    for (const when of at.slice(0, 3)) ids.push(...(await ingest.submit([datagram([cid('305', '00', '00A')], when)]))[0]!.eventIds);
+    for (const when of at.slice(0, 3))
+      ids.push(...(await ingest.submit([datagram([cid('305', '00', '00A')], when)]))[0]!.eventIds);
     // NULL link tests keep the device talking: no new session at t + 150 s.
     await ingest.submit([datagram([], t + 100 * S)]);
     ids.push(...(await ingest.submit([datagram([cid('305', '00', '00A')], t + 150 * S)]))[0]!.eventIds);
@@ -82,7 +134,11 @@ test('datagrams: the session of a new account starts at its first datagram, a si
     ids.push(...(await ingest.submit([datagram([cid('305', '00', '00A')], at[3]!)]))[0]!.eventIds);
     const flags = ids.map((id) => fx.store.events.get(id)!.flags);
     const F = EVENT_FLAG_IGNORABLE_STARTUP;
-    assert.equal(flags, [F, F, 0, 0, F], 'first datagram ever, within 60 s of it, after, kept alive, after 2.5 min of silence');
+    assert.equal(
+      flags,
+      [F, F, 0, 0, F],
+      'first datagram ever, within 60 s of it, after, kept alive, after 2.5 min of silence',
+    );
     assert.equal(announced, flags, 'the rows announced on the bus carry the flags the writer stored');
     const objects = new Set(ids.map((id) => fx.store.events.get(id)!.objectId));
     assert.is(objects.size, 1, 'one object, registered by the first datagram');

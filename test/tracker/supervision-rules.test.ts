@@ -5,8 +5,12 @@ import { paramsFor, restartGraceMs, timeoutMs } from '../../src/tracker/supervis
 
 const tracker = {
   ...defaultSettings().tracker,
-  timeout_multiplier: 3, timeout_tolerance: 60, event_count_for_restore: 1,
-  sms_timeout_multiplier: 2, sms_timeout_tolerance: 600, event_count_for_restore_sms: 4,
+  timeout_multiplier: 3,
+  timeout_tolerance: 60,
+  event_count_for_restore: 1,
+  sms_timeout_multiplier: 2,
+  sms_timeout_tolerance: 600,
+  event_count_for_restore_sms: 4,
 };
 const IP = paramsFor(tracker, false);
 const S = 1000;

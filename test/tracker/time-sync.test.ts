@@ -14,7 +14,10 @@ const MIN = 60_000;
 
 class FakeLink implements SyncableLink {
   readonly calls: Array<number | undefined> = [];
-  constructor(readonly objectId: number, public answer: boolean | 'throw' = true) {}
+  constructor(
+    readonly objectId: number,
+    public answer: boolean | 'throw' = true,
+  ) {}
   async syncTime(utcOffsetMinutes?: number): Promise<boolean> {
     this.calls.push(utcOffsetMinutes);
     if (this.answer === 'throw') throw new Error('socket gone');
@@ -57,21 +60,39 @@ test('every linked device gets VL-TIME at start, then each synchronize_device_ti
   const { timers, sync } = setup(links, 10);
   await sync.start();
   await settle();
-  assert.equal(links.map((l) => l.calls.length), [1, 1], 'at start');
+  assert.equal(
+    links.map((l) => l.calls.length),
+    [1, 1],
+    'at start',
+  );
   timers.advance(10 * MIN - 1);
   await settle();
-  assert.equal(links.map((l) => l.calls.length), [1, 1], 'the polls for new links send nothing to known ones');
+  assert.equal(
+    links.map((l) => l.calls.length),
+    [1, 1],
+    'the polls for new links send nothing to known ones',
+  );
   timers.advance(1);
   await settle();
-  assert.equal(links.map((l) => l.calls.length), [2, 2]);
+  assert.equal(
+    links.map((l) => l.calls.length),
+    [2, 2],
+  );
   timers.advance(10 * MIN);
   await settle();
-  assert.equal(links.map((l) => l.calls.length), [3, 3]);
+  assert.equal(
+    links.map((l) => l.calls.length),
+    [3, 3],
+  );
   assert.equal(links[0]!.calls, [undefined, undefined, undefined], 'no UTC offset: devices keep UTC');
   await sync.stop();
   timers.advance(60 * MIN);
   await settle();
-  assert.equal(links.map((l) => l.calls.length), [3, 3], 'nothing after stop');
+  assert.equal(
+    links.map((l) => l.calls.length),
+    [3, 3],
+    'nothing after stop',
+  );
   assert.is(timers.armed, 0);
 });
 
@@ -117,7 +138,10 @@ test('an unacknowledged sync raises device_link_failed once per failure streak, 
     timers.advance(MIN);
     await settle();
   }
-  assert.equal(raised, [['device_link_failed', '#A3'], ['device_link_failed', '#A4']]);
+  assert.equal(raised, [
+    ['device_link_failed', '#A3'],
+    ['device_link_failed', '#A4'],
+  ]);
   bad.answer = true;
   timers.advance(MIN);
   await settle();
@@ -173,23 +197,38 @@ test('over a real LinkCommander: the device receives VL-TIME with the gateway ti
         const message = decodeLinkBody(item.body, null) as DecodedLinkMessage;
         received.push(message);
         const ack = [...new Dc09Framer().push(encodeTimeAck({ seq: message.seq, timestamp: clock.now() }))][0]!;
-        if (ack.kind === 'frame') queueMicrotask(() => commander!.handleMessage(decodeLinkBody(ack.body, null) as DecodedLinkMessage));
+        if (ack.kind === 'frame')
+          queueMicrotask(() => commander!.handleMessage(decodeLinkBody(ack.body, null) as DecodedLinkMessage));
       }
       return true;
     },
-    key: null, identity: () => ({ uid: 'ABCDEF' }), clock, timers,
+    key: null,
+    identity: () => ({ uid: 'ABCDEF' }),
+    clock,
+    timers,
   });
   const link = { objectId: 9, syncTime: (offset?: number) => commander!.syncTime(offset) };
   const sync = new TimeSync({
-    links: { list: () => [link] }, intervalMinutes: () => 1440, raise: async () => 1, subject: () => null,
-    clock, timers, logger: silentLogger,
+    links: { list: () => [link] },
+    intervalMinutes: () => 1440,
+    raise: async () => 1,
+    subject: () => null,
+    clock,
+    timers,
+    logger: silentLogger,
   });
   await sync.start();
   await settle();
   timers.advance(1440 * MIN);
   await settle();
   assert.is(received.length, 2);
-  assert.equal(received.map((m) => [m.type, m.timestamp]), [['time', Date.UTC(2026, 2, 1, 8, 30, 0)], ['time', Date.UTC(2026, 2, 2, 8, 30, 0)]]);
+  assert.equal(
+    received.map((m) => [m.type, m.timestamp]),
+    [
+      ['time', Date.UTC(2026, 2, 1, 8, 30, 0)],
+      ['time', Date.UTC(2026, 2, 2, 8, 30, 0)],
+    ],
+  );
   assert.equal(await sync.runOnce(), { sent: 1, acknowledged: 1, failed: 0 });
   await sync.stop();
 });

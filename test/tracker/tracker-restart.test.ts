@@ -125,7 +125,7 @@ test('without a checkpoint (first run) every supervised object gets its full tim
   }
 });
 
-test('the remaining time is taken in the previous run\'s clock base: a clock stepped back between runs changes nothing', async () => {
+test("the remaining time is taken in the previous run's clock base: a clock stepped back between runs changes nothing", async () => {
   const t = await trackerFixture();
   try {
     // The previous run's clock was a day ahead: it heard the object 5 s before its last checkpoint.
@@ -164,8 +164,16 @@ test('a wall-clock step while running changes no deadline: silences are measured
     const steady = new ManualClock(1_000_000);
     const timers = new ClockTimers(steady);
     const tracker = new Tracker({
-      objects: t.fx.store.objects, meta: t.fx.store.meta, settings: () => t.tracker_settings, storedSightingsLagMs: 0, bus: t.bus,
-      raise: t.recorder.raise, clock: t.clock, supervisionClock: steady, timers, logger: silentLogger,
+      objects: t.fx.store.objects,
+      meta: t.fx.store.meta,
+      settings: () => t.tracker_settings,
+      storedSightingsLagMs: 0,
+      bus: t.bus,
+      raise: t.recorder.raise,
+      clock: t.clock,
+      supervisionClock: steady,
+      timers,
+      logger: silentLogger,
     });
     t.tracker = tracker;
     await tracker.start();
@@ -182,7 +190,7 @@ test('a wall-clock step while running changes no deadline: silences are measured
   }
 });
 
-test('the checkpoint records this run\'s start and is refreshed while supervising and at stop', async () => {
+test("the checkpoint records this run's start and is refreshed while supervising and at stop", async () => {
   const t = await trackerFixture();
   try {
     await t.tracker.start();
@@ -248,7 +256,7 @@ test('after a crash a device silent since its stored last_seen is still reported
   assert.equal(await silentObjectLostAfter(null), { lostAfterMs: 90 * S + SEEN_MAX_LAG_MS + S, markLeft: null });
 });
 
-test('after a clean stop (the writer\'s mark, after the last checkpoint) the stored last_seen is exact: no allowance, and the mark is used once', async () => {
+test("after a clean stop (the writer's mark, after the last checkpoint) the stored last_seen is exact: no allowance, and the mark is used once", async () => {
   assert.equal(await silentObjectLostAfter(T0 + 101 * S), { lostAfterMs: 91 * S, markLeft: null });
 });
 

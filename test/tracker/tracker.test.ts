@@ -97,7 +97,10 @@ test('lost after period × multiplier + tolerance of silence: not at the deadlin
     assert.is(t.tracker.supervisor.state(obj.id)?.lost, true, 'one tick after');
     const journal = await events(t);
     assert.equal(journal.map(brief), [`E350 00 000 #0042 obj=${obj.id} rx=1 Object lost`]);
-    assert.equal([journal[0]!.receivedAt, journal[0]!.eventClass, journal[0]!.flags], [T0 + 120 * S + 151 * S, 'internal', 0]);
+    assert.equal(
+      [journal[0]!.receivedAt, journal[0]!.eventClass, journal[0]!.flags],
+      [T0 + 120 * S + 151 * S, 'internal', 0],
+    );
     const record = t.object(obj.id);
     assert.equal([record.connectionState, record.supervisionState], ['lost', 'lost']);
     t.timers.advance(3600 * S);
@@ -154,8 +157,12 @@ test('restore messages must follow each other within the timeout, or the count s
 
 test('an SMS object uses sms_timeout_multiplier, sms_timeout_tolerance and event_count_for_restore_sms', async () => {
   const t = await trackerFixture({
-    timeout_multiplier: 1, timeout_tolerance: 0, event_count_for_restore: 1,
-    sms_timeout_multiplier: 2, sms_timeout_tolerance: 600, event_count_for_restore_sms: 2,
+    timeout_multiplier: 1,
+    timeout_tolerance: 0,
+    event_count_for_restore: 1,
+    sms_timeout_multiplier: 2,
+    sms_timeout_tolerance: 600,
+    event_count_for_restore_sms: 2,
   });
   try {
     const sms = t.addObject({ account: '5555', sms: true });
@@ -176,7 +183,10 @@ test('an SMS object uses sms_timeout_multiplier, sms_timeout_tolerance and event
     assert.is(t.tracker.supervisor.state(sms.id)?.lost, true, 'one SMS message is not enough');
     t.message(sms.id);
     assert.is(t.tracker.supervisor.state(sms.id)?.lost, false);
-    assert.equal((await events(t)).map((e) => `${e.qualifier}${e.code} #${e.account}`), ['E350 #6666', 'E350 #5555', 'R350 #5555']);
+    assert.equal(
+      (await events(t)).map((e) => `${e.qualifier}${e.code} #${e.account}`),
+      ['E350 #6666', 'E350 #5555', 'R350 #5555'],
+    );
   } finally {
     await t.cleanup();
   }
@@ -193,7 +203,10 @@ test('a type left out of internal_events is not journaled; the supervision state
     assert.equal(await events(t), []);
     assert.is(t.object(obj.id).connectionState, 'lost');
     t.message(obj.id);
-    assert.equal((await events(t)).map((e) => e.text), ['Object restored']);
+    assert.equal(
+      (await events(t)).map((e) => e.text),
+      ['Object restored'],
+    );
   } finally {
     await t.cleanup();
   }
@@ -202,7 +215,9 @@ test('a type left out of internal_events is not journaled; the supervision state
 test('configured codes are journaled numerically normalised and announced on the ingest bus', async () => {
   const t = await trackerFixture();
   try {
-    t.internal_events = [{ type: 'object_lost', classificator: 'R', event_code: '00a', group_no: 'F', zone_no: '1', name: 'Gone' }];
+    t.internal_events = [
+      { type: 'object_lost', classificator: 'R', event_code: '00a', group_no: 'F', zone_no: '1', name: 'Gone' },
+    ];
     const stored: number[] = [];
     t.bus.on('event-stored', ({ id, event }) => {
       if (event.protocol === 'INTERNAL') stored.push(id);
@@ -228,7 +243,18 @@ test('a link-test event (CID 602) teaches the period of an object that sends no 
     const linkTest = (): void => {
       t.bus.emit('event-stored', {
         id: 1,
-        event: { receivedAt: t.clock.now(), receiverId: 1, receiverKind: 'udp', objectId: obj.id, account: '1234', protocol: 'ADM-CID', encrypted: false, eventClass: 'link_test', code: '602', raw: Buffer.alloc(0) },
+        event: {
+          receivedAt: t.clock.now(),
+          receiverId: 1,
+          receiverKind: 'udp',
+          objectId: obj.id,
+          account: '1234',
+          protocol: 'ADM-CID',
+          encrypted: false,
+          eventClass: 'link_test',
+          code: '602',
+          raw: Buffer.alloc(0),
+        },
       });
       t.message(obj.id);
     };

@@ -57,7 +57,13 @@ export async function startRig(): Promise<BrowserRig> {
   const rx2 = await freePort();
   const http = await freePort();
   await seedReceivers(dir.path, rx1, rx2);
-  const gateway = new Gateway({ dataDir: dir.path, httpPort: http, httpsPort: 0, host: '127.0.0.1', logger: silentLogger });
+  const gateway = new Gateway({
+    dataDir: dir.path,
+    httpPort: http,
+    httpsPort: 0,
+    host: '127.0.0.1',
+    logger: silentLogger,
+  });
   await gateway.start();
   const adminPassword = readFileSync(join(dir.path, 'initial-admin-password'), 'utf8').split('\n')[1]!;
   // A technician who sees receiver 1 only, with device control.
@@ -65,7 +71,14 @@ export async function startRig(): Promise<BrowserRig> {
   const added = await gateway.settings.update({
     users: [
       admin,
-      { id: 2, login: TECH.login, password: TECH.password, token_time: 60, scopes: ['events', 'objects'], visible_receivers: { all: false, custom: [1] } },
+      {
+        id: 2,
+        login: TECH.login,
+        password: TECH.password,
+        token_time: 60,
+        scopes: ['events', 'objects'],
+        visible_receivers: { all: false, custom: [1] },
+      },
     ],
   });
   if (!added.ok) throw new Error(added.errors.join('\n'));

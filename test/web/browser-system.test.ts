@@ -57,19 +57,28 @@ test('a backup downloaded from the System view is uploaded back through its scri
   await page.fill('#restore-form input[name=restore_passphrase]', 'not the passphrase at all');
   await page.click('#restore-form button[type=submit]');
   await page.waitForSelector('#restore-result.alert.error');
-  assert.is(await page.textContent('#restore-result'), 'Refused (400): BAD_PASSPHRASE: wrong passphrase for this backup Nothing was staged.');
+  assert.is(
+    await page.textContent('#restore-result'),
+    'Refused (400): BAD_PASSPHRASE: wrong passphrase for this backup Nothing was staged.',
+  );
   assert.not.ok(existsSync(join(dataDir(), PENDING_DIR)));
 
   // The non-ASCII passphrase travels as its UTF-8 bytes in the header and opens the file.
   await page.fill('#restore-form input[name=restore_passphrase]', PASSPHRASE);
   await page.click('#restore-form button[type=submit]');
   await page.waitForSelector('#restore-result.alert.ok');
-  assert.match((await page.textContent('#restore-result')) ?? '', 'Checked and staged: the backup of Riverside cabinet 7');
+  assert.match(
+    (await page.textContent('#restore-result')) ?? '',
+    'Checked and staged: the backup of Riverside cabinet 7',
+  );
   assert.is(await page.getAttribute('#restore-progress', 'value'), '100');
   assert.ok(existsSync(join(dataDir(), PENDING_DIR, 'vigil.db')));
   await rig.shot(page, 'system-02-staged');
   await page.goto(`${rig.base}/system`);
-  assert.match((await page.textContent('[data-fact="restore-pending"]')) ?? '', 'A restore is staged: the backup of Riverside cabinet 7');
+  assert.match(
+    (await page.textContent('[data-fact="restore-pending"]')) ?? '',
+    'A restore is staged: the backup of Riverside cabinet 7',
+  );
   assert.equal(problems, [], 'no script error, no CSP violation');
   rmSync(join(dataDir(), PENDING_DIR), { recursive: true, force: true });
 });

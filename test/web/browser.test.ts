@@ -26,7 +26,16 @@ test.after(async () => {
 /** One simulated device on `port` that stays connected; sends `events` events then idles. */
 function device(port: number, uid: string, account: string, events: number, link = {}): Simulator {
   const sim = new Simulator(
-    resolveSimOptions({ port, devices: 1, ratePerDevice: events > 0 ? 50 : 0, ...(events > 0 ? { maxEvents: events } : {}), durationMs: 60_000, uidBase: uid, accountBase: account, link }),
+    resolveSimOptions({
+      port,
+      devices: 1,
+      ratePerDevice: events > 0 ? 50 : 0,
+      ...(events > 0 ? { maxEvents: events } : {}),
+      durationMs: 60_000,
+      uidBase: uid,
+      accountBase: account,
+      link,
+    }),
   );
   sims.push(sim);
   sim.start();
@@ -47,16 +56,19 @@ test('login: a wrong password is refused, five failures throttle the address, th
   const context = await rig.browser.newContext({ viewport: { width: 1280, height: 900 } });
   admin = await context.newPage();
   await logIn(admin, rig.base, 'admin', 'wrong-password');
-  assert.match(await admin.textContent('#login-error') ?? '', 'Wrong login or password.');
+  assert.match((await admin.textContent('#login-error')) ?? '', 'Wrong login or password.');
   await rig.shot(admin, '01-login-wrong-password');
   for (let i = 0; i < 4; i++) await logIn(admin, rig.base, 'admin', `wrong-${i}`);
   await logIn(admin, rig.base, 'admin', rig.adminPassword);
-  assert.match(await admin.textContent('#login-error') ?? '', /Too many failed attempts from this address. Try again in \d+ s\./);
+  assert.match(
+    (await admin.textContent('#login-error')) ?? '',
+    /Too many failed attempts from this address. Try again in \d+ s\./,
+  );
   await rig.shot(admin, '02-login-throttled');
   await new Promise((r) => setTimeout(r, 1100));
   await logIn(admin, rig.base, 'admin', rig.adminPassword);
   assert.is(new URL(admin.url()).pathname, '/');
-  assert.match(await admin.textContent('.who') ?? '', 'admin');
+  assert.match((await admin.textContent('.who')) ?? '', 'admin');
   // The session cookie is out of reach of scripts and never sent cross-site.
   const cookie = (await context.cookies()).find((c) => c.name === 'vigil_session')!;
   assert.ok(cookie.httpOnly);
@@ -76,7 +88,15 @@ test('a DC-09 event sent by the simulator appears in the live tail within 1 s of
   await admin.waitForSelector('#live-state.state-live');
   let ackedAt = 0;
   const sim = new Simulator(
-    resolveSimOptions({ port: rig.rx1, devices: 1, ratePerDevice: 50, maxEvents: 1, durationMs: 10_000, uidBase: 'AA0000000001', accountBase: '4711' }),
+    resolveSimOptions({
+      port: rig.rx1,
+      devices: 1,
+      ratePerDevice: 50,
+      maxEvents: 1,
+      durationMs: 10_000,
+      uidBase: 'AA0000000001',
+      accountBase: '4711',
+    }),
     { onAck: () => (ackedAt = Date.now()) },
   );
   sims.push(sim);
@@ -85,7 +105,7 @@ test('a DC-09 event sent by the simulator appears in the live tail within 1 s of
   const shownAt = Date.now();
   assert.ok(ackedAt > 0, 'the event was ACKed');
   assert.ok(shownAt - ackedAt < 1000, `shown ${shownAt - ackedAt} ms after the ACK`);
-  assert.match(await admin.textContent('#events tbody tr.fresh') ?? '', '4711');
+  assert.match((await admin.textContent('#events tbody tr.fresh')) ?? '', '4711');
   await rig.shot(admin, '04-events-live');
 });
 
@@ -100,13 +120,16 @@ test("a device command's multi-packet reply is shown packet by packet", async ()
   const packets = await admin.$$eval('#packets li', (items) => items.map((li) => li.textContent));
   assert.equal(packets, ['#1A1B2C3', '#2A1B2C3', '#3A1B2C3']);
   await admin.waitForSelector('.alert.ok');
-  assert.match(await admin.textContent('.alert.ok') ?? '', 'The device replied with 3 packets.');
+  assert.match((await admin.textContent('.alert.ok')) ?? '', 'The device replied with 3 packets.');
   await rig.shot(admin, '05-device-reply');
   // An error code is explained in words.
   await admin.fill('#f-partial_uid', 'FFFF');
   await admin.click('form[action="/device"] button[type=submit]');
   await admin.waitForSelector('.alert.error');
-  assert.match(await admin.textContent('.alert.error') ?? '', 'NO_OBJECT: No device you may see has a UID ending in these digits');
+  assert.match(
+    (await admin.textContent('.alert.error')) ?? '',
+    'NO_OBJECT: No device you may see has a UID ending in these digits',
+  );
 });
 
 test('a settings validation error appears beside its field and nothing is saved', async () => {
@@ -114,10 +137,12 @@ test('a settings validation error appears beside its field and nothing is saved'
   await admin.goto(`${rig.base}/settings/tracker`);
   await admin.fill('#f-tracker_timeout_multiplier', '500');
   await Promise.all([admin.waitForNavigation(), admin.click('.settings-form button[type=submit]')]);
-  const beside = admin.locator('label:has(#f-tracker_timeout_multiplier) [data-error-for="tracker.timeout_multiplier"]');
+  const beside = admin.locator(
+    'label:has(#f-tracker_timeout_multiplier) [data-error-for="tracker.timeout_multiplier"]',
+  );
   assert.is(await beside.textContent(), 'must be between 1 and 100');
   assert.is(await admin.getAttribute('#f-tracker_timeout_multiplier', 'aria-invalid'), 'true');
-  assert.match(await admin.textContent('#settings-errors') ?? '', 'Nothing was saved.');
+  assert.match((await admin.textContent('#settings-errors')) ?? '', 'Nothing was saved.');
   assert.is(JSON.stringify(rig.gateway.settings.current()), before);
   await rig.shot(admin, '06-settings-error');
   // A valid change is saved and journaled.
@@ -130,36 +155,54 @@ test('a settings validation error appears beside its field and nothing is saved'
 
 test('objects, overrides, users and restart views render for the administrator; a restart needs its confirmation', async () => {
   await admin.goto(`${rig.base}/objects`);
-  assert.match(await admin.textContent('#objects') ?? '', '4711');
+  assert.match((await admin.textContent('#objects')) ?? '', '4711');
   await rig.shot(admin, '08-objects');
   await admin.goto(`${rig.base}/overrides`);
   await admin.fill('#f-uid', 'C0DE0000BEEF');
   await admin.fill('#f-new_override_oid', '9001');
   await Promise.all([admin.waitForNavigation(), admin.click('form[action="/overrides"] button[type=submit]')]);
-  assert.match(await admin.textContent('#overrides') ?? '', '9001');
+  assert.match((await admin.textContent('#overrides')) ?? '', '9001');
   await rig.shot(admin, '09-overrides');
   await admin.goto(`${rig.base}/users`);
-  assert.match(await admin.textContent('#users') ?? '', TECH.login);
+  assert.match((await admin.textContent('#users')) ?? '', TECH.login);
   await rig.shot(admin, '10-users');
   await admin.goto(`${rig.base}/restart`);
   admin.once('dialog', (d) => void d.accept());
   await admin.check('input[name=confirm]');
   await Promise.all([admin.waitForNavigation(), admin.click('button.danger')]);
-  assert.match(await admin.textContent('.alert.ok') ?? '', 'Receivers and outputs restarted.');
+  assert.match((await admin.textContent('.alert.ok')) ?? '', 'Receivers and outputs restarted.');
   await rig.shot(admin, '11-restart');
   const events = rig.gateway.store.events.query({ receiverIds: null, limit: 50 }).items.map((e) => e.text ?? '');
-  for (const action of ['admin: logged in to the page', 'admin: control to partial UID BEEF', 'admin: settings section tracker saved', 'admin: OID override UID C0DE0000BEEF set to 9001', 'admin: restarted receivers and outputs']) {
-    assert.ok(events.some((t) => t.includes(action)), `journaled: ${action}`);
+  for (const action of [
+    'admin: logged in to the page',
+    'admin: control to partial UID BEEF',
+    'admin: settings section tracker saved',
+    'admin: OID override UID C0DE0000BEEF set to 9001',
+    'admin: restarted receivers and outputs',
+  ]) {
+    assert.ok(
+      events.some((t) => t.includes(action)),
+      `journaled: ${action}`,
+    );
   }
 });
 
 test('a user who sees only receiver 1 sees nothing of receiver 2 on any view', async () => {
   const south = device(rig.rx2, 'B0B000005678', '7722', 1);
   const north = device(rig.rx1, 'A0A000001234', '3311', 0);
-  await until(() => south.stats.eventsAcked >= 1 && north.stats.welcomes >= 1 && south.stats.welcomes >= 1, 10_000, 'both devices connected');
+  await until(
+    () => south.stats.eventsAcked >= 1 && north.stats.welcomes >= 1 && south.stats.welcomes >= 1,
+    10_000,
+    'both devices connected',
+  );
   // A receiver-scoped component that names a device of receiver 2 (the kind the link registry reports):
   // its name carries the receiver after `rx:tcp:2:`, and the status must leave it out (#28.12).
-  rig.gateway.health.report('rx:tcp:2:links', 'receiver', 'degraded', 'UID B0B000005678 account 7722: identity not proven');
+  rig.gateway.health.report(
+    'rx:tcp:2:links',
+    'receiver',
+    'degraded',
+    'UID B0B000005678 account 7722: identity not proven',
+  );
   const context = await rig.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
   const tech = await context.newPage();
   await logIn(tech, rig.base, TECH.login, TECH.password);
@@ -180,7 +223,7 @@ test('a user who sees only receiver 1 sees nothing of receiver 2 on any view', a
   await tech.fill('#f-data', '01');
   await tech.click('form[action="/device"] button[type=submit]');
   await tech.waitForSelector('.alert.error');
-  assert.match(await tech.textContent('.alert.error') ?? '', 'NO_OBJECT');
+  assert.match((await tech.textContent('.alert.error')) ?? '', 'NO_OBJECT');
   assert.not.match(await tech.content(), 'B0B000005678');
   // The live tail: receiver 2's event never arrives, receiver 1's does.
   await tech.goto(`${rig.base}/events`);
@@ -200,23 +243,65 @@ test('posts without the session cookie are 401; without or with a wrong CSRF tok
   const session = (await admin.context().cookies()).find((c) => c.name === 'vigil_session')!.value;
   const form = (body: Record<string, string>) => new URLSearchParams(body).toString();
   const post = (path: string, body: Record<string, string>, headers: Record<string, string> = {}) =>
-    fetch(`${rig.base}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form(body) });
-  const restarts = rig.gateway.store.events.query({ receiverIds: null, limit: 100 }).items.filter((e) => (e.text ?? '').includes('restarted')).length;
+    fetch(`${rig.base}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: form(body),
+    });
+  const restarts = rig.gateway.store.events
+    .query({ receiverIds: null, limit: 100 })
+    .items.filter((e) => (e.text ?? '').includes('restarted')).length;
   assert.is((await post('/restart', { confirm: 'yes' })).status, 401);
   assert.is((await post('/restart', { confirm: 'yes' }, { cookie: `vigil_session=${session}` })).status, 403);
-  assert.is((await post('/restart', { confirm: 'yes', _csrf: 'forged' }, { cookie: `vigil_session=${session}` })).status, 403);
+  assert.is(
+    (await post('/restart', { confirm: 'yes', _csrf: 'forged' }, { cookie: `vigil_session=${session}` })).status,
+    403,
+  );
   const csrf = (await admin.getAttribute('body', 'data-csrf'))!;
-  assert.is((await post('/restart', { confirm: 'yes', _csrf: csrf }, { cookie: `vigil_session=${session}`, origin: 'http://evil.example' })).status, 403);
-  assert.is((await post('/settings/general', { 'general.instance_name': 'pwned', _csrf: 'x' }, { cookie: `vigil_session=${session}` })).status, 403);
+  assert.is(
+    (
+      await post(
+        '/restart',
+        { confirm: 'yes', _csrf: csrf },
+        { cookie: `vigil_session=${session}`, origin: 'http://evil.example' },
+      )
+    ).status,
+    403,
+  );
+  assert.is(
+    (
+      await post(
+        '/settings/general',
+        { 'general.instance_name': 'pwned', _csrf: 'x' },
+        { cookie: `vigil_session=${session}` },
+      )
+    ).status,
+    403,
+  );
   assert.is(rig.gateway.settings.current().general.instance_name, 'Riverside cabinet 7');
-  const after = rig.gateway.store.events.query({ receiverIds: null, limit: 100 }).items.filter((e) => (e.text ?? '').includes('restarted')).length;
+  const after = rig.gateway.store.events
+    .query({ receiverIds: null, limit: 100 })
+    .items.filter((e) => (e.text ?? '').includes('restarted')).length;
   assert.is(after, restarts, 'no refused post restarted anything');
 });
 
 test('every view is under 100 KB and its first byte comes in under 50 ms (median of 7, after one warm-up)', async () => {
   const session = (await admin.context().cookies()).find((c) => c.name === 'vigil_session')!.value;
   const lines: string[] = [];
-  for (const path of ['/', '/events', '/objects', '/device', '/overrides', '/settings/general', '/settings/internal_events', '/settings/receivers', '/users', '/restart', '/login']) {
+  for (const path of [
+    '/',
+    '/events',
+    '/objects',
+    '/device',
+    '/overrides',
+    '/settings/general',
+    '/settings/internal_events',
+    '/settings/receivers',
+    '/users',
+    '/restart',
+    '/login',
+  ]) {
     const times: number[] = [];
     let bytes = 0;
     await (await fetch(`${rig.base}${path}`, { headers: { cookie: `vigil_session=${session}` } })).arrayBuffer();

@@ -31,7 +31,9 @@ test.after(async () => {
 
 async function api(body: unknown): Promise<{ status: number; body: unknown }> {
   const res = await h.app.request('/api/device-enrolment', {
-    method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
   });
   const text = await res.text();
   return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
@@ -52,16 +54,26 @@ test('the visible device is reset by either; the answers name the UID and the wi
   assert.match(html, 'UID 00AAAA0001 may enrol until ');
   const row = h.store.deviceKeys.get('00AAAA0001')!;
   assert.equal([row.key, row.enrolUntil], [null, h.clock.now() + 3_600_000]);
-  assert.ok(h.actions.some((a) => a.startsWith('operator: device key reset for UID 00AAAA0001')), 'journaled with the login');
+  assert.ok(
+    h.actions.some((a) => a.startsWith('operator: device key reset for UID 00AAAA0001')),
+    'journaled with the login',
+  );
   h.store.deviceKeys.enrol('00AAAA0001', Buffer.alloc(32, 3));
   const answer = await api({ partial_uid: 'AAAA0001' });
-  assert.equal(answer, { status: 200, body: { uid: '00AAAA0001', enrolment_open_until: new Date(h.clock.now() + 3_600_000).toISOString() } });
+  assert.equal(answer, {
+    status: 200,
+    body: { uid: '00AAAA0001', enrolment_open_until: new Date(h.clock.now() + 3_600_000).toISOString() },
+  });
   assert.is(h.store.deviceKeys.get('00AAAA0001')!.key, null);
 });
 
 test('a user without device_control gets 403 from the API and the refusal page', async () => {
   const viewer = await h.token(3);
-  const res = await h.app.request('/api/device-enrolment', { method: 'POST', headers: { Authorization: `Bearer ${viewer}` }, body: '{"partial_uid":"AAAA0001"}' });
+  const res = await h.app.request('/api/device-enrolment', {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${viewer}` },
+    body: '{"partial_uid":"AAAA0001"}',
+  });
   assert.is(res.status, 403);
 });
 

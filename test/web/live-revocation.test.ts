@@ -32,8 +32,19 @@ test.after.each(async () => {
 
 function event(account: string): NewEvent {
   return {
-    receivedAt: START, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account,
-    protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
+    receivedAt: START,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    account,
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: 'BA',
+    groupNo: '01',
+    zoneNo: '005',
     raw: new Uint8Array([0x0a]),
   };
 }
@@ -66,7 +77,9 @@ async function openLive(userLogin: string, password: string): Promise<Live> {
   const step = async (until: number): Promise<void> => {
     pending ??= reader.read();
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), Math.max(1, until - Date.now()))));
+    const timeout = new Promise<'timeout'>(
+      (r) => (timer = setTimeout(() => r('timeout'), Math.max(1, until - Date.now()))),
+    );
     const read = await Promise.race([pending, timeout]);
     clearTimeout(timer);
     if (read === 'timeout') return;
@@ -93,7 +106,11 @@ async function openLive(userLogin: string, password: string): Promise<Live> {
 }
 
 const record = (u: { id: number; login: string }, scopes: string[], custom: number[] | null) => ({
-  id: u.id, login: u.login, token_time: 60, scopes, visible_receivers: { all: custom === null, custom: custom ?? [] },
+  id: u.id,
+  login: u.login,
+  token_time: 60,
+  scopes,
+  visible_receivers: { all: custom === null, custom: custom ?? [] },
 });
 const ADMIN_R = record(ADMIN, ['settings', 'users', 'events', 'objects'], null);
 const OPERATOR_R = record(OPERATOR, ['events', 'objects'], [1]);
@@ -101,9 +118,18 @@ const VIEWER_R = record(VIEWER, ['events'], null);
 
 const REVOCATIONS: Array<[string, () => Promise<unknown>]> = [
   ['the user is deleted', () => h.settings.update({ users: [ADMIN_R, OPERATOR_R] })],
-  ['the password changes', () => h.settings.update({ users: [ADMIN_R, OPERATOR_R, { ...VIEWER_R, password: 'another-password-3' }] })],
-  ['visible_receivers is narrowed', () => h.settings.update({ users: [ADMIN_R, OPERATOR_R, record(VIEWER, ['events'], [2])] })],
-  ['the events scope is removed', () => h.settings.update({ users: [ADMIN_R, OPERATOR_R, record(VIEWER, ['objects'], null)] })],
+  [
+    'the password changes',
+    () => h.settings.update({ users: [ADMIN_R, OPERATOR_R, { ...VIEWER_R, password: 'another-password-3' }] }),
+  ],
+  [
+    'visible_receivers is narrowed',
+    () => h.settings.update({ users: [ADMIN_R, OPERATOR_R, record(VIEWER, ['events'], [2])] }),
+  ],
+  [
+    'the events scope is removed',
+    () => h.settings.update({ users: [ADMIN_R, OPERATOR_R, record(VIEWER, ['objects'], null)] }),
+  ],
   ['api_jwt_secret is rotated', () => h.settings.update({ api: { api_jwt_secret: 'f'.repeat(64) } })],
   ['the token expires', async () => h.clock.advance(60 * 60_000)],
 ];
@@ -118,7 +144,8 @@ for (const [how, revoke] of REVOCATIONS) {
       store('1111');
       assert.match(await live.readUntil('"account":"1111"', 3000), '"account":"1111"', 'streams before');
       const result = await revoke();
-      if (result && typeof result === 'object' && 'ok' in result) assert.ok((result as { ok: boolean }).ok, JSON.stringify(result));
+      if (result && typeof result === 'object' && 'ok' in result)
+        assert.ok((result as { ok: boolean }).ok, JSON.stringify(result));
       store('2222');
       // One interval, plus scheduling slack on a loaded machine.
       const end = await live.readUntilEnd(RECHECK_MS + 1500);
@@ -134,7 +161,10 @@ for (const [how, revoke] of REVOCATIONS) {
 test('a settings change that leaves the user alone keeps the live tail open', async () => {
   const live = await openLive(VIEWER.login, VIEWER.password);
   try {
-    const saved = await h.settings.update({ general: { instance_name: 'cabinet-9' }, users: [ADMIN_R, { ...OPERATOR_R, password: 'changed-op-pass' }, VIEWER_R] });
+    const saved = await h.settings.update({
+      general: { instance_name: 'cabinet-9' },
+      users: [ADMIN_R, { ...OPERATOR_R, password: 'changed-op-pass' }, VIEWER_R],
+    });
     assert.ok(saved.ok);
     const end = await live.readUntilEnd(RECHECK_MS * 2 + 200);
     assert.not.ok(end.ended);

@@ -36,7 +36,12 @@ test('wrong password, then the right one: an HttpOnly SameSite=Strict session co
   assert.is(wrong.status, 401);
   assert.match(await wrong.text(), 'Wrong login or password.');
   const token = await b.csrf('/login');
-  const ok = await b.request('POST', '/login', { _csrf: token, login: ADMIN.login, password: ADMIN.password, next: '/events' });
+  const ok = await b.request('POST', '/login', {
+    _csrf: token,
+    login: ADMIN.login,
+    password: ADMIN.password,
+    next: '/events',
+  });
   assert.is(ok.status, 303);
   assert.is(ok.headers.get('location'), '/events');
   const cookie = ok.headers.getSetCookie().find((c) => c.startsWith('vigil_session='))!;
@@ -69,7 +74,12 @@ test('the login form refuses a post without its CSRF cookie value or from anothe
   const noToken = await b.request('POST', '/login', { login: ADMIN.login, password: ADMIN.password });
   assert.is(noToken.status, 403);
   const token = await b.csrf('/login');
-  const foreign = await b.request('POST', '/login', { _csrf: token, login: ADMIN.login, password: ADMIN.password }, { Origin: 'http://evil.example' });
+  const foreign = await b.request(
+    'POST',
+    '/login',
+    { _csrf: token, login: ADMIN.login, password: ADMIN.password },
+    { Origin: 'http://evil.example' },
+  );
   assert.is(foreign.status, 403);
   assert.not.ok(b.cookies.has('vigil_session'));
 });
@@ -91,16 +101,32 @@ test('state-changing posts: no cookie is 401, no or wrong CSRF token is 403, the
 });
 
 test('status lists every registry component generically; a user limited to receiver 1 sees nothing of receiver 2', async () => {
-  h.health.report('rx:tcp:1', 'receiver', 'ok', null, { connections: 3, events: 10, rejected: 1, naks: 0, listening: '0.0.0.0:10001' });
+  h.health.report('rx:tcp:1', 'receiver', 'ok', null, {
+    connections: 3,
+    events: 10,
+    rejected: 1,
+    naks: 0,
+    listening: '0.0.0.0:10001',
+  });
   h.health.report('rx:udp:2', 'receiver', 'failed', 'EADDRINUSE', { connections: 0 });
   h.health.report('modem:ttyUSB2', 'modem', 'ok', null, { csq: 18, rssi_dbm: -77, receiver_id: 2 });
-  h.health.report('rx:modem:3', 'receiver', 'degraded', 'signal low (csq 6)', { csq: 6, rssi_dbm: -101, registered: true });
+  h.health.report('rx:modem:3', 'receiver', 'degraded', 'signal low (csq 6)', {
+    csq: 6,
+    rssi_dbm: -101,
+    registered: true,
+  });
   h.health.report('serial:ttyS0', 'serial', 'degraded', 'no data', { bytes_in: 1024 });
-  h.health.report('out:1', 'output', 'ok', null, { connected: true, backlog: 4, last_ack_at: h.clock.now() - 5000, delivered: 9 });
+  h.health.report('out:1', 'output', 'ok', null, {
+    connected: true,
+    backlog: 4,
+    last_ack_at: h.clock.now() - 5000,
+    delivered: 9,
+  });
   const admin = new Browser(h);
   await admin.login(ADMIN.login, ADMIN.password);
   const all = await (await admin.get('/')).text();
-  for (const name of ['rx:tcp:1', 'rx:udp:2', 'modem:ttyUSB2', 'serial:ttyS0', 'out:1']) assert.match(all, `data-component="${name}"`);
+  for (const name of ['rx:tcp:1', 'rx:udp:2', 'modem:ttyUSB2', 'serial:ttyS0', 'out:1'])
+    assert.match(all, `data-component="${name}"`);
   assert.match(all, 'rssi dbm');
   assert.match(all, '<td data-label="Signal">csq 6 (-101 dBm)</td>');
   const operator = new Browser(h);

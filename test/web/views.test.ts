@@ -21,19 +21,36 @@ test.after.each(async () => {
 
 function event(overrides: Partial<NewEvent> = {}): NewEvent {
   return {
-    receivedAt: START, receiverId: 1, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '198.51.100.7', account: '1234',
-    protocol: 'SIA-DCS', encrypted: false, eventClass: 'alarm', qualifier: 'E', code: 'BA', groupNo: '01', zoneNo: '005',
-    raw: new Uint8Array([0x0a]), ...overrides,
+    receivedAt: START,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    transport: 'tcp',
+    remoteAddress: '198.51.100.7',
+    account: '1234',
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: 'BA',
+    groupNo: '01',
+    zoneNo: '005',
+    raw: new Uint8Array([0x0a]),
+    ...overrides,
   };
 }
 
 test('events: a bad filter is answered with the API message beside its field; paging uses the API cursors', async () => {
-  h.store.events.append(Array.from({ length: 60 }, (_, i) => event({ receivedAt: START + i, account: i % 2 ? '1234' : '0042' })));
+  h.store.events.append(
+    Array.from({ length: 60 }, (_, i) => event({ receivedAt: START + i, account: i % 2 ? '1234' : '0042' })),
+  );
   const b = new Browser(h);
   await b.login(ADMIN.login, ADMIN.password);
   const bad = await b.get('/events?receiver=abc&account=');
   assert.is(bad.status, 400);
-  assert.match(await bad.text(), /name="receiver"[^>]*aria-invalid="true"[^>]*\/><p class="field-error"[^>]*>must be an integer between 1 and 2147483647<\/p>/);
+  assert.match(
+    await bad.text(),
+    /name="receiver"[^>]*aria-invalid="true"[^>]*\/><p class="field-error"[^>]*>must be an integer between 1 and 2147483647<\/p>/,
+  );
   const page = await (await b.get('/events?account=1234')).text();
   assert.is((page.match(/<tr data-id=/g) ?? []).length, 30);
   const first = await (await b.get('/events')).text();
@@ -75,11 +92,16 @@ test('the live tail streams new events after the page, only those the user may s
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  const ids = h.store.events.append([event({ receiverId: 2, receiverKind: 'udp', account: '7777' }), event({ account: '4242' })]).map((r) => r.id);
+  const ids = h.store.events
+    .append([event({ receiverId: 2, receiverKind: 'udp', account: '7777' }), event({ account: '4242' })])
+    .map((r) => r.id);
   for (const id of ids) h.bus.emit('stored', id);
   const deadline = Date.now() + 3000;
   while (!text.includes('4242') && Date.now() < deadline) {
-    const step = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), 500))]);
+    const step = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), 500)),
+    ]);
     if (step.value) text += decoder.decode(step.value);
   }
   await reader.cancel();
@@ -99,12 +121,19 @@ test('the live tail delivers a burst larger than one journal read whole and in o
   const decoder = new TextDecoder();
   const parser = new SseParser();
   const got: number[] = [];
-  const ids = h.store.events.append(Array.from({ length: 450 }, (_, i) => event({ account: `B${i}` }))).map((r) => r.id);
+  const ids = h.store.events
+    .append(Array.from({ length: 450 }, (_, i) => event({ account: `B${i}` })))
+    .map((r) => r.id);
   for (const id of ids) h.bus.emit('stored', id);
   const deadline = Date.now() + 5000;
   while (got.length < ids.length && Date.now() < deadline) {
-    const step = await Promise.race([reader.read(), new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), 500))]);
-    if (step.value) for (const m of parser.push(decoder.decode(step.value, { stream: true }))) if (m.event === 'event') got.push(Number(m.id));
+    const step = await Promise.race([
+      reader.read(),
+      new Promise<{ done: true; value: undefined }>((r) => setTimeout(() => r({ done: true, value: undefined }), 500)),
+    ]);
+    if (step.value)
+      for (const m of parser.push(decoder.decode(step.value, { stream: true })))
+        if (m.event === 'event') got.push(Number(m.id));
   }
   await reader.cancel();
   assert.equal(got, ids);
@@ -115,7 +144,10 @@ test('overrides: the API messages beside the field; a save is journaled; the lis
   await admin.login(ADMIN.login, ADMIN.password);
   const bad = await admin.post('/overrides', { uid: 'XYZ', new_override_oid: '9001' }, '/overrides');
   assert.is(bad.status, 400);
-  assert.match(await bad.text(), /name="uid"[^>]*aria-invalid="true"[^>]*\/><p class="field-error"[^>]*>UID must be hexadecimal<\/p>/);
+  assert.match(
+    await bad.text(),
+    /name="uid"[^>]*aria-invalid="true"[^>]*\/><p class="field-error"[^>]*>UID must be hexadecimal<\/p>/,
+  );
   const ok = await admin.post('/overrides', { uid: 'a1b2', new_override_oid: '9001' }, '/overrides');
   assert.is(ok.status, 200);
   assert.match(await ok.text(), '<td class="mono">A1B2</td>');

@@ -38,7 +38,12 @@ export class Browser {
     private readonly address = '192.0.2.50',
   ) {}
 
-  async request(method: string, path: string, form?: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Response> {
+  async request(
+    method: string,
+    path: string,
+    form?: Record<string, string | string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const all: Record<string, string> = { ...headers };
     if (this.cookies.size > 0) all.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body: string | undefined;
@@ -50,7 +55,11 @@ export class Browser {
       all.Origin ??= 'http://localhost';
     }
     const env = { incoming: { socket: { remoteAddress: this.address } } };
-    const res = await this.h.app.request(`http://localhost${path}`, { method, headers: all, ...(body !== undefined ? { body } : {}) }, env);
+    const res = await this.h.app.request(
+      `http://localhost${path}`,
+      { method, headers: all, ...(body !== undefined ? { body } : {}) },
+      env,
+    );
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const [name, value] = pair!.split('=');

@@ -7,7 +7,11 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { describeError } from '../../core/errors.js';
-import { resetDeviceKey, type DeviceEnrolmentDeps, type EnrolmentRequest } from '../../services/device-enrolment-service.js';
+import {
+  resetDeviceKey,
+  type DeviceEnrolmentDeps,
+  type EnrolmentRequest,
+} from '../../services/device-enrolment-service.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
 import { INVALID_REQUEST, SERVER_FAILURE, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
@@ -18,12 +22,24 @@ const HEX_RE = /^[0-9A-Fa-f]+$/;
 export function parseEnrolmentRequest(body: unknown): EnrolmentRequest | null {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
   const { partial_uid: partial, uid } = body as Record<string, unknown>;
-  if (typeof partial === 'string' && partial !== '' && partial.length <= 32 && HEX_RE.test(partial) && uid === undefined) return { partialUid: partial };
-  if (typeof uid === 'string' && uid.length >= 6 && uid.length <= 32 && HEX_RE.test(uid) && partial === undefined) return { uid };
+  if (
+    typeof partial === 'string' &&
+    partial !== '' &&
+    partial.length <= 32 &&
+    HEX_RE.test(partial) &&
+    uid === undefined
+  )
+    return { partialUid: partial };
+  if (typeof uid === 'string' && uid.length >= 6 && uid.length <= 32 && HEX_RE.test(uid) && partial === undefined)
+    return { uid };
   return null;
 }
 
-export function registerDeviceEnrolment(app: Hono<ApiEnv>, deps: ApiDeps & { deviceEnrolment: DeviceEnrolmentDeps }, auth: MiddlewareHandler<ApiEnv>): void {
+export function registerDeviceEnrolment(
+  app: Hono<ApiEnv>,
+  deps: ApiDeps & { deviceEnrolment: DeviceEnrolmentDeps },
+  auth: MiddlewareHandler<ApiEnv>,
+): void {
   const logger = deps.logger.child('device-enrolment');
   async function reset(c: Context<ApiEnv>): Promise<Response> {
     const body = await readJson(c);
@@ -45,5 +61,11 @@ export function registerDeviceEnrolment(app: Hono<ApiEnv>, deps: ApiDeps & { dev
       return c.text(SERVER_FAILURE, 500);
     }
   }
-  addRoute(app, { path: '/api/device-enrolment', style: 'text', auth, scope: 'device_control', methods: { POST: reset } });
+  addRoute(app, {
+    path: '/api/device-enrolment',
+    style: 'text',
+    auth,
+    scope: 'device_control',
+    methods: { POST: reset },
+  });
 }

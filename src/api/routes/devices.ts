@@ -95,11 +95,27 @@ export function registerDevices(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewa
             ? c.json({ ...replyHead(result.fields), error: 'INVALID_DATA' })
             : c.text('INVALID_DATA', 400);
         case 'done':
-          return c.json(kind === 'control' ? controlReply(result.request, result.outcome) : configReply(result.request, result.outcome));
+          return c.json(
+            kind === 'control'
+              ? controlReply(result.request, result.outcome)
+              : configReply(result.request, result.outcome),
+          );
       }
     };
   }
 
-  addRoute(app, { path: '/api/control-device', style: 'text', auth, scope: 'device_control', methods: { POST: handler('control') } });
-  addRoute(app, { path: '/api/config-device', style: 'text', auth, scope: 'device_control', methods: { POST: handler('config') } });
+  addRoute(app, {
+    path: '/api/control-device',
+    style: 'text',
+    auth,
+    scope: 'device_control',
+    methods: { POST: handler('control') },
+  });
+  addRoute(app, {
+    path: '/api/config-device',
+    style: 'text',
+    auth,
+    scope: 'device_control',
+    methods: { POST: handler('config') },
+  });
 }

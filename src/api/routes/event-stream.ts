@@ -44,7 +44,13 @@ export interface EventStreamLimits {
   readonly pageSize: number;
 }
 
-export const EVENT_STREAM_LIMITS: EventStreamLimits = { perUser: 4, total: 32, heartbeatMs: 20_000, stallMs: 30_000, pageSize: 200 };
+export const EVENT_STREAM_LIMITS: EventStreamLimits = {
+  perUser: 4,
+  total: 32,
+  heartbeatMs: 20_000,
+  stallMs: 30_000,
+  pageSize: 200,
+};
 
 export const TOO_MANY_STREAMS = 'TOO_MANY_STREAMS';
 
@@ -62,11 +68,16 @@ export function registerEventStream(app: Hono<ApiEnv>, deps: ApiDeps, auth: Midd
   const followerDeps = { store: deps.store, ...(deps.onEventStored && { onEventStored: deps.onEventStored }), logger };
 
   /** Where the client got to: Last-Event-ID first, then ?after=; undefined for "from now". */
-  function resumePoint(c: Context<ApiEnv>, query: { after?: number }): { ok: true; after: number | undefined } | { ok: false; error: string } {
+  function resumePoint(
+    c: Context<ApiEnv>,
+    query: { after?: number },
+  ): { ok: true; after: number | undefined } | { ok: false; error: string } {
     const header = c.req.header('Last-Event-ID');
     if (header === undefined || header === '') return { ok: true, after: query.after };
     const parsed = parseQuery(new URLSearchParams({ 'Last-Event-ID': header }), { 'Last-Event-ID': afterParam });
-    return parsed.ok ? { ok: true, after: parsed.values['Last-Event-ID'] } : { ok: false, error: parsed.errors.join('\n') };
+    return parsed.ok
+      ? { ok: true, after: parsed.values['Last-Event-ID'] }
+      : { ok: false, error: parsed.errors.join('\n') };
   }
 
   async function open(c: Context<ApiEnv>): Promise<Response> {
@@ -81,12 +92,20 @@ export function registerEventStream(app: Hono<ApiEnv>, deps: ApiDeps, auth: Midd
     try {
       // "From now": the newest event this caller may see, filters aside (what GET /api/events shows
       // first), so a rare account's stream does not start by re-scanning everything since its last event.
-      after = resume.after ?? deps.store.events.query(eventFilter({ limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
+      after =
+        resume.after ??
+        deps.store.events.query(eventFilter({ limit: 1 }, principal.visibleReceivers)).items[0]?.id ??
+        0;
     } catch (err) {
       logger.error('event stream could not read the journal', { error: describeError(err) });
       return isStoreProblem(err) ? c.text(DATABASE_NOT_READY, 503) : c.text(SERVER_FAILURE, 500);
     }
-    const authority = await LiveAuthority.open(authorityDeps, bearerToken(c.req.header('Authorization')) ?? '', principal, 'events');
+    const authority = await LiveAuthority.open(
+      authorityDeps,
+      bearerToken(c.req.header('Authorization')) ?? '',
+      principal,
+      'events',
+    );
     if (!authority) return c.text(NOT_LOGGED_IN, 401);
     const release = slots.take(principal.subject);
     if (!release) {
@@ -111,7 +130,8 @@ export function registerEventStream(app: Hono<ApiEnv>, deps: ApiDeps, auth: Midd
         follower.start();
         const reason = await follower.ended;
         logger.debug('event stream ended', { subject: principal.subject, reason, last: follower.lastExamined });
-        if (reason === 'revoked' && !stream.aborted) await stream.writeSSE({ event: 'ended', data: '{"reason":"revoked"}' });
+        if (reason === 'revoked' && !stream.aborted)
+          await stream.writeSSE({ event: 'ended', data: '{"reason":"revoked"}' });
         // A client that stopped reading: its socket holds unsent bytes, so it is cut, not ended.
         if (reason === 'stalled') socket?.destroy?.();
       } finally {

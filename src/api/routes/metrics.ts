@@ -13,7 +13,11 @@ import { metricsFor, type MetricsSource } from '../../services/metrics-service.j
 
 export type { MetricsSource };
 
-export function registerMetrics(app: Hono<ApiEnv>, deps: Pick<ApiDeps, 'tokens' | 'settings' | 'store' | 'logger' | 'health'>, source: MetricsSource): void {
+export function registerMetrics(
+  app: Hono<ApiEnv>,
+  deps: Pick<ApiDeps, 'tokens' | 'settings' | 'store' | 'logger' | 'health'>,
+  source: MetricsSource,
+): void {
   const logger = deps.logger.child('metrics');
   const auth = authenticate({ tokens: deps.tokens, settings: deps.settings, store: deps.store, logger });
 

@@ -24,5 +24,11 @@ export function registerRestart(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewa
     }
   }
 
-  addRoute(app, { path: '/api/restart-services', style: 'text', auth, scope: 'restart_services', methods: { GET: restart } });
+  addRoute(app, {
+    path: '/api/restart-services',
+    style: 'text',
+    auth,
+    scope: 'restart_services',
+    methods: { GET: restart },
+  });
 }

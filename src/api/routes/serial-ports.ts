@@ -15,7 +15,12 @@ export function registerSerialPorts(app: Hono<ApiEnv>, deps: ApiDeps, auth: Midd
   if (deps.serialPorts) addSerialPorts(app, deps.serialPorts, deps, auth);
 }
 
-function addSerialPorts(app: Hono<ApiEnv>, discover: () => Promise<SerialPortInfo[]>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
+function addSerialPorts(
+  app: Hono<ApiEnv>,
+  discover: () => Promise<SerialPortInfo[]>,
+  deps: ApiDeps,
+  auth: MiddlewareHandler<ApiEnv>,
+): void {
   const logger = deps.logger.child('serial-ports');
 
   async function list(c: Context<ApiEnv>): Promise<Response> {
@@ -27,5 +32,11 @@ function addSerialPorts(app: Hono<ApiEnv>, discover: () => Promise<SerialPortInf
     }
   }
 
-  addRoute(app, { path: '/api/serial-ports', style: 'text', auth, scope: 'settings', methods: { GET: list, HEAD: list } });
+  addRoute(app, {
+    path: '/api/serial-ports',
+    style: 'text',
+    auth,
+    scope: 'settings',
+    methods: { GET: list, HEAD: list },
+  });
 }

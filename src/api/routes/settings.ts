@@ -38,5 +38,11 @@ export function registerSettings(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlew
     }
   }
 
-  addRoute(app, { path: '/api/settings', style: 'text', auth, scope: 'settings', methods: { GET: read, HEAD: read, PUT: update } });
+  addRoute(app, {
+    path: '/api/settings',
+    style: 'text',
+    auth,
+    scope: 'settings',
+    methods: { GET: read, HEAD: read, PUT: update },
+  });
 }

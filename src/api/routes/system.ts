@@ -19,7 +19,11 @@ import { addRoute } from '../route.js';
 export const PASSPHRASE_HEADER = 'X-Vigil-Backup-Passphrase';
 
 const flagParam: ParamParser<boolean> = (text) =>
-  text === '1' || text === 'true' ? { ok: true, value: true } : text === '0' || text === 'false' ? { ok: true, value: false } : { ok: false, reason: 'must be 1 or 0' };
+  text === '1' || text === 'true'
+    ? { ok: true, value: true }
+    : text === '0' || text === 'false'
+      ? { ok: true, value: false }
+      : { ok: false, reason: 'must be 1 or 0' };
 
 /**
  * The header as the caller's UTF-8 bytes: HTTP hands header values over as Latin-1 (RFC 9110 §5.5),
@@ -46,7 +50,13 @@ export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
     const outcome = systemReport(service, c.get('principal'));
     return outcome.kind === 'ok' ? c.json(outcome.report) : c.text(FORBIDDEN, 403);
   };
-  addRoute(app, { path: '/api/system', style: 'text', auth, scope: 'system_update', methods: { GET: report, HEAD: report } });
+  addRoute(app, {
+    path: '/api/system',
+    style: 'text',
+    auth,
+    scope: 'system_update',
+    methods: { GET: report, HEAD: report },
+  });
 
   addRoute(app, {
     path: '/api/system/backup',
@@ -88,10 +98,19 @@ export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
         const query = parseQuery(new URL(c.req.url).searchParams, { new_identity: flagParam });
         if (!query.ok) return c.text(query.errors.join('\n'), 400);
         const newIdentity = query.values.new_identity ?? false;
-        const outcome = await restoreUpload(service, c.get('principal'), { body: c.req.raw.body, passphrase: readPassphrase(c), newIdentity });
+        const outcome = await restoreUpload(service, c.get('principal'), {
+          body: c.req.raw.body,
+          passphrase: readPassphrase(c),
+          newIdentity,
+        });
         if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
         if (outcome.kind === 'refused') return refusalResponse(c, outcome);
-        return c.json({ success: true, backup: outcome.backup, new_identity: outcome.newIdentity, applied_at: 'next start' });
+        return c.json({
+          success: true,
+          backup: outcome.backup,
+          new_identity: outcome.newIdentity,
+          applied_at: 'next start',
+        });
       },
     },
   });
@@ -105,10 +124,14 @@ export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
       POST: (c) => {
         const outcome = restartGateway(service, c.get('principal'));
         if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
-        if (outcome.kind === 'unavailable') return c.text('RESTART_UNAVAILABLE: this gateway was not started by a supervisor that restarts it', 503);
+        if (outcome.kind === 'unavailable')
+          return c.text('RESTART_UNAVAILABLE: this gateway was not started by a supervisor that restarts it', 503);
         if (outcome.kind === 'too-soon') {
           c.header('Retry-After', String(outcome.retryAfterSeconds));
-          return c.text(`TOO_SOON: the gateway started less than 3 minutes ago; try again in ${outcome.retryAfterSeconds} s`, 409);
+          return c.text(
+            `TOO_SOON: the gateway started less than 3 minutes ago; try again in ${outcome.retryAfterSeconds} s`,
+            409,
+          );
         }
         return c.json({ success: true });
       },

@@ -49,8 +49,16 @@ export function registerUserGrants(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middl
 
   async function write(c: Context<ApiEnv>): Promise<Response> {
     const body = await readJson(c);
-    return answer(c, () => setUserGrants(service, c.get('principal'), c.req.param('id'), body.ok ? body.value : undefined));
+    return answer(c, () =>
+      setUserGrants(service, c.get('principal'), c.req.param('id'), body.ok ? body.value : undefined),
+    );
   }
 
-  addRoute(app, { path: '/api/users/:id/grants', style: 'text', auth, scope: 'users', methods: { GET: read, HEAD: read, PUT: write } });
+  addRoute(app, {
+    path: '/api/users/:id/grants',
+    style: 'text',
+    auth,
+    scope: 'users',
+    methods: { GET: read, HEAD: read, PUT: write },
+  });
 }

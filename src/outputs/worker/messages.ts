@@ -33,9 +33,21 @@ export type MetricValues = Record<string, string | number | boolean | null>;
 export type WorkerMessage =
   | { readonly type: 'started' }
   | { readonly type: 'start-failed'; readonly error: string }
-  | { readonly type: 'report'; readonly name: string; readonly kind: string; readonly state: ComponentState; readonly detail: string | null; readonly metrics?: MetricValues }
+  | {
+      readonly type: 'report';
+      readonly name: string;
+      readonly kind: string;
+      readonly state: ComponentState;
+      readonly detail: string | null;
+      readonly metrics?: MetricValues;
+    }
   | { readonly type: 'metrics'; readonly name: string; readonly metrics: MetricValues }
   | { readonly type: 'remove'; readonly name: string }
-
-  | { readonly type: 'log'; readonly level: LogLevel; readonly namespace: string; readonly message: string; readonly fields?: LogFields }
+  | {
+      readonly type: 'log';
+      readonly level: LogLevel;
+      readonly namespace: string;
+      readonly message: string;
+      readonly fields?: LogFields;
+    }
   | { readonly type: 'stopped' };

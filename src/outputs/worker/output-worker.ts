@@ -41,7 +41,12 @@ async function start(): Promise<void> {
       db.pragma('query_only = ON');
       cursors = routeWrites({ cursors }, writer.call, clock).cursors;
     }
-    const store = { events: new EventJournal(db), cursors, objects: new ObjectsRepo(db), overrides: new OidOverridesRepo(db, clock) };
+    const store = {
+      events: new EventJournal(db),
+      cursors,
+      objects: new ObjectsRepo(db),
+      overrides: new OidOverridesRepo(db, clock),
+    };
     services = buildOutputs(init.outputs, {
       store,
       health: new RelayHealthRegistry(post),

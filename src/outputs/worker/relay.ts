@@ -16,7 +16,13 @@ export class RelayHealthRegistry extends HealthRegistry {
     this.post = post;
   }
 
-  override report(name: string, kind: string, state: ComponentState, detail: string | null = null, metrics?: MetricValues): void {
+  override report(
+    name: string,
+    kind: string,
+    state: ComponentState,
+    detail: string | null = null,
+    metrics?: MetricValues,
+  ): void {
     super.report(name, kind, state, detail, metrics);
     this.post({ type: 'report', name, kind, state, detail, ...(metrics ? { metrics } : {}) });
   }

@@ -34,7 +34,8 @@ export class AtLineSplitter {
   }
 
   private take(chunk: Uint8Array, from: number, to: number, out: string[], ended: boolean): void {
-    if (to > from && !this.skipping) this.partial += Buffer.from(chunk.buffer, chunk.byteOffset + from, to - from).toString('latin1');
+    if (to > from && !this.skipping)
+      this.partial += Buffer.from(chunk.buffer, chunk.byteOffset + from, to - from).toString('latin1');
     if (this.partial.length > MAX_LINE) {
       this.partial = '';
       if (!this.skipping) this.overlong++;

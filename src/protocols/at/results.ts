@@ -6,7 +6,13 @@
 
 export type FinalResult =
   | { readonly ok: true; readonly line: string }
-  | { readonly ok: false; readonly line: string; readonly kind: 'error' | 'cme' | 'cms' | 'call'; readonly code: number | null; readonly text: string };
+  | {
+      readonly ok: false;
+      readonly line: string;
+      readonly kind: 'error' | 'cme' | 'cms' | 'call';
+      readonly code: number | null;
+      readonly text: string;
+    };
 
 /** V.250 §5.7.2, TS 27.007 §9.2 (+CME ERROR), TS 27.005 §3.2.5 (+CMS ERROR). */
 export function finalResult(line: string): FinalResult | null {
@@ -26,10 +32,34 @@ export function finalResult(line: string): FinalResult | null {
 
 /** Prefixes of URCs (TS 27.007 / 27.005 and common vendor ones). Any line starting with '^' is a vendor URC too. */
 const URC_PREFIXES = [
-  '+CMTI:', '+CMT:', '+CDS:', '+CDSI:', '+CBM:', '+CLIP:', '+CRING:', '+CREG:', '+CGREG:', '+CEREG:', '+CUSD:',
-  '+CIEV:', '+CPIN:', '+CFUN:', '+QIND:', '+PBREADY', '+STIN:', '+CSQN:',
+  '+CMTI:',
+  '+CMT:',
+  '+CDS:',
+  '+CDSI:',
+  '+CBM:',
+  '+CLIP:',
+  '+CRING:',
+  '+CREG:',
+  '+CGREG:',
+  '+CEREG:',
+  '+CUSD:',
+  '+CIEV:',
+  '+CPIN:',
+  '+CFUN:',
+  '+QIND:',
+  '+PBREADY',
+  '+STIN:',
+  '+CSQN:',
 ];
-const URC_WORDS = new Set(['RING', 'RDY', 'Call Ready', 'SMS Ready', 'NORMAL POWER DOWN', 'UNDER-VOLTAGE WARNNING', 'PB DONE']);
+const URC_WORDS = new Set([
+  'RING',
+  'RDY',
+  'Call Ready',
+  'SMS Ready',
+  'NORMAL POWER DOWN',
+  'UNDER-VOLTAGE WARNNING',
+  'PB DONE',
+]);
 /** URCs followed by one more line that belongs to them (TS 27.005 §3.4.1: +CMT / +CDS / +CBM in PDU mode). */
 const TWO_LINE_URCS = ['+CMT:', '+CDS:', '+CBM:'];
 
@@ -125,7 +155,11 @@ export function parseCmglHeader(line: string): { index: number; stat: number } |
 /** The information text of an answer without its "+CMD: " prefix (AT+CGSN may answer either way). */
 export function infoText(lines: readonly string[], prefix: string): string | null {
   for (const line of lines) {
-    if (line.startsWith(`${prefix}:`)) return line.slice(prefix.length + 1).trim().replace(/^"|"$/g, '');
+    if (line.startsWith(`${prefix}:`))
+      return line
+        .slice(prefix.length + 1)
+        .trim()
+        .replace(/^"|"$/g, '');
     if (!line.startsWith('+')) return line.trim();
   }
   return null;

@@ -4,7 +4,14 @@
  * the '['. The pad makes the plaintext a multiple of the 16-byte block; its characters never include '|', '[' or
  * ']' so the first '|' ends it.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes as nodeRandomBytes, type Cipher, type Decipher } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  randomBytes as nodeRandomBytes,
+  type Cipher,
+  type Decipher,
+} from 'node:crypto';
 import { VigilError } from '../../core/errors.js';
 
 const BLOCK = 16;
@@ -87,9 +94,11 @@ export function parseKey(text: string, form: 'auto' | 'ascii' | 'hex' = 'auto'):
   const asciiOk = (text.length === 16 || text.length === 24 || text.length === 32) && /^[\x20-\x7e]*$/.test(text);
   if (form !== 'ascii' && hexOk) return Buffer.from(text, 'hex');
   if (form !== 'hex' && asciiOk) return Buffer.from(text, 'latin1');
-  throw new VigilError('INVALID_SETTINGS', 'encryption key must be 16, 24 or 32 characters, or 32, 48 or 64 hex digits', [
-    `got ${text.length} characters`,
-  ]);
+  throw new VigilError(
+    'INVALID_SETTINGS',
+    'encryption key must be 16, 24 or 32 characters, or 32, 48 or 64 hex digits',
+    [`got ${text.length} characters`],
+  );
 }
 
 /**
@@ -129,7 +138,9 @@ export function encryptPayload(plain: string, key: Buffer, randomBytes: RandomBy
   const noise = randomBytes(padLength);
   const pad = Buffer.alloc(padLength);
   for (let i = 0; i < padLength; i++) pad[i] = PAD_ALPHABET.charCodeAt((noise[i] ?? 0) % PAD_ALPHABET.length);
-  return cbcEncrypt(Buffer.concat([pad, BAR, text]), key).toString('hex').toUpperCase();
+  return cbcEncrypt(Buffer.concat([pad, BAR, text]), key)
+    .toString('hex')
+    .toUpperCase();
 }
 
 /** Decrypts hex (either case); returns the text after the pad's '|' (latin1, byte for byte) or null. Never throws. */

@@ -48,7 +48,8 @@ export function buildMessage(o: BuildMessageOptions): Buffer {
   if (o.line !== undefined) head += `L${hexField('line', o.line)}`;
   head += `#${o.account}`;
   const extended = (o.extended ?? []).map((f) => {
-    if (/[[\]\r\n]/.test(f.value) || f.id.length !== 1) throw new VigilError('FRAME_INVALID', 'bad extended data field', [f.id]);
+    if (/[[\]\r\n]/.test(f.value) || f.id.length !== 1)
+      throw new VigilError('FRAME_INVALID', 'bad extended data field', [f.id]);
     return `[${f.id}${f.value}]`;
   });
   const stamp = o.timestamp === undefined || o.timestamp === null ? '' : `_${formatTimestamp(o.timestamp)}`;

@@ -113,9 +113,7 @@ function readHex(buf: Buffer, from: number, count: number): number {
   return value;
 }
 
-type Step =
-  | { kind: 'wait' }
-  | { kind: 'item'; item: FramerItem; next: number };
+type Step = { kind: 'wait' } | { kind: 'item'; item: FramerItem; next: number };
 
 /**
  * Examines the frame starting at buf[start] (an LF). Shared by the stream framer and the datagram decoder.
@@ -135,7 +133,8 @@ function step(buf: Buffer, start: number, maxBody: number, tol: FrameTolerances 
   }
   if (buf.length - start < HEADER_BYTES) return { kind: 'wait' };
   const length = readHex(buf, start + 6, 3);
-  if (length > maxBody) return { kind: 'item', item: rejected('oversize', buf, start, start + HEADER_BYTES), next: start + 1 };
+  if (length > maxBody)
+    return { kind: 'item', item: rejected('oversize', buf, start, start + HEADER_BYTES), next: start + 1 };
   const bodyStart = start + HEADER_BYTES;
   const end = bodyStart + length;
   const scanStop = Math.min(buf.length, end + 1);
@@ -156,7 +155,8 @@ function step(buf: Buffer, start: number, maxBody: number, tol: FrameTolerances 
 
 function finish(buf: Buffer, start: number, bodyStart: number, end: number): Step {
   const next = end + 1;
-  if (end === bodyStart || buf[bodyStart] !== QUOTE) return { kind: 'item', item: rejected('format', buf, start, next), next };
+  if (end === bodyStart || buf[bodyStart] !== QUOTE)
+    return { kind: 'item', item: rejected('format', buf, start, next), next };
   if (crc16Arc(buf.subarray(bodyStart, end)) !== readHex(buf, start + 1, 4)) {
     return { kind: 'item', item: rejected('crc', buf, start, next), next };
   }
@@ -186,7 +186,8 @@ function binaryStep(buf: Buffer, start: number, maxBody: number, tol: FrameToler
     const byte = buf[i];
     if (byte !== CR && byte !== LF) continue;
     if (i === end && byte === CR) return finishTolerant(buf, start, bodyStart, i, crc, ['binary-crc']);
-    if (tol.crCounted && byte === CR && i === end - 1) return finishTolerant(buf, start, bodyStart, i, crc, ['binary-crc', 'cr-counted']);
+    if (tol.crCounted && byte === CR && i === end - 1)
+      return finishTolerant(buf, start, bodyStart, i, crc, ['binary-crc', 'cr-counted']);
     return null;
   }
   return buf.length > end ? null : { kind: 'wait' };
@@ -196,12 +197,23 @@ function binaryStep(buf: Buffer, start: number, maxBody: number, tol: FrameToler
  * A tolerated frame whose closing CR is at buf[cr]: the CRC covers the body, or the body and the CR (cr-counted).
  * Null when the CRC or the opening '"' does not fit: the frame stays refused.
  */
-function finishTolerant(buf: Buffer, start: number, bodyStart: number, cr: number, crc: number, quirks: FrameQuirk[]): Step | null {
+function finishTolerant(
+  buf: Buffer,
+  start: number,
+  bodyStart: number,
+  cr: number,
+  crc: number,
+  quirks: FrameQuirk[],
+): Step | null {
   if (cr === bodyStart || buf[bodyStart] !== QUOTE) return null;
   const crcStop = quirks.includes('cr-counted') ? cr + 1 : cr;
   if (crc16Arc(buf.subarray(bodyStart, crcStop)) !== crc) return null;
   const raw = Buffer.from(buf.subarray(start, cr + 1));
-  return { kind: 'item', item: { kind: 'frame', body: raw.subarray(bodyStart - start, cr - start), raw, quirks }, next: cr + 1 };
+  return {
+    kind: 'item',
+    item: { kind: 'frame', body: raw.subarray(bodyStart - start, cr - start), raw, quirks },
+    next: cr + 1,
+  };
 }
 
 function rejected(reason: RejectReason, buf: Buffer, from: number, to: number): FramerItem {
@@ -270,7 +282,8 @@ export function decodeDatagram(datagram: Buffer, maxBodyBytes = 4096, tolerances
   }
   const item = result.item;
   if (item.kind === 'frame' && result.next !== datagram.length) {
-    if (!tolerances?.trailingBytes || !isPadding(datagram, result.next)) return rejected('length', datagram, 0, datagram.length);
+    if (!tolerances?.trailingBytes || !isPadding(datagram, result.next))
+      return rejected('length', datagram, 0, datagram.length);
     item.quirks = item.quirks ? [...item.quirks, 'trailing-bytes'] : ['trailing-bytes'];
     return item;
   }

@@ -8,7 +8,13 @@ import { classifyCid, classifySia, type EventClass } from './classify.js';
 import { parseAdmCid } from './adm-cid.js';
 import type { RandomBytes } from './crypto.js';
 import {
-  TEXT_ACCOUNT_RE, openMessage, parseMessage, type ForeignMessage, type MessageHeader, type MessageTolerances, type ParsedMessage,
+  TEXT_ACCOUNT_RE,
+  openMessage,
+  parseMessage,
+  type ForeignMessage,
+  type MessageHeader,
+  type MessageTolerances,
+  type ParsedMessage,
 } from './message.js';
 import { buildAck, buildDuh, buildNak } from './replies.js';
 import { parseSiaDcs } from './sia-dcs.js';
@@ -85,7 +91,8 @@ const ACCOUNT_RE = /^[0-9A-Fa-f]{3,16}$/;
 
 export function handleFrame(body: Buffer, ctx: HandlerContext): FrameDecision {
   const parsed = parseMessage(body, ctx.tolerances);
-  if (parsed.kind === 'foreign') return { action: 'ignore', reply: null, events: [], reason: 'foreign', foreign: parsed };
+  if (parsed.kind === 'foreign')
+    return { action: 'ignore', reply: null, events: [], reason: 'foreign', foreign: parsed };
   if (parsed.kind === 'invalid') {
     if (parsed.reason === 'reply-token') return { action: 'ignore', reply: null, events: [], reason: parsed.detail };
     return duh(parsed.header, `${parsed.reason}: ${parsed.detail}`);
@@ -147,9 +154,20 @@ function decodeEvents(msg: ParsedMessage, deviceTime: number | null, textAccount
   // One object literal per event, optional fields assigned after (no spreads): this runs for
   // every event received, and the spreads were a measurable share of the ingest's CPU.
   const extended = msg.extended.length > 0 ? extendedRecord(msg) : undefined;
-  const event = (account: string, protocol: DecodedEvent['protocol'], eventClass: EventClass, code: string): DecodedEvent => {
+  const event = (
+    account: string,
+    protocol: DecodedEvent['protocol'],
+    eventClass: EventClass,
+    code: string,
+  ): DecodedEvent => {
     const e: DecodedEvent = {
-      protocol, account, sequence: msg.sequence, encrypted: msg.encrypted, eventClass, code, deviceTime,
+      protocol,
+      account,
+      sequence: msg.sequence,
+      encrypted: msg.encrypted,
+      eventClass,
+      code,
+      deviceTime,
       deviceTimeText: msg.timestampText,
     };
     if (msg.receiver !== undefined) e.receiver = msg.receiver;

@@ -112,12 +112,18 @@ function hexRunEnd(text: string, start: number): number {
 }
 
 /** Reads "[R..][L..][#..]" from `from` into header; returns the index of the data block's "[" or a failure. */
-export function readRouting(text: string, from: number, header: Partial<MessageHeader>, tol?: MessageTolerances): number | ParseFailure {
+export function readRouting(
+  text: string,
+  from: number,
+  header: Partial<MessageHeader>,
+  tol?: MessageTolerances,
+): number | ParseFailure {
   let pos = from;
   if (text.charCodeAt(pos) === 0x52 /* R */) {
     const end = hexRunEnd(text, pos + 1);
     // 1-6 hex digits (§5.5.1.6); the run holds hex digits only, so its length decides.
-    if (end === pos + 1 || end - pos - 1 > MAX_HEX_FIELD) return fail('format', 'receiver number must be 1-6 hex digits', header);
+    if (end === pos + 1 || end - pos - 1 > MAX_HEX_FIELD)
+      return fail('format', 'receiver number must be 1-6 hex digits', header);
     header.receiver = text.slice(pos + 1, end);
     pos = end;
   }
@@ -126,7 +132,8 @@ export function readRouting(text: string, from: number, header: Partial<MessageH
     const empty = end === pos + 1;
     // Tolerated (checked only once the standard reading failed): an 'L' with no digits, kept as '' and echoed as 'L'.
     if (empty && tol?.emptyLine) (header.quirks ??= []).push('empty-line');
-    else if (empty || end - pos - 1 > MAX_HEX_FIELD) return fail('format', 'line prefix must be 1-6 hex digits', header);
+    else if (empty || end - pos - 1 > MAX_HEX_FIELD)
+      return fail('format', 'line prefix must be 1-6 hex digits', header);
     header.line = text.slice(pos + 1, end);
     pos = end;
   }
@@ -169,15 +176,29 @@ export function parseMessage(body: Buffer, tol?: MessageTolerances): ParseResult
   let msg: ParsedMessage;
   if (encrypted) {
     msg = {
-      kind: 'message', token: token as Dc09Token, encrypted, sequence, data: null, cipherHex: rest, extended: [],
-      timestampText: null, timestamp: null,
+      kind: 'message',
+      token: token as Dc09Token,
+      encrypted,
+      sequence,
+      data: null,
+      cipherHex: rest,
+      extended: [],
+      timestampText: null,
+      timestamp: null,
     };
   } else {
     const tail = parseTail(rest);
     if (typeof tail === 'string') return fail('format', tail, header);
     msg = {
-      kind: 'message', token: token as Dc09Token, encrypted, sequence, data: tail.data, cipherHex: null,
-      extended: tail.extended, timestampText: tail.timestampText, timestamp: tail.timestamp,
+      kind: 'message',
+      token: token as Dc09Token,
+      encrypted,
+      sequence,
+      data: tail.data,
+      cipherHex: null,
+      extended: tail.extended,
+      timestampText: tail.timestampText,
+      timestamp: tail.timestamp,
     };
   }
   if (header.receiver !== undefined) msg.receiver = header.receiver;
@@ -190,8 +211,11 @@ export function parseMessage(body: Buffer, tol?: MessageTolerances): ParseResult
 /** Four decimal digits at `at` (§5.5.1.5). */
 function isSequence(text: string, at: number): boolean {
   return (
-    at + 4 <= text.length && isDigitCode(text.charCodeAt(at)) && isDigitCode(text.charCodeAt(at + 1)) &&
-    isDigitCode(text.charCodeAt(at + 2)) && isDigitCode(text.charCodeAt(at + 3))
+    at + 4 <= text.length &&
+    isDigitCode(text.charCodeAt(at)) &&
+    isDigitCode(text.charCodeAt(at + 1)) &&
+    isDigitCode(text.charCodeAt(at + 2)) &&
+    isDigitCode(text.charCodeAt(at + 3))
   );
 }
 

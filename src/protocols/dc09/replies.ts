@@ -70,8 +70,13 @@ export function parseReply(body: Buffer, key?: Buffer | null): ParsedReply | nul
   if (nak) {
     const stamp = nak[2] ?? null;
     return {
-      kind: 'NAK', encrypted: false, sequence: nak[1]!, opened: true, extended: [],
-      timestampText: stamp, timestamp: stamp === null ? null : parseTimestamp(stamp),
+      kind: 'NAK',
+      encrypted: false,
+      sequence: nak[1]!,
+      opened: true,
+      extended: [],
+      timestampText: stamp,
+      timestamp: stamp === null ? null : parseTimestamp(stamp),
     };
   }
   const m = /^"(\*?)([A-Z]{3})"(\d{4})/.exec(text);
@@ -81,8 +86,13 @@ export function parseReply(body: Buffer, key?: Buffer | null): ParsedReply | nul
   if (typeof bracket !== 'number') return null;
   const encrypted = m[1] === '*';
   const reply: ParsedReply = {
-    kind: m[2] as ParsedReply['kind'], encrypted, sequence: m[3]!, opened: !encrypted, extended: [],
-    timestampText: null, timestamp: null,
+    kind: m[2] as ParsedReply['kind'],
+    encrypted,
+    sequence: m[3]!,
+    opened: !encrypted,
+    extended: [],
+    timestampText: null,
+    timestamp: null,
   };
   if (header.receiver !== undefined) reply.receiver = header.receiver;
   if (header.line !== undefined) reply.line = header.line;
@@ -92,5 +102,11 @@ export function parseReply(body: Buffer, key?: Buffer | null): ParsedReply | nul
   if (plain === null) return reply;
   const tail = parseTail(plain);
   if (typeof tail === 'string') return encrypted ? reply : null;
-  return { ...reply, opened: true, extended: tail.extended, timestampText: tail.timestampText, timestamp: tail.timestamp };
+  return {
+    ...reply,
+    opened: true,
+    extended: tail.extended,
+    timestampText: tail.timestampText,
+    timestamp: tail.timestamp,
+  };
 }

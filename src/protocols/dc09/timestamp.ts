@@ -4,7 +4,13 @@
  */
 /** "HH:MM:SS,MM-DD-YYYY": the separators' positions; every other of the 19 characters is a decimal digit. */
 const SHAPE_LENGTH = 19;
-const SEPARATORS: ReadonlyArray<readonly [number, number]> = [[2, 0x3a], [5, 0x3a], [8, 0x2c], [11, 0x2d], [14, 0x2d]];
+const SEPARATORS: ReadonlyArray<readonly [number, number]> = [
+  [2, 0x3a],
+  [5, 0x3a],
+  [8, 0x2c],
+  [11, 0x2d],
+  [14, 0x2d],
+];
 
 /**
  * True when `text` has the shape "HH:MM:SS,MM-DD-YYYY" (digits, not values). Char codes, no regex:

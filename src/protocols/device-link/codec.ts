@@ -45,7 +45,10 @@ export function encodeLinkMessage(message: LinkMessage, options: EncodeOptions =
     throw new VigilError('FRAME_INVALID', `device-link sequence must be 0..9999, got ${message.seq}`);
   }
   if (message.timestamp === null && (key || NEEDS_TIMESTAMP.has(message.type))) {
-    throw new VigilError('FRAME_INVALID', `device-link ${message.type} needs a timestamp${key ? ' when encrypted' : ''}`);
+    throw new VigilError(
+      'FRAME_INVALID',
+      `device-link ${message.type} needs a timestamp${key ? ' when encrypted' : ''}`,
+    );
   }
   const block = encodeFields(message);
   const account = message.type === 'hello' ? message.account?.toUpperCase() : undefined;

@@ -61,7 +61,11 @@ export function buildBody(input: EnvelopeInput, key: LinkKey, randomBytes?: Rand
   return clear + encryptPayload(`${input.block}]${stamp}`, key, randomBytes);
 }
 
-function failure(error: LinkDecodeError['error'], detail: string, partial: Partial<LinkDecodeError> = {}): LinkDecodeError {
+function failure(
+  error: LinkDecodeError['error'],
+  detail: string,
+  partial: Partial<LinkDecodeError> = {},
+): LinkDecodeError {
   return { error, detail, ...partial };
 }
 
@@ -97,7 +101,8 @@ export function splitBody(body: Buffer, key: LinkKey): Envelope | LinkDecodeErro
   let tail: ReturnType<typeof readTail>;
   if (encrypted) {
     if (!key) return failure('no-key', 'encrypted message and no key', known);
-    const plain = key instanceof SessionKey ? openSession(after, text.slice(0, bracket + 1), key) : decryptPayload(after, key);
+    const plain =
+      key instanceof SessionKey ? openSession(after, text.slice(0, bracket + 1), key) : decryptPayload(after, key);
     tail = plain === null ? null : readTail(plain);
     if (!tail) return failure('crypto', 'does not decrypt with the key', known);
     // SIA DC-09 §5.5.1.9: an encrypted message always carries its timestamp (replay defence).

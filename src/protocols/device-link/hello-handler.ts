@@ -18,7 +18,14 @@ import {
   type EnrolmentKeyPair,
   type HandshakeTranscript,
 } from './link-auth.js';
-import { LINK_VERSION, NONCE_BYTES, type DecodedLinkMessage, type HelloMessage, type LinkDecodeError, type RefuseReason } from './messages.js';
+import {
+  LINK_VERSION,
+  NONCE_BYTES,
+  type DecodedLinkMessage,
+  type HelloMessage,
+  type LinkDecodeError,
+  type RefuseReason,
+} from './messages.js';
 import type { SessionKey } from './session-cipher.js';
 
 /** How long the gateway waits for the VL-PROOF after its VL-CHAL. */
@@ -104,7 +111,12 @@ export type ProofDecision =
 function refuse(seq: number, reason: RefuseReason, now: number, conflict?: Refusal['conflict']): Refusal {
   // Refusals go in clear: the device may hold a wrong key, and they carry nothing secret
   // (like the DC-09 NAK, SIA DC-09 §5.5.3.2, never encrypted, whose timestamp the transmitter adopts).
-  return { action: 'refuse', reply: encodeRefuse({ seq, timestamp: now, reason }), reason, ...(conflict ? { conflict } : {}) };
+  return {
+    action: 'refuse',
+    reply: encodeRefuse({ seq, timestamp: now, reason }),
+    reason,
+    ...(conflict ? { conflict } : {}),
+  };
 }
 
 export function answerHello(input: DecodedLinkMessage | LinkDecodeError, ctx: HelloContext): HelloDecision {
@@ -132,9 +144,14 @@ export function answerHello(input: DecodedLinkMessage | LinkDecodeError, ctx: He
   const expiresAt = ctx.now + PROOF_TIMEOUT_MS;
   if (state.key) {
     // A UID with a key is never enrolled again without the installer's reset (§4.4).
-    if (input.enrolKey !== undefined) return refuse(input.seq, 'AUTH', ctx.now, { uid: input.uid, reason: 'already_enrolled' });
+    if (input.enrolKey !== undefined)
+      return refuse(input.seq, 'AUTH', ctx.now, { uid: input.uid, reason: 'already_enrolled' });
     const reply = encodeChallenge({ seq: input.seq, timestamp: ctx.now, nonce: gatewayNonce });
-    return { action: 'challenge', reply, pending: { hello: input, transcript: base, deviceKey: state.key, enrolling: false, expiresAt } };
+    return {
+      action: 'challenge',
+      reply,
+      pending: { hello: input, transcript: base, deviceKey: state.key, enrolling: false, expiresAt },
+    };
   }
   if (!state.mayEnrol || input.enrolKey === undefined) {
     return refuse(input.seq, 'AUTH', ctx.now, { uid: input.uid, reason: 'not_enrolled' });
@@ -148,7 +165,11 @@ export function answerHello(input: DecodedLinkMessage | LinkDecodeError, ctx: He
 }
 
 /** The device's VL-PROOF to a pending HELLO. `now` is the gateway's clock. */
-export function answerProof(input: DecodedLinkMessage | LinkDecodeError, pending: PendingHello, now: number): ProofDecision {
+export function answerProof(
+  input: DecodedLinkMessage | LinkDecodeError,
+  pending: PendingHello,
+  now: number,
+): ProofDecision {
   const seq = pending.hello.seq;
   if ('error' in input) {
     if (input.token !== 'VL-PROOF' || input.seq !== seq) return { action: 'ignore' };
@@ -164,5 +185,12 @@ export function answerProof(input: DecodedLinkMessage | LinkDecodeError, pending
   const version = Math.min(pending.hello.version, LINK_VERSION);
   const proof = gatewayProof(pending.deviceKey, pending.transcript);
   const reply = encodeWelcome({ seq, timestamp: now, version, proof }, { key: sessionKey });
-  return { action: 'welcome', reply, hello: pending.hello, sessionKey, enrolledKey: pending.enrolling ? pending.deviceKey : null, version };
+  return {
+    action: 'welcome',
+    reply,
+    hello: pending.hello,
+    sessionKey,
+    enrolledKey: pending.enrolling ? pending.deviceKey : null,
+    version,
+  };
 }

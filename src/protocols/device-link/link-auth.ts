@@ -8,7 +8,16 @@
  * keys) and who is proving (`D` device, `G` gateway), so a proof cannot be moved to another
  * HELLO, another connection or the other direction.
  */
-import { createHmac, createPrivateKey, createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, timingSafeEqual, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { SessionKey } from './session-cipher.js';
 import { DEVICE_KEY_BYTES } from './messages.js';
 
@@ -25,7 +34,16 @@ export interface HandshakeTranscript {
 }
 
 function transcriptText(role: 'D' | 'G', t: HandshakeTranscript): string {
-  return ['VL2', role, t.uid, t.account, t.deviceNonce, t.gatewayNonce, t.deviceEnrolKey ?? '', t.gatewayEnrolKey ?? ''].join('|');
+  return [
+    'VL2',
+    role,
+    t.uid,
+    t.account,
+    t.deviceNonce,
+    t.gatewayNonce,
+    t.deviceEnrolKey ?? '',
+    t.gatewayEnrolKey ?? '',
+  ].join('|');
 }
 
 function hmacHex(key: Buffer, text: string): string {
@@ -77,7 +95,11 @@ export function enrolmentKeyPair(): EnrolmentKeyPair {
 
 /** A key pair from a fixed 32-byte private key (tests and the documented example). */
 export function enrolmentKeyPairFrom(privateBytes: Buffer): EnrolmentKeyPair {
-  const privateKey = createPrivateKey({ key: Buffer.concat([X25519_PKCS8_PREFIX, privateBytes]), format: 'der', type: 'pkcs8' });
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([X25519_PKCS8_PREFIX, privateBytes]),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const raw = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(X25519_SPKI_PREFIX.length);
   return { publicHex: raw.toString('hex').toUpperCase(), privateKey };
 }
@@ -88,7 +110,11 @@ export function enrolmentKeyPairFrom(privateBytes: Buffer): EnrolmentKeyPair {
  */
 export function enrolledDeviceKey(own: EnrolmentKeyPair, peerPublicHex: string, t: HandshakeTranscript): Buffer | null {
   try {
-    const peer = createPublicKey({ key: Buffer.concat([X25519_SPKI_PREFIX, Buffer.from(peerPublicHex, 'hex')]), format: 'der', type: 'spki' });
+    const peer = createPublicKey({
+      key: Buffer.concat([X25519_SPKI_PREFIX, Buffer.from(peerPublicHex, 'hex')]),
+      format: 'der',
+      type: 'spki',
+    });
     const secret = diffieHellman({ privateKey: own.privateKey, publicKey: peer });
     if (secret.every((b) => b === 0)) return null;
     return Buffer.from(hkdfSync('sha256', secret, salt(t), `VL2 enrol ${t.uid}`, DEVICE_KEY_BYTES));

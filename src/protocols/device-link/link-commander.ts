@@ -62,7 +62,8 @@ export class LinkCommander {
     // A code longer than any device stores cannot be right (docs/device-link.md §4.3).
     if (!auth) return Promise.resolve(this.failure('MPASS_IS_INCORRECT'));
     // The master code never travels in clear (docs/device-link.md §3.3): a link without a key cannot carry it.
-    if (auth.mode === 'code' && this.options.key === null) return Promise.resolve(this.failure('NO_CONNECTION', 'the link is not encrypted'));
+    if (auth.mode === 'code' && this.options.key === null)
+      return Promise.resolve(this.failure('NO_CONNECTION', 'the link is not encrypted'));
     const wanted = request.responseRequired;
     return this.queue.submit({
       start: (settle) => {
@@ -84,7 +85,14 @@ export class LinkCommander {
           },
         };
         const frame = encodeCommand(
-          { kind: request.kind, seq, timestamp: this.options.clock.now(), auth, replyWanted: wanted, data: request.data },
+          {
+            kind: request.kind,
+            seq,
+            timestamp: this.options.clock.now(),
+            auth,
+            replyWanted: wanted,
+            data: request.data,
+          },
           { key: this.options.key, randomBytes: this.options.randomBytes },
         );
         this.write(frame, settle);

@@ -93,7 +93,10 @@ function encodeAuth(auth: CommandAuth): string {
   if (auth.mode === 'omit') return 'O';
   if (auth.mode === 'none') return 'N';
   const bytes = Buffer.from(auth.code, 'utf8');
-  check(bytes.length >= 1 && bytes.length <= MAX_ACCESS_CODE_BYTES, `access code must be 1..${MAX_ACCESS_CODE_BYTES} bytes`);
+  check(
+    bytes.length >= 1 && bytes.length <= MAX_ACCESS_CODE_BYTES,
+    `access code must be 1..${MAX_ACCESS_CODE_BYTES} bytes`,
+  );
   // Hex keeps any character of the code clear of the '|' and ']' separators.
   return `M${bytesToHex(bytes)}`;
 }
@@ -124,7 +127,10 @@ export function encodeFields(m: LinkMessage): string {
       check(m.firmware === undefined || isLinkText(m.firmware), 'firmware must be 1..32 of [0-9A-Za-z._:+/-]');
       check(m.account === undefined || isHex(m.account, 3, 16), 'account must be 3..16 hex digits');
       return buildFieldBlock([
-        ['V', String(m.version)], ['U', m.uid.toUpperCase()], ['H', m.hwId], ['F', m.firmware],
+        ['V', String(m.version)],
+        ['U', m.uid.toUpperCase()],
+        ['H', m.hwId],
+        ['F', m.firmware],
         ['N', m.nonce === undefined ? undefined : fixedHex(m.nonce, NONCE_BYTES, 'nonce')],
         ['X', m.enrolKey === undefined ? undefined : fixedHex(m.enrolKey, DEVICE_KEY_BYTES, 'enrolment key')],
       ]);
@@ -137,12 +143,19 @@ export function encodeFields(m: LinkMessage): string {
       return buildFieldBlock([['P', fixedHex(m.proof, PROOF_BYTES, 'proof')]]);
     case 'welcome':
       check(Number.isInteger(m.version) && m.version >= 0 && m.version <= 999, 'version must be 0..999');
-      return buildFieldBlock([['V', String(m.version)], ['P', m.proof === undefined ? undefined : fixedHex(m.proof, PROOF_BYTES, 'proof')]]);
+      return buildFieldBlock([
+        ['V', String(m.version)],
+        ['P', m.proof === undefined ? undefined : fixedHex(m.proof, PROOF_BYTES, 'proof')],
+      ]);
     case 'refuse':
       check(REFUSE_REASONS.includes(m.reason), 'unknown refusal reason');
       return buildFieldBlock([['E', m.reason]]);
     case 'command':
-      return buildFieldBlock([['A', encodeAuth(m.auth)], ['Q', m.replyWanted ? '1' : '0'], ['D', dataHex(m.data)]]);
+      return buildFieldBlock([
+        ['A', encodeAuth(m.auth)],
+        ['Q', m.replyWanted ? '1' : '0'],
+        ['D', dataHex(m.data)],
+      ]);
     case 'response':
       check(RESPONSE_STATUSES.includes(m.status), 'unknown response status');
       return buildFieldBlock([
@@ -153,7 +166,10 @@ export function encodeFields(m: LinkMessage): string {
       ]);
     case 'time': {
       const offset = m.utcOffsetMinutes;
-      check(offset === undefined || (Number.isInteger(offset) && Math.abs(offset) <= 840), 'utc offset must be -840..840');
+      check(
+        offset === undefined || (Number.isInteger(offset) && Math.abs(offset) <= 840),
+        'utc offset must be -840..840',
+      );
       return buildFieldBlock([['Z', offset === undefined ? undefined : formatOffset(offset)]]);
     }
     case 'time-ack':
@@ -192,7 +208,10 @@ export function decodeFields(t: TypeOfToken, env: Envelope): DecodedLinkMessage 
       if (nonce === null) return `N: nonce must be ${NONCE_BYTES * 2} hex digits`;
       if (enrolKey === null) return `X: enrolment key must be ${DEVICE_KEY_BYTES * 2} hex digits`;
       return {
-        type: 'hello', ...base, version, uid: uid.toUpperCase(),
+        type: 'hello',
+        ...base,
+        version,
+        uid: uid.toUpperCase(),
         ...(hwId === undefined ? {} : { hwId }),
         ...(firmware === undefined ? {} : { firmware }),
         ...(env.account === undefined ? {} : { account: env.account }),

@@ -26,7 +26,6 @@ export const MAX_ACCESS_CODE_BYTES = 64;
 /** Largest packet number / count a VL-RSP can carry (4 decimal digits). */
 export const MAX_PACKET_FIELD = 9999;
 
-
 export type ResponseStatus = 'OK' | 'MPASS' | 'BAD' | 'REJ';
 export const RESPONSE_STATUSES: readonly ResponseStatus[] = ['OK', 'MPASS', 'BAD', 'REJ'];
 

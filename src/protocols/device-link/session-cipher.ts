@@ -26,7 +26,12 @@ export class SessionKey {
 }
 
 /** Seals `plain` (latin1) with `aad`; upper-case hex of IV || ciphertext || tag. */
-export function sealSession(plain: string, aad: string, key: SessionKey, randomBytes: RandomBytes = nodeRandomBytes): string {
+export function sealSession(
+  plain: string,
+  aad: string,
+  key: SessionKey,
+  randomBytes: RandomBytes = nodeRandomBytes,
+): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key.bytes, iv);
   cipher.setAAD(Buffer.from(aad, 'latin1'));
@@ -42,7 +47,10 @@ export function openSession(hex: string, aad: string, key: SessionKey): string |
     const decipher = createDecipheriv('aes-256-gcm', key.bytes, bytes.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(aad, 'latin1'));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    const plain = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
+    const plain = Buffer.concat([
+      decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+      decipher.final(),
+    ]);
     return plain.toString('latin1');
   } catch {
     return null;

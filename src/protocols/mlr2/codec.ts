@@ -54,7 +54,11 @@ export type EncodeResult = { ok: true; bytes: Buffer } | { ok: false; reason: st
 function route(r: Mlr2Route): string {
   const text = routeColumns(r.receiver, r.line);
   // Settings validation keeps these in range; reaching this is a wiring bug, not a bad event.
-  if (text === null) throw new VigilError('INVALID_SETTINGS', `MLR2 receiver ${r.receiver} / line ${r.line} out of range (0..99 / 0..9)`);
+  if (text === null)
+    throw new VigilError(
+      'INVALID_SETTINGS',
+      `MLR2 receiver ${r.receiver} / line ${r.line} out of range (0..99 / 0..9)`,
+    );
   return text;
 }
 
@@ -72,7 +76,8 @@ export function encodeContactId(r: Mlr2Route, e: CidFields): EncodeResult {
   if (!group.ok) return group;
   const zone = hexColumn('zone', e.zone, 3);
   if (!zone.ok) return zone;
-  if (e.qualifier !== 'E' && e.qualifier !== 'R' && e.qualifier !== 'P') return { ok: false, reason: `qualifier "${String(e.qualifier)}"` };
+  if (e.qualifier !== 'E' && e.qualifier !== 'R' && e.qualifier !== 'P')
+    return { ok: false, reason: `qualifier "${String(e.qualifier)}"` };
   return { ok: true, bytes: line(`5${route(r)} 18${account.text}${e.qualifier}${code.text}${group.text}${zone.text}`) };
 }
 

@@ -27,7 +27,15 @@ export interface Mlr2Route {
 }
 
 export type Mlr2Message =
-  | { kind: 'cid'; route: Mlr2Route; account: string; qualifier: 'E' | 'R' | 'P'; code: string; group: string; zone: string }
+  | {
+      kind: 'cid';
+      route: Mlr2Route;
+      account: string;
+      qualifier: 'E' | 'R' | 'P';
+      code: string;
+      group: string;
+      zone: string;
+    }
   | { kind: 'sia'; route: Mlr2Route; account: string; code: string; group: string | null; zone: string }
   | { kind: 'heartbeat'; route: Mlr2Route }
   | { kind: 'unknown'; text: string }
@@ -55,16 +63,36 @@ export function decodeKnown(text: string): Exclude<Mlr2Message, { kind: 'unknown
   let m = CID_RE.exec(text);
   if (m) {
     return {
-      kind: 'cid', route: { receiver: m[1]!, line: m[2]! }, account: m[3]!, qualifier: m[4] as 'E' | 'R' | 'P',
-      code: m[5]!, group: m[6]!, zone: m[7]!,
+      kind: 'cid',
+      route: { receiver: m[1]!, line: m[2]! },
+      account: m[3]!,
+      qualifier: m[4] as 'E' | 'R' | 'P',
+      code: m[5]!,
+      group: m[6]!,
+      zone: m[7]!,
     };
   }
   m = SIA1_RE.exec(text);
   if (m && m[3]!.length === 6) {
-    return { kind: 'sia', route: { receiver: m[1]!, line: m[2]! }, account: m[3]!.trim(), code: m[4]!, group: null, zone: m[5]! };
+    return {
+      kind: 'sia',
+      route: { receiver: m[1]!, line: m[2]! },
+      account: m[3]!.trim(),
+      code: m[4]!,
+      group: null,
+      zone: m[5]!,
+    };
   }
   m = SIA2_RE.exec(text);
-  if (m) return { kind: 'sia', route: { receiver: m[1]!, line: m[2]! }, account: m[3]!, code: m[5]!, group: m[4] ?? null, zone: m[6]! };
+  if (m)
+    return {
+      kind: 'sia',
+      route: { receiver: m[1]!, line: m[2]! },
+      account: m[3]!,
+      code: m[5]!,
+      group: m[4] ?? null,
+      zone: m[6]!,
+    };
   m = HEARTBEAT_RE.exec(text);
   if (m) return { kind: 'heartbeat', route: { receiver: m[1]!, line: m[2]! } };
   return null;

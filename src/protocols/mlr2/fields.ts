@@ -25,7 +25,12 @@ function shorten(text: string, width: number): string | null {
  * A hex-digit column (Contact ID digits are hex: B-F appear in accounts, groups and zones; SIA DC-05). Empty or
  * absent values become all zeros, which the Contact ID standard defines as "no specific group / zone".
  */
-export function hexColumn(name: string, value: string | null | undefined, width: number, pad: '0' | ' ' = '0'): FieldResult {
+export function hexColumn(
+  name: string,
+  value: string | null | undefined,
+  width: number,
+  pad: '0' | ' ' = '0',
+): FieldResult {
   const text = (value ?? '').trim().toUpperCase();
   if (text !== '' && !HEX_RE.test(text)) return { ok: false, reason: `${name} "${text}" is not hex digits` };
   const fitted = shorten(text, width);

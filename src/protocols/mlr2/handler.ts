@@ -26,7 +26,12 @@ export function handleMlr2Line(body: Buffer): FrameDecision & { heartbeat: boole
     case 'heartbeat':
       return { action: 'ack', reply: MLR2_ACK, events: [], linkTest: true, heartbeat: true };
     case 'unknown':
-      return { action: 'ack', reply: MLR2_ACK, events: [event('MLR2', '', 'other', '', null, null, m.text)], heartbeat: false };
+      return {
+        action: 'ack',
+        reply: MLR2_ACK,
+        events: [event('MLR2', '', 'other', '', null, null, m.text)],
+        heartbeat: false,
+      };
     case 'cid': {
       const e = event('ADM-CID', m.account, classifyCid(m.qualifier, m.code), m.code, m.route.receiver, m.route.line);
       e.qualifier = m.qualifier;
@@ -44,10 +49,24 @@ export function handleMlr2Line(body: Buffer): FrameDecision & { heartbeat: boole
 }
 
 function event(
-  protocol: DecodedEvent['protocol'], account: string, eventClass: DecodedEvent['eventClass'], code: string,
-  receiver: string | null, line: string | null, text?: string,
+  protocol: DecodedEvent['protocol'],
+  account: string,
+  eventClass: DecodedEvent['eventClass'],
+  code: string,
+  receiver: string | null,
+  line: string | null,
+  text?: string,
 ): DecodedEvent {
-  const e: DecodedEvent = { protocol, account, sequence: '', encrypted: false, eventClass, code, deviceTime: null, deviceTimeText: null };
+  const e: DecodedEvent = {
+    protocol,
+    account,
+    sequence: '',
+    encrypted: false,
+    eventClass,
+    code,
+    deviceTime: null,
+    deviceTimeText: null,
+  };
   if (receiver !== null) e.receiver = receiver;
   if (line !== null) e.line = line;
   if (text !== undefined) e.text = text;

@@ -5,7 +5,15 @@
  */
 
 export type ContactIdParse =
-  | { kind: 'message'; account: string; qualifier: 'E' | 'R' | 'P'; code: string; group: string; zone: string; digits: string }
+  | {
+      kind: 'message';
+      account: string;
+      qualifier: 'E' | 'R' | 'P';
+      code: string;
+      group: string;
+      zone: string;
+      digits: string;
+    }
   /** 16 digits with a Contact ID message type whose checksum does not add up (or a bad qualifier). */
   | { kind: 'corrupt'; digits: string; reason: string }
   | { kind: 'none' };
@@ -42,7 +50,12 @@ export function parseContactId(text: string): ContactIdParse {
   if (!qualifier) return { kind: 'corrupt', digits, reason: `event qualifier ${digits[6]}` };
   const normal = (s: string): string => s.replace(/A/g, '0');
   return {
-    kind: 'message', account: normal(digits.slice(0, 4)), qualifier, code: normal(digits.slice(7, 10)),
-    group: normal(digits.slice(10, 12)), zone: normal(digits.slice(12, 15)), digits,
+    kind: 'message',
+    account: normal(digits.slice(0, 4)),
+    qualifier,
+    code: normal(digits.slice(7, 10)),
+    group: normal(digits.slice(10, 12)),
+    zone: normal(digits.slice(12, 15)),
+    digits,
   };
 }

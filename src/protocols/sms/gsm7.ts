@@ -10,8 +10,16 @@ const DEFAULT_ALPHABET =
 
 /** TS 23.038 §6.2.1.1: the characters reached by ESC + septet. */
 const EXTENSION: ReadonlyMap<number, string> = new Map([
-  [0x0a, '\f'], [0x14, '^'], [0x28, '{'], [0x29, '}'], [0x2f, '\\'],
-  [0x3c, '['], [0x3d, '~'], [0x3e, ']'], [0x40, '|'], [0x65, '€'],
+  [0x0a, '\f'],
+  [0x14, '^'],
+  [0x28, '{'],
+  [0x29, '}'],
+  [0x2f, '\\'],
+  [0x3c, '['],
+  [0x3d, '~'],
+  [0x3e, ']'],
+  [0x40, '|'],
+  [0x65, '€'],
 ]);
 
 export const ESCAPE = 0x1b;

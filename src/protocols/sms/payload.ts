@@ -52,7 +52,8 @@ export function interpretSms(text: string, ctx: SmsContext): SmsInterpretation {
   const trimmed = text.replace(/^[\r\n]+|[\r\n]+$/g, '');
   if (DC09_START.test(trimmed)) return dc09(trimmed, text, ctx);
   const cid = parseContactId(trimmed);
-  if (cid.kind === 'message' && ctx.key !== null) return corrupt('plain Contact ID refused: the receiver has a key', text, ctx, 'refused');
+  if (cid.kind === 'message' && ctx.key !== null)
+    return corrupt('plain Contact ID refused: the receiver has a key', text, ctx, 'refused');
   if (cid.kind === 'message') {
     const e = base(cid.account, 'CONTACT-ID', classifyCid(cid.qualifier, cid.code), ctx);
     e.qualifier = cid.qualifier;
@@ -71,8 +72,13 @@ function dc09(frameText: string, text: string, ctx: SmsContext): SmsInterpretati
   const item = decodeDatagram(Buffer.from(`\n${frameText}\r`, 'latin1'));
   if (item.kind === 'rejected') return corrupt(`DC-09 frame rejected (${item.reason})`, text, ctx);
   const handler: HandlerContext = {
-    now: ctx.now, key: ctx.key, requireEncryption: ctx.key !== null, windowPastS: NO_WINDOW_S, windowFutureS: NO_WINDOW_S,
-    checkPlainTimestamps: false, acceptLocalTime: false,
+    now: ctx.now,
+    key: ctx.key,
+    requireEncryption: ctx.key !== null,
+    windowPastS: NO_WINDOW_S,
+    windowFutureS: NO_WINDOW_S,
+    checkPlainTimestamps: false,
+    acceptLocalTime: false,
   };
   const decision = handleFrame(item.body, handler);
   if (decision.action !== 'ack') {
@@ -85,17 +91,39 @@ function dc09(frameText: string, text: string, ctx: SmsContext): SmsInterpretati
   }
   const message = decision.message;
   return {
-    kind: 'dc09', events: decision.events, linkTest: decision.linkTest === true, account: message?.account ?? null,
+    kind: 'dc09',
+    events: decision.events,
+    linkTest: decision.linkTest === true,
+    account: message?.account ?? null,
     authenticatedAt: message?.encrypted === true ? message.timestamp : null,
   };
 }
 
-function corrupt(reason: string, text: string, ctx: SmsContext, kind: 'corrupt' | 'refused' = 'corrupt'): SmsInterpretation {
+function corrupt(
+  reason: string,
+  text: string,
+  ctx: SmsContext,
+  kind: 'corrupt' | 'refused' = 'corrupt',
+): SmsInterpretation {
   const e = base('', 'SMS-CORRUPT', 'other', ctx);
   e.text = `${reason}: ${text}`;
   return { kind, events: [e], linkTest: false, account: null, authenticatedAt: null };
 }
 
-function base(account: string, protocol: DecodedEvent['protocol'], eventClass: DecodedEvent['eventClass'], ctx: SmsContext): DecodedEvent {
-  return { protocol, account, sequence: null, encrypted: false, eventClass, code: null, deviceTime: ctx.sentAt, deviceTimeText: null };
+function base(
+  account: string,
+  protocol: DecodedEvent['protocol'],
+  eventClass: DecodedEvent['eventClass'],
+  ctx: SmsContext,
+): DecodedEvent {
+  return {
+    protocol,
+    account,
+    sequence: null,
+    encrypted: false,
+    eventClass,
+    code: null,
+    deviceTime: ctx.sentAt,
+    deviceTimeText: null,
+  };
 }

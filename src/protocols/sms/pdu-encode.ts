@@ -27,7 +27,8 @@ export function encodeDeliverPdus(input: DeliverInput): string[] {
   const septets = input.alphabet === undefined || input.alphabet === 'gsm7' ? encodeSeptets(input.text) : null;
   const alphabet: SmsAlphabet = input.alphabet ?? (septets ? 'gsm7' : 'ucs2');
   if (alphabet === 'gsm7' && !septets) throw new Error('text does not fit the GSM 7-bit alphabet');
-  const units: number[] = septets ?? (alphabet === 'ucs2' ? ucs2Units(input.text) : [...Buffer.from(input.text, 'latin1')]);
+  const units: number[] =
+    septets ?? (alphabet === 'ucs2' ? ucs2Units(input.text) : [...Buffer.from(input.text, 'latin1')]);
   if (units.length <= SINGLE[alphabet]) return [pdu(input, alphabet, units, null)];
   const chunks = split(units, PART[alphabet], alphabet);
   const ref = (input.ref ?? 0) & 0xff;
@@ -50,7 +51,8 @@ function split(units: number[], size: number, alphabet: SmsAlphabet): number[][]
   let at = 0;
   while (at < units.length) {
     let end = Math.min(at + max, units.length);
-    if (alphabet === 'gsm7' && end < units.length && units[end - 1] === ESCAPE && !isEscapedPairEnd(units, at, end - 1)) end--;
+    if (alphabet === 'gsm7' && end < units.length && units[end - 1] === ESCAPE && !isEscapedPairEnd(units, at, end - 1))
+      end--;
     out.push(units.slice(at, end));
     at = end;
   }
@@ -96,6 +98,14 @@ function semiOctets(digits: string): number[] {
 
 function timestamp(ms: number): number[] {
   const d = new Date(ms);
-  const fields = [d.getUTCFullYear() % 100, d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), 0];
+  const fields = [
+    d.getUTCFullYear() % 100,
+    d.getUTCMonth() + 1,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    0,
+  ];
   return fields.map((n) => ((n % 10) << 4) | Math.floor(n / 10));
 }

@@ -21,7 +21,8 @@ export function parseUserDataHeader(header: Uint8Array): { concat: ConcatInfo | 
     const data = header.subarray(i + 2, i + 2 + len);
     i += 2 + len;
     if (data.length < len) break;
-    if (iei === 0x00 && len === 3) concat = checked(data[0]!, data[1]!, data[2]!); // §9.2.3.24.1
+    if (iei === 0x00 && len === 3)
+      concat = checked(data[0]!, data[1]!, data[2]!); // §9.2.3.24.1
     else if (iei === 0x08 && len === 4) concat = checked((data[0]! << 8) | data[1]!, data[2]!, data[3]!); // §9.2.3.24.8
   }
   return { concat };

@@ -63,7 +63,13 @@ export class AtDriver {
   send(text: string, options: SendOptions = {}): Promise<AtAnswer> {
     return new Promise((resolve, reject) => {
       this.queue.push({
-        text, expect: options.expect ?? null, timeoutMs: options.timeoutMs ?? this.deps.timeoutMs, lines: [], resolve, reject, timer: null,
+        text,
+        expect: options.expect ?? null,
+        timeoutMs: options.timeoutMs ?? this.deps.timeoutMs,
+        lines: [],
+        resolve,
+        reject,
+        timer: null,
       });
       if (!this.current) this.next();
     });

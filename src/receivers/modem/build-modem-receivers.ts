@@ -19,9 +19,21 @@ export function buildModemReceivers(list: readonly ModemReceiverSettings[], deps
   return list.map((settings) => {
     const owner = `rx:modem:${settings.id}`;
     const line = deps.serialLines({
-      path: settings.port_id, baudRate: settings.baud_rate, dataBits: 8, parity: 'none', stopBits: 1, flowControl: 'none', owner, receiverId: settings.id,
+      path: settings.port_id,
+      baudRate: settings.baud_rate,
+      dataBits: 8,
+      parity: 'none',
+      stopBits: 1,
+      flowControl: 'none',
+      owner,
+      receiverId: settings.id,
     });
     const { serialLines: _, meta, ...shared } = deps;
-    return new ModemReceiver(settings, { ...shared, line, learnedCallers: metaCallerStore(meta, settings.id), logger: deps.logger.child(owner) });
+    return new ModemReceiver(settings, {
+      ...shared,
+      line,
+      learnedCallers: metaCallerStore(meta, settings.id),
+      logger: deps.logger.child(owner),
+    });
   });
 }

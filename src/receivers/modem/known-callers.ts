@@ -48,7 +48,12 @@ export class KnownCallers {
     if (typeof learned !== 'object' || learned === null) return;
     for (const [account, value] of Object.entries(learned as Record<string, unknown>)) {
       const v = value as Partial<LearnedCaller> | null;
-      if (typeof v?.number === 'string' && numberKey(v.number) !== '' && typeof v.at === 'number' && Number.isFinite(v.at)) {
+      if (
+        typeof v?.number === 'string' &&
+        numberKey(v.number) !== '' &&
+        typeof v.at === 'number' &&
+        Number.isFinite(v.at)
+      ) {
         this.learnedBy.set(account, { number: v.number, at: v.at });
       }
     }

@@ -6,7 +6,11 @@
 import type { ModemIdentity } from './modem-startup.js';
 
 interface Sources {
-  readonly driver: { readonly stats: Readonly<Record<string, number>>; readonly lastRoundTripMs: number | null; readonly overlongLines: number };
+  readonly driver: {
+    readonly stats: Readonly<Record<string, number>>;
+    readonly lastRoundTripMs: number | null;
+    readonly overlongLines: number;
+  };
   readonly inbox: { readonly stats: Readonly<Record<string, number>>; readonly pendingParts: number };
   readonly callers: { readonly size: number };
 }
@@ -42,7 +46,8 @@ export class ModemMetrics {
   /** Why the radio is in trouble now, or null (unknown values are not trouble until read). */
   troubleDetail(): string | null {
     if (this.registered === false) return 'not registered to the network';
-    if (this.csq !== null && (this.csq === 99 || this.csq < this.minCsq)) return `signal ${this.csq === 99 ? 'unknown' : `low (csq ${this.csq})`}`;
+    if (this.csq !== null && (this.csq === 99 || this.csq < this.minCsq))
+      return `signal ${this.csq === 99 ? 'unknown' : `low (csq ${this.csq})`}`;
     return null;
   }
 
@@ -50,13 +55,28 @@ export class ModemMetrics {
     const at = s.driver.stats;
     const sms = s.inbox.stats;
     return {
-      csq: this.csq, rssi_dbm: this.rssiDbm, registered: this.registered,
-      manufacturer: this.identity.manufacturer, model: this.identity.model, imei: this.identity.imei,
-      sms_received: sms.received ?? 0, sms_journaled: sms.journaled ?? 0, sms_deleted: sms.deleted ?? 0, sms_corrupt: sms.corrupt ?? 0,
+      csq: this.csq,
+      rssi_dbm: this.rssiDbm,
+      registered: this.registered,
+      manufacturer: this.identity.manufacturer,
+      model: this.identity.model,
+      imei: this.identity.imei,
+      sms_received: sms.received ?? 0,
+      sms_journaled: sms.journaled ?? 0,
+      sms_deleted: sms.deleted ?? 0,
+      sms_corrupt: sms.corrupt ?? 0,
       sms_refused_plain: sms.refused ?? 0,
-      concat_parts_waiting: s.inbox.pendingParts, calls: this.calls, call_link_tests: this.callLinkTests, known_numbers: s.callers.size,
-      at_commands: at.commands ?? 0, at_timeouts: at.timeouts ?? 0, at_round_trip_ms: s.driver.lastRoundTripMs === null ? null : Math.round(s.driver.lastRoundTripMs * 10) / 10,
-      urcs: this.urcs, overlong_lines: s.driver.overlongLines, resets: this.resets, reopens_requested: this.reopens,
+      concat_parts_waiting: s.inbox.pendingParts,
+      calls: this.calls,
+      call_link_tests: this.callLinkTests,
+      known_numbers: s.callers.size,
+      at_commands: at.commands ?? 0,
+      at_timeouts: at.timeouts ?? 0,
+      at_round_trip_ms: s.driver.lastRoundTripMs === null ? null : Math.round(s.driver.lastRoundTripMs * 10) / 10,
+      urcs: this.urcs,
+      overlong_lines: s.driver.overlongLines,
+      resets: this.resets,
+      reopens_requested: this.reopens,
     };
   }
 }

@@ -109,7 +109,10 @@ export class ModemReceiver implements Service {
       line.on('lost', (reason) => this.lost(reason)),
     );
     this.pollTimer = setInterval(() => void this.poll(), this.settings.poll_interval_s * 1000);
-    this.metricsTimer = setInterval(() => this.deps.health.setMetrics(this.healthName, this.metrics.figures(this)), this.deps.metricsIntervalMs ?? 1000);
+    this.metricsTimer = setInterval(
+      () => this.deps.health.setMetrics(this.healthName, this.metrics.figures(this)),
+      this.deps.metricsIntervalMs ?? 1000,
+    );
     await line.start();
   }
 
@@ -183,7 +186,10 @@ export class ModemReceiver implements Service {
     this.metrics.resets++;
     this.report('degraded', `modem not answering (${reason}): ATZ sent`);
     this.driver.close('modem reset');
-    const reset = await this.driver.send('ATZ').then((a) => a.final.ok, () => false);
+    const reset = await this.driver.send('ATZ').then(
+      (a) => a.final.ok,
+      () => false,
+    );
     if (this.phase !== 'recovering') return;
     if (reset) {
       this.phase = 'down';
@@ -248,11 +254,24 @@ export class ModemReceiver implements Service {
     this.lastCall = { number, at: now };
     this.metrics.calls++;
     const accounts = this.callers.accountsFor(number);
-    this.deps.logger.info('incoming call rejected', { receiver: this.settings.id, number, link_test_for: accounts.join(',') });
+    this.deps.logger.info('incoming call rejected', {
+      receiver: this.settings.id,
+      number,
+      link_test_for: accounts.join(','),
+    });
     if (accounts.length === 0) return;
     const items: FrameItem[] = accounts.map((account) => ({
-      kind: 'frame', receiver: this.ref, transport: 'sms', remoteAddress: number, receivedAt: now, session: null,
-      raw: Buffer.from(line, 'latin1'), events: [], linkTest: true, account, device: null,
+      kind: 'frame',
+      receiver: this.ref,
+      transport: 'sms',
+      remoteAddress: number,
+      receivedAt: now,
+      session: null,
+      raw: Buffer.from(line, 'latin1'),
+      events: [],
+      linkTest: true,
+      account,
+      device: null,
     }));
     this.deps.ingest.submit(items).then(
       () => (this.metrics.callLinkTests += items.length),

@@ -36,7 +36,11 @@ const SIM_READY_POLLS = 10;
 export async function runStartup(d: StartupDeps): Promise<StartupResult> {
   // A modem that just powered up may miss the first AT: three tries.
   let alive = false;
-  for (let i = 0; i < 3 && !alive; i++) alive = await d.send('AT').then((a) => a.final.ok, () => false);
+  for (let i = 0; i < 3 && !alive; i++)
+    alive = await d.send('AT').then(
+      (a) => a.final.ok,
+      () => false,
+    );
   if (!alive) return { ok: false, fatal: false, reason: 'modem does not answer AT' };
   for (const command of ['ATE0', 'AT+CMEE=1']) {
     const a = await d.send(command);
@@ -57,7 +61,11 @@ export async function runStartup(d: StartupDeps): Promise<StartupResult> {
   };
   return {
     ok: true,
-    identity: { manufacturer: await info('AT+CGMI', '+CGMI'), model: await info('AT+CGMM', '+CGMM'), imei: await info('AT+CGSN', '+CGSN') },
+    identity: {
+      manufacturer: await info('AT+CGMI', '+CGMI'),
+      model: await info('AT+CGMM', '+CGMM'),
+      imei: await info('AT+CGSN', '+CGSN'),
+    },
   };
 }
 
@@ -71,16 +79,23 @@ async function cpin(d: StartupDeps): Promise<string | null> {
 async function unlockSim(d: StartupDeps): Promise<StartupResult | null> {
   const state = await cpin(d);
   if (state === 'READY') return null;
-  if (state !== 'SIM PIN') return { ok: false, fatal: true, reason: `SIM not ready: ${state ?? 'no answer to AT+CPIN?'}` };
+  if (state !== 'SIM PIN')
+    return { ok: false, fatal: true, reason: `SIM not ready: ${state ?? 'no answer to AT+CPIN?'}` };
   if (d.pin === undefined) return { ok: false, fatal: true, reason: 'SIM PIN required but no sim_pin is set' };
   const before = d.pins.outcome(d.portId, d.pin);
-  if (before === 'refused') return { ok: false, fatal: true, reason: 'SIM PIN refused; not entered again until the gateway restarts' };
-  if (before !== undefined) return { ok: false, fatal: true, reason: 'SIM asks for its PIN again; it is entered once per gateway start' };
+  if (before === 'refused')
+    return { ok: false, fatal: true, reason: 'SIM PIN refused; not entered again until the gateway restarts' };
+  if (before !== undefined)
+    return { ok: false, fatal: true, reason: 'SIM asks for its PIN again; it is entered once per gateway start' };
   d.pins.record(d.portId, d.pin, 'pending');
   const answer = await d.send(`AT+CPIN="${d.pin}"`, { timeoutMs: 10_000 }).catch(() => null);
   if (!answer?.final.ok) {
     d.pins.record(d.portId, d.pin, 'refused');
-    return { ok: false, fatal: true, reason: `SIM PIN refused (${answer?.final.line ?? 'no answer'}); not entered again until the gateway restarts` };
+    return {
+      ok: false,
+      fatal: true,
+      reason: `SIM PIN refused (${answer?.final.line ?? 'no answer'}); not entered again until the gateway restarts`,
+    };
   }
   d.pins.record(d.portId, d.pin, 'accepted');
   for (let i = 0; i < SIM_READY_POLLS; i++) {

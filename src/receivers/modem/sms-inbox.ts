@@ -80,7 +80,8 @@ export class SmsInbox {
     if (!answer.final.ok || !header || pdu === undefined) {
       this.busy.delete(index);
       // +CMS ERROR 321 (empty index): already deleted, e.g. read by AT+CMGL first.
-      if (answer.final.ok || answer.final.line !== '+CMS ERROR: 321') this.deps.logger.warn('cannot read SMS', { index, answer: answer.final.line });
+      if (answer.final.ok || answer.final.line !== '+CMS ERROR: 321')
+        this.deps.logger.warn('cannot read SMS', { index, answer: answer.final.line });
       return;
     }
     if (!RECEIVED.has(header.stat)) {
@@ -117,7 +118,14 @@ export class SmsInbox {
       const indexes = late.tags.map((t) => t.index);
       const text = `incomplete concatenated SMS: ${late.text}`;
       this.stats.corrupt++;
-      this.journal(late.sender, text, late.tags[0]?.sentAt ?? null, late.tags.map((t) => t.pdu), indexes, true);
+      this.journal(
+        late.sender,
+        text,
+        late.tags[0]?.sentAt ?? null,
+        late.tags.map((t) => t.pdu),
+        indexes,
+        true,
+      );
     }
     if (this.rescanNeeded) await this.scan();
   }
@@ -152,14 +160,31 @@ export class SmsInbox {
     }
     // A held part leaves `busy`: it is on the SIM, waiting for its siblings.
     this.busy.delete(part.index);
-    const whole = this.parts.add({ sender: sms.sender, concat: sms.concat, text: sms.text, tag: withTime }, this.deps.now());
+    const whole = this.parts.add(
+      { sender: sms.sender, concat: sms.concat, text: sms.text, tag: withTime },
+      this.deps.now(),
+    );
     if (!whole) return;
     for (const t of whole.tags) this.busy.add(t.index);
-    this.journal(whole.sender, whole.text, whole.tags[0]?.sentAt ?? null, whole.tags.map((t) => t.pdu), whole.tags.map((t) => t.index), false);
+    this.journal(
+      whole.sender,
+      whole.text,
+      whole.tags[0]?.sentAt ?? null,
+      whole.tags.map((t) => t.pdu),
+      whole.tags.map((t) => t.index),
+      false,
+    );
   }
 
   /** Journals one message (all its parts) and deletes its parts once committed. */
-  private journal(sender: string, text: string, sentAt: number | null, pdus: readonly string[], indexes: readonly number[], corrupt: boolean): void {
+  private journal(
+    sender: string,
+    text: string,
+    sentAt: number | null,
+    pdus: readonly string[],
+    indexes: readonly number[],
+    corrupt: boolean,
+  ): void {
     const now = this.deps.now();
     const meaning: SmsInterpretation = corrupt
       ? interpretSms('', { key: null, now, sentAt })
@@ -175,22 +200,38 @@ export class SmsInbox {
       this.deps.logger.warn('plain SMS refused: the receiver has a key', { sender });
     }
     const item: FrameItem = {
-      kind: 'frame', receiver: this.deps.receiver, transport: 'sms', remoteAddress: sender, receivedAt: now, session: null,
-      raw: Buffer.from(pdus.join('\n'), 'latin1'), events: meaning.events, linkTest: meaning.linkTest,
-      account: corrupt ? null : meaning.account, device: null,
+      kind: 'frame',
+      receiver: this.deps.receiver,
+      transport: 'sms',
+      remoteAddress: sender,
+      receivedAt: now,
+      session: null,
+      raw: Buffer.from(pdus.join('\n'), 'latin1'),
+      events: meaning.events,
+      linkTest: meaning.linkTest,
+      account: corrupt ? null : meaning.account,
+      device: null,
     };
     this.deps.ingest.submit([item]).then(
       (results) => this.committed(item, meaning, results, indexes),
       (err: unknown) => {
         this.stats.failedCommits++;
-        this.deps.logger.error('SMS not journaled: it stays on the SIM and is read again', { sender, error: describeError(err) });
+        this.deps.logger.error('SMS not journaled: it stays on the SIM and is read again', {
+          sender,
+          error: describeError(err),
+        });
         for (const i of indexes) this.busy.delete(i);
         this.rescanNeeded = true;
       },
     );
   }
 
-  private async committed(item: FrameItem, meaning: SmsInterpretation, results: IngestResult[], indexes: readonly number[]): Promise<void> {
+  private async committed(
+    item: FrameItem,
+    meaning: SmsInterpretation,
+    results: IngestResult[],
+    indexes: readonly number[],
+  ): Promise<void> {
     this.stats.journaled++;
     const attributed = results[0] !== undefined && results[0].objectId !== null;
     if (attributed && meaning.authenticatedAt !== null && meaning.account && item.remoteAddress !== '') {

@@ -33,7 +33,8 @@ export function parseSimModemArgs(argv: readonly string[]): SimModemArgs | null 
   const options: { -readonly [K in keyof ModemSimOptions]: ModemSimOptions[K] } = {};
   const int = (flag: string, value: string | undefined, min: number, max: number): number => {
     const n = Number(value);
-    if (value === undefined || !Number.isInteger(n) || n < min || n > max) throw new UsageError(`sim-modem: ${flag} must be an integer ${min}..${max}`);
+    if (value === undefined || !Number.isInteger(n) || n < min || n > max)
+      throw new UsageError(`sim-modem: ${flag} must be an integer ${min}..${max}`);
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
@@ -87,7 +88,10 @@ export function parseSimModemArgs(argv: readonly string[]): SimModemArgs | null 
 /** Applies one stdin command; returns the JSON report line. */
 export function applySimCommand(sim: ModemSimulator, line: string): Record<string, unknown> {
   const [word, ...rest] = line.trim().split(/\s+/);
-  const tail = line.trim().slice((word ?? '').length).trim();
+  const tail = line
+    .trim()
+    .slice((word ?? '').length)
+    .trim();
   switch (word) {
     case 'sms': {
       const [number] = rest;
@@ -98,8 +102,14 @@ export function applySimCommand(sim: ModemSimulator, line: string): Record<strin
     case 'sms-order': {
       const [order, number] = rest;
       const text = tail.slice(`${order} ${number}`.length).trim();
-      if (!order || !number || text === '' || !/^\d+(,\d+)*$/.test(order)) return { error: 'usage: sms-order 2,1 NUMBER TEXT' };
-      return { delivered: sim.deliver({ sender: number, text }, order.split(',').map((n) => Number(n) - 1)) };
+      if (!order || !number || text === '' || !/^\d+(,\d+)*$/.test(order))
+        return { error: 'usage: sms-order 2,1 NUMBER TEXT' };
+      return {
+        delivered: sim.deliver(
+          { sender: number, text },
+          order.split(',').map((n) => Number(n) - 1),
+        ),
+      };
     }
     case 'ring':
       if (!rest[0]) return { error: 'usage: ring NUMBER' };

@@ -21,7 +21,14 @@ import type { DatabaseTarget } from '../../settings/database-check.js';
 import type { ObjectRecord, OidOverride } from '../types.js';
 import { describeRemoteError, describeTarget, openRemoteDb, type RemoteDb } from './remote-db.js';
 import { claimMirror, migrateRemote } from './remote-schema.js';
-import { INSTANCE_ID_KEY, OBJECTS_TABLE, OVERRIDES_TABLE, readEventsCursor, replicateEventBatch, type SyncStore } from './replicate.js';
+import {
+  INSTANCE_ID_KEY,
+  OBJECTS_TABLE,
+  OVERRIDES_TABLE,
+  readEventsCursor,
+  replicateEventBatch,
+  type SyncStore,
+} from './replicate.js';
 import { TableMirror } from './table-mirror.js';
 
 export const MYSQL_SYNC_HEALTH = 'mysql-sync';
@@ -192,7 +199,9 @@ export class MysqlSync implements Service {
     if (this.db !== db) return;
     this.db = null;
     void db.close();
-    this.deps.logger.warn('MySQL mirror connection lost', { error: describeRemoteError(err, this.deps.target.sqlpass) });
+    this.deps.logger.warn('MySQL mirror connection lost', {
+      error: describeRemoteError(err, this.deps.target.sqlpass),
+    });
     this.report('degraded', `connection lost: ${describeRemoteError(err, this.deps.target.sqlpass)}`);
   }
 
@@ -211,7 +220,11 @@ export class MysqlSync implements Service {
     // A failed login shows only what a MySQL server said (remote-db.ts loginFailure); the log gets the driver's cause.
     const shown = isVigilError(err) ? err.message : describeRemoteError(err, password);
     const logged = isVigilError(err) && err.cause !== undefined ? describeRemoteError(err.cause, password) : shown;
-    this.deps.logger.warn('MySQL sync failed; SQLite keeps everything, retrying', { error: logged, retry_ms: backoff, failures: this.failures });
+    this.deps.logger.warn('MySQL sync failed; SQLite keeps everything, retrying', {
+      error: logged,
+      retry_ms: backoff,
+      failures: this.failures,
+    });
     this.report('degraded', `${shown}; retrying in ${Math.ceil(backoff / 1000)} s`);
     return backoff;
   }

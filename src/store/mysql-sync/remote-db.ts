@@ -31,7 +31,8 @@ export function describeTarget(db: DatabaseTarget): string {
 export function describeRemoteError(err: unknown, password: string): string {
   const e = err as { code?: unknown; sqlMessage?: unknown; message?: unknown } | null;
   const code = typeof e?.code === 'string' ? e.code : null;
-  const text = typeof e?.sqlMessage === 'string' ? e.sqlMessage : typeof e?.message === 'string' ? e.message : String(err);
+  const text =
+    typeof e?.sqlMessage === 'string' ? e.sqlMessage : typeof e?.message === 'string' ? e.message : String(err);
   const reason = code && !text.includes(code) ? `${code}: ${text}` : text;
   return password.length >= 4 ? reason.split(password).join('********') : reason;
 }
@@ -45,7 +46,11 @@ export function describeRemoteError(err: unknown, password: string): string {
 export function loginFailure(err: unknown, password: string): VigilError {
   const e = err as { sqlState?: unknown; errno?: unknown } | null;
   const fromServer = typeof e?.sqlState === 'string' && typeof e.errno === 'number';
-  const shown = isInsecureLoginRefusal(err) ? INSECURE_LOGIN_REASON : fromServer ? describeRemoteError(err, password) : CONNECT_FAILED;
+  const shown = isInsecureLoginRefusal(err)
+    ? INSECURE_LOGIN_REASON
+    : fromServer
+      ? describeRemoteError(err, password)
+      : CONNECT_FAILED;
   return new VigilError('DATABASE_UNREACHABLE', shown, [], { cause: err });
 }
 

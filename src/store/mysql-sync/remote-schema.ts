@@ -101,11 +101,17 @@ async function readSyncValue(db: RemoteDb, name: string): Promise<string | null>
 }
 
 async function writeSyncValue(db: RemoteDb, name: string, value: string): Promise<void> {
-  await db.query('INSERT INTO vigil_sync (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [name, value]);
+  await db.query('INSERT INTO vigil_sync (name, value) VALUES (?, ?) ON DUPLICATE KEY UPDATE value = VALUES(value)', [
+    name,
+    value,
+  ]);
 }
 
 /** Brings the mirror to REMOTE_SCHEMA_VERSION; returns the version it found. */
-export async function migrateRemote(db: RemoteDb, migrations: readonly RemoteMigration[] = REMOTE_MIGRATIONS): Promise<number> {
+export async function migrateRemote(
+  db: RemoteDb,
+  migrations: readonly RemoteMigration[] = REMOTE_MIGRATIONS,
+): Promise<number> {
   await db.query(CREATE_SYNC_TABLE);
   const found = Number((await readSyncValue(db, 'schema_version')) ?? '0');
   if (!Number.isInteger(found) || found > migrations.length) {

@@ -61,7 +61,11 @@ export interface EventBatchResult {
 }
 
 /** Sends the next batch of events after the cursor and moves the cursor past it. */
-export async function replicateEventBatch(db: RemoteDb, store: SyncStore, batchSize: number): Promise<EventBatchResult> {
+export async function replicateEventBatch(
+  db: RemoteDb,
+  store: SyncStore,
+  batchSize: number,
+): Promise<EventBatchResult> {
   const cursor = readEventsCursor(store.meta);
   const batch = store.events.readAfter(cursor, batchSize);
   if (batch.length === 0) return { sent: 0, cursor, more: false };
@@ -75,7 +79,11 @@ export const OBJECTS_TABLE: MirroredTable<ObjectRecord> = {
   name: 'objects',
   key: (o) => String(o.id),
   row: objectRow,
-  upsertSql: upsertSql('objects', OBJECT_COLUMNS, OBJECT_COLUMNS.filter((c) => c !== 'id')),
+  upsertSql: upsertSql(
+    'objects',
+    OBJECT_COLUMNS,
+    OBJECT_COLUMNS.filter((c) => c !== 'id'),
+  ),
   remoteKeysSql: 'SELECT id FROM objects',
   remoteKey: (r) => String(Number(r.id)),
   deleteSql: 'DELETE FROM objects WHERE id IN (?)',

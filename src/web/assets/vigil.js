@@ -22,16 +22,19 @@
     var every = Number(refresh.getAttribute('data-refresh')) * 1000;
     setInterval(function () {
       if (document.hidden) return;
-      fetch(location.href, { credentials: 'same-origin' }).then(function (r) {
-        if (!r.ok) return null;
-        return r.text();
-      }).then(function (html) {
-        if (!html) return;
-        var doc = new DOMParser().parseFromString(html, 'text/html');
-        var next = doc.querySelector('[data-refresh]');
-        var current = document.querySelector('[data-refresh]');
-        if (next && current) current.replaceWith(next);
-      }).catch(function () {});
+      fetch(location.href, { credentials: 'same-origin' })
+        .then(function (r) {
+          if (!r.ok) return null;
+          return r.text();
+        })
+        .then(function (html) {
+          if (!html) return;
+          var doc = new DOMParser().parseFromString(html, 'text/html');
+          var next = doc.querySelector('[data-refresh]');
+          var current = document.querySelector('[data-refresh]');
+          if (next && current) current.replaceWith(next);
+        })
+        .catch(function () {});
     }, every);
   }
 
@@ -42,15 +45,24 @@
     var badge = document.getElementById('live-state');
     var source = new EventSource(tail.getAttribute('data-live'));
     source.addEventListener('open', function () {
-      if (badge) { badge.textContent = 'live'; badge.className = 'pill state-live live-state'; }
+      if (badge) {
+        badge.textContent = 'live';
+        badge.className = 'pill state-live live-state';
+      }
     });
     source.addEventListener('error', function () {
-      if (badge) { badge.textContent = 'reconnecting'; badge.className = 'pill state-degraded live-state'; }
+      if (badge) {
+        badge.textContent = 'reconnecting';
+        badge.className = 'pill state-degraded live-state';
+      }
     });
     // The server ends the tail when the session lost its right to it (logout, password, scope, receivers).
     source.addEventListener('ended', function () {
       source.close();
-      if (badge) { badge.textContent = 'ended: reload the page'; badge.className = 'pill state-failed live-state'; }
+      if (badge) {
+        badge.textContent = 'ended: reload the page';
+        badge.className = 'pill state-failed live-state';
+      }
     });
     source.addEventListener('event', function (message) {
       var e = JSON.parse(message.data);
@@ -99,63 +111,71 @@
       button.disabled = true;
       var data = new URLSearchParams(new FormData(deviceForm));
       fetch(deviceForm.getAttribute('data-stream'), {
-        method: 'POST', credentials: 'same-origin', body: data,
-        headers: { 'X-CSRF-Token': csrf, 'Accept': 'text/event-stream' }
-      }).then(function (response) {
-        if (!response.ok || !response.body) {
-          waiting.textContent = 'Refused (' + response.status + '). Reload the page and log in again.';
+        method: 'POST',
+        credentials: 'same-origin',
+        body: data,
+        headers: { 'X-CSRF-Token': csrf, Accept: 'text/event-stream' },
+      })
+        .then(function (response) {
+          if (!response.ok || !response.body) {
+            waiting.textContent = 'Refused (' + response.status + '). Reload the page and log in again.';
+            waiting.className = 'alert error';
+            button.disabled = false;
+            return;
+          }
+          var reader = response.body.getReader();
+          var decoder = new TextDecoder();
+          var buffer = '';
+          function handle(block) {
+            var type = 'message',
+              payload = '';
+            block.split('\n').forEach(function (line) {
+              if (line.indexOf('event:') === 0) type = line.slice(6).trim();
+              else if (line.indexOf('data:') === 0) payload += line.slice(5).trim();
+            });
+            if (!payload) return;
+            var msg = JSON.parse(payload);
+            if (type === 'packet') {
+              var item = document.createElement('li');
+              item.appendChild(text('span', '#' + msg.number));
+              item.appendChild(document.createTextNode(msg.hex || '(empty)'));
+              list.appendChild(item);
+              waiting.textContent = 'Receiving reply packets…';
+            } else if (type === 'result') {
+              waiting.textContent = msg.summary;
+              waiting.className = msg.ok ? 'alert ok' : 'alert error';
+              var fields = document.createElement('dl');
+              fields.className = 'reply-fields';
+              Object.keys(msg.reply).forEach(function (key) {
+                if (key === 'data') return;
+                fields.appendChild(text('dt', key));
+                fields.appendChild(text('dd', msg.reply[key]));
+              });
+              card.appendChild(fields);
+            }
+          }
+          function pump() {
+            return reader.read().then(function (step) {
+              if (step.done) {
+                button.disabled = false;
+                return;
+              }
+              buffer += decoder.decode(step.value, { stream: true });
+              var cut;
+              while ((cut = buffer.indexOf('\n\n')) >= 0) {
+                handle(buffer.slice(0, cut));
+                buffer = buffer.slice(cut + 2);
+              }
+              return pump();
+            });
+          }
+          return pump();
+        })
+        .catch(function () {
+          waiting.textContent = 'The connection to the gateway was lost.';
           waiting.className = 'alert error';
           button.disabled = false;
-          return;
-        }
-        var reader = response.body.getReader();
-        var decoder = new TextDecoder();
-        var buffer = '';
-        function handle(block) {
-          var type = 'message', payload = '';
-          block.split('\n').forEach(function (line) {
-            if (line.indexOf('event:') === 0) type = line.slice(6).trim();
-            else if (line.indexOf('data:') === 0) payload += line.slice(5).trim();
-          });
-          if (!payload) return;
-          var msg = JSON.parse(payload);
-          if (type === 'packet') {
-            var item = document.createElement('li');
-            item.appendChild(text('span', '#' + msg.number));
-            item.appendChild(document.createTextNode(msg.hex || '(empty)'));
-            list.appendChild(item);
-            waiting.textContent = 'Receiving reply packets…';
-          } else if (type === 'result') {
-            waiting.textContent = msg.summary;
-            waiting.className = msg.ok ? 'alert ok' : 'alert error';
-            var fields = document.createElement('dl');
-            fields.className = 'reply-fields';
-            Object.keys(msg.reply).forEach(function (key) {
-              if (key === 'data') return;
-              fields.appendChild(text('dt', key));
-              fields.appendChild(text('dd', msg.reply[key]));
-            });
-            card.appendChild(fields);
-          }
-        }
-        function pump() {
-          return reader.read().then(function (step) {
-            if (step.done) { button.disabled = false; return; }
-            buffer += decoder.decode(step.value, { stream: true });
-            var cut;
-            while ((cut = buffer.indexOf('\n\n')) >= 0) {
-              handle(buffer.slice(0, cut));
-              buffer = buffer.slice(cut + 2);
-            }
-            return pump();
-          });
-        }
-        return pump();
-      }).catch(function () {
-        waiting.textContent = 'The connection to the gateway was lost.';
-        waiting.className = 'alert error';
-        button.disabled = false;
-      });
+        });
     });
   }
 
@@ -174,7 +194,9 @@
       var fresh = uploadForm.querySelector('input[name=new_identity]').checked;
       // A header value is bytes: the passphrase travels as its UTF-8 bytes, as curl sends it.
       var bytes = '';
-      new TextEncoder().encode(pass).forEach(function (b) { bytes += String.fromCharCode(b); });
+      new TextEncoder().encode(pass).forEach(function (b) {
+        bytes += String.fromCharCode(b);
+      });
       var xhr = new XMLHttpRequest();
       xhr.open('POST', uploadForm.getAttribute('data-upload') + (fresh ? '?new_identity=1' : ''));
       xhr.setRequestHeader('Content-Type', 'application/octet-stream');
@@ -194,12 +216,23 @@
         if (xhr.status === 200) {
           var b = JSON.parse(xhr.responseText).backup;
           result.className = 'alert ok';
-          result.textContent = 'Checked and staged: the backup of ' + (b.instance_name || 'a box') + ' made ' + utc(b.created_at) +
-            ' by version ' + b.app_version + '. It replaces this box\'s data at the next start of the gateway.';
+          result.textContent =
+            'Checked and staged: the backup of ' +
+            (b.instance_name || 'a box') +
+            ' made ' +
+            utc(b.created_at) +
+            ' by version ' +
+            b.app_version +
+            ". It replaces this box's data at the next start of the gateway.";
         } else {
           result.className = 'alert error';
           var type = xhr.getResponseHeader('Content-Type') || '';
-          result.textContent = 'Refused (' + xhr.status + '): ' + (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') + ' Nothing was staged.';
+          result.textContent =
+            'Refused (' +
+            xhr.status +
+            '): ' +
+            (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') +
+            ' Nothing was staged.';
         }
       });
       xhr.addEventListener('error', function () {

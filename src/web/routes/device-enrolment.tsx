@@ -19,10 +19,25 @@ export function registerDeviceEnrolment(web: Hono<WebEnv>, deps: WebDeps, sessio
   const service = deps.deviceEnrolment;
   if (!service) return;
   const allowed = (c: Context<WebEnv>) => hasScope(c.get('principal'), DEVICE_SCOPE);
-  const page = (c: Context<WebEnv>, partialUid: string, extra: { error?: string[]; result?: { ok: boolean; text: string } }, status: 200 | 400 = 200) =>
-    view(c, deps, 'Replace a device', '/device', (
-      <DeviceEnrolmentView partialUid={partialUid} {...(extra.error ? { error: extra.error } : {})} result={extra.result ?? null} csrf={c.get('session').csrf} />
-    ), status);
+  const page = (
+    c: Context<WebEnv>,
+    partialUid: string,
+    extra: { error?: string[]; result?: { ok: boolean; text: string } },
+    status: 200 | 400 = 200,
+  ) =>
+    view(
+      c,
+      deps,
+      'Replace a device',
+      '/device',
+      <DeviceEnrolmentView
+        partialUid={partialUid}
+        {...(extra.error ? { error: extra.error } : {})}
+        result={extra.result ?? null}
+        csrf={c.get('session').csrf}
+      />,
+      status,
+    );
 
   web.get('/device/enrolment', session, (c) => (allowed(c) ? page(c, '', {}) : forbidden(c, deps, '/device')));
 
@@ -36,7 +51,9 @@ export function registerDeviceEnrolment(web: Hono<WebEnv>, deps: WebDeps, sessio
     if (result.kind === 'forbidden') return forbidden(c, deps, '/device');
     if (result.kind === 'no-object') {
       deps.journalAction(login, `device key reset for partial UID ${partialUid.toUpperCase()}: NO_OBJECT`);
-      return page(c, partialUid, { result: { ok: false, text: 'NO_OBJECT: no single device with that partial UID on the receivers you see.' } });
+      return page(c, partialUid, {
+        result: { ok: false, text: 'NO_OBJECT: no single device with that partial UID on the receivers you see.' },
+      });
     }
     const until = new Date(result.enrolUntil).toISOString();
     deps.journalAction(login, `device key reset for UID ${result.uid}: enrolment open until ${until}`);

@@ -59,7 +59,14 @@ function fieldErrors(result: DeviceCommandResult): Record<string, string[]> | nu
   }
 }
 
-const EMPTY: DeviceForm = { kind: 'control', partial_uid: '', data: '', cloud_access_code: '', request_id: '', response_required: true };
+const EMPTY: DeviceForm = {
+  kind: 'control',
+  partial_uid: '',
+  data: '',
+  cloud_access_code: '',
+  request_id: '',
+  response_required: true,
+};
 
 export function registerDevice(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const service = { devices: deps.devices, logger: deps.logger.child('web:device') };
@@ -68,10 +75,14 @@ export function registerDevice(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     const kind = form.kind as CommandKind;
     const result = await runDeviceCommand(service, c.get('principal'), kind, requestBody(form), onPacket);
     if (result.kind !== 'done') return { result, reply: null };
-    const reply = kind === 'control' ? controlReply(result.request, result.outcome) : configReply(result.request, result.outcome);
+    const reply =
+      kind === 'control' ? controlReply(result.request, result.outcome) : configReply(result.request, result.outcome);
     const said = typeof reply.error === 'string' ? reply.error : 'ok';
     const partialUid = result.request.partialUid.toUpperCase();
-    deps.journalAction(c.get('session').login, `${kind} to partial UID ${partialUid}, ${result.request.data.length} bytes: ${said}`);
+    deps.journalAction(
+      c.get('session').login,
+      `${kind} to partial UID ${partialUid}, ${result.request.data.length} bytes: ${said}`,
+    );
     return { result, reply };
   }
 
@@ -79,7 +90,13 @@ export function registerDevice(web: Hono<WebEnv>, deps: WebDeps, session: Middle
 
   web.get('/device', session, (c) => {
     if (!allowed(c)) return forbidden(c, deps, '/device');
-    return view(c, deps, 'Device', '/device', <DeviceView form={EMPTY} errors={{}} result={null} csrf={c.get('session').csrf} />);
+    return view(
+      c,
+      deps,
+      'Device',
+      '/device',
+      <DeviceView form={EMPTY} errors={{}} result={null} csrf={c.get('session').csrf} />,
+    );
   });
 
   web.post('/device', session, async (c) => {
@@ -89,7 +106,15 @@ export function registerDevice(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     const { result, reply } = await run(c, form);
     if (result.kind === 'forbidden') return forbidden(c, deps, '/device');
     const errors = fieldErrors(result);
-    if (errors || !reply) return view(c, deps, 'Device', '/device', <DeviceView form={form} errors={errors ?? {}} result={null} csrf={csrf} />, 400);
+    if (errors || !reply)
+      return view(
+        c,
+        deps,
+        'Device',
+        '/device',
+        <DeviceView form={form} errors={errors ?? {}} result={null} csrf={csrf} />,
+        400,
+      );
     return view(c, deps, 'Device', '/device', <DeviceView form={form} errors={{}} result={{ reply }} csrf={csrf} />);
   });
 
@@ -99,13 +124,21 @@ export function registerDevice(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     return streamSSE(c, async (stream) => {
       let writes = Promise.resolve();
       const { result, reply } = await run(c, form, (packet, number) => {
-        writes = writes.then(() => stream.writeSSE({ event: 'packet', data: JSON.stringify({ number, hex: packet.toString('hex').toUpperCase() }) }));
+        writes = writes.then(() =>
+          stream.writeSSE({
+            event: 'packet',
+            data: JSON.stringify({ number, hex: packet.toString('hex').toUpperCase() }),
+          }),
+        );
       });
       await writes;
       if (!reply) {
         const [field, messages] = Object.entries(fieldErrors(result) ?? { partial_uid: ['FORBIDDEN'] })[0]!;
         const refused = { ...replyHead({ partialUid: form.partial_uid }), error: messages[0]!.split(':')[0]! };
-        await stream.writeSSE({ event: 'result', data: JSON.stringify({ ok: false, field, summary: messages[0], reply: refused }) });
+        await stream.writeSSE({
+          event: 'result',
+          data: JSON.stringify({ ok: false, field, summary: messages[0], reply: refused }),
+        });
         return;
       }
       const said = summary(reply);

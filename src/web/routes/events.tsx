@@ -39,18 +39,29 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     const { result, raw } = pageQuery(c.req.url, LIVE_PARAMS);
     if (!result.ok) return { ok: false as const, raw, errors: errorsByParam(result.errors) };
     const q = result.values;
-    if (q.from !== undefined && q.to !== undefined && q.to < q.from) return { ok: false as const, raw, errors: { to: ['must not be before from'] } };
+    if (q.from !== undefined && q.to !== undefined && q.to < q.from)
+      return { ok: false as const, raw, errors: { to: ['must not be before from'] } };
     return { ok: true as const, raw, q };
   }
 
   web.get('/events', session, (c) => {
     const { params, raw } = pageParams(c.req.url);
-    const outcome = queryEvents(service, c.get('principal'), params, { defaultLimit: PAGE_SIZE, extraParams: { after: cursorParam } });
+    const outcome = queryEvents(service, c.get('principal'), params, {
+      defaultLimit: PAGE_SIZE,
+      extraParams: { after: cursorParam },
+    });
     if (outcome.kind === 'forbidden') return forbidden(c, deps, '/events');
     const filters = Object.fromEntries(FILTER_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]!]));
     if (outcome.kind !== 'ok') {
       const errors = outcome.kind === 'invalid' ? errorsByParam(outcome.errors) : { '': [DATABASE_NOT_READY] };
-      return view(c, deps, 'Events', '/events', <EventsView filters={filters} errors={errors} rows={[]} olderHref={null} newestHref={null} liveHref={null} />, outcome.kind === 'invalid' ? 400 : 503);
+      return view(
+        c,
+        deps,
+        'Events',
+        '/events',
+        <EventsView filters={filters} errors={errors} rows={[]} olderHref={null} newestHref={null} liveHref={null} />,
+        outcome.kind === 'invalid' ? 400 : 503,
+      );
     }
     const rows = outcome.items.map(eventItem) as unknown as EventRowView[];
     const next = toCursor(outcome.nextCursor);
@@ -82,7 +93,8 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     if (!authority) return c.text('NOT_LOGGED_IN', 401);
     return streamSSE(c, async (stream) => {
       // Everything after what the page showed (no gap between the page and the stream).
-      const newestNow = deps.store.events.query(eventFilter({ ...q, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
+      const newestNow =
+        deps.store.events.query(eventFilter({ ...q, limit: 1 }, principal.visibleReceivers)).items[0]?.id ?? 0;
       const after = q.after ?? newestNow;
       const follower = new EventFollower(followerDeps, {
         query: q,
@@ -96,7 +108,8 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
       stream.onAbort(() => follower.stop('closed'));
       follower.start();
       const reason = await follower.ended;
-      if (reason === 'revoked' && !stream.aborted) await stream.writeSSE({ event: 'ended', data: '{"reason":"session"}' }).catch(() => undefined);
+      if (reason === 'revoked' && !stream.aborted)
+        await stream.writeSSE({ event: 'ended', data: '{"reason":"session"}' }).catch(() => undefined);
       clearInterval(keepAlive);
     });
   });

@@ -8,7 +8,16 @@ import type { Context, Hono } from 'hono';
 import { checkLogin } from '../../services/login-service.js';
 import { logout } from '../../services/logout-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
-import { CSRF_FIELD, endSession, loginCookie, loginCsrf, readSession, sameOrigin, sameSecret, startSession } from '../session.js';
+import {
+  CSRF_FIELD,
+  endSession,
+  loginCookie,
+  loginCsrf,
+  readSession,
+  sameOrigin,
+  sameSecret,
+  startSession,
+} from '../session.js';
 import { Layout } from '../views/layout.js';
 import { LoginView } from '../views/login-view.js';
 import { messagePage } from '../views/message-page.js';
@@ -27,9 +36,18 @@ function clientAddress(c: Context<WebEnv>): string {
 export function registerLogin(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const logger = deps.logger.child('web:login');
 
-  function form(c: Context<WebEnv>, props: { next: string; login?: string; error?: string }, status: 200 | 401 | 429 | 400 = 200) {
+  function form(
+    c: Context<WebEnv>,
+    props: { next: string; login?: string; error?: string },
+    status: 200 | 401 | 429 | 400 = 200,
+  ) {
     const element = (
-      <Layout title="Log in" active="/login" instanceName={deps.settings.current().general.instance_name} session={null}>
+      <Layout
+        title="Log in"
+        active="/login"
+        instanceName={deps.settings.current().general.instance_name}
+        session={null}
+      >
         <LoginView csrf={loginCsrf(c)} {...props} />
       </Layout>
     );
@@ -42,17 +60,34 @@ export function registerLogin(web: Hono<WebEnv>, deps: WebDeps, session: Middlew
     const body = await c.req.parseBody();
     const next = safeNext(body.next);
     if (!sameOrigin(c) || !sameSecret(typeof body[CSRF_FIELD] === 'string' ? body[CSRF_FIELD] : null, loginCookie(c))) {
-      return c.html(messagePage('Refused', 'The login form was out of date or not sent by this page. Reload it and try again.', '/login'), 403);
+      return c.html(
+        messagePage(
+          'Refused',
+          'The login form was out of date or not sent by this page. Reload it and try again.',
+          '/login',
+        ),
+        403,
+      );
     }
     const name = typeof body.login === 'string' ? body.login : '';
     try {
       const outcome = await checkLogin(deps, logger, clientAddress(c), async () =>
-        typeof body.login === 'string' && typeof body.password === 'string' ? { login: body.login, password: body.password } : null,
+        typeof body.login === 'string' && typeof body.password === 'string'
+          ? { login: body.login, password: body.password }
+          : null,
       );
       switch (outcome.kind) {
         case 'throttled':
           c.header('Retry-After', String(outcome.retryAfterS));
-          return form(c, { next, login: name, error: `Too many failed attempts from this address. Try again in ${outcome.retryAfterS} s.` }, 429);
+          return form(
+            c,
+            {
+              next,
+              login: name,
+              error: `Too many failed attempts from this address. Try again in ${outcome.retryAfterS} s.`,
+            },
+            429,
+          );
         case 'invalid':
           return form(c, { next, login: name, error: 'Enter a login and a password.' }, 400);
         case 'refused':

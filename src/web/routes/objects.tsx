@@ -19,11 +19,16 @@ const LOST_SHOWN = 200;
 
 export function registerObjects(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const service = { store: deps.store, logger: deps.logger.child('web:objects') };
-  const rows = (items: readonly ListedObject[]): ObjectRowView[] => items.map((o) => objectItem(o.row, o.overrideOid) as unknown as ObjectRowView);
+  const rows = (items: readonly ListedObject[]): ObjectRowView[] =>
+    items.map((o) => objectItem(o.row, o.overrideOid) as unknown as ObjectRowView);
 
   web.get('/objects', session, (c) => {
     const { params, raw } = pageParams(c.req.url);
-    const outcome = queryObjects(service, c.get('principal'), params, { defaultLimit: PAGE_SIZE, search: true, lostFirst: LOST_SHOWN });
+    const outcome = queryObjects(service, c.get('principal'), params, {
+      defaultLimit: PAGE_SIZE,
+      search: true,
+      lostFirst: LOST_SHOWN,
+    });
     if (outcome.kind === 'forbidden') return forbidden(c, deps, '/objects');
     const filters = Object.fromEntries(['q', 'receiver'].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]!]));
     const now = deps.clock.now();

@@ -33,10 +33,23 @@ const NOT_VISIBLE_TEXT = `${NOT_VISIBLE}: no device on the receivers you can see
 export function registerOverrides(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const service = { store: deps.store, logger: deps.logger.child('web:overrides') };
 
-  function render(c: Context<WebEnv>, form: OverrideForm, errors: Record<string, string[]>, notice: { ok: boolean; text: string } | null, status: 200 | 400 | 503 = 200) {
+  function render(
+    c: Context<WebEnv>,
+    form: OverrideForm,
+    errors: Record<string, string[]>,
+    notice: { ok: boolean; text: string } | null,
+    status: 200 | 400 | 503 = 200,
+  ) {
     const listed = listOverrides(service, c.get('principal'));
     const list = listed.kind === 'ok' ? listed.overrides : null;
-    return view(c, deps, 'OID overrides', '/overrides', <OverridesView form={form} errors={errors} notice={notice} list={list} csrf={c.get('session').csrf} />, status);
+    return view(
+      c,
+      deps,
+      'OID overrides',
+      '/overrides',
+      <OverridesView form={form} errors={errors} notice={notice} list={list} csrf={c.get('session').csrf} />,
+      status,
+    );
   }
 
   web.get('/overrides', session, (c) => {

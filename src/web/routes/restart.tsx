@@ -16,7 +16,13 @@ export function registerRestart(web: Hono<WebEnv>, deps: WebDeps, session: Middl
 
   web.get('/restart', session, (c) => {
     if (!mayRestart(c.get('principal'))) return forbidden(c, deps, '/restart');
-    return view(c, deps, 'Restart', '/restart', <RestartView csrf={c.get('session').csrf} notice={null} needConfirm={false} />);
+    return view(
+      c,
+      deps,
+      'Restart',
+      '/restart',
+      <RestartView csrf={c.get('session').csrf} notice={null} needConfirm={false} />,
+    );
   });
 
   web.post('/restart', session, async (c) => {
@@ -24,14 +30,36 @@ export function registerRestart(web: Hono<WebEnv>, deps: WebDeps, session: Middl
     // The scope answers before the confirmation box (as the API's 403 comes before anything else).
     if (!mayRestart(principal)) return forbidden(c, deps, '/restart');
     const body = await c.req.parseBody();
-    if (body.confirm !== 'yes') return view(c, deps, 'Restart', '/restart', <RestartView csrf={csrf} notice={null} needConfirm={true} />, 400);
+    if (body.confirm !== 'yes')
+      return view(c, deps, 'Restart', '/restart', <RestartView csrf={csrf} notice={null} needConfirm={true} />, 400);
     deps.journalAction(login, 'restarted receivers and outputs');
     try {
       const outcome = await restartServices(service, principal);
       if (outcome.kind === 'forbidden') return forbidden(c, deps, '/restart');
     } catch {
-      return view(c, deps, 'Restart', '/restart', <RestartView csrf={csrf} notice={{ ok: false, text: 'The restart failed (E_3); see the status view and the log.' }} needConfirm={false} />, 500);
+      return view(
+        c,
+        deps,
+        'Restart',
+        '/restart',
+        <RestartView
+          csrf={csrf}
+          notice={{ ok: false, text: 'The restart failed (E_3); see the status view and the log.' }}
+          needConfirm={false}
+        />,
+        500,
+      );
     }
-    return view(c, deps, 'Restart', '/restart', <RestartView csrf={csrf} notice={{ ok: true, text: 'Receivers and outputs restarted. Check the status view.' }} needConfirm={false} />);
+    return view(
+      c,
+      deps,
+      'Restart',
+      '/restart',
+      <RestartView
+        csrf={csrf}
+        notice={{ ok: true, text: 'Receivers and outputs restarted. Check the status view.' }}
+        needConfirm={false}
+      />,
+    );
   });
 }

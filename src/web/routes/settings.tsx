@@ -20,14 +20,29 @@ export function registerSettings(web: Hono<WebEnv>, deps: WebDeps, session: Midd
   const sections = sectionShapes();
   const names = sections.map((s) => s.key);
 
-  function render(c: Context<WebEnv>, section: string, value: unknown, errors: Map<string, string[]>, notice: { ok: boolean; text: string } | null, status: 200 | 400 | 500 = 200) {
+  function render(
+    c: Context<WebEnv>,
+    section: string,
+    value: unknown,
+    errors: Map<string, string[]>,
+    notice: { ok: boolean; text: string } | null,
+    status: 200 | 400 | 500 = 200,
+  ) {
     const entry = sections.find((s) => s.key === section)!;
     return view(
       c,
       deps,
       'Settings',
       '/settings',
-      <SettingsView sections={names} section={section} shape={entry.shape} value={value} errors={errors} notice={notice} csrf={c.get('session').csrf} />,
+      <SettingsView
+        sections={names}
+        section={section}
+        shape={entry.shape}
+        value={value}
+        errors={errors}
+        notice={notice}
+        csrf={c.get('session').csrf}
+      />,
       status,
     );
   }
@@ -64,11 +79,21 @@ export function registerSettings(web: Hono<WebEnv>, deps: WebDeps, session: Midd
     try {
       outcome = await saveSettings(service, principal, { [section]: value });
     } catch {
-      return render(c, section, value, new Map(), { ok: false, text: 'The settings could not be saved (E_3). Nothing was changed.' }, 500);
+      return render(
+        c,
+        section,
+        value,
+        new Map(),
+        { ok: false, text: 'The settings could not be saved (E_3). Nothing was changed.' },
+        500,
+      );
     }
     if (outcome.kind === 'forbidden') return forbidden(c, deps, '/settings');
     if (outcome.kind === 'invalid') return render(c, section, value, errorsByPath(outcome.errors), null, 400);
     deps.journalAction(login, `settings section ${section} saved`);
-    return render(c, section, current(c, section), new Map(), { ok: true, text: 'Saved. Receiver and output changes apply after a restart of the services.' });
+    return render(c, section, current(c, section), new Map(), {
+      ok: true,
+      text: 'Saved. Receiver and output changes apply after a restart of the services.',
+    });
   });
 }

@@ -13,15 +13,24 @@ export function componentNames(settings: object): Map<string, string> {
   for (const [list, items] of Object.entries(s.receivers ?? {})) {
     const kind = list.replace(/_receivers$/, '');
     if (!Array.isArray(items)) continue;
-    for (const r of items as { id?: unknown; name?: unknown }[]) if (typeof r.name === 'string') names.set(`rx:${kind}:${String(r.id)}`, r.name);
+    for (const r of items as { id?: unknown; name?: unknown }[])
+      if (typeof r.name === 'string') names.set(`rx:${kind}:${String(r.id)}`, r.name);
   }
-  if (Array.isArray(s.outputs)) for (const o of s.outputs as { id?: unknown; name?: unknown }[]) if (typeof o.name === 'string') names.set(`out:${String(o.id)}`, o.name);
+  if (Array.isArray(s.outputs))
+    for (const o of s.outputs as { id?: unknown; name?: unknown }[])
+      if (typeof o.name === 'string') names.set(`out:${String(o.id)}`, o.name);
   return names;
 }
 
 export function registerStatus(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   web.get('/', session, (c) => {
     const status = statusFor(deps, c.get('principal'));
-    return view(c, deps, 'Status', '/', <StatusView status={status} now={deps.clock.now()} names={componentNames(deps.settingsView.publicView())} />);
+    return view(
+      c,
+      deps,
+      'Status',
+      '/',
+      <StatusView status={status} now={deps.clock.now()} names={componentNames(deps.settingsView.publicView())} />,
+    );
   });
 }

@@ -28,10 +28,21 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   const logger = deps.logger.child('web:system');
   const service = { ...deps, system, logger, ...(system.uploadLimits ? { limits: system.uploadLimits } : {}) };
 
-  function render(c: Context<WebEnv>, extra: Partial<SystemViewProps> = {}, status: 200 | 400 | 409 | 503 = 200): Promise<Response> {
+  function render(
+    c: Context<WebEnv>,
+    extra: Partial<SystemViewProps> = {},
+    status: 200 | 400 | 409 | 503 = 200,
+  ): Promise<Response> {
     const outcome = systemReport(service, c.get('principal'));
     if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
-    return view(c, deps, 'System', PATH, <SystemView csrf={c.get('session').csrf} report={outcome.report} notice={null} {...extra} />, status);
+    return view(
+      c,
+      deps,
+      'System',
+      PATH,
+      <SystemView csrf={c.get('session').csrf} report={outcome.report} notice={null} {...extra} />,
+      status,
+    );
   }
 
   web.get(PATH, session, (c) => render(c));
@@ -41,22 +52,37 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     if (!mayUpdateSystem(principal)) return forbidden(c, deps, PATH);
     const body = await c.req.parseBody();
     const passphrase = typeof body.passphrase === 'string' ? body.passphrase : '';
-    if (passphrase !== body.passphrase_again) return render(c, { backupErrors: { passphrase_again: ['the two passphrases differ'] } }, 400);
+    if (passphrase !== body.passphrase_again)
+      return render(c, { backupErrors: { passphrase_again: ['the two passphrases differ'] } }, 400);
     const journal = body.journal === '1';
-    const outcome = await downloadBackup(service, principal, { passphrase, journal, instanceName: deps.settings.current().general.instance_name });
+    const outcome = await downloadBackup(service, principal, {
+      passphrase,
+      journal,
+      instanceName: deps.settings.current().general.instance_name,
+    });
     if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
     if (outcome.kind === 'refused') return render(c, { backupErrors: { passphrase: [outcome.message] } }, 400);
     deps.journalAction(login, `downloaded a backup ${journal ? 'with' : 'without'} the journal`);
     return new Response(Readable.toWeb(outcome.body) as ReadableStream<Uint8Array>, {
       status: 200,
-      headers: { 'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${outcome.fileName}"` },
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${outcome.fileName}"`,
+      },
     });
   });
 
   // Refused before the session reads anything: a multipart form would be parsed whole into memory.
   const rawBodyOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
     if (!(c.req.header('Content-Type') ?? '').startsWith('application/octet-stream')) {
-      return c.html(messagePage('Needs the page script', 'Uploading a backup needs this page\'s script. Without it, copy the file to the box and run vigil restore.', PATH), 415);
+      return c.html(
+        messagePage(
+          'Needs the page script',
+          "Uploading a backup needs this page's script. Without it, copy the file to the box and run vigil restore.",
+          PATH,
+        ),
+        415,
+      );
     }
     await next();
     return undefined;
@@ -76,7 +102,10 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
       return refusalResponse(c, outcome);
     }
     const { backup } = outcome;
-    deps.journalAction(login, `staged a restore of the backup of ${backup.instance_name || 'a box'} made ${backup.created_at}${newIdentity ? ' as a new box' : ''}`);
+    deps.journalAction(
+      login,
+      `staged a restore of the backup of ${backup.instance_name || 'a box'} made ${backup.created_at}${newIdentity ? ' as a new box' : ''}`,
+    );
     return c.json({ success: true, backup, new_identity: newIdentity, applied_at: 'next start' });
   });
 
@@ -84,12 +113,27 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     const { login, principal } = c.get('session');
     if (!mayUpdateSystem(principal)) return forbidden(c, deps, PATH);
     const body = await c.req.parseBody();
-    if (body.confirm !== 'yes') return render(c, { notice: { ok: false, text: 'Tick the box to confirm the restart.' } }, 400);
+    if (body.confirm !== 'yes')
+      return render(c, { notice: { ok: false, text: 'Tick the box to confirm the restart.' } }, 400);
     const outcome = restartGateway(service, principal);
     if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
-    if (outcome.kind === 'unavailable') return render(c, { notice: { ok: false, text: 'This gateway was not started by a supervisor that restarts it.' } }, 503);
+    if (outcome.kind === 'unavailable')
+      return render(
+        c,
+        { notice: { ok: false, text: 'This gateway was not started by a supervisor that restarts it.' } },
+        503,
+      );
     if (outcome.kind === 'too-soon') {
-      return render(c, { notice: { ok: false, text: `The gateway started less than 3 minutes ago; try again in ${outcome.retryAfterSeconds} s.` } }, 409);
+      return render(
+        c,
+        {
+          notice: {
+            ok: false,
+            text: `The gateway started less than 3 minutes ago; try again in ${outcome.retryAfterSeconds} s.`,
+          },
+        },
+        409,
+      );
     }
     deps.journalAction(login, 'restarted the gateway');
     return c.html(messagePage('Restarting', 'The gateway is restarting. Open the page again in a minute.', PATH));

@@ -15,7 +15,11 @@ import { UsersView, type UserRow } from '../views/users-view.js';
 export function registerUsers(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const service = { settings: deps.settings, store: deps.store, logger: deps.logger.child('web:users') };
 
-  function render(c: Context<WebEnv>, notice: { ok: boolean; text: string } | null, status: 200 | 400 | 404 | 503 = 200) {
+  function render(
+    c: Context<WebEnv>,
+    notice: { ok: boolean; text: string } | null,
+    status: 200 | 400 | 404 | 503 = 200,
+  ) {
     const listed = listUsers(service, c.get('principal'));
     if (listed.kind === 'forbidden') return forbidden(c, deps, '/users');
     const rows: UserRow[] = listed.users.map(({ id, record, grants }) => ({
@@ -37,7 +41,9 @@ export function registerUsers(web: Hono<WebEnv>, deps: WebDeps, session: Middlew
     const body = await c.req.parseBody({ all: true });
     const raw = body.scopes;
     const { login, principal } = c.get('session');
-    const outcome = setUserGrants(service, principal, c.req.param('id'), { scopes: raw === undefined ? [] : Array.isArray(raw) ? raw : [raw] });
+    const outcome = setUserGrants(service, principal, c.req.param('id'), {
+      scopes: raw === undefined ? [] : Array.isArray(raw) ? raw : [raw],
+    });
     switch (outcome.kind) {
       case 'forbidden':
         return forbidden(c, deps, '/users');
@@ -50,7 +56,10 @@ export function registerUsers(web: Hono<WebEnv>, deps: WebDeps, session: Middlew
       case 'ok': {
         const list = outcome.scopes.join(',') || 'none';
         deps.journalAction(login, `grants of user ${outcome.userId} set to ${list}`);
-        return render(c, { ok: true, text: `Grants of user ${outcome.userId} saved: ${outcome.scopes.join(', ') || 'none'}.` });
+        return render(c, {
+          ok: true,
+          text: `Grants of user ${outcome.userId} saved: ${outcome.scopes.join(', ') || 'none'}.`,
+        });
       }
     }
   });

@@ -11,22 +11,36 @@ export interface EnrolmentResult {
   readonly text: string;
 }
 
-export function DeviceEnrolmentView(props: { partialUid: string; error?: string[]; result: EnrolmentResult | null; csrf: string }) {
+export function DeviceEnrolmentView(props: {
+  partialUid: string;
+  error?: string[];
+  result: EnrolmentResult | null;
+  csrf: string;
+}) {
   return (
     <div>
       <section class="card">
         <h2>Replace a device (reset its link key)</h2>
         <p>
-          The gateway forgets the device's link key and lets its UID enrol again for one hour. Power up the
-          replacement device within that time; until then the old device keeps its link, but its key no longer proves it.
+          The gateway forgets the device's link key and lets its UID enrol again for one hour. Power up the replacement
+          device within that time; until then the old device keeps its link, but its key no longer proves it.
         </p>
         <form method="post" action="/device/enrolment" class="stack">
           <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
           <div class="form-grid">
-            <Field name="partial_uid" label="Partial UID" hint="last hex digits of the UID" value={props.partialUid} errors={props.error} required />
+            <Field
+              name="partial_uid"
+              label="Partial UID"
+              hint="last hex digits of the UID"
+              value={props.partialUid}
+              errors={props.error}
+              required
+            />
           </div>
           <div>
-            <button type="submit" class="primary">Reset the key</button>
+            <button type="submit" class="primary">
+              Reset the key
+            </button>
           </div>
         </form>
       </section>

@@ -29,7 +29,12 @@ export function summary(reply: Record<string, unknown>): { ok: boolean; text: st
   return { ok: true, text: 'Sent; the device accepted it.' };
 }
 
-export function DeviceView(props: { form: DeviceForm; errors: Record<string, string[]>; result: DeviceResult | null; csrf: string }) {
+export function DeviceView(props: {
+  form: DeviceForm;
+  errors: Record<string, string[]>;
+  result: DeviceResult | null;
+  csrf: string;
+}) {
   const f = props.form;
   const reply = props.result?.reply;
   const said = reply ? summary(reply) : null;
@@ -43,20 +48,53 @@ export function DeviceView(props: { form: DeviceForm; errors: Record<string, str
             <label for="f-kind">
               Kind
               <select id="f-kind" name="kind">
-                <option value="control" selected={f.kind !== 'config'}>Command (control)</option>
-                <option value="config" selected={f.kind === 'config'}>Configuration</option>
+                <option value="control" selected={f.kind !== 'config'}>
+                  Command (control)
+                </option>
+                <option value="config" selected={f.kind === 'config'}>
+                  Configuration
+                </option>
               </select>
             </label>
-            <Field name="partial_uid" label="Partial UID" hint="last hex digits of the UID" value={f.partial_uid} errors={props.errors.partial_uid} required />
-            <Field name="data" label="Data (hex)" value={f.data} errors={props.errors.data} placeholder="0102A0" required />
-            <Field name="cloud_access_code" label="Cloud access code" type="password" value={f.cloud_access_code} errors={props.errors.cloud_access_code} />
-            <Field name="request_id" label="Request id" hint="optional, echoed back" value={f.request_id} errors={props.errors.request_id} />
+            <Field
+              name="partial_uid"
+              label="Partial UID"
+              hint="last hex digits of the UID"
+              value={f.partial_uid}
+              errors={props.errors.partial_uid}
+              required
+            />
+            <Field
+              name="data"
+              label="Data (hex)"
+              value={f.data}
+              errors={props.errors.data}
+              placeholder="0102A0"
+              required
+            />
+            <Field
+              name="cloud_access_code"
+              label="Cloud access code"
+              type="password"
+              value={f.cloud_access_code}
+              errors={props.errors.cloud_access_code}
+            />
+            <Field
+              name="request_id"
+              label="Request id"
+              hint="optional, echoed back"
+              value={f.request_id}
+              errors={props.errors.request_id}
+            />
           </div>
           <label class="check">
-            <input type="checkbox" name="response_required" value="true" checked={f.response_required} /> Wait for the device's reply (at most 10 s)
+            <input type="checkbox" name="response_required" value="true" checked={f.response_required} /> Wait for the
+            device's reply (at most 10 s)
           </label>
           <div>
-            <button type="submit" class="primary">Send</button>
+            <button type="submit" class="primary">
+              Send
+            </button>
           </div>
         </form>
         <p>

@@ -34,12 +34,22 @@ export function EventRow(props: { e: EventRowView }) {
   const e = props.e;
   return (
     <tr data-id={String(e.id)}>
-      <td data-label="Received" class="mono">{utc(e.received_at).replace(' UTC', '')}</td>
+      <td data-label="Received" class="mono">
+        {utc(e.received_at).replace(' UTC', '')}
+      </td>
       <td data-label="Receiver">{e.receiver_id === null ? 'gateway' : e.receiver_id}</td>
-      <td data-label="Account" class="mono">{e.account || '—'}</td>
-      <td data-label="Q" class={e.qualifier ? `qual-${e.qualifier}` : ''}>{e.qualifier ?? '—'}</td>
-      <td data-label="Code" class="mono">{e.code ?? '—'}</td>
-      <td data-label="Zone" class="mono">{e.zone_no ?? '—'}</td>
+      <td data-label="Account" class="mono">
+        {e.account || '—'}
+      </td>
+      <td data-label="Q" class={e.qualifier ? `qual-${e.qualifier}` : ''}>
+        {e.qualifier ?? '—'}
+      </td>
+      <td data-label="Code" class="mono">
+        {e.code ?? '—'}
+      </td>
+      <td data-label="Zone" class="mono">
+        {e.zone_no ?? '—'}
+      </td>
       <td data-label="Text">{e.text ?? '—'}</td>
       <td data-label="Protocol">{e.protocol}</td>
     </tr>
@@ -54,13 +64,30 @@ export function EventsView(props: EventsViewProps) {
       <section class="card">
         <form method="get" action="/events" class="filters" aria-label="Filter events">
           <Field name="account" label="Account" value={f.account} errors={props.errors.account} placeholder="1234" />
-          <Field name="receiver" label="Receiver" value={f.receiver} errors={props.errors.receiver} inputmode="numeric" placeholder="any" />
+          <Field
+            name="receiver"
+            label="Receiver"
+            value={f.receiver}
+            errors={props.errors.receiver}
+            inputmode="numeric"
+            placeholder="any"
+          />
           <Field name="code" label="Code" value={f.code} errors={props.errors.code} placeholder="BA, 130" />
-          <Field name="from" label="From (UTC)" value={f.from} errors={props.errors.from} placeholder="2026-11-23T08:00Z" />
+          <Field
+            name="from"
+            label="From (UTC)"
+            value={f.from}
+            errors={props.errors.from}
+            placeholder="2026-11-23T08:00Z"
+          />
           <Field name="to" label="To (UTC)" value={f.to} errors={props.errors.to} placeholder="2026-11-24" />
           <div class="actions">
-            <button type="submit" class="primary">Filter</button>
-            <a class="button" href="/events">Clear</a>
+            <button type="submit" class="primary">
+              Filter
+            </button>
+            <a class="button" href="/events">
+              Clear
+            </a>
           </div>
         </form>
         {general.length > 0 && <p class="alert error">{general.join('; ')}</p>}
@@ -69,7 +96,9 @@ export function EventsView(props: EventsViewProps) {
         <div class="toolbar">
           <h2>Events</h2>
           {props.liveHref ? (
-            <span id="live-state" class="pill live-state">live tail needs JavaScript</span>
+            <span id="live-state" class="pill live-state">
+              live tail needs JavaScript
+            </span>
           ) : (
             <span class="muted">older page · live tail on the newest page</span>
           )}
@@ -91,16 +120,26 @@ export function EventsView(props: EventsViewProps) {
             <tbody>
               {props.rows.length === 0 && (
                 <tr class="empty-row">
-                  <td colspan={8} class="empty">No events match.</td>
+                  <td colspan={8} class="empty">
+                    No events match.
+                  </td>
                 </tr>
               )}
-              {props.rows.map((e) => <EventRow e={e} />)}
+              {props.rows.map((e) => (
+                <EventRow e={e} />
+              ))}
             </tbody>
           </table>
         </div>
         <div class="pager">
           {props.newestHref ? <a href={props.newestHref}>← Newest</a> : <span></span>}
-          {props.olderHref ? <a href={props.olderHref} rel="next">Older →</a> : <span class="muted">end of journal</span>}
+          {props.olderHref ? (
+            <a href={props.olderHref} rel="next">
+              Older →
+            </a>
+          ) : (
+            <span class="muted">end of journal</span>
+          )}
         </div>
       </section>
     </div>

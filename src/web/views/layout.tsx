@@ -61,14 +61,20 @@ export function Layout(props: LayoutProps) {
             <form class="logout" method="post" action="/logout">
               <input type="hidden" name={CSRF_FIELD} value={session.csrf} />
               <span class="who">{session.login}</span>
-              <button type="submit" class="link">Log out</button>
+              <button type="submit" class="link">
+                Log out
+              </button>
             </form>
           )}
         </header>
         {session && (
           <nav class="tabs" aria-label="Views">
             {NAV.filter((item) => mayOpen(item, session.principal.scopes)).map((item) => (
-              <a href={item.path} class={item.path === props.active ? 'tab active' : 'tab'} aria-current={item.path === props.active ? 'page' : undefined}>
+              <a
+                href={item.path}
+                class={item.path === props.active ? 'tab active' : 'tab'}
+                aria-current={item.path === props.active ? 'page' : undefined}
+              >
                 {item.label}
               </a>
             ))}

@@ -30,7 +30,9 @@ export function LoginView(props: LoginViewProps) {
           Password
           <input name="password" type="password" autocomplete="current-password" required />
         </label>
-        <button type="submit" class="primary">Log in</button>
+        <button type="submit" class="primary">
+          Log in
+        </button>
       </form>
     </section>
   );

@@ -17,7 +17,9 @@ export function messagePage(title: string, text: string, link: string): string {
             <h1>{title}</h1>
             <p>{text}</p>
             <p>
-              <a class="button" href={link}>Continue</a>
+              <a class="button" href={link}>
+                Continue
+              </a>
             </p>
           </section>
         </main>

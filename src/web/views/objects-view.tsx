@@ -46,22 +46,36 @@ function ObjectsTable(props: { rows: readonly ObjectRowView[]; now: number; empt
         <tbody>
           {props.rows.length === 0 && (
             <tr>
-              <td colspan={8} class="empty">{props.empty}</td>
+              <td colspan={8} class="empty">
+                {props.empty}
+              </td>
             </tr>
           )}
           {props.rows.map((o) => (
             <tr class={o.connection_state === 'lost' ? 'lost' : ''} data-object={String(o.id)}>
-              <td data-label="UID" class="mono">{o.uid ?? (o.main_object_id !== null ? `↳ related of #${o.main_object_id}` : '—')}</td>
-              <td data-label="Account" class="mono">{o.account}</td>
-              <td data-label="State"><span class={`pill state-${o.connection_state}`}>{o.connection_state}</span></td>
-              <td data-label="Last seen" title={utc(o.last_seen)}>{ago(o.last_seen, props.now)}</td>
+              <td data-label="UID" class="mono">
+                {o.uid ?? (o.main_object_id !== null ? `↳ related of #${o.main_object_id}` : '—')}
+              </td>
+              <td data-label="Account" class="mono">
+                {o.account}
+              </td>
+              <td data-label="State">
+                <span class={`pill state-${o.connection_state}`}>{o.connection_state}</span>
+              </td>
+              <td data-label="Last seen" title={utc(o.last_seen)}>
+                {ago(o.last_seen, props.now)}
+              </td>
               <td data-label="Receiver">{o.receiver_id}</td>
               <td data-label="OID" class="mono">
                 {o.oid}
                 {o.override_oid !== null && <span class="hint"> (override)</span>}
               </td>
-              <td data-label="HW id" class="mono">{o.hw_id ?? '—'}</td>
-              <td data-label="Address" class="mono">{o.remote_address ?? '—'}</td>
+              <td data-label="HW id" class="mono">
+                {o.hw_id ?? '—'}
+              </td>
+              <td data-label="Address" class="mono">
+                {o.remote_address ?? '—'}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -76,11 +90,28 @@ export function ObjectsView(props: ObjectsViewProps) {
     <div>
       <section class="card">
         <form method="get" action="/objects" class="filters" aria-label="Search objects">
-          <Field name="q" label="UID or account" value={f.q} errors={props.errors.q} placeholder="end of UID, or account" />
-          <Field name="receiver" label="Receiver" value={f.receiver} errors={props.errors.receiver} inputmode="numeric" placeholder="any" />
+          <Field
+            name="q"
+            label="UID or account"
+            value={f.q}
+            errors={props.errors.q}
+            placeholder="end of UID, or account"
+          />
+          <Field
+            name="receiver"
+            label="Receiver"
+            value={f.receiver}
+            errors={props.errors.receiver}
+            inputmode="numeric"
+            placeholder="any"
+          />
           <div class="actions">
-            <button type="submit" class="primary">Search</button>
-            <a class="button" href="/objects">Clear</a>
+            <button type="submit" class="primary">
+              Search
+            </button>
+            <a class="button" href="/objects">
+              Clear
+            </a>
           </div>
         </form>
       </section>
@@ -95,7 +126,13 @@ export function ObjectsView(props: ObjectsViewProps) {
         <ObjectsTable rows={props.rows} now={props.now} empty="No objects match." id="objects" />
         <div class="pager">
           {props.firstHref ? <a href={props.firstHref}>← First page</a> : <span></span>}
-          {props.olderHref ? <a href={props.olderHref} rel="next">Older →</a> : <span class="muted">end of list</span>}
+          {props.olderHref ? (
+            <a href={props.olderHref} rel="next">
+              Older →
+            </a>
+          ) : (
+            <span class="muted">end of list</span>
+          )}
         </div>
       </section>
     </div>

@@ -28,8 +28,8 @@ export function OverridesView(props: OverridesViewProps) {
       <section class="card">
         <h2>Set an override OID</h2>
         <p class="muted">
-          The override replaces the account the outputs send for a device (or one of its related objects). Identify the device by
-          its UID, or by its OID when the UID is empty. All values are hex.
+          The override replaces the account the outputs send for a device (or one of its related objects). Identify the
+          device by its UID, or by its OID when the UID is empty. All values are hex.
         </p>
         {props.notice && <p class={props.notice.ok ? 'alert ok' : 'alert error'}>{props.notice.text}</p>}
         <form method="post" action="/overrides" class="stack">
@@ -37,11 +37,25 @@ export function OverridesView(props: OverridesViewProps) {
           <div class="form-grid">
             <Field name="uid" label="Device UID" value={f.uid} errors={props.errors.uid} />
             <Field name="oid" label="or device OID" value={f.oid} errors={props.errors.oid} />
-            <Field name="related_oid" label="Related object OID" hint="optional" value={f.related_oid} errors={props.errors.related_oid} />
-            <Field name="new_override_oid" label="New override OID" value={f.new_override_oid} errors={props.errors.new_override_oid} required />
+            <Field
+              name="related_oid"
+              label="Related object OID"
+              hint="optional"
+              value={f.related_oid}
+              errors={props.errors.related_oid}
+            />
+            <Field
+              name="new_override_oid"
+              label="New override OID"
+              value={f.new_override_oid}
+              errors={props.errors.new_override_oid}
+              required
+            />
           </div>
           <div>
-            <button type="submit" class="primary">Save override</button>
+            <button type="submit" class="primary">
+              Save override
+            </button>
           </div>
         </form>
       </section>

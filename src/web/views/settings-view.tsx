@@ -38,26 +38,46 @@ function text(value: unknown): string {
   return String(value);
 }
 
-function Scalar(props: { path: string; name: string; shape: Shape; value: unknown; optional: boolean; errors: Errors }) {
+function Scalar(props: {
+  path: string;
+  name: string;
+  shape: Shape;
+  value: unknown;
+  optional: boolean;
+  errors: Errors;
+}) {
   const { path, shape, value } = props;
   const id = fieldId(path);
   const invalid = props.errors.has(path);
-  const common = { id, name: path, 'aria-invalid': invalid ? 'true' : undefined, 'aria-describedby': invalid ? `${id}-error` : undefined };
+  const common = {
+    id,
+    name: path,
+    'aria-invalid': invalid ? 'true' : undefined,
+    'aria-describedby': invalid ? `${id}-error` : undefined,
+  };
   let input: Child;
   if (shape.k === 'boolean') {
     input = (
       <select {...common}>
-        {(props.optional && value === undefined) && <option value="">(default)</option>}
-        <option value="true" selected={value === true}>yes</option>
-        <option value="false" selected={value === false}>no</option>
+        {props.optional && value === undefined && <option value="">(default)</option>}
+        <option value="true" selected={value === true}>
+          yes
+        </option>
+        <option value="false" selected={value === false}>
+          no
+        </option>
       </select>
     );
   } else if (shape.k === 'choice') {
     input = (
       <select {...common}>
-        {(props.optional || value === undefined) && <option value="">{props.optional ? '(default)' : '(choose)'}</option>}
+        {(props.optional || value === undefined) && (
+          <option value="">{props.optional ? '(default)' : '(choose)'}</option>
+        )}
         {shape.options.map((o) => (
-          <option value={String(o)} selected={String(o) === text(value)}>{String(o)}</option>
+          <option value={String(o)} selected={String(o) === text(value)}>
+            {String(o)}
+          </option>
         ))}
       </select>
     );
@@ -82,7 +102,15 @@ function Scalar(props: { path: string; name: string; shape: Shape; value: unknow
         value={text(value)}
         inputmode={shape.k === 'number' ? 'numeric' : undefined}
         autocomplete={secret ? 'new-password' : 'off'}
-        placeholder={secret ? (props.name === 'password' ? 'unchanged' : 'not set') : shape.k === 'array' ? 'comma separated' : undefined}
+        placeholder={
+          secret
+            ? props.name === 'password'
+              ? 'unchanged'
+              : 'not set'
+            : shape.k === 'array'
+              ? 'comma separated'
+              : undefined
+        }
       />
     );
   }
@@ -96,14 +124,23 @@ function Scalar(props: { path: string; name: string; shape: Shape; value: unknow
 }
 
 function Fields(props: { entries: readonly Entry[]; path: string; value: Record<string, unknown>; errors: Errors }) {
-  const scalars = props.entries.filter((e) => !(e.shape.k === 'object' || (e.shape.k === 'array' && e.shape.item.k === 'object')));
+  const scalars = props.entries.filter(
+    (e) => !(e.shape.k === 'object' || (e.shape.k === 'array' && e.shape.item.k === 'object')),
+  );
   const blocks = props.entries.filter((e) => !scalars.includes(e));
   return (
     <>
       {scalars.length > 0 && (
         <div class="form-grid">
           {scalars.map((e) => (
-            <Scalar path={`${props.path}.${e.key}`} name={e.key} shape={e.shape} value={props.value[e.key]} optional={e.optional} errors={props.errors} />
+            <Scalar
+              path={`${props.path}.${e.key}`}
+              name={e.key}
+              shape={e.shape}
+              value={props.value[e.key]}
+              optional={e.optional}
+              errors={props.errors}
+            />
           ))}
         </div>
       )}
@@ -114,14 +151,30 @@ function Fields(props: { entries: readonly Entry[]; path: string; value: Record<
   );
 }
 
-function Item(props: { shape: Extract<Shape, { k: 'object' }>; path: string; index: number; value: Record<string, unknown>; errors: Errors; fresh: boolean }) {
+function Item(props: {
+  shape: Extract<Shape, { k: 'object' }>;
+  path: string;
+  index: number;
+  value: Record<string, unknown>;
+  errors: Errors;
+  fresh: boolean;
+}) {
   const at = `${props.path}[${props.index}]`;
-  const title = typeof props.value.name === 'string' ? props.value.name : typeof props.value.login === 'string' ? props.value.login : typeof props.value.type === 'string' ? props.value.type : '';
+  const title =
+    typeof props.value.name === 'string'
+      ? props.value.name
+      : typeof props.value.login === 'string'
+        ? props.value.login
+        : typeof props.value.type === 'string'
+          ? props.value.type
+          : '';
   const hasError = [...props.errors.keys()].some((k) => k === at || k.startsWith(`${at}.`));
   return (
     <fieldset class={hasError ? 'item has-error' : 'item'} data-path={at}>
       <legend>{props.fresh ? 'New entry' : `#${props.index + 1}${title ? ` ${title}` : ''}`}</legend>
-      {props.fresh ? <input type="hidden" name={`${at}._new`} value="1" /> : (
+      {props.fresh ? (
+        <input type="hidden" name={`${at}._new`} value="1" />
+      ) : (
         <label class="check remove">
           <input type="checkbox" name={`${at}._remove`} /> remove this entry
         </label>
@@ -139,7 +192,12 @@ function Block(props: { entry: Entry; path: string; value: unknown; errors: Erro
       <fieldset data-path={path}>
         <legend>{label(entry.key)}</legend>
         <ErrorText path={path} errors={props.errors} />
-        <Fields entries={entry.shape.entries} path={path} value={(props.value ?? {}) as Record<string, unknown>} errors={props.errors} />
+        <Fields
+          entries={entry.shape.entries}
+          path={path}
+          value={(props.value ?? {}) as Record<string, unknown>}
+          errors={props.errors}
+        />
       </fieldset>
     );
   }
@@ -147,7 +205,9 @@ function Block(props: { entry: Entry; path: string; value: unknown; errors: Erro
   const items = Array.isArray(props.value) ? (props.value as Record<string, unknown>[]) : [];
   return (
     <section class="list" data-path={path}>
-      <h3>{label(entry.key)} ({items.length})</h3>
+      <h3>
+        {label(entry.key)} ({items.length})
+      </h3>
       <ErrorText path={path} errors={props.errors} />
       {items.length === 0 && <p class="empty">None.</p>}
       {items.map((v, i) => (
@@ -168,29 +228,44 @@ export function SettingsView(props: SettingsViewProps) {
     <div>
       <nav class="section-nav" aria-label="Settings sections">
         {props.sections.map((s) => (
-          <a href={`/settings/${s}`} class={s === props.section ? 'active' : ''}>{label(s)}</a>
+          <a href={`/settings/${s}`} class={s === props.section ? 'active' : ''}>
+            {label(s)}
+          </a>
         ))}
       </nav>
       <section class="card">
         <h2>{label(props.section)}</h2>
-        {props.notice && <p class={props.notice.ok ? 'alert ok' : 'alert error'} role="status">{props.notice.text}</p>}
+        {props.notice && (
+          <p class={props.notice.ok ? 'alert ok' : 'alert error'} role="status">
+            {props.notice.text}
+          </p>
+        )}
         {lines.length > 0 && (
           <div class="alert error" role="alert" id="settings-errors">
             Nothing was saved. Fix these fields:
             <ul>
-              {lines.map((l) => <li>{l}</li>)}
+              {lines.map((l) => (
+                <li>{l}</li>
+              ))}
             </ul>
           </div>
         )}
         <form method="post" action={`/settings/${props.section}`} class="stack settings-form">
           <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
           {props.shape.k === 'object' ? (
-            <Fields entries={props.shape.entries} path={props.section} value={(props.value ?? {}) as Record<string, unknown>} errors={props.errors} />
+            <Fields
+              entries={props.shape.entries}
+              path={props.section}
+              value={(props.value ?? {}) as Record<string, unknown>}
+              errors={props.errors}
+            />
           ) : (
             <Block entry={rootEntry} path={props.section} value={props.value} errors={props.errors} />
           )}
           <div>
-            <button type="submit" class="primary">Save {label(props.section)}</button>
+            <button type="submit" class="primary">
+              Save {label(props.section)}
+            </button>
           </div>
         </form>
       </section>

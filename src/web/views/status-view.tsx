@@ -51,7 +51,8 @@ function signal(m: StatusComponent['metrics']): string | null {
 }
 
 function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: ComponentNames }) {
-  if (props.rows.length === 0) return <p class="empty">No receivers are running. Configure them under Settings → receivers.</p>;
+  if (props.rows.length === 0)
+    return <p class="empty">No receivers are running. Configure them under Settings → receivers.</p>;
   const modems = props.rows.some((r) => signal(r.metrics) !== null);
   return (
     <div class="table-wrap">
@@ -72,14 +73,32 @@ function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: Co
         <tbody>
           {props.rows.map((r) => (
             <tr data-component={r.name}>
-              <td data-label="Receiver"><Name c={r} names={props.names} /></td>
-              <td data-label="State"><StatePill state={r.state} /></td>
-              <td data-label="Since"><Since since={r.since} now={props.now} /></td>
-              <td data-label="Connected" class="num">{figure(r.metrics.connections)}</td>
-              <td data-label="Device links" class="num">{figure(r.metrics.links)}</td>
-              <td data-label="Events" class="num">{figure(r.metrics.events)}</td>
-              <td data-label="Rejected" class="num">{figure(num(r.metrics.rejected) === null ? null : (num(r.metrics.rejected) ?? 0) + (num(r.metrics.naks) ?? 0))}</td>
-              <td data-label="Listening" class="mono">{figure(r.metrics.listening ?? r.metrics.port)}</td>
+              <td data-label="Receiver">
+                <Name c={r} names={props.names} />
+              </td>
+              <td data-label="State">
+                <StatePill state={r.state} />
+              </td>
+              <td data-label="Since">
+                <Since since={r.since} now={props.now} />
+              </td>
+              <td data-label="Connected" class="num">
+                {figure(r.metrics.connections)}
+              </td>
+              <td data-label="Device links" class="num">
+                {figure(r.metrics.links)}
+              </td>
+              <td data-label="Events" class="num">
+                {figure(r.metrics.events)}
+              </td>
+              <td data-label="Rejected" class="num">
+                {figure(
+                  num(r.metrics.rejected) === null ? null : (num(r.metrics.rejected) ?? 0) + (num(r.metrics.naks) ?? 0),
+                )}
+              </td>
+              <td data-label="Listening" class="mono">
+                {figure(r.metrics.listening ?? r.metrics.port)}
+              </td>
               {modems && <td data-label="Signal">{signal(r.metrics) ?? '—'}</td>}
             </tr>
           ))}
@@ -109,14 +128,28 @@ function OutputsTable(props: { rows: StatusComponent[]; now: number; names: Comp
         <tbody>
           {props.rows.map((o) => (
             <tr data-component={o.name}>
-              <td data-label="Output"><Name c={o} names={props.names} /></td>
-              <td data-label="State"><StatePill state={o.state} /></td>
-              <td data-label="Since"><Since since={o.since} now={props.now} /></td>
+              <td data-label="Output">
+                <Name c={o} names={props.names} />
+              </td>
+              <td data-label="State">
+                <StatePill state={o.state} />
+              </td>
+              <td data-label="Since">
+                <Since since={o.since} now={props.now} />
+              </td>
               <td data-label="Link">{o.metrics.connected === undefined ? '—' : o.metrics.connected ? 'up' : 'down'}</td>
-              <td data-label="Backlog" class={num(o.metrics.backlog) ? 'num warn' : 'num'}>{figure(o.metrics.backlog)}</td>
-              <td data-label="Last ACK">{typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, props.now) : 'never'}</td>
-              <td data-label="Delivered" class="num">{figure(o.metrics.delivered)}</td>
-              <td data-label="Retries" class="num">{figure(o.metrics.retries)}</td>
+              <td data-label="Backlog" class={num(o.metrics.backlog) ? 'num warn' : 'num'}>
+                {figure(o.metrics.backlog)}
+              </td>
+              <td data-label="Last ACK">
+                {typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, props.now) : 'never'}
+              </td>
+              <td data-label="Delivered" class="num">
+                {figure(o.metrics.delivered)}
+              </td>
+              <td data-label="Retries" class="num">
+                {figure(o.metrics.retries)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -182,9 +215,20 @@ export function StatusView(props: { status: StatusBody; now: number; names: Comp
           </p>
         </div>
         <dl class="kpis">
-          <div><dt>Connected devices</dt><dd>{devices}</dd></div>
-          <div><dt>Output backlog</dt><dd>{backlog}</dd></div>
-          <div><dt>Store</dt><dd><StatePill state={status.store.state} /></dd></div>
+          <div>
+            <dt>Connected devices</dt>
+            <dd>{devices}</dd>
+          </div>
+          <div>
+            <dt>Output backlog</dt>
+            <dd>{backlog}</dd>
+          </div>
+          <div>
+            <dt>Store</dt>
+            <dd>
+              <StatePill state={status.store.state} />
+            </dd>
+          </div>
         </dl>
       </section>
       <section class="card">

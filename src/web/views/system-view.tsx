@@ -29,11 +29,17 @@ function Facts(props: { report: SystemReport }) {
       <dt>Instance</dt>
       <dd data-fact="instance">{report.instance_name || '(no name)'}</dd>
       <dt>Instance id</dt>
-      <dd data-fact="instance-id" class="mono">{report.instance_id ?? 'none yet (assigned when a MySQL mirror first runs)'}</dd>
+      <dd data-fact="instance-id" class="mono">
+        {report.instance_id ?? 'none yet (assigned when a MySQL mirror first runs)'}
+      </dd>
       <dt>Started</dt>
       <dd>{utc(report.started_at)}</dd>
       <dt>Last run ended</dt>
-      <dd data-fact="last-run">{lastRun ? `${lastRun.detail ?? lastRun.how ?? 'unknown'}${lastRun.at ? ` (${utc(lastRun.at)})` : ''}` : 'not known yet'}</dd>
+      <dd data-fact="last-run">
+        {lastRun
+          ? `${lastRun.detail ?? lastRun.how ?? 'unknown'}${lastRun.at ? ` (${utc(lastRun.at)})` : ''}`
+          : 'not known yet'}
+      </dd>
       <dt>Free space for data</dt>
       <dd>{report.data_free_mib === null ? 'not measured' : `${report.data_free_mib} MiB`}</dd>
       <dt>System slots</dt>
@@ -47,8 +53,10 @@ function Pending(props: { report: SystemReport }) {
   if (!pending) return <p data-fact="restore-pending">No restore is staged.</p>;
   return (
     <p class="alert info" data-fact="restore-pending">
-      A restore is staged: the backup of {pending.instance_name || 'a box'} made {utc(pending.created_at)} by version {pending.app_version}
-      {pending.journal ? ', with its journal' : ', without a journal'}. It replaces this box's data at the next start of the gateway.
+      A restore is staged: the backup of {pending.instance_name || 'a box'} made {utc(pending.created_at)} by version{' '}
+      {pending.app_version}
+      {pending.journal ? ', with its journal' : ', without a journal'}. It replaces this box's data at the next start of
+      the gateway.
     </p>
   );
 }
@@ -58,7 +66,11 @@ export function SystemView(props: SystemViewProps) {
   const errors = props.backupErrors ?? {};
   return (
     <>
-      {props.notice && <p class={props.notice.ok ? 'alert ok' : 'alert error'} role="status">{props.notice.text}</p>}
+      {props.notice && (
+        <p class={props.notice.ok ? 'alert ok' : 'alert error'} role="status">
+          {props.notice.text}
+        </p>
+      )}
       <section class="card">
         <h2>This box</h2>
         <Facts report={report} />
@@ -68,19 +80,36 @@ export function SystemView(props: SystemViewProps) {
       <section class="card">
         <h2>Download a backup</h2>
         <p>
-          One file with everything needed to rebuild this box on a new card: settings with their secrets, users and grants, OID
-          overrides, objects, output cursors and the box's TLS key pair, encrypted with the passphrase you choose here. Keep the
-          passphrase apart from the file: without it the file cannot be opened, by anyone.
+          One file with everything needed to rebuild this box on a new card: settings with their secrets, users and
+          grants, OID overrides, objects, output cursors and the box's TLS key pair, encrypted with the passphrase you
+          choose here. Keep the passphrase apart from the file: without it the file cannot be opened, by anyone.
         </p>
         <form method="post" action="/system/backup" class="stack" id="backup-form">
           <input type="hidden" name={CSRF_FIELD} value={csrf} />
-          <Field name="passphrase" label="Passphrase" type="password" required autocomplete="new-password" hint={`at least ${MIN_PASSPHRASE_LENGTH} characters`} errors={errors.passphrase} />
-          <Field name="passphrase_again" label="The same passphrase again" type="password" required autocomplete="new-password" errors={errors.passphrase_again} />
+          <Field
+            name="passphrase"
+            label="Passphrase"
+            type="password"
+            required
+            autocomplete="new-password"
+            hint={`at least ${MIN_PASSPHRASE_LENGTH} characters`}
+            errors={errors.passphrase}
+          />
+          <Field
+            name="passphrase_again"
+            label="The same passphrase again"
+            type="password"
+            required
+            autocomplete="new-password"
+            errors={errors.passphrase_again}
+          />
           <label class="check">
             <input type="checkbox" name="journal" value="1" /> Include the event journal (larger file)
           </label>
           <div>
-            <button type="submit" class="primary">Download backup</button>
+            <button type="submit" class="primary">
+              Download backup
+            </button>
           </div>
         </form>
       </section>
@@ -88,26 +117,44 @@ export function SystemView(props: SystemViewProps) {
       <section class="card">
         <h2>Restore a backup</h2>
         <p>
-          The file is checked completely (passphrase, every byte) before anything is kept; a wrong passphrase or a damaged file
-          changes nothing. A checked backup replaces this box's data at the next start of the gateway; the replaced files are kept
-          in the data directory.
+          The file is checked completely (passphrase, every byte) before anything is kept; a wrong passphrase or a
+          damaged file changes nothing. A checked backup replaces this box's data at the next start of the gateway; the
+          replaced files are kept in the data directory.
         </p>
-        <form method="post" action="/system/restore" enctype="multipart/form-data" class="stack" id="restore-form" data-upload="/system/restore">
+        <form
+          method="post"
+          action="/system/restore"
+          enctype="multipart/form-data"
+          class="stack"
+          id="restore-form"
+          data-upload="/system/restore"
+        >
           <label for="f-restore-file">
             Backup file
             <input id="f-restore-file" name="file" type="file" accept=".vbk" required />
           </label>
-          <Field name="restore_passphrase" label="Passphrase of the backup" type="password" required autocomplete="off" />
+          <Field
+            name="restore_passphrase"
+            label="Passphrase of the backup"
+            type="password"
+            required
+            autocomplete="off"
+          />
           <label class="check">
-            <input type="checkbox" name="new_identity" value="1" /> Restore as a new box (a copy beside the original: new instance id)
+            <input type="checkbox" name="new_identity" value="1" /> Restore as a new box (a copy beside the original:
+            new instance id)
           </label>
           <progress id="restore-progress" max="100" value="0" hidden></progress>
           <p id="restore-result" role="status"></p>
           <noscript>
-            <p class="alert info">Uploading a backup needs this page's script. Without it, copy the file to the box and run vigil restore.</p>
+            <p class="alert info">
+              Uploading a backup needs this page's script. Without it, copy the file to the box and run vigil restore.
+            </p>
           </noscript>
           <div>
-            <button type="submit" class="primary">Check and stage</button>
+            <button type="submit" class="primary">
+              Check and stage
+            </button>
           </div>
         </form>
       </section>
@@ -116,16 +163,20 @@ export function SystemView(props: SystemViewProps) {
         <section class="card">
           <h2>Restart the gateway</h2>
           <p>
-            The gateway stops cleanly and the system starts it again within seconds{report.restore_pending ? ', applying the staged restore' : ''}.
-            Devices are disconnected meanwhile and reconnect by themselves.
+            The gateway stops cleanly and the system starts it again within seconds
+            {report.restore_pending ? ', applying the staged restore' : ''}. Devices are disconnected meanwhile and
+            reconnect by themselves.
           </p>
           <form method="post" action="/system/restart" class="stack" data-confirm="Restart the gateway now?">
             <input type="hidden" name={CSRF_FIELD} value={csrf} />
             <label class="check">
-              <input type="checkbox" name="confirm" value="yes" required /> I understand that the gateway is offline for a few seconds
+              <input type="checkbox" name="confirm" value="yes" required /> I understand that the gateway is offline for
+              a few seconds
             </label>
             <div>
-              <button type="submit" class="danger">Restart gateway</button>
+              <button type="submit" class="danger">
+                Restart gateway
+              </button>
             </div>
           </form>
         </section>

@@ -30,7 +30,11 @@ export function UsersView(props: UsersViewProps) {
     <section class="card">
       <div class="toolbar">
         <h2>Users and grants</h2>
-        {props.canEditAccounts && <a class="button" href="/settings/users">Edit accounts</a>}
+        {props.canEditAccounts && (
+          <a class="button" href="/settings/users">
+            Edit accounts
+          </a>
+        )}
       </div>
       {props.notice && <p class={props.notice.ok ? 'alert ok' : 'alert error'}>{props.notice.text}</p>}
       <div class="table-wrap">
@@ -64,7 +68,9 @@ export function UsersView(props: UsersViewProps) {
                           <input type="checkbox" name="scopes" value={g} checked={u.grants!.includes(g)} /> {g}
                         </label>
                       ))}
-                      <button type="submit" class="link">Save grants</button>
+                      <button type="submit" class="link">
+                        Save grants
+                      </button>
                     </form>
                   )}
                 </td>

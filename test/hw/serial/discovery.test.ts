@@ -12,8 +12,12 @@ test('by-id names are attached to their device; globs, absent UARTs and configur
     const dev = join(root.path, 'dev');
     const sys = join(root.path, 'sys');
     mkdirSync(join(dev, 'serial', 'by-id'), { recursive: true });
-    for (const name of ['ttyUSB0', 'ttyACM0', 'ttyS0', 'ttyS1', 'ttyAMA0', 'tty0', 'console', 'ttyUSBfoo']) writeFileSync(join(dev, name), '');
-    for (const [name, type] of [['ttyS0', '4'], ['ttyS1', '0']]) {
+    for (const name of ['ttyUSB0', 'ttyACM0', 'ttyS0', 'ttyS1', 'ttyAMA0', 'tty0', 'console', 'ttyUSBfoo'])
+      writeFileSync(join(dev, name), '');
+    for (const [name, type] of [
+      ['ttyS0', '4'],
+      ['ttyS1', '0'],
+    ]) {
       mkdirSync(join(sys, name!), { recursive: true });
       writeFileSync(join(sys, name!, 'type'), `${type}\n`);
     }
@@ -28,11 +32,29 @@ test('by-id names are attached to their device; globs, absent UARTs and configur
     ]);
     const ports = await listSerialPorts(configured, { dev, sysTty: sys });
     assert.equal(ports, [
-      { port_id: ftdi, device: join(dev, 'ttyUSB0'), by_id: [ftdi], source: 'by-id', used_by: ['receivers.com_receivers[0]'] },
-      { port_id: join(dev, 'ttyACM0'), device: join(dev, 'ttyACM0'), by_id: [], source: 'device', used_by: ['outputs[1]'] },
+      {
+        port_id: ftdi,
+        device: join(dev, 'ttyUSB0'),
+        by_id: [ftdi],
+        source: 'by-id',
+        used_by: ['receivers.com_receivers[0]'],
+      },
+      {
+        port_id: join(dev, 'ttyACM0'),
+        device: join(dev, 'ttyACM0'),
+        by_id: [],
+        source: 'device',
+        used_by: ['outputs[1]'],
+      },
       { port_id: join(dev, 'ttyAMA0'), device: join(dev, 'ttyAMA0'), by_id: [], source: 'device', used_by: [] },
       { port_id: join(dev, 'ttyS0'), device: join(dev, 'ttyS0'), by_id: [], source: 'device', used_by: [] },
-      { port_id: '/nonexistent/ttyX', device: null, by_id: [], source: 'configured', used_by: ['receivers.modem_receivers[0]'] },
+      {
+        port_id: '/nonexistent/ttyX',
+        device: null,
+        by_id: [],
+        source: 'configured',
+        used_by: ['receivers.modem_receivers[0]'],
+      },
     ]);
   } finally {
     root.remove();

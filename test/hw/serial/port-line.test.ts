@@ -24,7 +24,8 @@ function openPeer(path: string): Promise<SerialPort> {
   });
 }
 
-const closePeer = (port: SerialPort): Promise<void> => new Promise((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
+const closePeer = (port: SerialPort): Promise<void> =>
+  new Promise((resolve) => (port.isOpen ? port.close(() => resolve()) : resolve()));
 
 test('bytes flow both ways and are counted; health is ok with the metrics of the port', async () => {
   const pty = new PtyPair();
@@ -64,7 +65,13 @@ test('unplugged: the line reports failed and is reopened by itself once the devi
   const pty = new PtyPair();
   await pty.start();
   const health = new HealthRegistry();
-  const line = new PortLine(options(pty.a), { health, logger: silentLogger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 100 });
+  const line = new PortLine(options(pty.a), {
+    health,
+    logger: silentLogger,
+    backoffMinMs: 100,
+    backoffMaxMs: 400,
+    metricsIntervalMs: 100,
+  });
   const lost: string[] = [];
   let opens = 0;
   line.on('lost', (reason) => lost.push(reason));

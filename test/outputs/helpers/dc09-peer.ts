@@ -5,7 +5,13 @@
  */
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
-import { Dc09Framer, buildDuh, decodeDatagram, handleFrame, type FrameDecision } from '../../../src/protocols/dc09/index.js';
+import {
+  Dc09Framer,
+  buildDuh,
+  decodeDatagram,
+  handleFrame,
+  type FrameDecision,
+} from '../../../src/protocols/dc09/index.js';
 import { LOOPBACK, waitFor } from '../../helpers/net.js';
 
 export type Dc09Answer = 'normal' | 'silent' | 'duh';

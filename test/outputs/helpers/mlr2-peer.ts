@@ -98,6 +98,7 @@ export class Mlr2Peer {
     if (answer === 'ack') socket.write(Buffer.from([0x06]));
     else if (answer === 'nak') socket.write(Buffer.from([0x15]));
     else if (answer === 'drop') socket.destroy();
-    else if (answer !== 'silent') setTimeout(() => socket.destroyed || socket.write(Buffer.from([0x06])), answer.lateAckMs);
+    else if (answer !== 'silent')
+      setTimeout(() => socket.destroyed || socket.write(Buffer.from([0x06])), answer.lateAckMs);
   }
 }

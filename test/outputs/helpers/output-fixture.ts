@@ -33,20 +33,45 @@ export interface OutputFixture extends StoreFixture {
 /** A Contact ID row as the DC-09 receiver journals an ADM-CID event. */
 export function cidEvent(overrides: Partial<NewEvent> = {}): Partial<NewEvent> {
   return {
-    protocol: 'ADM-CID', eventClass: 'alarm', qualifier: 'E', code: '130', groupNo: '01', zoneNo: '015', account: '1234',
-    raw: Buffer.from('"ADM-CID"0001R1L1#1234[#1234|1130 01 015]'), ...overrides,
+    protocol: 'ADM-CID',
+    eventClass: 'alarm',
+    qualifier: 'E',
+    code: '130',
+    groupNo: '01',
+    zoneNo: '015',
+    account: '1234',
+    raw: Buffer.from('"ADM-CID"0001R1L1#1234[#1234|1130 01 015]'),
+    ...overrides,
   };
 }
 
 /** A SIA row as the DC-09 receiver journals a SIA-DCS event. */
 export function siaEvent(overrides: Partial<NewEvent> = {}): Partial<NewEvent> {
-  return { protocol: 'SIA-DCS', eventClass: 'alarm', qualifier: null, code: 'BA', groupNo: '1', zoneNo: '03', account: '1234', ...overrides };
+  return {
+    protocol: 'SIA-DCS',
+    eventClass: 'alarm',
+    qualifier: null,
+    code: 'BA',
+    groupNo: '1',
+    zoneNo: '03',
+    account: '1234',
+    ...overrides,
+  };
 }
 
 export function outputSettings(overrides: Partial<OutputSettings>): OutputSettings {
   return {
-    id: 1, name: 'Out 1', type: 1, protocol: 'MLR2', identificator: '127.0.0.1:9', oid: 0x1f, receiver_number: 1, line_number: 1,
-    filters: { receivers: [], event_classes: [] }, enabled: true, ...overrides,
+    id: 1,
+    name: 'Out 1',
+    type: 1,
+    protocol: 'MLR2',
+    identificator: '127.0.0.1:9',
+    oid: 0x1f,
+    receiver_number: 1,
+    line_number: 1,
+    filters: { receivers: [], event_classes: [] },
+    enabled: true,
+    ...overrides,
   } as OutputSettings;
 }
 
@@ -54,7 +79,10 @@ export function outputSettings(overrides: Partial<OutputSettings>): OutputSettin
  * An output's failed / restored transitions as the health registry shows them (what the
  * HealthEventBridge turns into output_failed / output_restored).
  */
-export function recordOutputStates(health: HealthRegistry, record: (output: number, state: 'failed' | 'restored') => void): () => void {
+export function recordOutputStates(
+  health: HealthRegistry,
+  record: (output: number, state: 'failed' | 'restored') => void,
+): () => void {
   return health.onChange((next, previous) => {
     if (next.kind !== 'output') return;
     const output = Number(next.name.slice('out:'.length));

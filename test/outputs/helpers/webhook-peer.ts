@@ -39,7 +39,9 @@ export class WebhookPeer {
     this.now = options.now ?? Date.now;
     this.answer = options.answer ?? (() => 200);
     const handler = (req: IncomingMessage, res: ServerResponse): void => this.handle(req, res);
-    this.server = options.tls ? createHttps({ cert: options.tls.cert, key: options.tls.key }, handler) : createHttp(handler);
+    this.server = options.tls
+      ? createHttps({ cert: options.tls.cert, key: options.tls.key }, handler)
+      : createHttp(handler);
   }
 
   async listen(port = 0): Promise<number> {
@@ -53,7 +55,9 @@ export class WebhookPeer {
 
   /** Event ids of the accepted (2xx, signature ok) POSTs, in the order they were answered. */
   get deliveredIds(): number[] {
-    return this.posts.filter((p) => p.status === 200 && p.verdict === 'ok').flatMap((p) => p.body.events.map((e) => e.id));
+    return this.posts
+      .filter((p) => p.status === 200 && p.verdict === 'ok')
+      .flatMap((p) => p.body.events.map((e) => e.id));
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AtLineSplitter, MAX_LINE } from '../../../src/protocols/at/lines.js';
 import {
-  fields, finalResult, infoText, isSolicitedCreg, isUrcLine, parseClip, parseCmglHeader, parseCmgrHeader, parseCmti, parseCreg, parseCsq,
+  fields,
+  finalResult,
+  infoText,
+  isSolicitedCreg,
+  isUrcLine,
+  parseClip,
+  parseCmglHeader,
+  parseCmgrHeader,
+  parseCmti,
+  parseCreg,
+  parseCsq,
 } from '../../../src/protocols/at/results.js';
 
 test('lines split on CR and LF across chunks; empty lines dropped; an over-long line is dropped and counted', () => {
@@ -17,8 +27,20 @@ test('lines split on CR and LF across chunks; empty lines dropped; an over-long 
 test('final result codes', () => {
   assert.equal(finalResult('OK'), { ok: true, line: 'OK' });
   assert.equal(finalResult('+CME ERROR: 11'), { ok: false, line: '+CME ERROR: 11', kind: 'cme', code: 11, text: '11' });
-  assert.equal(finalResult('+CMS ERROR: 321'), { ok: false, line: '+CMS ERROR: 321', kind: 'cms', code: 321, text: '321' });
-  assert.equal(finalResult('+CME ERROR: SIM PIN required'), { ok: false, line: '+CME ERROR: SIM PIN required', kind: 'cme', code: null, text: 'SIM PIN required' });
+  assert.equal(finalResult('+CMS ERROR: 321'), {
+    ok: false,
+    line: '+CMS ERROR: 321',
+    kind: 'cms',
+    code: 321,
+    text: '321',
+  });
+  assert.equal(finalResult('+CME ERROR: SIM PIN required'), {
+    ok: false,
+    line: '+CME ERROR: SIM PIN required',
+    kind: 'cme',
+    code: null,
+    text: 'SIM PIN required',
+  });
   assert.is(finalResult('ERROR')?.ok, false);
   assert.is(finalResult('NO CARRIER')?.ok, false);
   assert.is(finalResult('+CSQ: 1,2'), null);
@@ -26,10 +48,21 @@ test('final result codes', () => {
 });
 
 test('URCs and information text', () => {
-  for (const urc of ['+CMTI: "SM",3', 'RING', '+CLIP: "+3706",145', '+CREG: 1', '^RSSI:12', '^BOOT:1,0,0,0', '^MODE:5,4', 'RDY', '+CPIN: READY']) {
+  for (const urc of [
+    '+CMTI: "SM",3',
+    'RING',
+    '+CLIP: "+3706",145',
+    '+CREG: 1',
+    '^RSSI:12',
+    '^BOOT:1,0,0,0',
+    '^MODE:5,4',
+    'RDY',
+    '+CPIN: READY',
+  ]) {
     assert.ok(isUrcLine(urc), urc);
   }
-  for (const info of ['356938035643809', 'SIMCOM_Ltd', '+CSQ: 20,99', '07917283010010F5']) assert.not.ok(isUrcLine(info), info);
+  for (const info of ['356938035643809', 'SIMCOM_Ltd', '+CSQ: 20,99', '07917283010010F5'])
+    assert.not.ok(isUrcLine(info), info);
 });
 
 test('answers and URCs parsed', () => {

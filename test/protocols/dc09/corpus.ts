@@ -21,7 +21,14 @@ export interface CorpusFrame {
   /** Deviations Vigil tolerates in it; [] for a frame by the letter of the standard. */
   readonly quirks: readonly (FrameQuirk | MessageQuirk)[];
   /** What the journal must hold for it (null: a NULL link test, no event). */
-  readonly event: { account: string; protocol: 'SIA-DCS' | 'ADM-CID'; code: string; zone?: string; group?: string; qualifier?: 'E' | 'R' | 'P' } | null;
+  readonly event: {
+    account: string;
+    protocol: 'SIA-DCS' | 'ADM-CID';
+    code: string;
+    zone?: string;
+    group?: string;
+    qualifier?: 'E' | 'R' | 'P';
+  } | null;
   /** The header echoed in the ACK body. */
   readonly ackBody: string;
 }
@@ -30,7 +37,8 @@ const text = (s: string): Buffer => Buffer.from(s, 'latin1');
 /** A log line with the LF and CR it lost put back. */
 const line = (s: string): Buffer => text(`\n${s}\r`);
 /** A frame whose CRC field is two raw bytes (high first), then the rest of the line as logged. */
-const binary = (hi: number, lo: number, rest: string): Buffer => Buffer.concat([Buffer.from([0x0a, hi, lo]), text(`${rest}\r`)]);
+const binary = (hi: number, lo: number, rest: string): Buffer =>
+  Buffer.concat([Buffer.from([0x0a, hi, lo]), text(`${rest}\r`)]);
 /** A Buffer dump as posted ({"type":"Buffer","data":[...]}). */
 const dump = (bytes: number[]): Buffer => Buffer.from(bytes);
 
@@ -39,7 +47,10 @@ export const CORPUS: readonly CorpusFrame[] = [
     name: 'L without digits and a NUL after the CR',
     panel: 'unnamed panel (SIA-DCS, no account prefix)',
     source: 'schmupu/ioBroker.sia issue #4 ("message parse fail")',
-    wire: dump([10, 57, 70, 48, 68, 48, 48, 49, 65, 34, 83, 73, 65, 45, 68, 67, 83, 34, 48, 48, 48, 49, 76, 91, 35, 57, 57, 57, 57, 124, 78, 66, 65, 50, 93, 13, 0]),
+    wire: dump([
+      10, 57, 70, 48, 68, 48, 48, 49, 65, 34, 83, 73, 65, 45, 68, 67, 83, 34, 48, 48, 48, 49, 76, 91, 35, 57, 57, 57,
+      57, 124, 78, 66, 65, 50, 93, 13, 0,
+    ]),
     quirks: ['empty-line', 'trailing-bytes'],
     event: { account: '9999', protocol: 'SIA-DCS', code: 'BA', zone: '2' },
     ackBody: '"ACK"0001L[]',
@@ -49,8 +60,8 @@ export const CORPUS: readonly CorpusFrame[] = [
     panel: '"alarm host compliant with SIA DC09" from a Chinese manufacturer',
     source: 'schmupu/ioBroker.sia issue #11 ("Required SIA fields Missing")',
     wire: dump([
-      10, 66, 66, 56, 54, 48, 48, 50, 67, 34, 78, 85, 76, 76, 34, 48, 48, 48, 49, 76, 35, 55, 51, 48, 51, 54, 53, 56, 53, 53, 48, 91, 93, 95, 49, 53, 58,
-      51, 57, 58, 51, 56, 44, 48, 54, 45, 48, 55, 45, 50, 48, 49, 57, 13, 0,
+      10, 66, 66, 56, 54, 48, 48, 50, 67, 34, 78, 85, 76, 76, 34, 48, 48, 48, 49, 76, 35, 55, 51, 48, 51, 54, 53, 56,
+      53, 53, 48, 91, 93, 95, 49, 53, 58, 51, 57, 58, 51, 56, 44, 48, 54, 45, 48, 55, 45, 50, 48, 49, 57, 13, 0,
     ]),
     quirks: ['empty-line', 'trailing-bytes'],
     event: null,
@@ -61,8 +72,9 @@ export const CORPUS: readonly CorpusFrame[] = [
     panel: 'G90B-PLUS 2G GSM alarm',
     source: 'schmupu/ioBroker.sia issue #19 ("Required SIA fields Missing")',
     wire: dump([
-      10, 55, 56, 70, 67, 48, 48, 51, 66, 34, 83, 73, 65, 45, 68, 67, 83, 34, 48, 48, 48, 49, 76, 35, 50, 50, 51, 51, 52, 52, 53, 53, 91, 35, 50, 50,
-      51, 51, 52, 52, 53, 53, 124, 78, 67, 81, 49, 93, 95, 49, 52, 58, 51, 51, 58, 53, 51, 44, 48, 50, 45, 48, 57, 45, 50, 48, 50, 48, 13, 0,
+      10, 55, 56, 70, 67, 48, 48, 51, 66, 34, 83, 73, 65, 45, 68, 67, 83, 34, 48, 48, 48, 49, 76, 35, 50, 50, 51, 51,
+      52, 52, 53, 53, 91, 35, 50, 50, 51, 51, 52, 52, 53, 53, 124, 78, 67, 81, 49, 93, 95, 49, 52, 58, 51, 51, 58, 53,
+      51, 44, 48, 50, 45, 48, 57, 45, 50, 48, 50, 48, 13, 0,
     ]),
     quirks: ['empty-line', 'trailing-bytes'],
     event: { account: '22334455', protocol: 'SIA-DCS', code: 'CQ', zone: '1' },
@@ -197,8 +209,9 @@ export const CORPUS: readonly CorpusFrame[] = [
     panel: 'Ajax Hub (node-red-contrib-sia-ultimate user)',
     source: 'Supergiovane/node-red-contrib-sia-ultimate issue #2 ("Acknowledge for SIA")',
     wire: dump([
-      10, 55, 48, 67, 52, 48, 48, 51, 66, 34, 83, 73, 65, 45, 68, 67, 83, 34, 49, 55, 48, 55, 76, 48, 35, 48, 48, 48, 48, 91, 35, 48, 48, 48, 48, 124,
-      78, 114, 105, 48, 47, 82, 80, 48, 48, 48, 48, 93, 95, 49, 51, 58, 51, 54, 58, 52, 49, 44, 49, 50, 45, 50, 50, 45, 50, 48, 50, 49, 13,
+      10, 55, 48, 67, 52, 48, 48, 51, 66, 34, 83, 73, 65, 45, 68, 67, 83, 34, 49, 55, 48, 55, 76, 48, 35, 48, 48, 48,
+      48, 91, 35, 48, 48, 48, 48, 124, 78, 114, 105, 48, 47, 82, 80, 48, 48, 48, 48, 93, 95, 49, 51, 58, 51, 54, 58, 52,
+      49, 44, 49, 50, 45, 50, 50, 45, 50, 48, 50, 49, 13,
     ]),
     quirks: [],
     event: { account: '0000', protocol: 'SIA-DCS', code: 'RP', zone: '0000', group: '0' },

@@ -2,7 +2,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isVigilError } from '../../../src/core/errors.js';
 import {
-  decryptBlocks, decryptPayload, encryptPayload, parseKey, receiverPasswordKey,
+  decryptBlocks,
+  decryptPayload,
+  encryptPayload,
+  parseKey,
+  receiverPasswordKey,
 } from '../../../src/protocols/dc09/crypto.js';
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { openSealed } from '../../../src/protocols/dc09/message.js';
@@ -24,7 +28,10 @@ test('parseKey takes 16, 24 and 32 ASCII characters as the key bytes', () => {
 });
 
 test('parseKey decodes 32, 48 and 64 hex digits (either case)', () => {
-  assert.equal(parseKey('000102030405060708090a0B0c0D0e0F'), Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]));
+  assert.equal(
+    parseKey('000102030405060708090a0B0c0D0e0F'),
+    Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+  );
   assert.is(parseKey('00'.repeat(24)).length, 24);
   assert.is(parseKey('ff'.repeat(32)).length, 32);
 });
@@ -52,7 +59,8 @@ test('a 6-character receiver password becomes the first 16 bytes of its SHA-256 
 });
 
 test('receiver passwords of other lengths are refused', () => {
-  for (const bad of ['', '12345', '1234567', 'A'.repeat(15), 'A'.repeat(17), 'ABCDEFGHIJKLMNOé']) throwsSettings(() => receiverPasswordKey(bad));
+  for (const bad of ['', '12345', '1234567', 'A'.repeat(15), 'A'.repeat(17), 'ABCDEFGHIJKLMNOé'])
+    throwsSettings(() => receiverPasswordKey(bad));
 });
 
 test('encryptPayload is AES-CBC with a zero IV over pad + "|" + text, in upper-case hex', () => {
@@ -62,7 +70,7 @@ test('encryptPayload is AES-CBC with a zero IV over pad + "|" + text, in upper-c
   assert.is(encryptPayload(plain, key, zeroBytes), expected);
 });
 
-test('the long-lived block contexts give exactly OpenSSL\'s AES-CBC, keys interleaved, 1 to 40 blocks, both ways', () => {
+test("the long-lived block contexts give exactly OpenSSL's AES-CBC, keys interleaved, 1 to 40 blocks, both ways", () => {
   const rnd = prng(11);
   const random = (n: number): Buffer => Buffer.from(Array.from({ length: n }, () => Math.floor(rnd() * 256)));
   const keys = [random(16), random(24), random(32), random(16)];
@@ -79,14 +87,21 @@ test('the long-lived block contexts give exactly OpenSSL\'s AES-CBC, keys interl
     const hex = encryptPayload('x'.repeat(round % 50), key);
     const plain = decryptBlocks(hex, key)!;
     const again = createCipheriv(name(key), key, Buffer.alloc(16)).setAutoPadding(false);
-    assert.is(Buffer.concat([again.update(plain), again.final()]).toString('hex').toUpperCase(), hex, `encrypt round ${round}`);
+    assert.is(
+      Buffer.concat([again.update(plain), again.final()])
+        .toString('hex')
+        .toUpperCase(),
+      hex,
+      `encrypt round ${round}`,
+    );
   }
 });
 
 test('two ACK pads in a row differ (the pooled randomness is never handed out twice)', () => {
   const key = Buffer.from('0123456789ABCDEF');
   const pads = new Set<string>();
-  for (let i = 0; i < 2000; i++) pads.add(decryptBlocks(encryptPayload('A', key), key)!.toString('latin1').split('|')[0]!);
+  for (let i = 0; i < 2000; i++)
+    pads.add(decryptBlocks(encryptPayload('A', key), key)!.toString('latin1').split('|')[0]!);
   assert.ok(pads.size > 1990, `only ${pads.size} distinct pads of 14 characters in 2,000`);
 });
 

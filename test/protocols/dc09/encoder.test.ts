@@ -7,7 +7,15 @@ import { openMessage, parseMessage, type ParsedMessage } from '../../../src/prot
 import { aesHex, bodyOf, latin1, NOW, zeroBytes } from './fixtures.js';
 
 test('a plain SIA-DCS message with receiver, line and timestamp, byte for byte', () => {
-  const frame = buildMessage({ token: 'SIA-DCS', sequence: 1, receiver: 0x12, line: 1, account: '001234', data: '#001234|Nri1/BA01', timestamp: NOW });
+  const frame = buildMessage({
+    token: 'SIA-DCS',
+    sequence: 1,
+    receiver: 0x12,
+    line: 1,
+    account: '001234',
+    data: '#001234|Nri1/BA01',
+    timestamp: NOW,
+  });
   assert.is(latin1(frame), '\n205C0040"SIA-DCS"0001R12L1#001234[#001234|Nri1/BA01]_12:00:00,01-01-2026\r');
 });
 
@@ -17,20 +25,44 @@ test('a plain ADM-CID message without receiver or timestamp, byte for byte', () 
 });
 
 test('a NULL message has empty data', () => {
-  const frame = buildMessage({ token: 'NULL', sequence: 0, receiver: 0, line: 0, account: '1234', data: '', timestamp: NOW });
+  const frame = buildMessage({
+    token: 'NULL',
+    sequence: 0,
+    receiver: 0,
+    line: 0,
+    account: '1234',
+    data: '',
+    timestamp: NOW,
+  });
   assert.is(latin1(frame), '\n310C0029"NULL"0000R0L0#1234[]_12:00:00,01-01-2026\r');
 });
 
 test('extended data blocks follow the data block', () => {
-  const frame = buildMessage({ token: 'SIA-DCS', sequence: '0002', account: 'ABC', data: '#ABC|NBA1', extended: [{ id: 'X', value: 'E12.5' }, { id: 'Y', value: 'N48.1' }] });
+  const frame = buildMessage({
+    token: 'SIA-DCS',
+    sequence: '0002',
+    account: 'ABC',
+    data: '#ABC|NBA1',
+    extended: [
+      { id: 'X', value: 'E12.5' },
+      { id: 'Y', value: 'N48.1' },
+    ],
+  });
   assert.ok(latin1(frame).endsWith('"SIA-DCS"0002#ABC[#ABC|NBA1][XE12.5][YN48.1]\r'));
 });
 
 test('an encrypted message puts data, extended data and timestamp inside the encrypted part', () => {
   const key = parseKey('ABCDEFGHIJKLMNOP');
   const frame = buildMessage({
-    token: 'SIA-DCS', sequence: 3, line: 0, account: '1234', data: '#1234|NBA1', extended: [{ id: 'V', value: 'cam' }],
-    timestamp: NOW, key, randomBytes: zeroBytes,
+    token: 'SIA-DCS',
+    sequence: 3,
+    line: 0,
+    account: '1234',
+    data: '#1234|NBA1',
+    extended: [{ id: 'V', value: 'cam' }],
+    timestamp: NOW,
+    key,
+    randomBytes: zeroBytes,
   });
   const inside = '#1234|NBA1][Vcam]_12:00:00,01-01-2026'; // 37 chars + '|' = 38: pad 10
   assert.is(bodyOf(frame).toString('latin1'), `"*SIA-DCS"0003L0#1234[${aesHex(`${'!'.repeat(10)}|${inside}`, key)}`);
@@ -41,8 +73,15 @@ test('an encrypted message puts data, extended data and timestamp inside the enc
 test('invalid fields are refused with FRAME_INVALID', () => {
   const base: BuildMessageOptions = { token: 'SIA-DCS', sequence: 1, account: '1234', data: '#1234|NBA1' };
   const bad: Array<Partial<BuildMessageOptions>> = [
-    { sequence: 10000 }, { sequence: -1 }, { sequence: '12' }, { receiver: 0x1000000 }, { line: 'XYZ' },
-    { account: '12' }, { account: '12345678901234567' }, { data: 'a]b' }, { extended: [{ id: 'XY', value: '1' }] },
+    { sequence: 10000 },
+    { sequence: -1 },
+    { sequence: '12' },
+    { receiver: 0x1000000 },
+    { line: 'XYZ' },
+    { account: '12' },
+    { account: '12345678901234567' },
+    { data: 'a]b' },
+    { extended: [{ id: 'XY', value: '1' }] },
   ];
   for (const over of bad) {
     try {

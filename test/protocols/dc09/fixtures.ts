@@ -34,7 +34,9 @@ export function ctx(over: Partial<HandlerContext> = {}): HandlerContext {
 export function aesHex(plain: string, key: Buffer): string {
   const cipher = createCipheriv(`aes-${key.length * 8}-cbc`, key, Buffer.alloc(16));
   cipher.setAutoPadding(false);
-  return Buffer.concat([cipher.update(Buffer.from(plain, 'latin1')), cipher.final()]).toString('hex').toUpperCase();
+  return Buffer.concat([cipher.update(Buffer.from(plain, 'latin1')), cipher.final()])
+    .toString('hex')
+    .toUpperCase();
 }
 
 /** Independent bit-by-bit CRC-16/ARC (the codec uses a table). */
@@ -46,4 +48,3 @@ export function bitwiseCrc(data: Buffer): number {
   }
   return crc;
 }
-

@@ -48,7 +48,10 @@ test('frames fed one byte at a time are all found', () => {
   const stream = Buffer.concat([A, B, A]);
   const found: FramerItem[] = [];
   for (const byte of stream) found.push(...framer.push(Buffer.from([byte])));
-  assert.equal(found.map((i) => i.kind), ['frame', 'frame', 'frame']);
+  assert.equal(
+    found.map((i) => i.kind),
+    ['frame', 'frame', 'frame'],
+  );
   assert.equal(found[1]!.raw, B);
 });
 
@@ -56,7 +59,10 @@ test('garbage before, between and after frames is skipped and counted', () => {
   const framer = new Dc09Framer();
   const noise = Buffer.from('hello\r\x00\xff');
   const items = framer.push(Buffer.concat([noise, A, noise, B, noise]));
-  assert.equal(items.map((i) => i.kind), ['frame', 'frame']);
+  assert.equal(
+    items.map((i) => i.kind),
+    ['frame', 'frame'],
+  );
   assert.is(framer.discardedBytes, noise.length * 3);
   assert.is(framer.buffered, 0);
 });
@@ -73,7 +79,10 @@ test('a length field shorter than the body is rejected and the next frame is fou
   const bad = Buffer.from(A);
   bad.write('0030', 5, 'latin1'); // body is longer than 0x30
   const items = new Dc09Framer().push(Buffer.concat([bad, B]));
-  assert.equal(items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['length', 'frame']);
+  assert.equal(
+    items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['length', 'frame'],
+  );
   assert.equal(items[1]!.raw, B);
 });
 
@@ -82,15 +91,24 @@ test('a length field longer than the body is rejected at the early CR instead of
   bad.write('0FF0', 5, 'latin1');
   const framer = new Dc09Framer();
   const items = framer.push(bad);
-  assert.equal(items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['length']);
+  assert.equal(
+    items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['length'],
+  );
   assert.is(framer.buffered, 0);
-  assert.equal(framer.push(B).map((i) => i.kind), ['frame']);
+  assert.equal(
+    framer.push(B).map((i) => i.kind),
+    ['frame'],
+  );
 });
 
 test('a frame cut short by the next LF is rejected and the next frame is found', () => {
   const truncated = A.subarray(0, 20);
   const items = new Dc09Framer().push(Buffer.concat([truncated, B]));
-  assert.equal(items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['length', 'frame']);
+  assert.equal(
+    items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['length', 'frame'],
+  );
   assert.equal(items[0]!.raw, truncated);
 });
 
@@ -98,13 +116,19 @@ test('a header with a non-hex character is a format rejection', () => {
   const bad = Buffer.from(A);
   bad[3] = 0x47; // 'G'
   const items = new Dc09Framer().push(Buffer.concat([bad, B]));
-  assert.equal(items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['format', 'frame']);
+  assert.equal(
+    items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['format', 'frame'],
+  );
 });
 
 test('the length field must start with 0', () => {
   const bad = Buffer.from(A);
   bad[5] = 0x31;
-  assert.equal(new Dc09Framer().push(bad).map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['format']);
+  assert.equal(
+    new Dc09Framer().push(bad).map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['format'],
+  );
 });
 
 test('lower-case hex in the CRC and length fields is accepted', () => {
@@ -112,19 +136,28 @@ test('lower-case hex in the CRC and length fields is accepted', () => {
   const upper = encodeFrame(body).toString('latin1');
   const lower = `\n${upper.slice(1, 9).toLowerCase()}${body}\r`;
   assert.ok(/[a-f]/.test(lower.slice(1, 9)), 'fixture must contain a lower-case hex digit');
-  assert.equal(new Dc09Framer().push(Buffer.from(lower, 'latin1')).map((i) => i.kind), ['frame']);
+  assert.equal(
+    new Dc09Framer().push(Buffer.from(lower, 'latin1')).map((i) => i.kind),
+    ['frame'],
+  );
 });
 
 test('a body that does not start with a quote is a format rejection', () => {
   const frame = encodeFrame('NULL"0000#ABC[]');
-  assert.equal(new Dc09Framer().push(frame).map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['format']);
+  assert.equal(
+    new Dc09Framer().push(frame).map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['format'],
+  );
 });
 
 test('a frame above maxBodyBytes is rejected as oversize and the framer resyncs', () => {
   const framer = new Dc09Framer(32);
   const big = encodeFrame(`"SIA-DCS"0001L0#1234[#1234|${'A'.repeat(64)}]`);
   const items = framer.push(Buffer.concat([big, encodeFrame('"NULL"0000#ABC[]')]));
-  assert.equal(items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)), ['oversize', 'frame']);
+  assert.equal(
+    items.map((i) => (i.kind === 'frame' ? 'frame' : i.reason)),
+    ['oversize', 'frame'],
+  );
   assert.is(framer.buffered, 0);
 });
 
@@ -146,7 +179,11 @@ test('decodeDatagram accepts exactly one frame', () => {
 });
 
 test('decodeDatagram rejects trailing bytes, leading bytes, two frames and a bad CRC', () => {
-  assert.equal(decodeDatagram(Buffer.concat([A, Buffer.from('x')])), { kind: 'rejected', reason: 'length', raw: Buffer.concat([A, Buffer.from('x')]) });
+  assert.equal(decodeDatagram(Buffer.concat([A, Buffer.from('x')])), {
+    kind: 'rejected',
+    reason: 'length',
+    raw: Buffer.concat([A, Buffer.from('x')]),
+  });
   assert.is(decodeDatagram(Buffer.concat([Buffer.from('x'), A])).kind, 'rejected');
   assert.is(decodeDatagram(Buffer.concat([A, B])).kind, 'rejected');
   const bad = Buffer.from(A);

@@ -29,11 +29,16 @@ function validFrame(): Buffer {
   const token = pick(['SIA-DCS', 'ADM-CID', 'NULL'] as const);
   const account = hex(3 + int(14));
   const data =
-    token === 'SIA-DCS' ? `#${account}|Nri${int(9)}/${pick(SIA_CODES)}${String(int(999)).padStart(3, '0')}`
-      : token === 'ADM-CID' ? `#${account}|${pick(['1', '3', '6'])}${pick(['130', '401', '602', '301'])} 0${int(9)} ${hex(3)}`
+    token === 'SIA-DCS'
+      ? `#${account}|Nri${int(9)}/${pick(SIA_CODES)}${String(int(999)).padStart(3, '0')}`
+      : token === 'ADM-CID'
+        ? `#${account}|${pick(['1', '3', '6'])}${pick(['130', '401', '602', '301'])} 0${int(9)} ${hex(3)}`
         : '';
   return buildMessage({
-    token, sequence: int(10000), account, data,
+    token,
+    sequence: int(10000),
+    account,
+    data,
     ...(rnd() < 0.5 ? { receiver: hex(1 + int(6)) } : {}),
     ...(rnd() < 0.8 ? { line: hex(1 + int(6)) } : {}),
     ...(rnd() < 0.3 ? { extended: [{ id: 'X', value: `E${int(180)}.${int(99)}` }] } : {}),
@@ -62,7 +67,13 @@ function mutate(frame: Buffer): Buffer {
       }
     case 4: // mutate the body but keep CRC and length right, so the parser sees it
       {
-        const body = Buffer.from(copy.subarray(9, copy.length - 1).toString('latin1').replace(/[\r\n]/g, ''), 'latin1');
+        const body = Buffer.from(
+          copy
+            .subarray(9, copy.length - 1)
+            .toString('latin1')
+            .replace(/[\r\n]/g, ''),
+          'latin1',
+        );
         for (let i = 0, n = 1 + int(3); i < n && body.length > 0; i++) body[int(body.length)] = 0x20 + int(0x5f);
         return encodeFrame(body);
       }
@@ -71,7 +82,10 @@ function mutate(frame: Buffer): Buffer {
     case 6: // pure noise, with LF and CR sprinkled in
       return Buffer.from(Array.from({ length: int(120) }, () => (rnd() < 0.05 ? pick([0x0a, 0x0d, 0x22]) : int(256))));
     default: // printable garbage that looks a bit like DC-09
-      return Buffer.from(`\n${hex(4)}0${hex(3)}"${pick(['SIA-DCS', 'ADM-CID', 'NULL', '*NULL', 'ACK', 'VL-X'])}"${hex(int(12))}[${hex(int(40))}]`, 'latin1');
+      return Buffer.from(
+        `\n${hex(4)}0${hex(3)}"${pick(['SIA-DCS', 'ADM-CID', 'NULL', '*NULL', 'ACK', 'VL-X'])}"${hex(int(12))}[${hex(int(40))}]`,
+        'latin1',
+      );
   }
 }
 

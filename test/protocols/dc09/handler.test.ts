@@ -14,8 +14,14 @@ function handle(body: string, over: Partial<HandlerContext> = {}): FrameDecision
 
 function send(o: Partial<BuildMessageOptions>, over: Partial<HandlerContext> = {}): FrameDecision {
   const frame = buildMessage({
-    token: 'SIA-DCS', sequence: 7, line: 0, account: '1234', data: '#1234|Nri1/BA01', timestamp: NOW,
-    randomBytes: zeroBytes, ...o,
+    token: 'SIA-DCS',
+    sequence: 7,
+    line: 0,
+    account: '1234',
+    data: '#1234|Nri1/BA01',
+    timestamp: NOW,
+    randomBytes: zeroBytes,
+    ...o,
   });
   return handleFrame(bodyOf(frame), ctx(over));
 }
@@ -24,28 +30,59 @@ test('a plain SIA-DCS alarm is ACKed with the exact reply and decoded into one e
   const d = handle('"SIA-DCS"0001R1L2#001234[#001234|Nri1/BA01^Front door^][XE12.5]_11:59:50,01-01-2026');
   assert.is(d.action, 'ack');
   assert.is(latin1(d.reply), '\nF90A0016"ACK"0001R1L2#001234[]\r');
-  assert.equal(d.events, [{
-    account: '001234', receiver: '1', line: '2', sequence: '0001', encrypted: false, extended: { X: 'E12.5' },
-    deviceTime: NOW - 10_000, deviceTimeText: '11:59:50,01-01-2026',
-    protocol: 'SIA-DCS', eventClass: 'alarm', code: 'BA', groupNo: '1', zoneNo: '01', text: 'Front door', modifiers: { ri: '1' },
-  }]);
+  assert.equal(d.events, [
+    {
+      account: '001234',
+      receiver: '1',
+      line: '2',
+      sequence: '0001',
+      encrypted: false,
+      extended: { X: 'E12.5' },
+      deviceTime: NOW - 10_000,
+      deviceTimeText: '11:59:50,01-01-2026',
+      protocol: 'SIA-DCS',
+      eventClass: 'alarm',
+      code: 'BA',
+      groupNo: '1',
+      zoneNo: '01',
+      text: 'Front door',
+      modifiers: { ri: '1' },
+    },
+  ]);
 });
 
 test('one event per SIA event code in the message', () => {
   const d = handle('"SIA-DCS"0002L0#1234[#1234|Nri1/BA01/BA02/ri2/BR01]');
-  assert.equal(d.events.map((e) => [e.code, e.zoneNo, e.groupNo, e.eventClass]), [
-    ['BA', '01', '1', 'alarm'], ['BA', '02', '1', 'alarm'], ['BR', '01', '2', 'restore'],
-  ]);
+  assert.equal(
+    d.events.map((e) => [e.code, e.zoneNo, e.groupNo, e.eventClass]),
+    [
+      ['BA', '01', '1', 'alarm'],
+      ['BA', '02', '1', 'alarm'],
+      ['BR', '01', '2', 'restore'],
+    ],
+  );
   assert.is(d.events[0]!.deviceTime, null);
 });
 
 test('an ADM-CID event is decoded with qualifier, code, group and zone', () => {
   const d = handle('"ADM-CID"0043L0#5101[#5101|3130 01 003]');
   assert.is(latin1(d.reply), '\n20200012"ACK"0043L0#5101[]\r');
-  assert.equal(d.events, [{
-    account: '5101', line: '0', sequence: '0043', encrypted: false, deviceTime: null, deviceTimeText: null,
-    protocol: 'ADM-CID', eventClass: 'restore', qualifier: 'R', code: '130', groupNo: '01', zoneNo: '003',
-  }]);
+  assert.equal(d.events, [
+    {
+      account: '5101',
+      line: '0',
+      sequence: '0043',
+      encrypted: false,
+      deviceTime: null,
+      deviceTimeText: null,
+      protocol: 'ADM-CID',
+      eventClass: 'restore',
+      qualifier: 'R',
+      code: '130',
+      groupNo: '01',
+      zoneNo: '003',
+    },
+  ]);
 });
 
 test('NULL is a link test: ACK, no events, data ignored', () => {
@@ -75,7 +112,10 @@ test('the account in the data is used when the header has none', () => {
 test('an unknown SIA code is stored, not refused', () => {
   const d = handle('"SIA-DCS"0006L0#1234[#1234|NZX99]');
   assert.is(d.action, 'ack');
-  assert.equal(d.events.map((e) => [e.code, e.zoneNo, e.eventClass]), [['ZX', '99', 'other']]);
+  assert.equal(
+    d.events.map((e) => [e.code, e.zoneNo, e.eventClass]),
+    [['ZX', '99', 'other']],
+  );
 });
 
 test('ti with seconds inside SIA data is kept as a modifier', () => {
@@ -94,7 +134,11 @@ const KEYS: Array<[string, string]> = [
 ];
 
 test('every token, encrypted with 16, 24 and 32-byte keys in ASCII and hex form, is ACKed with a *ACK', () => {
-  const tokens: Array<[BuildMessageOptions['token'], string]> = [['SIA-DCS', '#1234|Nri1/BA01'], ['ADM-CID', '#1234|1130 01 015'], ['NULL', '']];
+  const tokens: Array<[BuildMessageOptions['token'], string]> = [
+    ['SIA-DCS', '#1234|Nri1/BA01'],
+    ['ADM-CID', '#1234|1130 01 015'],
+    ['NULL', ''],
+  ];
   for (const [label, text] of KEYS) {
     const key = parseKey(text);
     for (const [token, data] of tokens) {
@@ -103,7 +147,10 @@ test('every token, encrypted with 16, 24 and 32-byte keys in ASCII and hex form,
       assert.is(d.events.length, token === 'NULL' ? 0 : 1);
       if (token !== 'NULL') assert.is(d.events[0]!.encrypted, true);
       const reply = parseReply(bodyOf(d.reply!), key);
-      assert.equal([reply?.kind, reply?.encrypted, reply?.opened, reply?.sequence, reply?.receiver, reply?.timestamp], ['ACK', true, true, '0007', 'ABC', NOW]);
+      assert.equal(
+        [reply?.kind, reply?.encrypted, reply?.opened, reply?.sequence, reply?.receiver, reply?.timestamp],
+        ['ACK', true, true, '0007', 'ABC', NOW],
+      );
     }
   }
 });
@@ -116,7 +163,11 @@ test('the *ACK bytes are exact for a fixed pad', () => {
 });
 
 test('every token plain is ACKed with a plain ACK', () => {
-  for (const [token, data] of [['SIA-DCS', '#1234|NBA1'], ['ADM-CID', '#1234|1401 01 001'], ['NULL', '']] as const) {
+  for (const [token, data] of [
+    ['SIA-DCS', '#1234|NBA1'],
+    ['ADM-CID', '#1234|1401 01 001'],
+    ['NULL', ''],
+  ] as const) {
     const d = send({ token, data });
     assert.is(d.action, 'ack', token);
     assert.is(latin1(d.reply), '\n04210012"ACK"0007L0#1234[]\r');

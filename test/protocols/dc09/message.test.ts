@@ -11,10 +11,21 @@ function message(body: string): ParsedMessage {
 
 test('a full SIA-DCS message is split into its fields exactly', () => {
   assert.equal(message('"SIA-DCS"0123R1AL2B#00ab12[#00ab12|Nri1/BA01][XE12.5][Vhttp://cam/1]_12:30:45,10-07-2026'), {
-    kind: 'message', token: 'SIA-DCS', encrypted: false, sequence: '0123', receiver: '1A', line: '2B', account: '00ab12',
-    data: '#00ab12|Nri1/BA01', cipherHex: null,
-    extended: [{ id: 'X', value: 'E12.5' }, { id: 'V', value: 'http://cam/1' }],
-    timestampText: '12:30:45,10-07-2026', timestamp: Date.UTC(2026, 9, 7, 12, 30, 45),
+    kind: 'message',
+    token: 'SIA-DCS',
+    encrypted: false,
+    sequence: '0123',
+    receiver: '1A',
+    line: '2B',
+    account: '00ab12',
+    data: '#00ab12|Nri1/BA01',
+    cipherHex: null,
+    extended: [
+      { id: 'X', value: 'E12.5' },
+      { id: 'V', value: 'http://cam/1' },
+    ],
+    timestampText: '12:30:45,10-07-2026',
+    timestamp: Date.UTC(2026, 9, 7, 12, 30, 45),
   });
 });
 
@@ -51,13 +62,20 @@ test('device-link bodies are reported as foreign for the receiver to route', () 
 
 test('an unknown token is a failure that still carries the header for the DUH', () => {
   assert.equal(parse('"ADM-415"0007R1L2#1234[#1234|whatever]'), {
-    kind: 'invalid', reason: 'unknown-token', detail: 'unsupported ID token "ADM-415"',
+    kind: 'invalid',
+    reason: 'unknown-token',
+    detail: 'unsupported ID token "ADM-415"',
     header: { token: 'ADM-415', encrypted: false, sequence: '0007', receiver: '1', line: '2', account: '1234' },
   });
 });
 
 test('replies are recognised so a receiver never answers them', () => {
-  for (const body of ['"ACK"0001L0#1234[]', '"NAK"0000R0L0A0[]_12:00:00,01-01-2026', '"*ACK"0001#12[00]', '"DUH"0001[]']) {
+  for (const body of [
+    '"ACK"0001L0#1234[]',
+    '"NAK"0000R0L0A0[]_12:00:00,01-01-2026',
+    '"*ACK"0001#12[00]',
+    '"DUH"0001[]',
+  ]) {
     assert.is((parse(body) as { reason?: string }).reason, 'reply-token', body);
   }
 });

@@ -11,8 +11,17 @@ import { ReplayCache, replayKey } from '../../../src/protocols/dc09/replay-cache
 
 function message(over: Partial<ParsedMessage> = {}): ParsedMessage {
   return {
-    token: 'SIA-DCS', encrypted: true, sequence: '0042', receiver: 'R1', line: 'L2', account: 'ab12',
-    data: '#AB12|NBA001', cipherHex: null, extended: [], timestampText: '12:00:00,11-24-2026', timestamp: 0,
+    token: 'SIA-DCS',
+    encrypted: true,
+    sequence: '0042',
+    receiver: 'R1',
+    line: 'L2',
+    account: 'ab12',
+    data: '#AB12|NBA001',
+    cipherHex: null,
+    extended: [],
+    timestampText: '12:00:00,11-24-2026',
+    timestamp: 0,
     ...over,
   } as ParsedMessage;
 }
@@ -31,7 +40,14 @@ const entry = (account: string, key: string) => ({ account, key });
 test('the key is a SHA-256 of the sequence, the timestamp and the content, extended data and non-ASCII text included', () => {
   const plain = message();
   assert.equal(replayKey(plain), { account: 'AB12', key: streamedKey(plain) });
-  const extended = message({ receiver: undefined, line: undefined, extended: [{ id: 'X', value: 'E012.3456' }, { id: 'I', value: 'Tür offen' }] });
+  const extended = message({
+    receiver: undefined,
+    line: undefined,
+    extended: [
+      { id: 'X', value: 'E012.3456' },
+      { id: 'I', value: 'Tür offen' },
+    ],
+  });
   assert.equal(replayKey(extended)!.key, streamedKey(extended));
   assert.is.not(replayKey(extended)!.key, replayKey(message({ extended: [{ id: 'X', value: 'E012.3457' }] }))!.key);
 });
@@ -46,7 +62,10 @@ test('the same content with another sequence number or timestamp is another mess
 
 test('the key is one flat digest: 44 base64 characters, whatever the message holds', () => {
   assert.match(replayKey(message())!.key, /^[A-Za-z0-9+/]{43}=$/);
-  assert.match(replayKey(message({ data: 'x'.repeat(400), extended: [{ id: 'I', value: 'y'.repeat(100) }] }))!.key, /^[A-Za-z0-9+/]{43}=$/);
+  assert.match(
+    replayKey(message({ data: 'x'.repeat(400), extended: [{ id: 'I', value: 'y'.repeat(100) }] }))!.key,
+    /^[A-Za-z0-9+/]{43}=$/,
+  );
 });
 
 test('a message without a time-tested timestamp has no key', () => {

@@ -6,7 +6,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
-  Dc09Framer, decodeDatagram, encodeFrame, reframe, type FrameTolerances, type FramerItem,
+  Dc09Framer,
+  decodeDatagram,
+  encodeFrame,
+  reframe,
+  type FrameTolerances,
+  type FramerItem,
 } from '../../../src/protocols/dc09/frame.js';
 import { handleFrame } from '../../../src/protocols/dc09/handler.js';
 import { parseMessage } from '../../../src/protocols/dc09/message.js';
@@ -70,8 +75,14 @@ test('the published Pyronix NULL gets byte for byte the ACK a working receiver s
 test('the whole corpus in one TCP chunk: every frame, in order (trailing NULs are noise between frames)', () => {
   const framer = new Dc09Framer(undefined, ALL);
   const items = framer.push(Buffer.concat(CORPUS.map((c) => c.wire)));
-  assert.equal(items.map((i) => i.kind), CORPUS.map(() => 'frame'));
-  assert.equal(items.map((i) => latin1(i.raw)), CORPUS.map((c) => latin1(stripped(c))));
+  assert.equal(
+    items.map((i) => i.kind),
+    CORPUS.map(() => 'frame'),
+  );
+  assert.equal(
+    items.map((i) => latin1(i.raw)),
+    CORPUS.map((c) => latin1(stripped(c))),
+  );
 });
 
 test('the whole corpus one byte at a time: every frame, in order', () => {
@@ -79,7 +90,10 @@ test('the whole corpus one byte at a time: every frame, in order', () => {
   const wire = Buffer.concat(CORPUS.map((c) => c.wire));
   const items: FramerItem[] = [];
   for (let i = 0; i < wire.length; i++) items.push(...framer.push(wire.subarray(i, i + 1)));
-  assert.equal(items.map((i) => latin1(i.raw)), CORPUS.map((c) => latin1(stripped(c))));
+  assert.equal(
+    items.map((i) => latin1(i.raw)),
+    CORPUS.map((c) => latin1(stripped(c))),
+  );
   assert.is(framer.buffered, 0);
 });
 
@@ -106,21 +120,40 @@ test('a binary CRC and a counted CR together are recognised', () => {
   const body = Buffer.from('"SIA-DCS"0001L0#1234[#1234|NBA1]', 'latin1');
   const crc = bitwiseCrc(Buffer.concat([body, Buffer.from('\r')]));
   const length = (body.length + 1).toString(16).toUpperCase().padStart(3, '0');
-  const wire = Buffer.concat([Buffer.from([0x0a, crc >>> 8, crc & 0xff]), Buffer.from(`0${length}`), body, Buffer.from('\r')]);
+  const wire = Buffer.concat([
+    Buffer.from([0x0a, crc >>> 8, crc & 0xff]),
+    Buffer.from(`0${length}`),
+    body,
+    Buffer.from('\r'),
+  ]);
   assert.equal(frameOf(decodeDatagram(wire, 4096, ALL)).quirks, ['binary-crc', 'cr-counted']);
   assert.is(latin1(frameOf(decodeDatagram(wire, 4096, ALL)).body), latin1(body));
 });
 
-test('replies take the panel\'s form: binary CRC, counted CR, both; checked with an independent CRC', () => {
+test("replies take the panel's form: binary CRC, counted CR, both; checked with an independent CRC", () => {
   const ack = encodeFrame('"ACK"0002R1L1#9413[]');
   const body = Buffer.from('"ACK"0002R1L1#9413[]', 'latin1');
   const withCr = Buffer.concat([body, Buffer.from('\r')]);
   const crc = bitwiseCrc(body);
   const crcCr = bitwiseCrc(withCr);
   const hex = (n: number, w: number): string => n.toString(16).toUpperCase().padStart(w, '0');
-  assert.equal(reframe(ack, { binaryCrc: true }), Buffer.concat([Buffer.from([0x0a, crc >>> 8, crc & 0xff]), Buffer.from(`0${hex(body.length, 3)}`), body, Buffer.from('\r')]));
-  assert.is(latin1(reframe(ack, { crCounted: true })), `\n${hex(crcCr, 4)}0${hex(body.length + 1, 3)}${latin1(body)}\r`);
-  assert.equal(reframe(ack, { binaryCrc: true, crCounted: true }), Buffer.concat([Buffer.from([0x0a, crcCr >>> 8, crcCr & 0xff]), Buffer.from(`0${hex(body.length + 1, 3)}`), withCr]));
+  assert.equal(
+    reframe(ack, { binaryCrc: true }),
+    Buffer.concat([
+      Buffer.from([0x0a, crc >>> 8, crc & 0xff]),
+      Buffer.from(`0${hex(body.length, 3)}`),
+      body,
+      Buffer.from('\r'),
+    ]),
+  );
+  assert.is(
+    latin1(reframe(ack, { crCounted: true })),
+    `\n${hex(crcCr, 4)}0${hex(body.length + 1, 3)}${latin1(body)}\r`,
+  );
+  assert.equal(
+    reframe(ack, { binaryCrc: true, crCounted: true }),
+    Buffer.concat([Buffer.from([0x0a, crcCr >>> 8, crcCr & 0xff]), Buffer.from(`0${hex(body.length + 1, 3)}`), withCr]),
+  );
   assert.is(reframe(ack, {}), ack);
   // What the panel's own framing reads back: the tolerant framer takes each form as that form.
   assert.equal(frameOf(decodeDatagram(reframe(ack, { binaryCrc: true }), 4096, ALL)).quirks, ['binary-crc']);
@@ -130,7 +163,9 @@ test('replies take the panel\'s form: binary CRC, counted CR, both; checked with
 test('trailing bytes: NUL, CR and space are padding; anything else (or a second frame) still refuses the datagram', () => {
   const frame = encodeFrame('"NULL"0001L0#1234[]');
   for (const pad of [[0], [0, 0, 0], [0x0d], [0x20, 0]]) {
-    assert.equal(frameOf(decodeDatagram(Buffer.concat([frame, Buffer.from(pad)]), 4096, ALL)).quirks, ['trailing-bytes']);
+    assert.equal(frameOf(decodeDatagram(Buffer.concat([frame, Buffer.from(pad)]), 4096, ALL)).quirks, [
+      'trailing-bytes',
+    ]);
   }
   for (const tail of [Buffer.from('x'), Buffer.from([0, 0x41]), frame]) {
     assert.is(decodeDatagram(Buffer.concat([frame, tail]), 4096, ALL).kind, 'rejected');
@@ -155,7 +190,10 @@ test('text account (constructed frame: no public capture found): journaled as se
   assert.is(off.action, 'duh');
   // Letters and digits only: an account that could break a reply's framing stays refused.
   for (const account of ['SHOP-1', 'AB', 'ÄBC1', '12345678901234567']) {
-    const d = handleFrame(Buffer.from(`"SIA-DCS"0005L0#${account}[#1234|NBA1]`, 'latin1'), ctx({ tolerances: { textAccount: true } }));
+    const d = handleFrame(
+      Buffer.from(`"SIA-DCS"0005L0#${account}[#1234|NBA1]`, 'latin1'),
+      ctx({ tolerances: { textAccount: true } }),
+    );
     assert.is(d.action, 'duh', account);
   }
   // An account only in the data block.
@@ -164,7 +202,9 @@ test('text account (constructed frame: no public capture found): journaled as se
 });
 
 test('extended blocks X, Y, I, S after the data are kept (constructed frame: identifiers of the 2021 table)', () => {
-  const body = Buffer.from('"SIA-DCS"0007L0#1234[#1234|Nri1/BA01][X024E56.123][Y60N12.345][IBack door][SHQ Vilnius]_11:59:50,01-01-2026');
+  const body = Buffer.from(
+    '"SIA-DCS"0007L0#1234[#1234|Nri1/BA01][X024E56.123][Y60N12.345][IBack door][SHQ Vilnius]_11:59:50,01-01-2026',
+  );
   const d = handleFrame(body, ctx());
   assert.is(d.action, 'ack');
   assert.equal(d.events[0]!.extended, { X: '024E56.123', Y: '60N12.345', I: 'Back door', S: 'HQ Vilnius' });
@@ -182,7 +222,10 @@ test('garbled beyond doubt: any single damaged byte of a tolerated frame makes i
       const item = decodeDatagram(damaged, 4096, ALL);
       const framed = new Dc09Framer(undefined, ALL).push(damaged);
       assert.is(item.kind, 'rejected', `${c.name}: byte ${i}`);
-      assert.ok(framed.every((f) => f.kind === 'rejected'), `${c.name}: byte ${i} (stream)`);
+      assert.ok(
+        framed.every((f) => f.kind === 'rejected'),
+        `${c.name}: byte ${i} (stream)`,
+      );
       checked++;
     }
   }
@@ -195,7 +238,8 @@ test('random bytes with every tolerance on never yield a frame (seeded, 20,000 c
   let frames = 0;
   for (let n = 0; n < 20_000; n++) {
     const chunk = Buffer.alloc(1 + Math.floor(random() * 64));
-    for (let i = 0; i < chunk.length; i++) chunk[i] = random() < 0.1 ? 0x0a : random() < 0.1 ? 0x30 : Math.floor(random() * 256);
+    for (let i = 0; i < chunk.length; i++)
+      chunk[i] = random() < 0.1 ? 0x0a : random() < 0.1 ? 0x30 : Math.floor(random() * 256);
     for (const item of framer.push(chunk)) if (item.kind === 'frame') frames++;
     if (decodeDatagram(chunk, 4096, ALL).kind === 'frame') frames++;
   }

@@ -6,7 +6,6 @@ import type { LinkMessage } from '../../../src/protocols/device-link/messages.js
 import { EXAMPLES, EXAMPLE_KEY, bodyOf } from './examples.js';
 import { prng } from '../../helpers/prng.js';
 
-
 const ALPHABET = Buffer.from('"*[]|_:,-#0123456789ABCDEFabcdefVLNCSDQAUHFMOZER\x00\xff ', 'latin1');
 
 function mutate(body: Buffer, rnd: () => number): Buffer {
@@ -34,9 +33,10 @@ test(`${ROUNDS} mutated bodies (seed ${SEED}) never throw, and what decodes re-e
   const seeds = EXAMPLES.map((e) => bodyOf(Buffer.from(e.frame, 'latin1')));
   let decoded = 0;
   for (let i = 0; i < ROUNDS && Date.now() - started < 20_000; i++) {
-    const body = i % 10 === 0
-      ? Buffer.from(Array.from({ length: Math.floor(rnd() * 80) }, () => Math.floor(rnd() * 256)))
-      : mutate(seeds[i % seeds.length]!, rnd);
+    const body =
+      i % 10 === 0
+        ? Buffer.from(Array.from({ length: Math.floor(rnd() * 80) }, () => Math.floor(rnd() * 256)))
+        : mutate(seeds[i % seeds.length]!, rnd);
     const key = rnd() < 0.8 ? EXAMPLE_KEY : null;
     const result = decodeLinkBody(body, key);
     if ('error' in result) continue;
@@ -55,7 +55,9 @@ test('random bytes through the framer and the decoder never throw and keep the b
   const valid = Buffer.from(EXAMPLES[6]!.frame, 'latin1');
   let found = 0;
   for (let i = 0; i < 2000; i++) {
-    const noise = Buffer.from(Array.from({ length: Math.floor(rnd() * 64) }, () => ALPHABET[Math.floor(rnd() * ALPHABET.length)]!));
+    const noise = Buffer.from(
+      Array.from({ length: Math.floor(rnd() * 64) }, () => ALPHABET[Math.floor(rnd() * ALPHABET.length)]!),
+    );
     for (const item of framer.push(Buffer.concat([noise, Buffer.from('\r'), valid]))) {
       if (item.kind !== 'frame') continue;
       const result = decodeLinkBody(item.body, EXAMPLE_KEY);

@@ -31,7 +31,10 @@ function decodeFrame(frame: Buffer, key: Buffer | null) {
 
 for (const example of EXAMPLES) {
   test(`${example.name}: exact bytes of the documented example`, () => {
-    const frame = encodeLinkMessage(example.message, example.encrypted ? { key: EXAMPLE_KEY, randomBytes: zeroPad } : {});
+    const frame = encodeLinkMessage(
+      example.message,
+      example.encrypted ? { key: EXAMPLE_KEY, randomBytes: zeroPad } : {},
+    );
     assert.is(frame.toString('latin1'), example.frame);
   });
 
@@ -52,7 +55,14 @@ for (const example of EXAMPLES) {
 
 test('the access code never appears in an encrypted frame', () => {
   const frame = encodeCommand(
-    { kind: 'control', seq: 7, timestamp: EXAMPLE_TIME, auth: { mode: 'code', code: '987654' }, replyWanted: true, data: Buffer.from([1]) },
+    {
+      kind: 'control',
+      seq: 7,
+      timestamp: EXAMPLE_TIME,
+      auth: { mode: 'code', code: '987654' },
+      replyWanted: true,
+      data: Buffer.from([1]),
+    },
     { key: EXAMPLE_KEY },
   );
   const text = frame.toString('latin1');
@@ -62,8 +72,13 @@ test('the access code never appears in an encrypted frame', () => {
 
 test('a UTF-8 access code and the largest data survive a round trip', () => {
   const message: LinkMessage = {
-    type: 'command', kind: 'config', seq: 9999, timestamp: EXAMPLE_TIME,
-    auth: { mode: 'code', code: 'ü'.repeat(32) }, replyWanted: true, data: Buffer.alloc(MAX_DATA_BYTES, 0xa5),
+    type: 'command',
+    kind: 'config',
+    seq: 9999,
+    timestamp: EXAMPLE_TIME,
+    auth: { mode: 'code', code: 'ü'.repeat(32) },
+    replyWanted: true,
+    data: Buffer.alloc(MAX_DATA_BYTES, 0xa5),
   };
   const frame = encodeLinkMessage(message, { key: KEYS[2]![1] });
   assert.ok(frame.length <= 0xfff + 10);
@@ -73,11 +88,23 @@ test('a UTF-8 access code and the largest data survive a round trip', () => {
 test('lower-case hex and header fields a DC-09 device adds are accepted', () => {
   const decoded = decodeLinkBody(Buffer.from('"VL-HELLO"0002R1L0#00ab[V2|Uabcdef|Yfuture]', 'latin1'), null);
   assert.equal(decoded, {
-    type: 'hello', seq: 2, timestamp: null, encrypted: false, version: 2, uid: 'ABCDEF', account: '00AB',
+    type: 'hello',
+    seq: 2,
+    timestamp: null,
+    encrypted: false,
+    version: 2,
+    uid: 'ABCDEF',
+    account: '00AB',
   });
   const rsp = decodeLinkBody(Buffer.from('"VL-RSP"0005[Dab|SOK|C1|N1]', 'latin1'), null);
   assert.equal(rsp, {
-    type: 'response', seq: 5, timestamp: null, encrypted: false, packetNumber: 1, packetCount: 1, status: 'OK',
+    type: 'response',
+    seq: 5,
+    timestamp: null,
+    encrypted: false,
+    packetNumber: 1,
+    packetCount: 1,
+    status: 'OK',
     data: Buffer.from([0xab]),
   });
 });
@@ -114,14 +141,19 @@ for (const [name, body, expected] of BAD_BODIES) {
   test(`decoding ${name} reports ${String(expected.error)} without throwing`, () => {
     const result = decodeLinkBody(Buffer.from(body, 'latin1'), null);
     assert.ok('error' in result, JSON.stringify(result));
-    for (const [k, v] of Object.entries(expected)) assert.equal((result as unknown as Record<string, unknown>)[k], v, k);
+    for (const [k, v] of Object.entries(expected))
+      assert.equal((result as unknown as Record<string, unknown>)[k], v, k);
   });
 }
 
 test('an encrypted body without a key is no-key, with the wrong key crypto', () => {
   const frame = encodeTime({ seq: 12, timestamp: EXAMPLE_TIME }, { key: EXAMPLE_KEY });
   assert.equal(decodeLinkBody(bodyOf(frame), null), {
-    error: 'no-key', detail: 'encrypted message and no key', token: 'VL-TIME', encrypted: true, seq: 12,
+    error: 'no-key',
+    detail: 'encrypted message and no key',
+    token: 'VL-TIME',
+    encrypted: true,
+    seq: 12,
   });
   const wrong = decodeLinkBody(bodyOf(frame), Buffer.from('fedcba9876543210'));
   assert.is((wrong as { error: string }).error, 'crypto');
@@ -133,19 +165,61 @@ test('an encrypted body whose plaintext has no timestamp is refused', () => {
   const plain = Buffer.from(`${'!'.repeat(14)}|]`, 'latin1');
   const c = createCipheriv('aes-128-cbc', EXAMPLE_KEY, Buffer.alloc(16));
   c.setAutoPadding(false);
-  const hex = Buffer.concat([c.update(plain), c.final()]).toString('hex').toUpperCase();
+  const hex = Buffer.concat([c.update(plain), c.final()])
+    .toString('hex')
+    .toUpperCase();
   const result = decodeLinkBody(Buffer.from(`"*VL-ACK"0001[${hex}`), EXAMPLE_KEY);
   assert.is((result as { detail: string }).detail, 'encrypted message without timestamp');
 });
 
 const THROWS: ReadonlyArray<[string, () => unknown]> = [
-  ['a sequence above 9999', () => encodeResponse({ seq: 10000, timestamp: null, packetNumber: 1, packetCount: 1, status: 'OK', data: Buffer.alloc(0) })],
-  ['an encrypted message without timestamp', () => encodeResponse({ seq: 1, timestamp: null, packetNumber: 1, packetCount: 1, status: 'OK', data: Buffer.alloc(0) }, { key: EXAMPLE_KEY })],
+  [
+    'a sequence above 9999',
+    () =>
+      encodeResponse({
+        seq: 10000,
+        timestamp: null,
+        packetNumber: 1,
+        packetCount: 1,
+        status: 'OK',
+        data: Buffer.alloc(0),
+      }),
+  ],
+  [
+    'an encrypted message without timestamp',
+    () =>
+      encodeResponse(
+        { seq: 1, timestamp: null, packetNumber: 1, packetCount: 1, status: 'OK', data: Buffer.alloc(0) },
+        { key: EXAMPLE_KEY },
+      ),
+  ],
   ['a VL-TIME without timestamp', () => encodeTime({ seq: 1, timestamp: null })],
   ['a short UID', () => encodeHello({ seq: 1, timestamp: null, version: 1, uid: 'ABC' })],
   ['a hw id with a bar', () => encodeHello({ seq: 1, timestamp: null, version: 1, uid: 'ABCDEF', hwId: 'a|b' })],
-  ['data above the limit', () => encodeCommand({ kind: 'control', seq: 1, timestamp: null, auth: { mode: 'none' }, replyWanted: true, data: Buffer.alloc(MAX_DATA_BYTES + 1) })],
-  ['an access code of 65 bytes', () => encodeCommand({ kind: 'control', seq: 1, timestamp: null, auth: { mode: 'code', code: 'x'.repeat(65) }, replyWanted: true, data: Buffer.alloc(1) })],
+  [
+    'data above the limit',
+    () =>
+      encodeCommand({
+        kind: 'control',
+        seq: 1,
+        timestamp: null,
+        auth: { mode: 'none' },
+        replyWanted: true,
+        data: Buffer.alloc(MAX_DATA_BYTES + 1),
+      }),
+  ],
+  [
+    'an access code of 65 bytes',
+    () =>
+      encodeCommand({
+        kind: 'control',
+        seq: 1,
+        timestamp: null,
+        auth: { mode: 'code', code: 'x'.repeat(65) },
+        replyWanted: true,
+        data: Buffer.alloc(1),
+      }),
+  ],
 ];
 
 for (const [name, run] of THROWS) {

@@ -7,7 +7,10 @@ import { FakeTimers, flush } from './fake-timers.js';
 class Job implements QueueJob<string> {
   started = false;
   settle: ((r: string) => void) | null = null;
-  constructor(readonly log: string[], readonly name: string) {}
+  constructor(
+    readonly log: string[],
+    readonly name: string,
+  ) {}
   start(settle: (r: string) => void): void {
     this.started = true;
     this.settle = settle;

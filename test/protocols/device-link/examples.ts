@@ -20,8 +20,14 @@ export const EXAMPLES: readonly Example[] = [
   {
     name: 'VL-HELLO plain',
     message: {
-      type: 'hello', seq: 1, timestamp: EXAMPLE_TIME, version: 1,
-      uid: '0123456789ABCDEF', hwId: 'VGL-AX1', firmware: '2.4.1', account: '1234',
+      type: 'hello',
+      seq: 1,
+      timestamp: EXAMPLE_TIME,
+      version: 1,
+      uid: '0123456789ABCDEF',
+      hwId: 'VGL-AX1',
+      firmware: '2.4.1',
+      account: '1234',
     },
     encrypted: false,
     frame: '\n45E2004D"VL-HELLO"0001#1234[V1|U0123456789ABCDEF|HVGL-AX1|F2.4.1]_10:30:00,01-15-2026\r',
@@ -29,8 +35,14 @@ export const EXAMPLES: readonly Example[] = [
   {
     name: 'VL-HELLO encrypted',
     message: {
-      type: 'hello', seq: 1, timestamp: EXAMPLE_TIME, version: 1,
-      uid: '0123456789ABCDEF', hwId: 'VGL-AX1', firmware: '2.4.1', account: '1234',
+      type: 'hello',
+      seq: 1,
+      timestamp: EXAMPLE_TIME,
+      version: 1,
+      uid: '0123456789ABCDEF',
+      hwId: 'VGL-AX1',
+      firmware: '2.4.1',
+      account: '1234',
     },
     encrypted: true,
     frame:
@@ -52,8 +64,13 @@ export const EXAMPLES: readonly Example[] = [
   {
     name: 'VL-CMD plain with an access code',
     message: {
-      type: 'command', kind: 'control', seq: 42, timestamp: EXAMPLE_TIME,
-      auth: { mode: 'code', code: '1234' }, replyWanted: true, data: Buffer.from('0102AB', 'hex'),
+      type: 'command',
+      kind: 'control',
+      seq: 42,
+      timestamp: EXAMPLE_TIME,
+      auth: { mode: 'code', code: '1234' },
+      replyWanted: true,
+      data: Buffer.from('0102AB', 'hex'),
     },
     encrypted: false,
     frame: '\nC5C40037"VL-CMD"0042[AM31323334|Q1|D0102AB]_10:30:00,01-15-2026\r',
@@ -61,8 +78,13 @@ export const EXAMPLES: readonly Example[] = [
   {
     name: 'VL-CFG encrypted, omit_mpass',
     message: {
-      type: 'command', kind: 'config', seq: 43, timestamp: EXAMPLE_TIME,
-      auth: { mode: 'omit' }, replyWanted: false, data: Buffer.from('10FF', 'hex'),
+      type: 'command',
+      kind: 'config',
+      seq: 43,
+      timestamp: EXAMPLE_TIME,
+      auth: { mode: 'omit' },
+      replyWanted: false,
+      data: Buffer.from('10FF', 'hex'),
     },
     encrypted: true,
     frame:
@@ -72,7 +94,12 @@ export const EXAMPLES: readonly Example[] = [
   {
     name: 'VL-RSP',
     message: {
-      type: 'response', seq: 42, timestamp: null, packetNumber: 1, packetCount: 2, status: 'OK',
+      type: 'response',
+      seq: 42,
+      timestamp: null,
+      packetNumber: 1,
+      packetCount: 2,
+      status: 'OK',
       data: Buffer.from('A1B2', 'hex'),
     },
     encrypted: false,

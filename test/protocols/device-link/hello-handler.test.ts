@@ -1,7 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeLinkBody, encodeHello, encodeProof } from '../../../src/protocols/device-link/codec.js';
-import { answerHello, answerProof, PROOF_TIMEOUT_MS, type DeviceKeyState, type HelloContext } from '../../../src/protocols/device-link/hello-handler.js';
+import {
+  answerHello,
+  answerProof,
+  PROOF_TIMEOUT_MS,
+  type DeviceKeyState,
+  type HelloContext,
+} from '../../../src/protocols/device-link/hello-handler.js';
 import { DeviceHandshake, type DeviceKeyring } from '../../../src/sim/link-handshake.js';
 import { EXAMPLE_KEY, EXAMPLE_TIME, bodyOf } from './examples.js';
 
@@ -10,15 +16,31 @@ const DEVICE_KEY = Buffer.alloc(32, 7);
 const NONCE = '00112233445566778899AABBCCDDEEFF';
 const HELLO = { seq: 7, timestamp: EXAMPLE_TIME, version: 2, uid: UID, hwId: 'VGL-AX1', nonce: NONCE };
 
-function ctx(state: DeviceKeyState = { key: DEVICE_KEY, mayEnrol: false }, over: Partial<HelloContext> = {}): HelloContext {
+function ctx(
+  state: DeviceKeyState = { key: DEVICE_KEY, mayEnrol: false },
+  over: Partial<HelloContext> = {},
+): HelloContext {
   return {
-    now: EXAMPLE_TIME, key: EXAMPLE_KEY, requireEncryption: false, windowPastS: 40, windowFutureS: 20,
-    deviceKey: () => state, randomBytes: (n) => Buffer.alloc(n, 0xab), ...over,
+    now: EXAMPLE_TIME,
+    key: EXAMPLE_KEY,
+    requireEncryption: false,
+    windowPastS: 40,
+    windowFutureS: 20,
+    deviceKey: () => state,
+    randomBytes: (n) => Buffer.alloc(n, 0xab),
+    ...over,
   };
 }
 
-function hello(fields: Record<string, unknown> = {}, key: Buffer | null = null, decodeKey: Buffer | null = EXAMPLE_KEY) {
-  return decodeLinkBody(bodyOf(encodeHello({ ...HELLO, ...fields } as Parameters<typeof encodeHello>[0], { key })), decodeKey);
+function hello(
+  fields: Record<string, unknown> = {},
+  key: Buffer | null = null,
+  decodeKey: Buffer | null = EXAMPLE_KEY,
+) {
+  return decodeLinkBody(
+    bodyOf(encodeHello({ ...HELLO, ...fields } as Parameters<typeof encodeHello>[0], { key })),
+    decodeKey,
+  );
 }
 
 function device(keyring: DeviceKeyring = new Map([[UID, DEVICE_KEY]])) {

@@ -12,8 +12,13 @@ const DEVICE = { uid: '0123456789ABCDEF', hwId: 'VGL-AX1', oid: '1234' };
 
 function request(overrides: Partial<DeviceCommandRequest> = {}): DeviceCommandRequest {
   return {
-    kind: 'control', partialUid: 'ABCDEF', data: Buffer.from('0102AB', 'hex'), responseRequired: true,
-    omitMasterPassword: false, visibleReceivers: null, ...overrides,
+    kind: 'control',
+    partialUid: 'ABCDEF',
+    data: Buffer.from('0102AB', 'hex'),
+    responseRequired: true,
+    omitMasterPassword: false,
+    visibleReceivers: null,
+    ...overrides,
   };
 }
 
@@ -25,17 +30,41 @@ function setup(key: Buffer | null = null, sendOk = true) {
       sent.push(frame);
       return sendOk;
     },
-    key, identity: () => DEVICE, clock: new ManualClock(EXAMPLE_TIME), timers, randomBytes: zeroPad, firstSeq: 42,
+    key,
+    identity: () => DEVICE,
+    clock: new ManualClock(EXAMPLE_TIME),
+    timers,
+    randomBytes: zeroPad,
+    firstSeq: 42,
   });
   const decodeSent = (i: number) => decodeLinkBody(bodyOf(sent[i]!), key) as DecodedLinkMessage;
-  const reply = (seq: number, n: number, c: number, status: ResponseStatus = 'OK', hex = '', encrypted = key !== null) =>
-    commander.handleMessage(decodeLinkBody(
-      bodyOf(encodeLinkMessage(
-        { type: 'response', seq, timestamp: EXAMPLE_TIME, packetNumber: n, packetCount: c, status, data: Buffer.from(hex, 'hex') },
-        { key: encrypted ? key : null },
-      )),
-      key,
-    ) as DecodedLinkMessage);
+  const reply = (
+    seq: number,
+    n: number,
+    c: number,
+    status: ResponseStatus = 'OK',
+    hex = '',
+    encrypted = key !== null,
+  ) =>
+    commander.handleMessage(
+      decodeLinkBody(
+        bodyOf(
+          encodeLinkMessage(
+            {
+              type: 'response',
+              seq,
+              timestamp: EXAMPLE_TIME,
+              packetNumber: n,
+              packetCount: c,
+              status,
+              data: Buffer.from(hex, 'hex'),
+            },
+            { key: encrypted ? key : null },
+          ),
+        ),
+        key,
+      ) as DecodedLinkMessage,
+    );
   return { timers, sent, commander, decodeSent, reply };
 }
 
@@ -45,7 +74,11 @@ test('a control command goes out as a VL-CMD and two reply packets come back in 
   assert.is(sent[0]!.toString('latin1'), '\n27BB002F"VL-CMD"0042[AN|Q1|D0102AB]_10:30:00,01-15-2026\r');
   assert.ok(reply(42, 1, 2, 'OK', 'A1B2'));
   assert.ok(reply(42, 2, 2, 'OK', 'C3'));
-  assert.equal(await outcome, { ok: true, device: DEVICE, packets: [Buffer.from('A1B2', 'hex'), Buffer.from('C3', 'hex')] });
+  assert.equal(await outcome, {
+    ok: true,
+    device: DEVICE,
+    packets: [Buffer.from('A1B2', 'hex'), Buffer.from('C3', 'hex')],
+  });
 });
 
 test('on an encrypted link the command is encrypted and a plain reply is ignored', async () => {
@@ -73,7 +106,12 @@ test('no reply within 10 s is NO_RESPONSE, and a late reply is ignored', async (
   timers.advance(9_999);
   await flush();
   timers.advance(1);
-  assert.equal(await outcome, { ok: false, error: 'NO_RESPONSE', device: DEVICE, message: 'no device reply within the deadline' });
+  assert.equal(await outcome, {
+    ok: false,
+    error: 'NO_RESPONSE',
+    device: DEVICE,
+    message: 'no device reply within the deadline',
+  });
   assert.not.ok(reply(42, 1, 1, 'OK'));
 });
 
@@ -124,10 +162,15 @@ test('a frame that cannot be written is NO_CONNECTION', async () => {
 test('data above the limit is BAD_DATA and an over-long access code MPASS_IS_INCORRECT, nothing sent', async () => {
   const { sent, commander } = setup();
   assert.equal(await commander.execute(request({ data: Buffer.alloc(901) })), {
-    ok: false, error: 'BAD_DATA', device: DEVICE, message: 'data longer than 900 bytes',
+    ok: false,
+    error: 'BAD_DATA',
+    device: DEVICE,
+    message: 'data longer than 900 bytes',
   });
   assert.equal(await commander.execute(request({ cloudAccessCode: 'x'.repeat(65) })), {
-    ok: false, error: 'MPASS_IS_INCORRECT', device: DEVICE,
+    ok: false,
+    error: 'MPASS_IS_INCORRECT',
+    device: DEVICE,
   });
   assert.is(sent.length, 0);
 });
@@ -135,7 +178,10 @@ test('data above the limit is BAD_DATA and an over-long access code MPASS_IS_INC
 test('the master code is never sent on a link without a key: NO_CONNECTION, nothing written', async () => {
   const { sent, commander } = setup();
   assert.equal(await commander.execute(request({ cloudAccessCode: '1234' })), {
-    ok: false, error: 'NO_CONNECTION', device: DEVICE, message: 'the link is not encrypted',
+    ok: false,
+    error: 'NO_CONNECTION',
+    device: DEVICE,
+    message: 'the link is not encrypted',
   });
   assert.is(sent.length, 0);
 });

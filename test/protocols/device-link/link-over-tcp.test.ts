@@ -11,7 +11,12 @@ import * as assert from 'uvu/assert';
 import { systemClock } from '../../../src/core/clock.js';
 import type { DeviceCommandRequest } from '../../../src/core/device-commands.js';
 import { Dc09Framer } from '../../../src/protocols/dc09/frame.js';
-import { decodeLinkBody, encodeResponse, isLinkBody, type SessionKey } from '../../../src/protocols/device-link/codec.js';
+import {
+  decodeLinkBody,
+  encodeResponse,
+  isLinkBody,
+  type SessionKey,
+} from '../../../src/protocols/device-link/codec.js';
 import { systemTimers } from '../../../src/protocols/device-link/command-queue.js';
 import { answerHello, answerProof, type PendingHello } from '../../../src/protocols/device-link/hello-handler.js';
 import { DeviceHandshake } from '../../../src/sim/link-handshake.js';
@@ -34,7 +39,11 @@ function startGateway(onLink: (commander: LinkCommander) => void): Promise<Serve
         const message = decodeLinkBody(item.body, session ?? EXAMPLE_KEY);
         if (!pending) {
           const decision = answerHello(message, {
-            now: systemClock.now(), key: EXAMPLE_KEY, requireEncryption: true, windowPastS: 40, windowFutureS: 20,
+            now: systemClock.now(),
+            key: EXAMPLE_KEY,
+            requireEncryption: true,
+            windowPastS: 40,
+            windowFutureS: 20,
             deviceKey: () => ({ key: DEVICE_KEY, mayEnrol: false }),
           });
           if (decision.action === 'ignore') continue;
@@ -52,8 +61,11 @@ function startGateway(onLink: (commander: LinkCommander) => void): Promise<Serve
               socket.write(frame);
               return true;
             },
-            key: decision.sessionKey, identity: () => ({ uid: decision.hello.uid }), clock: systemClock,
-            timers: systemTimers, timeoutMs: 1000,
+            key: decision.sessionKey,
+            identity: () => ({ uid: decision.hello.uid }),
+            clock: systemClock,
+            timers: systemTimers,
+            timeoutMs: 1000,
           });
           onLink(commander);
         } else if (!('error' in message)) {
@@ -71,7 +83,10 @@ function startGateway(onLink: (commander: LinkCommander) => void): Promise<Serve
 function startDevice(port: number, seen: string[]): Promise<Socket> {
   const socket = createConnection(port, LOOPBACK);
   const framer = new Dc09Framer();
-  const handshake = new DeviceHandshake({ seq: 1, uid: UID, account: '1234', hwId: 'T-1', firmware: '1' }, new Map([[UID, DEVICE_KEY]]));
+  const handshake = new DeviceHandshake(
+    { seq: 1, uid: UID, account: '1234', hwId: 'T-1', firmware: '1' },
+    new Map([[UID, DEVICE_KEY]]),
+  );
   socket.on('data', (chunk) => {
     for (const item of framer.push(chunk)) {
       if (item.kind !== 'frame') continue;
@@ -83,10 +98,19 @@ function startDevice(port: number, seen: string[]): Promise<Socket> {
       if (message.type !== 'command' || message.data[0] === 0xee) continue; // 0xEE: stay silent
       const count = message.data.length;
       for (let i = 0; i < count; i++) {
-        socket.write(encodeResponse(
-          { seq: message.seq, timestamp: systemClock.now(), packetNumber: i + 1, packetCount: count, status: 'OK', data: message.data.subarray(i, i + 1) },
-          { key: handshake.sessionKey },
-        ));
+        socket.write(
+          encodeResponse(
+            {
+              seq: message.seq,
+              timestamp: systemClock.now(),
+              packetNumber: i + 1,
+              packetCount: count,
+              status: 'OK',
+              data: message.data.subarray(i, i + 1),
+            },
+            { key: handshake.sessionKey },
+          ),
+        );
       }
     }
   });
@@ -100,8 +124,12 @@ function startDevice(port: number, seen: string[]): Promise<Socket> {
 }
 
 const REQUEST: DeviceCommandRequest = {
-  kind: 'control', partialUid: '6677', data: Buffer.from('0A0B0C', 'hex'), responseRequired: true,
-  omitMasterPassword: true, visibleReceivers: null,
+  kind: 'control',
+  partialUid: '6677',
+  data: Buffer.from('0A0B0C', 'hex'),
+  responseRequired: true,
+  omitMasterPassword: true,
+  visibleReceivers: null,
 };
 
 test('encrypted link over TCP: welcome, a three-packet reply, a silent device, then a disconnect', async () => {
@@ -114,7 +142,9 @@ test('encrypted link over TCP: welcome, a three-packet reply, a silent device, t
     await waitFor(() => commander !== null && seen.includes('welcome'), 3000);
     const link = commander as unknown as LinkCommander;
     assert.equal(await link.execute(REQUEST), {
-      ok: true, device: { uid: UID }, packets: [Buffer.from([0x0a]), Buffer.from([0x0b]), Buffer.from([0x0c])],
+      ok: true,
+      device: { uid: UID },
+      packets: [Buffer.from([0x0a]), Buffer.from([0x0b]), Buffer.from([0x0c])],
     });
     const silent = await link.execute({ ...REQUEST, data: Buffer.from([0xee]) });
     assert.is(silent.ok === false && silent.error, 'NO_RESPONSE');

@@ -22,17 +22,40 @@ test('a single packet 1 of 1 completes with its data', () => {
 });
 
 test('three packets in order stay pending until the last and come out in order', () => {
-  const steps = feed('config', [[1, 3, 'OK', '01'], [2, 3, 'OK', '02'], [3, 3, 'OK', '']]);
+  const steps = feed('config', [
+    [1, 3, 'OK', '01'],
+    [2, 3, 'OK', '02'],
+    [3, 3, 'OK', ''],
+  ]);
   assert.equal(steps.slice(0, 2), [{ state: 'pending' }, { state: 'pending' }]);
-  assert.equal(last(steps), { state: 'done', reply: { ok: true, packets: [Buffer.from([1]), Buffer.from([2]), Buffer.alloc(0)] } });
+  assert.equal(last(steps), {
+    state: 'done',
+    reply: { ok: true, packets: [Buffer.from([1]), Buffer.from([2]), Buffer.alloc(0)] },
+  });
 });
 
 test('a repeated packet number is INVALID_PACKET_NUMBER', () => {
-  assert.equal(last(feed('control', [[1, 3], [1, 3]])), error('INVALID_PACKET_NUMBER'));
+  assert.equal(
+    last(
+      feed('control', [
+        [1, 3],
+        [1, 3],
+      ]),
+    ),
+    error('INVALID_PACKET_NUMBER'),
+  );
 });
 
 test('a skipped packet number is INVALID_PACKET_NUMBER', () => {
-  assert.equal(last(feed('control', [[1, 3], [3, 3]])), error('INVALID_PACKET_NUMBER'));
+  assert.equal(
+    last(
+      feed('control', [
+        [1, 3],
+        [3, 3],
+      ]),
+    ),
+    error('INVALID_PACKET_NUMBER'),
+  );
 });
 
 test('a first packet numbered 2 is INVALID_PACKET_NUMBER', () => {
@@ -44,7 +67,15 @@ test('packet number 0 is INVALID_PACKET_NUMBER', () => {
 });
 
 test('a count that changes between packets is INVALID_PACKET_COUNT', () => {
-  assert.equal(last(feed('control', [[1, 3], [2, 2]])), error('INVALID_PACKET_COUNT'));
+  assert.equal(
+    last(
+      feed('control', [
+        [1, 3],
+        [2, 2],
+      ]),
+    ),
+    error('INVALID_PACKET_COUNT'),
+  );
 });
 
 test('a number above the count is INVALID_PACKET_COUNT', () => {
@@ -69,7 +100,15 @@ test('status REJ is CONFIG_REJECTED for a configuration and BAD_DATA for a contr
 });
 
 test('a non-OK status after good packets ends the request with that error', () => {
-  assert.equal(last(feed('config', [[1, 2, 'OK', '01'], [2, 2, 'REJ']])), error('CONFIG_REJECTED'));
+  assert.equal(
+    last(
+      feed('config', [
+        [1, 2, 'OK', '01'],
+        [2, 2, 'REJ'],
+      ]),
+    ),
+    error('CONFIG_REJECTED'),
+  );
 });
 
 test('once done, further packets change nothing', () => {

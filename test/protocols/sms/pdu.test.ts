@@ -97,7 +97,16 @@ test('the same reference from two senders are two messages; an incomplete one ex
 });
 
 test('malformed PDUs are errors, never throws', () => {
-  for (const bad of ['', 'zz', '0', '00', '0791', '07917283010010F5', '0001000B917306000000F0', '07917283010010F5040BC87238880900F1000099309251619580FF']) {
+  for (const bad of [
+    '',
+    'zz',
+    '0',
+    '00',
+    '0791',
+    '07917283010010F5',
+    '0001000B917306000000F0',
+    '07917283010010F5040BC87238880900F1000099309251619580FF',
+  ]) {
     assert.not.ok(decodeDeliverPdu(bad).ok, bad);
   }
   // An SMS-SUBMIT (TP-MTI 01) is not a received message.

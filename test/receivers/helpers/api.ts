@@ -9,7 +9,12 @@ import { INSTALLER_SUBJECT, TokenService } from '../../../src/auth/tokens.js';
 import { systemClock } from '../../../src/core/clock.js';
 import { RegistryCommandPort } from '../../../src/devices/registry-command-port.js';
 import { decodeLinkBody, encodeResponse, type SessionKey } from '../../../src/protocols/device-link/codec.js';
-import type { CommandMessage, DecodedLinkMessage, LinkDecodeError, ResponseStatus } from '../../../src/protocols/device-link/messages.js';
+import type {
+  CommandMessage,
+  DecodedLinkMessage,
+  LinkDecodeError,
+  ResponseStatus,
+} from '../../../src/protocols/device-link/messages.js';
 import { DeviceHandshake, type DeviceKeyring } from '../../../src/sim/link-handshake.js';
 import { TcpDevice } from './devices.js';
 import type { Rig } from './rig.js';
@@ -17,7 +22,10 @@ import type { Rig } from './rig.js';
 const SECRET = 'abcdef0123456789'.repeat(4);
 
 export interface Api {
-  post(path: '/api/control-device' | '/api/config-device' | '/api/device-enrolment', body: unknown): Promise<{ status: number; body: unknown }>;
+  post(
+    path: '/api/control-device' | '/api/config-device' | '/api/device-enrolment',
+    body: unknown,
+  ): Promise<{ status: number; body: unknown }>;
 }
 
 export async function apiFor(rig: Rig): Promise<Api> {
@@ -35,7 +43,12 @@ export async function apiFor(rig: Rig): Promise<Api> {
     },
     store: rig.store,
     tokens,
-    devices: new RegistryCommandPort({ objects: rig.store.objects, links: rig.runtime.links, logger: rig.logger, overrides: rig.store.overrides }),
+    devices: new RegistryCommandPort({
+      objects: rig.store.objects,
+      links: rig.runtime.links,
+      logger: rig.logger,
+      overrides: rig.store.overrides,
+    }),
     deviceEnrolment: { store: rig.store, clock: systemClock, logger: rig.logger },
     services: { restart: async () => undefined },
     throttle: new LoginThrottle({ clock: systemClock }),
@@ -75,7 +88,10 @@ const sessions = new WeakMap<TcpDevice, SessionKey>();
  */
 export async function sayHello(device: TcpDevice, o: LinkDeviceOptions): Promise<DecodedLinkMessage | LinkDecodeError> {
   const key = o.key ?? null;
-  const handshake = new DeviceHandshake({ seq: 1, uid: o.uid, account: o.account ?? '', hwId: o.hwId ?? '', firmware: '' }, o.keyring ?? TEST_KEYRING);
+  const handshake = new DeviceHandshake(
+    { seq: 1, uid: o.uid, account: o.account ?? '', hwId: o.hwId ?? '', firmware: '' },
+    o.keyring ?? TEST_KEYRING,
+  );
   const hello = handshake.hello(Date.now(), key);
   device.send(hello);
   const challenge = handshake.decode(await device.next(), key);
@@ -107,17 +123,33 @@ export function sessionOf(device: TcpDevice): SessionKey {
 }
 
 /** The next VL-CMD / VL-CFG the device receives (sealed with its session key). */
-export async function nextCommand(device: TcpDevice, _receiverKey: Buffer | null = null, timeoutMs = 3000): Promise<CommandMessage & { encrypted: boolean }> {
+export async function nextCommand(
+  device: TcpDevice,
+  _receiverKey: Buffer | null = null,
+  timeoutMs = 3000,
+): Promise<CommandMessage & { encrypted: boolean }> {
   const message = decodeLinkBody(await device.next(timeoutMs), sessionOf(device));
-  if ('error' in message || message.type !== 'command') throw new Error(`expected a command, got ${JSON.stringify(message)}`);
+  if ('error' in message || message.type !== 'command')
+    throw new Error(`expected a command, got ${JSON.stringify(message)}`);
   return message;
 }
 
 /** Answers request `seq` with one VL-RSP per packet (or a single non-OK status), sealed with the session key. */
-export function answer(device: TcpDevice, seq: number, packets: Buffer[], _receiverKey: Buffer | null = null, status: ResponseStatus = 'OK'): void {
+export function answer(
+  device: TcpDevice,
+  seq: number,
+  packets: Buffer[],
+  _receiverKey: Buffer | null = null,
+  status: ResponseStatus = 'OK',
+): void {
   const list = packets.length === 0 ? [Buffer.alloc(0)] : packets;
   const key = sessionOf(device);
   list.forEach((data, i) => {
-    device.send(encodeResponse({ seq, timestamp: Date.now(), packetNumber: i + 1, packetCount: list.length, status, data }, { key }));
+    device.send(
+      encodeResponse(
+        { seq, timestamp: Date.now(), packetNumber: i + 1, packetCount: list.length, status, data },
+        { key },
+      ),
+    );
   });
 }

@@ -37,7 +37,10 @@ export interface ComRig {
   close(): Promise<void>;
 }
 
-export async function startComRig(settings: Partial<ComReceiverSettings> & { protocol?: 'SIA-DC09' | 'MLR2' }, clock: Clock = systemClock): Promise<ComRig> {
+export async function startComRig(
+  settings: Partial<ComReceiverSettings> & { protocol?: 'SIA-DC09' | 'MLR2' },
+  clock: Clock = systemClock,
+): Promise<ComRig> {
   const dir = tempDir('vigil-com-');
   const pty = new PtyPair();
   await pty.start();
@@ -47,11 +50,20 @@ export async function startComRig(settings: Partial<ComReceiverSettings> & { pro
   const store = new Store(join(dir.path, 'vigil.db'), logger.child('store'), health, { clock });
   await store.start();
   const runtime = new ReceiverRuntime({
-    store, health, clock, logger, options: { metricsIntervalMs: 50 },
+    store,
+    health,
+    clock,
+    logger,
+    options: { metricsIntervalMs: 50 },
     serial: serialLineFactory({ health, logger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 50 }),
   });
   const parsed = v.parse(comReceiverSchema, { id: 3, name: 'COM line', port_id: pty.a, ...settings });
-  const receiver = runtime.build({ tcp_receivers: [], udp_receivers: [], com_receivers: [parsed], modem_receivers: [] })[0] as ComReceiver;
+  const receiver = runtime.build({
+    tcp_receivers: [],
+    udp_receivers: [],
+    com_receivers: [parsed],
+    modem_receivers: [],
+  })[0] as ComReceiver;
   await receiver.start();
   const received: Buffer[] = [];
   let port: SerialPort | null = null;
@@ -64,13 +76,20 @@ export async function startComRig(settings: Partial<ComReceiverSettings> & { pro
   };
   await openPeer();
   return {
-    pty, health, store, receiver, received, logs, openPeer,
+    pty,
+    health,
+    store,
+    receiver,
+    received,
+    logs,
+    openPeer,
     peer: () => port!,
     send: (bytes) => void port!.write(typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : bytes),
     async replies(count, timeoutMs = 5000) {
       await waitFor(() => Buffer.concat(received).length >= count, timeoutMs);
       const all = Buffer.concat(received);
-      if (all.length !== count) throw new Error(`expected ${count} reply bytes, got ${all.length}: ${all.toString('latin1')}`);
+      if (all.length !== count)
+        throw new Error(`expected ${count} reply bytes, got ${all.length}: ${all.toString('latin1')}`);
       return all;
     },
     events: () => store.events.readAfter(0, 10_000),

@@ -13,7 +13,12 @@ import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import type { ReceiverOptions } from '../../../src/receivers/receiver-options.js';
 import type { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
 import type { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
-import { SOURCE_LIMIT_DEFAULTS, type IpReceiverSettings, type TcpReceiverSettings, type UdpReceiverSettings } from '../../../src/settings/schema-receivers.js';
+import {
+  SOURCE_LIMIT_DEFAULTS,
+  type IpReceiverSettings,
+  type TcpReceiverSettings,
+  type UdpReceiverSettings,
+} from '../../../src/settings/schema-receivers.js';
 import { Store } from '../../../src/store/store.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -47,12 +52,22 @@ export function rxSettings(overrides: Partial<IpReceiverSettings> = {}): IpRecei
 /** A complete stored TCP receiver item (the per-source limits at their defaults unless given). */
 export function tcpRxSettings(overrides: Partial<TcpReceiverSettings> = {}): TcpReceiverSettings {
   const { max_connections_per_source, max_accepts_per_source_per_min, first_frame_timeout_s } = SOURCE_LIMIT_DEFAULTS;
-  return { ...rxSettings(overrides), max_connections_per_source, max_accepts_per_source_per_min, first_frame_timeout_s, ...overrides };
+  return {
+    ...rxSettings(overrides),
+    max_connections_per_source,
+    max_accepts_per_source_per_min,
+    first_frame_timeout_s,
+    ...overrides,
+  };
 }
 
 /** A complete stored UDP receiver item. */
 export function udpRxSettings(overrides: Partial<UdpReceiverSettings> = {}): UdpReceiverSettings {
-  return { ...rxSettings(overrides), max_datagrams_per_source_per_s: SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s, ...overrides };
+  return {
+    ...rxSettings(overrides),
+    max_datagrams_per_source_per_s: SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s,
+    ...overrides,
+  };
 }
 
 export interface Rig {
@@ -89,18 +104,32 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const store = new Store(dbPath, logger.child('store'), health, { clock, ...(options.storeOptions ?? {}) });
   await store.start();
   const runtime = new ReceiverRuntime({
-    store, health, clock, logger, sessionLogCount: () => 3,
+    store,
+    health,
+    clock,
+    logger,
+    sessionLogCount: () => 3,
     options: { metricsIntervalMs: 50, ...options.receiver },
     ...(options.timers ? { timers: options.timers } : {}),
   });
   const started: Array<TcpReceiver | UdpReceiver> = [];
   const build = (kind: 'tcp' | 'udp', s: Partial<TcpReceiverSettings & UdpReceiverSettings>) => {
     const one = [rxSettings(s)];
-    const list = { tcp_receivers: kind === 'tcp' ? one : [], udp_receivers: kind === 'udp' ? one : [], com_receivers: [], modem_receivers: [] };
+    const list = {
+      tcp_receivers: kind === 'tcp' ? one : [],
+      udp_receivers: kind === 'udp' ? one : [],
+      com_receivers: [],
+      modem_receivers: [],
+    };
     return runtime.build(list as never)[0] as TcpReceiver | UdpReceiver;
   };
   return {
-    store, health, runtime, logs, logger, dbPath,
+    store,
+    health,
+    runtime,
+    logs,
+    logger,
+    dbPath,
     async tcp(s = {}) {
       const rx = build('tcp', s) as TcpReceiver;
       started.push(rx);

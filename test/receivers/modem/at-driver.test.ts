@@ -28,10 +28,16 @@ async function rig(options: ModemSimOptions = {}, timeoutMs = 1000): Promise<Rig
   const sim = new ModemSimulator((text) => modemSide.write(text, 'latin1'), options);
   modemSide.on('data', (chunk: Buffer) => sim.feed(chunk));
   const urcs: string[][] = [];
-  const driver = new AtDriver({ write: (text) => gatewaySide.write(text, 'latin1'), onUrc: (lines) => urcs.push([...lines]), timeoutMs });
+  const driver = new AtDriver({
+    write: (text) => gatewaySide.write(text, 'latin1'),
+    onUrc: (lines) => urcs.push([...lines]),
+    timeoutMs,
+  });
   gatewaySide.on('data', (chunk: Buffer) => driver.feed(chunk));
   return {
-    driver, sim, urcs,
+    driver,
+    sim,
+    urcs,
     close: async () => {
       sim.stop();
       driver.close('test over');
@@ -74,7 +80,13 @@ test('URCs between the lines of an answer, and before it, reach onUrc and not th
     assert.equal(creg.lines, ['+CREG: 0,1']);
     r.sim.ring('+37060000000');
     await waitFor(() => r.urcs.length >= 5);
-    assert.equal(r.urcs, [['^RSSI:14'], ['+CMTI: "SM",7'], ['+CREG: 5'], ['RING'], ['+CLIP: "+37060000000",145,"",,"",0']]);
+    assert.equal(r.urcs, [
+      ['^RSSI:14'],
+      ['+CMTI: "SM",7'],
+      ['+CREG: 5'],
+      ['RING'],
+      ['+CLIP: "+37060000000",145,"",,"",0'],
+    ]);
   } finally {
     await r.close();
   }
@@ -119,8 +131,15 @@ test('a slow modem within the timeout is answered; a silent one times out and th
 test('commands queue one at a time, in order', async () => {
   const r = await rig({ echo: true });
   try {
-    const answers = await Promise.all([r.driver.send('AT+CGMI'), r.driver.send('AT+CGMM'), r.driver.send('AT+CGSN', { expect: '+CGSN' })]);
-    assert.equal(answers.map((a) => a.lines), [['VIGIL-SIM'], ['SIM-MODEM-1'], ['356938035643809']]);
+    const answers = await Promise.all([
+      r.driver.send('AT+CGMI'),
+      r.driver.send('AT+CGMM'),
+      r.driver.send('AT+CGSN', { expect: '+CGSN' }),
+    ]);
+    assert.equal(
+      answers.map((a) => a.lines),
+      [['VIGIL-SIM'], ['SIM-MODEM-1'], ['356938035643809']],
+    );
     assert.equal(r.sim.received, ['AT+CGMI', 'AT+CGMM', 'AT+CGSN']);
   } finally {
     await r.close();

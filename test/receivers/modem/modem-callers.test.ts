@@ -21,7 +21,16 @@ const cid = (account: string): string => {
   return first15 + contactIdChecksum(first15);
 };
 const encrypted = (token: 'NULL' | 'SIA-DCS', sequence: number, timestamp: number): string =>
-  buildMessage({ token, sequence, account: '1234', data: token === 'NULL' ? '' : '#1234|Nri1/RP00', timestamp, key: KEY }).toString('latin1').trim();
+  buildMessage({
+    token,
+    sequence,
+    account: '1234',
+    data: token === 'NULL' ? '' : '#1234|Nri1/RP00',
+    timestamp,
+    key: KEY,
+  })
+    .toString('latin1')
+    .trim();
 
 /** Every 'object-seen' the ingest announces (what the tracker's supervision hears), by object id. */
 function sightings(rig: ModemRig): Map<number, number> {
@@ -51,12 +60,21 @@ test('receiver with a key: a plain SMS for an account is refused, its sender is 
     const pingBefore = rig.store.objects.get(objectId)!.lastPing;
 
     rig.sim.deliver({ sender: ATTACKER, text: cid('1234') });
-    rig.sim.deliver({ sender: ATTACKER, text: buildMessage({ token: 'NULL', sequence: 2, account: '1234', data: '' }).toString('latin1') });
+    rig.sim.deliver({
+      sender: ATTACKER,
+      text: buildMessage({ token: 'NULL', sequence: 2, account: '1234', data: '' }).toString('latin1'),
+    });
     await waitFor(() => rig.component()!.metrics.sms_journaled === 3);
-    assert.equal(rig.events().slice(1).map((e) => [e.protocol, e.account, e.objectId, e.remoteAddress, e.eventClass]), [
-      ['SMS-CORRUPT', '', null, ATTACKER, 'other'],
-      ['SMS-CORRUPT', '', null, ATTACKER, 'other'],
-    ]);
+    assert.equal(
+      rig
+        .events()
+        .slice(1)
+        .map((e) => [e.protocol, e.account, e.objectId, e.remoteAddress, e.eventClass]),
+      [
+        ['SMS-CORRUPT', '', null, ATTACKER, 'other'],
+        ['SMS-CORRUPT', '', null, ATTACKER, 'other'],
+      ],
+    );
     assert.ok(rig.events()[1]!.text!.startsWith('plain Contact ID refused: the receiver has a key: '));
     await waitFor(() => rig.component()!.metrics.sms_refused_plain === 2);
     assert.equal(rig.receiver.callers.accountsFor(ATTACKER), []);

@@ -52,7 +52,9 @@ test('a modem that stops answering: ATZ, then the port reopened; back to ok when
     await waitFor(() => rig.history.some((h) => /port reopened/.test(h)), 6000);
     const steps = rig.history.slice(rig.history.indexOf('ok: '));
     assert.equal(steps.slice(0, 3), [
-      'ok: ', 'degraded: modem not answering (no answer to AT+CSQ within 300 ms): ATZ sent', 'degraded: modem not answering after ATZ: port reopened',
+      'ok: ',
+      'degraded: modem not answering (no answer to AT+CSQ within 300 ms): ATZ sent',
+      'degraded: modem not answering after ATZ: port reopened',
     ]);
     rig.sim.silent = false;
     await rig.waitState('ok', undefined, 8000);
@@ -111,7 +113,10 @@ test('weak signal and lost registration are trouble: degraded and receiver_troub
     await rig.waitState('degraded', /not registered/, 4000);
     rig.sim.urc('+CREG: 1');
     await rig.waitState('ok', undefined, 4000);
-    assert.equal(rig.raised.map((r) => r.type), ['receiver_trouble', 'receiver_restored']);
+    assert.equal(
+      rig.raised.map((r) => r.type),
+      ['receiver_trouble', 'receiver_restored'],
+    );
   } finally {
     await rig.close();
   }
@@ -129,7 +134,12 @@ test('calls are rejected with ATH; a call from a number learned from an encrypte
     const { buildMessage } = await import('../../../src/protocols/dc09/encoder.js');
     const { receiverPasswordKey } = await import('../../../src/protocols/dc09/crypto.js');
     const frame = buildMessage({
-      token: 'SIA-DCS', sequence: 1, account: '5678', data: '#5678|Nri1/RP00', timestamp: Date.now(), key: receiverPasswordKey(password),
+      token: 'SIA-DCS',
+      sequence: 1,
+      account: '5678',
+      data: '#5678|Nri1/RP00',
+      timestamp: Date.now(),
+      key: receiverPasswordKey(password),
     });
     rig.sim.deliver({ sender: '+37060000005', text: frame.toString('latin1').trim() });
     await waitFor(() => rig.events().length === 2);

@@ -13,8 +13,21 @@ test('start-up sequence in order; make, model, IMEI, signal and registration in 
     await rig.waitState('ok');
     await waitFor(() => rig.sim.received.includes('AT+CMGL=4'));
     assert.equal(rig.sim.received.slice(0, 15), [
-      'AT', 'ATE0', 'AT+CMEE=1', 'AT+CPIN?', 'AT+CMGF=0', 'AT+CNMI=2,1,0,0,0', 'AT+CLIP=1', 'AT+CREG=1', 'AT+CPMS="SM","SM","SM"',
-      'AT+CGMI', 'AT+CGMM', 'AT+CGSN', 'AT+CSQ', 'AT+CREG?', 'AT+CMGL=4',
+      'AT',
+      'ATE0',
+      'AT+CMEE=1',
+      'AT+CPIN?',
+      'AT+CMGF=0',
+      'AT+CNMI=2,1,0,0,0',
+      'AT+CLIP=1',
+      'AT+CREG=1',
+      'AT+CPMS="SM","SM","SM"',
+      'AT+CGMI',
+      'AT+CGMM',
+      'AT+CGSN',
+      'AT+CSQ',
+      'AT+CREG?',
+      'AT+CMGL=4',
     ]);
     const m = rig.component()!.metrics;
     assert.equal(
@@ -35,17 +48,39 @@ test('+CMTI -> read -> journal -> delete: Contact ID, unparsed text, corrupt che
     rig.sim.deliver({ sender: SENDER, text: 'Sveiki! Power failure at the warehouse €', sentAt: SENT });
     rig.sim.deliver({ sender: '+37060000002', text: '1234181131010159', sentAt: SENT });
     await waitFor(() => rig.events().length === 3 && rig.sim.stored === 0).catch((e) => {
-      console.log(rig.events().map((x) => [x.protocol, x.text]), rig.sim.stored, rig.sim.received, rig.logs.slice(-20));
+      console.log(
+        rig.events().map((x) => [x.protocol, x.text]),
+        rig.sim.stored,
+        rig.sim.received,
+        rig.logs.slice(-20),
+      );
       throw e;
     });
     const [cid, text, bad] = rig.events();
     assert.equal(
-      [cid!.protocol, cid!.transport, cid!.remoteAddress, cid!.account, cid!.eventClass, cid!.code, cid!.qualifier, cid!.zoneNo, cid!.deviceTime, cid!.receiverKind],
+      [
+        cid!.protocol,
+        cid!.transport,
+        cid!.remoteAddress,
+        cid!.account,
+        cid!.eventClass,
+        cid!.code,
+        cid!.qualifier,
+        cid!.zoneNo,
+        cid!.deviceTime,
+        cid!.receiverKind,
+      ],
       ['CONTACT-ID', 'sms', SENDER, '1234', 'alarm', '131', 'E', '015', SENT, 'modem'],
     );
     assert.ok(cid!.objectId !== null);
-    assert.equal([text!.protocol, text!.text, text!.objectId, text!.eventClass], ['SMS-TEXT', 'Sveiki! Power failure at the warehouse €', null, 'other']);
-    assert.equal([bad!.protocol, bad!.eventClass, bad!.objectId, bad!.remoteAddress], ['SMS-CORRUPT', 'other', null, '+37060000002']);
+    assert.equal(
+      [text!.protocol, text!.text, text!.objectId, text!.eventClass],
+      ['SMS-TEXT', 'Sveiki! Power failure at the warehouse €', null, 'other'],
+    );
+    assert.equal(
+      [bad!.protocol, bad!.eventClass, bad!.objectId, bad!.remoteAddress],
+      ['SMS-CORRUPT', 'other', null, '+37060000002'],
+    );
     assert.ok(rig.sim.received.includes('AT+CMGR=0'));
     assert.is(rig.sim.stats.deleted, 3);
     // SMS objects are supervised with the sms_* settings.
@@ -103,8 +138,16 @@ test('an index freed by AT+CMGD and reused at once: the new +CMTI right behind t
     };
     rig.sim.deliver({ sender: SENDER, text: 'first into index 1', sentAt: SENT });
     await waitFor(() => rig.events().length === 2 && rig.sim.stored === 0, 3000);
-    assert.equal(rig.events().map((e) => e.text), ['first into index 1', 'second into index 1']);
-    assert.equal(rig.sim.received.filter((c) => c.startsWith('AT+CMG')).slice(-4), ['AT+CMGR=1', 'AT+CMGD=1', 'AT+CMGR=1', 'AT+CMGD=1']);
+    assert.equal(
+      rig.events().map((e) => e.text),
+      ['first into index 1', 'second into index 1'],
+    );
+    assert.equal(rig.sim.received.filter((c) => c.startsWith('AT+CMG')).slice(-4), [
+      'AT+CMGR=1',
+      'AT+CMGD=1',
+      'AT+CMGR=1',
+      'AT+CMGD=1',
+    ]);
   } finally {
     await rig.close();
   }

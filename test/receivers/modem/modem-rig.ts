@@ -23,7 +23,16 @@ import { PtyPair } from '../../helpers/pty-pair.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 export function modemSettings(overrides: Partial<ModemReceiverSettings> = {}): ModemReceiverSettings {
-  return { id: 7, name: 'gsm', port_id: '/dev/null', baud_rate: 115200, poll_interval_s: 30, min_csq: 10, known_callers: [], ...overrides };
+  return {
+    id: 7,
+    name: 'gsm',
+    port_id: '/dev/null',
+    baud_rate: 115200,
+    poll_interval_s: 30,
+    min_csq: 10,
+    known_callers: [],
+    ...overrides,
+  };
 }
 
 export interface ModemRig {
@@ -69,7 +78,13 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
   const health = new HealthRegistry();
   const store = new Store(join(dir.path, 'vigil.db'), logger.child('store'), health);
   await store.start();
-  const runtime = new ReceiverRuntime({ store, health, clock: { now: () => Date.now() }, logger, sessionLogCount: () => 3 });
+  const runtime = new ReceiverRuntime({
+    store,
+    health,
+    clock: { now: () => Date.now() },
+    logger,
+    sessionLogCount: () => 3,
+  });
   const pty = new PtyPair();
   await pty.start();
   const pins = new PinLedger();
@@ -86,20 +101,38 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
   const build = (): ModemReceiver =>
     new ModemReceiver(settings, {
       line: new PortLine(
-        { path: pty.a, baudRate: settings.baud_rate, dataBits: 8, parity: 'none', stopBits: 1, flowControl: 'none', owner: 'rx:modem:7' },
+        {
+          path: pty.a,
+          baudRate: settings.baud_rate,
+          dataBits: 8,
+          parity: 'none',
+          stopBits: 1,
+          flowControl: 'none',
+          owner: 'rx:modem:7',
+        },
         { health, logger, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 100 },
       ),
-      ingest: runtime.ingest, health, logger, pins,
+      ingest: runtime.ingest,
+      health,
+      logger,
+      pins,
       learnedCallers: metaCallerStore(() => store.meta, settings.id),
       ...(options.now ? { now: options.now } : {}),
-      commandTimeoutMs: options.commandTimeoutMs ?? 1000, metricsIntervalMs: 50,
+      commandTimeoutMs: options.commandTimeoutMs ?? 1000,
+      metricsIntervalMs: 50,
     });
   const history: string[] = [];
   health.onChange((c) => {
     if (c.name.startsWith('rx:modem:')) history.push(`${c.state}: ${c.detail ?? ''}`);
   });
   const rig: ModemRig = {
-    store, runtime, health, pty, logs, raised, history,
+    store,
+    runtime,
+    health,
+    pty,
+    logs,
+    raised,
+    history,
     sim: new ModemSimulator(() => undefined, options.sim),
     receiver: build(),
     async plugModem(simOptions = options.sim) {
@@ -125,10 +158,14 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
     events: () => store.events.readAfter(0, 10_000),
     component: () => health.get(rig.receiver.healthName),
     async waitState(state, detail, timeoutMs = 5000) {
-      await waitFor(() => {
-        const c = health.get(rig.receiver.healthName);
-        return c !== undefined && c.state === state && (detail === undefined || detail.test(c.detail ?? ''));
-      }, timeoutMs, 10).catch(() => {
+      await waitFor(
+        () => {
+          const c = health.get(rig.receiver.healthName);
+          return c !== undefined && c.state === state && (detail === undefined || detail.test(c.detail ?? ''));
+        },
+        timeoutMs,
+        10,
+      ).catch(() => {
         const c = health.get(rig.receiver.healthName);
         throw new Error(`receiver not ${state} ${detail ?? ''}: ${c?.state} ${c?.detail}`);
       });

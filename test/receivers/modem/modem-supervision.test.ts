@@ -21,19 +21,33 @@ const NUMBER = '+37060000042';
 test('test calls teach the period; lost after period × sms_timeout_multiplier + sms_timeout_tolerance; a call restores', async () => {
   const clock = new ManualClock(Date.UTC(2026, 10, 23, 12, 0, 0));
   const timers = new ClockTimers(clock);
-  const rig = await startModemRig({ now: () => clock.now(), settings: { known_callers: [{ account: '7777', number: NUMBER }] } });
+  const rig = await startModemRig({
+    now: () => clock.now(),
+    settings: { known_callers: [{ account: '7777', number: NUMBER }] },
+  });
   const raised: string[] = [];
   // sms_* differ from the IP values, so the test tells which ones applied.
-  const settings = { ...defaultSettings().tracker, timeout_multiplier: 1, timeout_tolerance: 0, sms_timeout_multiplier: 2, sms_timeout_tolerance: 600 };
+  const settings = {
+    ...defaultSettings().tracker,
+    timeout_multiplier: 1,
+    timeout_tolerance: 0,
+    sms_timeout_multiplier: 2,
+    sms_timeout_tolerance: 600,
+  };
   const tracker = new Tracker({
-    objects: rig.store.objects, meta: rig.store.meta, settings: () => settings, bus: rig.runtime.bus,
+    objects: rig.store.objects,
+    meta: rig.store.meta,
+    settings: () => settings,
+    bus: rig.runtime.bus,
     // This rig's ingest commits in the test's thread: sightings are stored throttled, as in the gateway.
     storedSightingsLagMs: SEEN_MAX_LAG_MS,
     raise: async (type) => {
       raised.push(type);
       return null;
     },
-    clock, timers, logger: silentLogger,
+    clock,
+    timers,
+    logger: silentLogger,
   });
   try {
     await rig.waitState('ok');

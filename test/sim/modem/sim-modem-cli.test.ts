@@ -13,9 +13,26 @@ import { PtyPair } from '../../helpers/pty-pair.js';
 
 test('arguments: defaults, flags, errors', () => {
   assert.equal(parseSimModemArgs(['--pty', '/tmp/x']), { pty: '/tmp/x', baud: 9600, options: {} });
-  assert.equal(parseSimModemArgs(['--pty', '/tmp/x', '--pin', '1234', '--index-base', '0', '--no-echo', '--csq', '7', '--delay-ms', '50']), {
-    pty: '/tmp/x', baud: 9600, options: { pin: '1234', indexBase: 0, echo: false, csq: 7, answerDelayMs: 50 },
-  });
+  assert.equal(
+    parseSimModemArgs([
+      '--pty',
+      '/tmp/x',
+      '--pin',
+      '1234',
+      '--index-base',
+      '0',
+      '--no-echo',
+      '--csq',
+      '7',
+      '--delay-ms',
+      '50',
+    ]),
+    {
+      pty: '/tmp/x',
+      baud: 9600,
+      options: { pin: '1234', indexBase: 0, echo: false, csq: 7, answerDelayMs: 50 },
+    },
+  );
   assert.is(parseSimModemArgs(['--help']), null);
   assert.throws(() => parseSimModemArgs([]), /--pty is required/);
   assert.throws(() => parseSimModemArgs(['--pty', 'x', '--pin', '12']), /4 to 8 digits/);
@@ -25,7 +42,9 @@ test('arguments: defaults, flags, errors', () => {
 test('the child answers AT, announces an SMS given on stdin, serves its PDUs and rings', async () => {
   const pty = new PtyPair();
   await pty.start();
-  const child = spawn(process.execPath, [CLI, 'sim-modem', '--pty', pty.b, '--index-base', '0'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'sim-modem', '--pty', pty.b, '--index-base', '0'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const replies: unknown[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => replies.push(JSON.parse(line)));
   const port = new SerialPort({ path: pty.a, baudRate: 9600, autoOpen: false });
@@ -34,7 +53,11 @@ test('the child answers AT, announces an SMS given on stdin, serves its PDUs and
     assert.equal(replies[0], { ready: pty.b });
     await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
     const urcs: string[] = [];
-    const driver = new AtDriver({ write: (t) => port.write(t, 'latin1'), onUrc: (l) => urcs.push(l[0]!), timeoutMs: 2000 });
+    const driver = new AtDriver({
+      write: (t) => port.write(t, 'latin1'),
+      onUrc: (l) => urcs.push(l[0]!),
+      timeoutMs: 2000,
+    });
     port.on('data', (chunk: Buffer) => driver.feed(chunk));
     assert.ok((await driver.send('ATE0')).final.ok);
     assert.ok((await driver.send('AT+CNMI=2,1,0,0,0')).final.ok);

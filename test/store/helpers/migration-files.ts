@@ -21,10 +21,13 @@ export function withFiles(run: (open: (name: string) => Database) => void): void
 
 /** The stored CREATE TABLE text of the journal. */
 export function eventsSql(db: Database): string {
-  return (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'").get() as { sql: string }).sql;
+  return (db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'events'").get() as { sql: string })
+    .sql;
 }
 
 /** Every schema object but sqlite_sequence, in a stable order: compares a migrated file with a fresh one. */
 export function schema(db: Database): unknown[] {
-  return db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name <> 'sqlite_sequence' ORDER BY type, name").all();
+  return db
+    .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name <> 'sqlite_sequence' ORDER BY type, name")
+    .all();
 }

@@ -18,9 +18,18 @@ import { startRogueMysql } from '../../helpers/rogue-mysql.js';
 import { makeTlsFiles, type TlsFiles } from '../../helpers/tls-files.js';
 import { sampleEvent, startStore, type StoreFixture } from '../helpers/store-fixture.js';
 
-const FAST: MysqlSyncOptions = { intervalMs: 20, snapshotIntervalMs: 0, batchSize: 50, minBackoffMs: 50, maxBackoffMs: 300, connectTimeoutMs: 2000, queryTimeoutMs: 5000 };
+const FAST: MysqlSyncOptions = {
+  intervalMs: 20,
+  snapshotIntervalMs: 0,
+  batchSize: 50,
+  minBackoffMs: 50,
+  maxBackoffMs: 300,
+  connectTimeoutMs: 2000,
+  queryTimeoutMs: 5000,
+};
 /** Spelled out: the texts are what a caller of the API reads (docs/settings.md §database). */
-const CONNECT_FAILED = 'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
+const CONNECT_FAILED =
+  'could not connect to a MySQL server at the configured address (the cause is in the gateway log)';
 const TLS_PASS = 'Tls-Only-Pass-7';
 
 let server: MariaDb;
@@ -44,14 +53,32 @@ test.after(async () => {
 type Mode = 'disabled' | 'required' | 'verify';
 
 function target(mode: Mode, caFile = '', port = server.port) {
-  return { sqlhost: '127.0.0.1', sqlport: port, sqluser: 'tlsonly', sqlpass: TLS_PASS, sqldatabase: 'tlsdb', sql_tls_mode: mode, sql_tls_ca_file: caFile };
+  return {
+    sqlhost: '127.0.0.1',
+    sqlport: port,
+    sqluser: 'tlsonly',
+    sqlpass: TLS_PASS,
+    sqldatabase: 'tlsdb',
+    sql_tls_mode: mode,
+    sql_tls_ca_file: caFile,
+  };
 }
 
 /** Each sync gets an empty tlsdb: a mirror belongs to one installation, and every store here is a new one. */
-async function withSync(t: ReturnType<typeof target>, body: (f: StoreFixture, sync: MysqlSync) => Promise<void>): Promise<void> {
+async function withSync(
+  t: ReturnType<typeof target>,
+  body: (f: StoreFixture, sync: MysqlSync) => Promise<void>,
+): Promise<void> {
   await server.exec('DROP DATABASE IF EXISTS tlsdb; CREATE DATABASE tlsdb;');
   const f = await startStore();
-  const sync = new MysqlSync({ store: f.store, target: t, health: f.health, logger: silentLogger, clock: f.clock, options: FAST });
+  const sync = new MysqlSync({
+    store: f.store,
+    target: t,
+    health: f.health,
+    logger: silentLogger,
+    clock: f.clock,
+    options: FAST,
+  });
   try {
     await sync.start();
     await body(f, sync);
@@ -62,7 +89,9 @@ async function withSync(t: ReturnType<typeof target>, body: (f: StoreFixture, sy
 }
 
 async function remoteEventCount(): Promise<number> {
-  const out = await server.exec("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'tlsdb' AND table_name = 'events'");
+  const out = await server.exec(
+    "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'tlsdb' AND table_name = 'events'",
+  );
   if (out.trim() === '0') return 0;
   return Number((await server.exec('SELECT COUNT(*) FROM tlsdb.events')).trim());
 }
@@ -80,7 +109,12 @@ test('the connection test: required and verify (right CA) log in over TLS; verif
 test('verify refuses a certificate from the right CA that names another address', async () => {
   const other = await startMariaDb({ args: [`--ssl-cert=${tls.otherNameCert}`, `--ssl-key=${tls.otherNameKey}`] });
   try {
-    const t = { ...target('verify', tls.caCert, other.port), sqluser: 'vigil', sqlpass: 'vigilpass', sqldatabase: 'vigil' };
+    const t = {
+      ...target('verify', tls.caCert, other.port),
+      sqluser: 'vigil',
+      sqlpass: 'vigilpass',
+      sqldatabase: 'vigil',
+    };
     assert.is(await checkDatabaseConnection(t), CONNECT_FAILED);
     // The same server with "required" (no identity check) is reachable: the refusal was the name.
     assert.is(await checkDatabaseConnection({ ...t, sql_tls_mode: 'required' }), null);
@@ -121,13 +155,17 @@ test('TLS disabled: a server that asks for the password itself never gets it, fr
     const t = { ...target('disabled', '', rogue.port), sqlpass: 'Rogue-Wants-This-1' };
     await withSync(t, async (f) => {
       await waitFor(() => /sql_tls_mode/.test(f.health.get('mysql-sync')?.detail ?? ''), 10_000);
-      assert.match(f.health.get('mysql-sync')?.detail ?? '', /^the server asks for the password itself, which Vigil sends only over TLS/);
+      assert.match(
+        f.health.get('mysql-sync')?.detail ?? '',
+        /^the server asks for the password itself, which Vigil sends only over TLS/,
+      );
     });
     assert.match((await checkDatabaseConnection(t)) ?? '', /^the server asks for the password itself/);
     assert.ok(rogue.received.length > 0, 'the rogue was dialled');
     assert.is(rogue.keyRequested(), false);
     assert.is(rogue.recovered(), null);
-    for (const payload of rogue.received) assert.not.ok(payload.includes(Buffer.from('Rogue-Wants-This-1')), 'password in clear');
+    for (const payload of rogue.received)
+      assert.not.ok(payload.includes(Buffer.from('Rogue-Wants-This-1')), 'password in clear');
   } finally {
     await rogue.close();
   }

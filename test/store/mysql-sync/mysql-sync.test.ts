@@ -51,20 +51,45 @@ async function freshDatabase(): Promise<string> {
 
 function target(database: string, password = 'vigilpass') {
   return {
-    sqlhost: '127.0.0.1', sqlport: server.port, sqluser: 'vigil', sqlpass: password, sqldatabase: database,
-    sql_tls_mode: 'disabled' as const, sql_tls_ca_file: '',
+    sqlhost: '127.0.0.1',
+    sqlport: server.port,
+    sqluser: 'vigil',
+    sqlpass: password,
+    sqldatabase: database,
+    sql_tls_mode: 'disabled' as const,
+    sql_tls_ca_file: '',
   };
 }
 
-function newSync(f: StoreFixture, store: Store, database: string, options: MysqlSyncOptions = FAST, password = 'vigilpass'): MysqlSync {
-  const sync = new MysqlSync({ store, target: target(database, password), health: f.health, logger: silentLogger, clock: f.clock, options });
+function newSync(
+  f: StoreFixture,
+  store: Store,
+  database: string,
+  options: MysqlSyncOptions = FAST,
+  password = 'vigilpass',
+): MysqlSync {
+  const sync = new MysqlSync({
+    store,
+    target: target(database, password),
+    health: f.health,
+    logger: silentLogger,
+    clock: f.clock,
+    options,
+  });
   live.push(sync);
   return sync;
 }
 
 /** A reading connection of the test itself; dates as the stored strings. */
 async function reader(database: string): Promise<Connection> {
-  return createConnection({ host: '127.0.0.1', port: server.port, user: 'vigil', password: 'vigilpass', database, dateStrings: true });
+  return createConnection({
+    host: '127.0.0.1',
+    port: server.port,
+    user: 'vigil',
+    password: 'vigilpass',
+    database,
+    dateStrings: true,
+  });
 }
 
 async function rows<T>(conn: Connection, sql: string): Promise<T[]> {
@@ -86,7 +111,11 @@ async function remoteEventIds(database: string): Promise<number[]> {
 
 function appendEvents(store: Store, count: number, tag: string): number[] {
   return store.events
-    .append(Array.from({ length: count }, (_, i) => sampleEvent({ text: `${tag}:${i}`, sequence: String(i % 10000).padStart(4, '0') })))
+    .append(
+      Array.from({ length: count }, (_, i) =>
+        sampleEvent({ text: `${tag}:${i}`, sequence: String(i % 10000).padStart(4, '0') }),
+      ),
+    )
     .map((r) => r.id);
 }
 
@@ -100,15 +129,26 @@ test('first connect creates the schema, stamps version and owner, and reports ok
     await waitFor(() => f.health.get('mysql-sync')?.state === 'ok', 10_000);
     const conn = await reader(database);
     try {
-      const tables = (await rows<{ t: string }>(conn, 'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1')).map((r) => r.t);
+      const tables = (
+        await rows<{ t: string }>(
+          conn,
+          'SELECT table_name AS t FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY 1',
+        )
+      ).map((r) => r.t);
       assert.equal(tables, ['events', 'objects', 'oid_overrides', 'vigil_sync']);
-      const syncRows = await rows<{ name: string; value: string }>(conn, 'SELECT name, value FROM vigil_sync ORDER BY name');
+      const syncRows = await rows<{ name: string; value: string }>(
+        conn,
+        'SELECT name, value FROM vigil_sync ORDER BY name',
+      );
       assert.equal(syncRows, [
         { name: 'instance_id', value: f.store.meta.get(INSTANCE_ID_KEY) },
         { name: 'schema_version', value: '1' },
       ]);
       const columns = (
-        await rows<{ c: string }>(conn, "SELECT column_name AS c FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'events' ORDER BY ordinal_position")
+        await rows<{ c: string }>(
+          conn,
+          "SELECT column_name AS c FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'events' ORDER BY ordinal_position",
+        )
       ).map((r) => r.c);
       assert.equal(columns, [...EVENT_COLUMNS]);
     } finally {
@@ -130,13 +170,37 @@ test('objects, events and OID overrides replicate with their values; changes and
   const sync = newSync(f, f.store, database);
   const t0 = Date.UTC(2026, 0, 1, 12, 0, 0, 250);
   try {
-    const main = f.store.objects.upsertMain({ uid: 'a1b2c3', account: '001234', receiverId: 2, receiverKind: 'tcp', transport: 'tcp', remoteAddress: '10.1.2.3:5000', hwId: 'HW1', firmware: '1.2.3', at: t0 });
+    const main = f.store.objects.upsertMain({
+      uid: 'a1b2c3',
+      account: '001234',
+      receiverId: 2,
+      receiverKind: 'tcp',
+      transport: 'tcp',
+      remoteAddress: '10.1.2.3:5000',
+      hwId: 'HW1',
+      firmware: '1.2.3',
+      at: t0,
+    });
     const related = f.store.objects.upsertRelated(main.id, '0099', { at: t0 + 1000 });
-    const doomed = f.store.objects.upsertMain({ account: '5555', receiverId: 1, receiverKind: 'udp', at: t0 - 90 * 86_400_000 });
+    const doomed = f.store.objects.upsertMain({
+      account: '5555',
+      receiverId: 1,
+      receiverKind: 'udp',
+      at: t0 - 90 * 86_400_000,
+    });
     f.store.objects.setConnectionState(doomed.id, 'lost');
-    const [eventId] = f.store.events.append([
-      sampleEvent({ receivedAt: t0, objectId: main.id, account: '001234', deviceTime: t0 - 500, deviceTimeText: '12:00:00,01-01-2026', text: 'Zürich' }),
-    ]).map((r) => r.id);
+    const [eventId] = f.store.events
+      .append([
+        sampleEvent({
+          receivedAt: t0,
+          objectId: main.id,
+          account: '001234',
+          deviceTime: t0 - 500,
+          deviceTimeText: '12:00:00,01-01-2026',
+          text: 'Zürich',
+        }),
+      ])
+      .map((r) => r.id);
     f.store.overrides.set({ matchKind: 'uid', matchValue: 'A1B2C3', relatedOid: null, overrideOid: 'BEEF' });
     f.store.overrides.set({ matchKind: 'oid', matchValue: '001234', relatedOid: '0099', overrideOid: 'CAFE' });
     await sync.start();
@@ -146,23 +210,61 @@ test('objects, events and OID overrides replicate with their values; changes and
     const conn = await reader(database);
     try {
       const objects = await rows<Record<string, unknown>>(conn, 'SELECT * FROM objects ORDER BY id');
-      assert.equal(objects.map((o) => Number(o.id)), [main.id, related.id, doomed.id]);
+      assert.equal(
+        objects.map((o) => Number(o.id)),
+        [main.id, related.id, doomed.id],
+      );
       assert.equal(objects[0], {
-        id: main.id, account: '001234', uid: 'A1B2C3', hw_id: 'HW1', firmware: '1.2.3', main_object_id: null, receiver_id: 2,
-        receiver_kind: 'tcp', transport: 'tcp', remote_address: '10.1.2.3:5000', first_seen: '2026-01-01 12:00:00.250',
-        last_seen: '2026-01-01 12:00:00.250', last_ping: null, connection_state: 'online', supervision_state: null,
-        link_period_s: null, sms: 0, restore_count: 0,
+        id: main.id,
+        account: '001234',
+        uid: 'A1B2C3',
+        hw_id: 'HW1',
+        firmware: '1.2.3',
+        main_object_id: null,
+        receiver_id: 2,
+        receiver_kind: 'tcp',
+        transport: 'tcp',
+        remote_address: '10.1.2.3:5000',
+        first_seen: '2026-01-01 12:00:00.250',
+        last_seen: '2026-01-01 12:00:00.250',
+        last_ping: null,
+        connection_state: 'online',
+        supervision_state: null,
+        link_period_s: null,
+        sms: 0,
+        restore_count: 0,
       });
       assert.is(Number(objects[1]?.main_object_id), main.id);
       const [event] = await rows<Record<string, unknown>>(conn, 'SELECT * FROM events');
       assert.equal(event, {
-        id: eventId, received_at: '2026-01-01 12:00:00.250', device_time: '2026-01-01 11:59:59.750',
-        device_time_text: '12:00:00,01-01-2026', receiver_id: 1, receiver_kind: 'tcp', transport: 'tcp', remote_address: '127.0.0.1:40000',
-        object_id: main.id, account: '001234', dc09_receiver: 'R1', dc09_line: 'L1', sequence: '0001', protocol: 'SIA-DCS', encrypted: 0,
-        event_class: 'alarm', qualifier: 'E', code: 'BA', group_no: '01', zone_no: '003', text: 'Zürich', flags: 0,
+        id: eventId,
+        received_at: '2026-01-01 12:00:00.250',
+        device_time: '2026-01-01 11:59:59.750',
+        device_time_text: '12:00:00,01-01-2026',
+        receiver_id: 1,
+        receiver_kind: 'tcp',
+        transport: 'tcp',
+        remote_address: '127.0.0.1:40000',
+        object_id: main.id,
+        account: '001234',
+        dc09_receiver: 'R1',
+        dc09_line: 'L1',
+        sequence: '0001',
+        protocol: 'SIA-DCS',
+        encrypted: 0,
+        event_class: 'alarm',
+        qualifier: 'E',
+        code: 'BA',
+        group_no: '01',
+        zone_no: '003',
+        text: 'Zürich',
+        flags: 0,
         raw: Buffer.from('"SIA-DCS"0001R1L1#001234[#001234|Nri01/BA003]'),
       });
-      const overrides = await rows<Record<string, unknown>>(conn, 'SELECT match_kind, match_value, related_oid, override_oid FROM oid_overrides ORDER BY match_kind');
+      const overrides = await rows<Record<string, unknown>>(
+        conn,
+        'SELECT match_kind, match_value, related_oid, override_oid FROM oid_overrides ORDER BY match_kind',
+      );
       assert.equal(overrides, [
         { match_kind: 'oid', match_value: '001234', related_oid: '0099', override_oid: 'CAFE' },
         { match_kind: 'uid', match_value: 'A1B2C3', related_oid: '', override_oid: 'BEEF' },
@@ -179,8 +281,14 @@ test('objects, events and OID overrides replicate with their values; changes and
     try {
       await waitFor(async () => {
         const ids = (await rows<{ id: number }>(check, 'SELECT id FROM objects ORDER BY id')).map((r) => Number(r.id));
-        const [state] = await rows<{ s: string }>(check, `SELECT connection_state AS s FROM objects WHERE id = ${main.id}`);
-        const [override] = await rows<{ o: string }>(check, "SELECT override_oid AS o FROM oid_overrides WHERE match_kind = 'uid'");
+        const [state] = await rows<{ s: string }>(
+          check,
+          `SELECT connection_state AS s FROM objects WHERE id = ${main.id}`,
+        );
+        const [override] = await rows<{ o: string }>(
+          check,
+          "SELECT override_oid AS o FROM oid_overrides WHERE match_kind = 'uid'",
+        );
         return ids.join() === `${main.id},${related.id}` && state?.s === 'lost' && override?.o === 'F00D';
       }, 5000);
     } finally {
@@ -224,7 +332,10 @@ test('MariaDB killed mid-run: SQLite keeps taking events, health says so, and af
     await waitFor(async () => (await remoteEventIds(database)).length >= expected.length, 20_000);
     await sleep(100); // a duplicate, if any, would show up now
     assert.equal(await remoteEventIds(database), expected);
-    await waitFor(() => f.health.get('mysql-sync')?.state === 'ok' && f.health.get('mysql-sync')?.metrics.lag === 0, 5000);
+    await waitFor(
+      () => f.health.get('mysql-sync')?.state === 'ok' && f.health.get('mysql-sync')?.metrics.lag === 0,
+      5000,
+    );
     assert.is(f.store.meta.get(EVENTS_CURSOR_KEY), String(expected[expected.length - 1]));
   } finally {
     await sync.stop();
@@ -237,7 +348,9 @@ test('connections killed again and again while events keep coming: each event ex
   const database = await freshDatabase();
   const sync = newSync(f, f.store, database, { ...FAST, batchSize: 7 });
   const killConnections = async (): Promise<void> => {
-    const ids = (await server.exec("SELECT id FROM information_schema.processlist WHERE user = 'vigil'")).split('\n').filter(Boolean);
+    const ids = (await server.exec("SELECT id FROM information_schema.processlist WHERE user = 'vigil'"))
+      .split('\n')
+      .filter(Boolean);
     for (const id of ids) await server.exec(`KILL CONNECTION ${id}`).catch(() => undefined);
   };
   try {
@@ -321,7 +434,10 @@ test('a mirror owned by another installation is refused and left untouched', asy
     await sync.start();
     await waitFor(() => /another Vigil installation/.test(f.health.get('mysql-sync')?.detail ?? ''), 10_000);
     assert.is(f.health.get('mysql-sync')?.state, 'degraded');
-    assert.is(await server.exec(`SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '${database}'`), '1\n');
+    assert.is(
+      await server.exec(`SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = '${database}'`),
+      '1\n',
+    );
   } finally {
     await sync.stop();
     await f.cleanup();

@@ -37,7 +37,8 @@ export class ClockTimers implements TimerApi {
       let due: [number, { at: number; callback: () => void }] | undefined;
       for (const entry of this.pending) if (entry[1].at <= until && (!due || entry[1].at < due[1].at)) due = entry;
       if (!due) break;
-      if (guard >= 200_000) throw new Error('ClockTimers.advance: more than 200000 timers fell due; advance in smaller steps');
+      if (guard >= 200_000)
+        throw new Error('ClockTimers.advance: more than 200000 timers fell due; advance in smaller steps');
       this.pending.delete(due[0]);
       this.clock.set(Math.max(this.clock.now(), due[1].at));
       due[1].callback();
