@@ -118,7 +118,9 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
       pins,
       learnedCallers: metaCallerStore(() => store.meta, settings.id),
       ...(options.now ? { now: options.now } : {}),
-      commandTimeoutMs: options.commandTimeoutMs ?? 1000,
+      // 3 s: on a loaded 2-core CI host a simulated modem's answer has taken over 1 s; a test of the
+      // timeout itself sets its own (modem-faults.test.ts).
+      commandTimeoutMs: options.commandTimeoutMs ?? 3000,
       metricsIntervalMs: 50,
     });
   const history: string[] = [];
