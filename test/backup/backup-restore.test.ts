@@ -13,33 +13,11 @@ import { PENDING_DIR, stageRestore } from '../../src/backup/stage-restore.js';
 import { isVigilError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { PASSWORD_FILE } from '../../src/init/first-start.js';
-import { Gateway } from '../../src/main.js';
 import { Store } from '../../src/store/store.js';
-import { freePort } from '../helpers/net.js';
+import { postLogin, startGateway } from '../helpers/gateway.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const PASSPHRASE = 'correct horse battery staple';
-
-async function gatewayOn(dataDir: string): Promise<{ gateway: Gateway; base: string }> {
-  const gateway = new Gateway({
-    dataDir,
-    httpPort: await freePort(),
-    httpsPort: 0,
-    host: '127.0.0.1',
-    logger: silentLogger,
-  });
-  await gateway.start();
-  return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
-}
-
-async function loginStatus(base: string, login: string, password: string): Promise<number> {
-  const res = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ login, password }),
-  });
-  return res.status;
-}
 
 async function backupOf(dataDir: string, file: string, journal: boolean): Promise<void> {
   await writeBackup(
@@ -62,7 +40,7 @@ test('a backup from a running box restores onto an empty data dir: same settings
   const dir = tempDir();
   try {
     const oldBox = join(dir.path, 'old');
-    const { gateway } = await gatewayOn(oldBox);
+    const { gateway } = await startGateway(oldBox);
     const [login, password] = readFileSync(join(oldBox, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
     let secret: string;
     let backedUpIds: number[];
@@ -91,12 +69,12 @@ test('a backup from a running box restores onto an empty data dir: same settings
     });
     assert.is(header.instance_name, 'depot-north');
     assert.is(header.journal, false);
-    const restored = await gatewayOn(newBox);
+    const restored = await startGateway(newBox);
     try {
       assert.not.ok(existsSync(join(newBox, PENDING_DIR)), 'applied and gone');
       assert.is(restored.gateway.settings.current().general.instance_name, 'depot-north');
       assert.is(restored.gateway.settings.current().api.api_jwt_secret, secret);
-      assert.is(await loginStatus(restored.base, login, password), 200);
+      assert.is((await postLogin(restored.base, login, password)).status, 200);
       assert.is(restored.gateway.store.overrides.list().length, 1);
       assert.is(
         readFileSync(join(newBox, 'tls', 'cert.pem'), 'utf8'),
@@ -133,7 +111,7 @@ test('with the journal, every event comes back', async () => {
   const dir = tempDir();
   try {
     const oldBox = join(dir.path, 'old');
-    const { gateway } = await gatewayOn(oldBox);
+    const { gateway } = await startGateway(oldBox);
     await gateway.stop();
     await backupOf(oldBox, join(dir.path, 'box.vbk'), true);
     const newBox = join(dir.path, 'new');
@@ -144,7 +122,7 @@ test('with the journal, every event comes back', async () => {
       passphrase: PASSPHRASE,
       newIdentity: false,
     });
-    const restored = await gatewayOn(newBox);
+    const restored = await startGateway(newBox);
     await restored.gateway.stop();
     const store = new Store(join(newBox, 'vigil.db'), silentLogger);
     await store.start();
@@ -163,7 +141,7 @@ test('a wrong passphrase, a changed byte, a cut file, a short passphrase: refuse
   const dir = tempDir();
   try {
     const oldBox = join(dir.path, 'old');
-    const { gateway } = await gatewayOn(oldBox);
+    const { gateway } = await startGateway(oldBox);
     await gateway.stop();
     const file = join(dir.path, 'box.vbk');
     await backupOf(oldBox, file, false);

@@ -5,29 +5,16 @@
 import { connect } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { silentLogger } from '../../src/core/logger.js';
-import { Gateway } from '../../src/main.js';
 import { StatusDecoder } from '../../src/status-output/frame.js';
 import { startMariaDb } from '../helpers/mariadb.js';
 import { LOOPBACK, freePort, waitFor } from '../helpers/net.js';
+import { startGateway } from '../helpers/gateway.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { sampleEvent } from '../store/helpers/store-fixture.js';
 
-async function startGateway(dataDir: string): Promise<Gateway> {
-  const gateway = new Gateway({
-    dataDir,
-    httpPort: await freePort(),
-    httpsPort: 0,
-    host: LOOPBACK,
-    logger: silentLogger,
-  });
-  await gateway.start();
-  return gateway;
-}
-
 test('by default only the retention job runs; the status output starts at restart-services once enabled', async () => {
   const dir = tempDir();
-  const gateway = await startGateway(dir.path);
+  const { gateway } = await startGateway(dir.path);
   try {
     assert.is(gateway.health.get('retention')?.state, 'ok');
     assert.is(gateway.health.get('status-output'), undefined);
@@ -64,7 +51,7 @@ test('by default only the retention job runs; the status output starts at restar
 test('enabling the database starts the MySQL sync at restart-services, and it mirrors the journal', async () => {
   const mariadb = await startMariaDb();
   const dir = tempDir();
-  const gateway = await startGateway(dir.path);
+  const { gateway } = await startGateway(dir.path);
   try {
     const saved = await gateway.settings.update({
       database: {

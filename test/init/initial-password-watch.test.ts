@@ -11,33 +11,10 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
 import { PASSWORD_FILE } from '../../src/init/first-start.js';
 import { InitialPasswordWatch } from '../../src/init/initial-password-watch.js';
-import { Gateway } from '../../src/main.js';
 import { ADMIN } from '../api/harness.js';
-import { freePort } from '../helpers/net.js';
+import { loginToken, startGateway } from '../helpers/gateway.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { Browser, createWebHarness } from '../web/web-harness.js';
-
-async function startGateway(dataDir: string): Promise<{ gateway: Gateway; base: string }> {
-  const gateway = new Gateway({
-    dataDir,
-    httpPort: await freePort(),
-    httpsPort: 0,
-    host: '127.0.0.1',
-    logger: silentLogger,
-  });
-  await gateway.start();
-  return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
-}
-
-async function login(base: string, name: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ login: name, password }),
-  });
-  assert.is(res.status, 200);
-  return ((await res.json()) as { token: string }).token;
-}
 
 function putSettings(base: string, token: string, body: unknown): Promise<Response> {
   return fetch(`${base}/api/settings`, {
@@ -61,7 +38,7 @@ test('PUT /api/settings changing the admin password removes the file; other save
   const file = join(dir.path, PASSWORD_FILE);
   try {
     const [name, password] = readFileSync(file, 'utf8').trim().split('\n') as [string, string];
-    const token = await login(base, name, password);
+    const token = await loginToken(base, name, password);
     assert.is((await putSettings(base, token, { general: { instance_name: 'cabinet-7' } })).status, 200);
     assert.ok(existsSync(file), 'a save that leaves the password alone keeps the file');
     assert.is((await putSettings(base, token, { users: [ADMIN_RECORD] })).status, 200);

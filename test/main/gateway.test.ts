@@ -5,39 +5,13 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
 import { Gateway } from '../../src/main.js';
 import { PASSWORD_FILE } from '../../src/init/first-start.js';
+import { loginToken, startGateway } from '../helpers/gateway.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { freePort } from '../helpers/net.js';
-
-async function startGateway(
-  dataDir: string,
-  announce?: (t: string) => void,
-): Promise<{ gateway: Gateway; base: string }> {
-  const gateway = new Gateway({
-    dataDir,
-    httpPort: await freePort(),
-    httpsPort: 0,
-    host: '127.0.0.1',
-    logger: silentLogger,
-    ...(announce ? { announce } : {}),
-  });
-  await gateway.start();
-  return { gateway, base: `http://127.0.0.1:${gateway.apiPorts().http}` };
-}
-
-async function login(base: string, loginName: string, password: string): Promise<string> {
-  const res = await fetch(`${base}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ login: loginName, password }),
-  });
-  assert.is(res.status, 200);
-  return ((await res.json()) as { token: string }).token;
-}
 
 test('first start initialises the data dir, shows the password once and the account logs in', async () => {
   const dir = tempDir();
   const banners: string[] = [];
-  const { gateway, base } = await startGateway(dir.path, (t) => banners.push(t));
+  const { gateway, base } = await startGateway(dir.path, { announce: (t) => banners.push(t) });
   try {
     assert.is(banners.length, 1);
     const [loginName, password] = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8').trim().split('\n') as [
@@ -49,7 +23,7 @@ test('first start initialises the data dir, shows the password once and the acco
     assert.is(statSync(join(dir.path, 'tls', 'key.pem')).mode & 0o777, 0o600);
     const secret = gateway.settings.current().api.api_jwt_secret;
     assert.is(secret.length, 64);
-    const token = await login(base, loginName, password);
+    const token = await loginToken(base, loginName, password);
     const status = await fetch(`${base}/api/status`, { headers: { authorization: `Bearer ${token}` } });
     assert.is(status.status, 200);
     assert.match(await status.text(), /\bstorage\b/, '/api/status lists the free-space component');
@@ -70,7 +44,7 @@ test('settings, secret and accounts survive a restart; a restart never re-initia
   let first = await startGateway(dir.path);
   const passwordFile = readFileSync(join(dir.path, PASSWORD_FILE), 'utf8');
   const [loginName, password] = passwordFile.trim().split('\n') as [string, string];
-  const token = await login(first.base, loginName, password);
+  const token = await loginToken(first.base, loginName, password);
   const put = await fetch(`${first.base}/api/settings`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -81,7 +55,7 @@ test('settings, secret and accounts survive a restart; a restart never re-initia
   await first.gateway.stop();
 
   const banners: string[] = [];
-  first = await startGateway(dir.path, (t) => banners.push(t));
+  first = await startGateway(dir.path, { announce: (t) => banners.push(t) });
   try {
     assert.is(banners.length, 0, 'no second banner');
     assert.is(readFileSync(join(dir.path, PASSWORD_FILE), 'utf8'), passwordFile);
