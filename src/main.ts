@@ -37,7 +37,7 @@ import { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
 import { applyPendingRestore } from './backup/apply-restore.js';
-import { INSTANCE_ID_KEY } from './backup/create-backup.js';
+import { INSTANCE_ID_KEY } from './store/meta-repo.js';
 import { removeUploadLeftovers } from './services/backup-service.js';
 import type { BackupHeader } from './backup/backup-format.js';
 import { SelfCheck } from './system/self-check.js';

@@ -22,8 +22,6 @@ export interface BackupOptions {
   readonly now: number;
 }
 
-export { INSTANCE_ID_KEY } from './store-snapshot.js';
-
 async function* plaintext(files: ReadonlyArray<{ name: EntryName; path: string }>): AsyncGenerator<Buffer> {
   for (const file of files) {
     yield entryHead(file.name, statSync(file.path).size);

@@ -28,7 +28,7 @@ import { latestVersion } from '../store/migrations.js';
 import { VIGIL_APPLICATION_ID } from '../store/schema-v1.js';
 import { decodePreamble, openBackupKeys, TAG_BYTES, type BackupHeader } from './backup-format.js';
 import { EntrySplitter } from './backup-entries.js';
-import { INSTANCE_ID_KEY } from './store-snapshot.js';
+import { INSTANCE_ID_KEY, MetaRepo } from '../store/meta-repo.js';
 import { checkStoreOffThread } from './store-task.js';
 
 export const PENDING_DIR = 'restore-pending';
@@ -117,14 +117,11 @@ export function checkStore(path: string, header: BackupHeader, newIdentity: bool
     if (integrity !== 'ok') throw damaged(`its store fails the integrity check: ${String(integrity)}`);
     if (Number(db.pragma('user_version', { simple: true })) !== header.schema_version)
       throw damaged('its store does not match its header');
-    const id =
-      (db.prepare('SELECT value FROM meta WHERE key = ?').get(INSTANCE_ID_KEY) as { value: string } | undefined)
-        ?.value ?? '';
-    if (id !== header.instance_id) throw damaged('its instance id does not match its header');
+    const meta = new MetaRepo(db);
+    if ((meta.get(INSTANCE_ID_KEY) ?? '') !== header.instance_id)
+      throw damaged('its instance id does not match its header');
     if (newIdentity) {
-      db.prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ).run(INSTANCE_ID_KEY, randomUUID());
+      meta.set(INSTANCE_ID_KEY, randomUUID());
       db.pragma('journal_mode = DELETE');
     }
   } finally {

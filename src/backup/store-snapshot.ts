@@ -6,9 +6,8 @@
  */
 import { join } from 'node:path';
 import { openDatabase } from '../store/database.js';
+import { INSTANCE_ID_KEY, MetaRepo } from '../store/meta-repo.js';
 import type { BackupHeader } from './backup-format.js';
-
-export const INSTANCE_ID_KEY = 'instance_id';
 
 export type SnapshotFacts = Pick<BackupHeader, 'schema_version' | 'instance_id' | 'instance_name' | 'journal'>;
 
@@ -40,8 +39,6 @@ export function takeSnapshot({ dataDir, dir, journal }: SnapshotRequest): Snapsh
       copy.exec('DELETE FROM events');
       copy.exec('VACUUM');
     }
-    const meta = (key: string) =>
-      (copy.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? '';
     const general = copy.prepare("SELECT value FROM settings WHERE section = 'general'").get() as
       | { value: string }
       | undefined;
@@ -52,7 +49,7 @@ export function takeSnapshot({ dataDir, dir, journal }: SnapshotRequest): Snapsh
       path,
       facts: {
         schema_version: Number(copy.pragma('user_version', { simple: true })),
-        instance_id: meta(INSTANCE_ID_KEY),
+        instance_id: new MetaRepo(copy).get(INSTANCE_ID_KEY) ?? '',
         instance_name: instanceName,
         journal,
       },

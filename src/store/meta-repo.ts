@@ -2,6 +2,9 @@
 import type { Database } from './database.js';
 import { StatementCache, guard } from './sql.js';
 
+/** The installation's UUID (made by the MySQL sync on first use; carried by backups, docs/backup.md). */
+export const INSTANCE_ID_KEY = 'instance_id';
+
 export class MetaRepo {
   private readonly sql: StatementCache;
 

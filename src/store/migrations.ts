@@ -13,6 +13,7 @@
 import { VigilError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { Database } from './database.js';
+import { MetaRepo } from './meta-repo.js';
 import { SCHEMA_V1, VIGIL_APPLICATION_ID } from './schema-v1.js';
 import { SCHEMA_V2 } from './schema-v2.js';
 import { SCHEMA_V3 } from './schema-v3.js';
@@ -55,15 +56,13 @@ export const MIGRATIONS: readonly Migration[] = [
 export function readableFrom(db: Database): number {
   const current = schemaVersion(db);
   if (current === 0) return 0;
-  let row: { value: string | null } | undefined;
+  let stored: string | null;
   try {
-    row = db.prepare('SELECT value FROM meta WHERE key = ?').get(READABLE_FROM_KEY) as
-      | { value: string | null }
-      | undefined;
+    stored = new MetaRepo(db).get(READABLE_FROM_KEY);
   } catch {
     return current;
   }
-  const floor = Number(row?.value);
+  const floor = Number(stored);
   return Number.isSafeInteger(floor) && floor > 0 && floor <= current ? floor : current;
 }
 
@@ -128,9 +127,7 @@ export function migrate(db: Database, logger: Logger, migrations: readonly Migra
       const floor = migration.version === 1 ? 0 : readableFrom(db);
       if (typeof migration.up === 'string') db.exec(migration.up);
       else migration.up(db);
-      db.prepare(
-        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
-      ).run(READABLE_FROM_KEY, String(Math.max(floor, migration.readableFrom)));
+      new MetaRepo(db).set(READABLE_FROM_KEY, String(Math.max(floor, migration.readableFrom)));
       db.pragma(`user_version = ${migration.version}`);
     });
     try {
