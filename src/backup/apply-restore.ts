@@ -4,21 +4,13 @@
  * step is a rename and the staged directory goes last, so a power cut anywhere is finished by the next
  * start: a staged file still present has not been moved yet.
  */
-import { existsSync, fsyncSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from '../core/logger.js';
+import { fsyncDirectory } from '../init/atomic-write.js';
 import { ENTRY_NAMES } from './backup-entries.js';
 import type { BackupHeader } from './backup-format.js';
 import { PENDING_DIR, PENDING_HEADER } from './stage-restore.js';
-
-function fsyncDir(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Applies `<data>/restore-pending/` when there is one; returns its header, or null. */
 export function applyPendingRestore(dataDir: string, logger: Logger, now: number): BackupHeader | null {
@@ -46,10 +38,10 @@ export function applyPendingRestore(dataDir: string, logger: Logger, now: number
       renameSync(target, join(replaced, name));
     }
     renameSync(staged, target);
-    fsyncDir(dirname(target));
+    fsyncDirectory(dirname(target));
   }
   rmSync(pending, { recursive: true, force: true });
-  fsyncDir(dataDir);
+  fsyncDirectory(dataDir);
   logger.warn('backup restored', {
     instance_id: header.instance_id,
     instance_name: header.instance_name,
