@@ -5,6 +5,7 @@
 import { OUTPUT_TYPES } from './schema-outputs.js';
 import { isValidSiaKey, parseHostPort } from './fields.js';
 import { line } from './issues.js';
+import { checkTcpServerOutputs } from './tcp-server-check.js';
 import { checkWebhookOutput } from './webhook-check.js';
 import { RECEIVER_LISTS, type ReceiverListName } from './schema-receivers.js';
 import type { Settings } from './schema.js';
@@ -118,7 +119,7 @@ export function checkOutputs(s: Settings): string[] {
     if (o.type === OUTPUT_TYPES.com) {
       if (!o.identificator.startsWith('/'))
         out.push(line(`${at}.identificator`, 'must be the absolute path of a serial device for a COM output'));
-    } else if (o.type !== OUTPUT_TYPES.webhook) {
+    } else if (o.type !== OUTPUT_TYPES.webhook && o.type !== OUTPUT_TYPES.tcp_server) {
       if (parseHostPort(o.identificator) === null) {
         out.push(
           line(
@@ -147,5 +148,6 @@ export function checkOutputs(s: Settings): string[] {
     out.push(...duplicateValues(o.filters.receivers, `${at}.filters.receivers`, 'receiver id'));
     out.push(...duplicateValues(o.filters.event_classes, `${at}.filters.event_classes`, 'event class'));
   });
+  out.push(...checkTcpServerOutputs(s));
   return out;
 }

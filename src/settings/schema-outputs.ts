@@ -8,8 +8,8 @@ import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
 import { serialLineEntries } from './schema-receivers.js';
 
 /** outputs[].type: the link an output uses (the one place these numbers are spelt). */
-export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3, webhook: 4 } as const;
-/** `JSON` is the webhook's body (docs/outputs.md §Webhook); the others are receiver feeds. */
+export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3, webhook: 4, tcp_server: 5 } as const;
+/** `JSON` is the webhook's body (docs/outputs.md §Webhook) or the JSON server's lines (§JSON server); the others are receiver feeds. */
 export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09', 'JSON'] as const;
 export const EVENT_CLASSES = ['alarm', 'restore', 'link_test', 'internal', 'other'] as const;
 
@@ -48,6 +48,17 @@ export const webhookSchema = obj({
   ca_file: v.optional(str, ''),
 });
 
+/**
+ * The TCP server block of a type 5 output (docs/outputs.md §TCP server). The bind address and port are the output's
+ * `identificator`; entries and port collisions are checked in tcp-server-check.ts.
+ */
+export const tcpServerSchema = obj({
+  // IPv4/IPv6 addresses or CIDR blocks of the automation clients; [] admits loopback only.
+  allowed_clients: v.optional(list(str), []),
+  // No automation client connected for this long fails the output (output_failed).
+  no_client_failed_s: v.optional(int(5, 86400), 60),
+});
+
 /** How a type 3 output opens its serial device (the COM receivers' line fields and defaults, docs/serial.md). */
 export const outputSerialSchema = obj(serialLineEntries);
 
@@ -60,8 +71,8 @@ const outputObject = obj({
   id,
   name: nonEmpty,
   type: v.picklist(
-    [OUTPUT_TYPES.tcp, OUTPUT_TYPES.udp, OUTPUT_TYPES.com, OUTPUT_TYPES.webhook],
-    'must be 1 (TCP), 2 (UDP), 3 (serial COM) or 4 (webhook)',
+    [OUTPUT_TYPES.tcp, OUTPUT_TYPES.udp, OUTPUT_TYPES.com, OUTPUT_TYPES.webhook, OUTPUT_TYPES.tcp_server],
+    'must be 1 (TCP), 2 (UDP), 3 (serial COM), 4 (webhook) or 5 (TCP server)',
   ),
   protocol: oneOf(OUTPUT_PROTOCOLS),
   identificator: nonEmpty,
@@ -74,6 +85,8 @@ const outputObject = obj({
   serial: v.optional(outputSerialSchema),
   // Type 4 only (webhook-check.ts).
   webhook: v.optional(webhookSchema),
+  // Type 5 only (tcp-server-check.ts).
+  tcp_server: v.optional(tcpServerSchema),
   filters: v.optional(outputFiltersSchema, {}),
   enabled: v.optional(bool, true),
 });
@@ -86,6 +99,11 @@ export function defaultSiaDc09(): SiaDc09Settings {
 /** The default webhook parameters, derived from the schema (declared once). */
 export function defaultWebhook(): WebhookSettings {
   return v.parse(webhookSchema, {});
+}
+
+/** The default TCP server parameters, derived from the schema (declared once). */
+export function defaultTcpServer(): TcpServerSettings {
+  return v.parse(tcpServerSchema, {});
 }
 
 /** The default line settings of a serial output, derived from the schema (declared once). */
@@ -108,10 +126,14 @@ export const outputSchema = v.pipe(
   v.transform((o) =>
     o.type === OUTPUT_TYPES.webhook && o.webhook === undefined ? { ...o, webhook: defaultWebhook() } : o,
   ),
+  v.transform((o) =>
+    o.type === OUTPUT_TYPES.tcp_server && o.tcp_server === undefined ? { ...o, tcp_server: defaultTcpServer() } : o,
+  ),
 );
 
 export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;
 export type WebhookSettings = v.InferOutput<typeof webhookSchema>;
+export type TcpServerSettings = v.InferOutput<typeof tcpServerSchema>;
 export type OutputSerialSettings = v.InferOutput<typeof outputSerialSchema>;
 export type OutputFilters = v.InferOutput<typeof outputFiltersSchema>;
 export type OutputSettings = v.InferOutput<typeof outputSchema>;

@@ -14,11 +14,14 @@ export const WEBHOOK_SECRET_MAX = 256;
 export function checkWebhookOutput(o: OutputSettings, at: string): string[] {
   const out: string[] = [];
   const webhook = o.type === OUTPUT_TYPES.webhook;
-  if (webhook !== (o.protocol === 'JSON')) {
+  // JSON also runs over the TCP server (type 5, docs/outputs.md §JSON server).
+  if (o.type !== OUTPUT_TYPES.tcp_server && webhook !== (o.protocol === 'JSON')) {
     out.push(
       line(
         webhook ? `${at}.protocol` : `${at}.type`,
-        webhook ? 'must be "JSON" for a webhook output (type 4)' : 'must be 4 (webhook) when protocol is "JSON"',
+        webhook
+          ? 'must be "JSON" for a webhook output (type 4)'
+          : 'must be 4 (webhook) or 5 (TCP server) when protocol is "JSON"',
       ),
     );
   }

@@ -77,7 +77,7 @@ test('type 4 and protocol "JSON" go together; the webhook block only on type 4',
     'outputs[0].protocol: must be "JSON" for a webhook output (type 4)',
   ]);
   assert.equal(await errorsOf({ outputs: [output(1, { protocol: 'JSON' })] }), [
-    'outputs[0].type: must be 4 (webhook) when protocol is "JSON"',
+    'outputs[0].type: must be 4 (webhook) or 5 (TCP server) when protocol is "JSON"',
   ]);
   assert.equal(await errorsOf({ outputs: [output(1, { webhook: { secret: SECRET } })] }), [
     'outputs[0].webhook: only allowed when type is 4 (webhook)',
