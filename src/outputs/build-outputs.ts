@@ -10,18 +10,28 @@ import type { Service } from '../core/service.js';
 import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
 import { parseHostPort } from '../settings/fields.js';
 import { parseWebhookUrl } from '../settings/webhook-url.js';
-import { OUTPUT_TYPES, defaultOutputSerial, defaultWebhook, type OutputSettings } from '../settings/schema-outputs.js';
+import { parseListenAddress } from '../settings/tcp-server-check.js';
+import {
+  OUTPUT_TYPES,
+  defaultOutputSerial,
+  defaultTcpServer,
+  defaultWebhook,
+  type OutputSettings,
+} from '../settings/schema-outputs.js';
 import type { ObjectRecord } from '../store/types.js';
 import { createAccountResolver, oidAccount } from './account-resolver.js';
 import type { ByteLink } from './byte-link.js';
+import { ClientAllowList } from './client-allow-list.js';
 import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
+import { JsonDriver } from './json-driver.js';
 import { Mlr2Driver } from './mlr2-driver.js';
 import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
 import { OutputService } from './output-service.js';
 import { outputTimings, type OutputTimings } from './output-timings.js';
 import { SerialLink } from './serial-link.js';
 import { TcpLink } from './tcp-link.js';
+import { TcpServerLink } from './tcp-server-link.js';
 import { UdpLink } from './udp-link.js';
 import { UnavailableOutput } from './unavailable-output.js';
 import { WebhookOutput } from './webhook-output.js';
@@ -52,6 +62,34 @@ export interface OutputDeps {
   readonly instanceName?: string;
   /** The serial port layer (hw/serial) for type 3 outputs, which run on the main thread (docs/outputs.md §Serial). */
   readonly serial?: SerialLineFactory;
+  /** A TCP server output closed a client outside its allow-list; the main thread journals it (rate-limited). */
+  readonly onClientRefused?: (refusal: ClientRefusal) => void;
+}
+
+export interface ClientRefusal {
+  readonly output: number;
+  /** "host:port" of the refused client. */
+  readonly remote: string;
+}
+
+function serverLink(settings: OutputSettings, deps: OutputDeps, logger: Logger): ByteLink | null {
+  const address = parseListenAddress(settings.identificator);
+  if (!address) return null;
+  const allowList = new ClientAllowList((settings.tcp_server ?? defaultTcpServer()).allowed_clients);
+  return new TcpServerLink({
+    ...address,
+    allowList,
+    onRefused: (remote) => {
+      logger.warn('automation client refused: not on the allow-list', {
+        output: settings.id,
+        remote,
+        allowed: allowList.description,
+      });
+      deps.onClientRefused?.({ output: settings.id, remote });
+    },
+    onReplaced: (previous, next) =>
+      logger.warn('a new automation client replaces the connected one', { output: settings.id, previous, next }),
+  });
 }
 
 function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undefined): ByteLink | null {
@@ -108,10 +146,20 @@ function newOutbox(settings: OutputSettings, deps: OutputDeps): Outbox {
 export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service {
   const logger = deps.logger.child(`out:${settings.id}`);
   if (settings.type === OUTPUT_TYPES.webhook) return buildWebhook(settings, deps, logger);
+  const server = settings.type === OUTPUT_TYPES.tcp_server;
   // Validation refuses it (webhook-check.ts); a stored file edited by hand must not crash the worker.
-  if (settings.protocol === 'JSON')
-    return new UnavailableOutput(settings.id, 'protocol "JSON" needs type 4 (webhook)', deps.health, logger);
-  const link = deps.createLink ? deps.createLink(settings) : defaultLink(settings, deps.serial);
+  if (settings.protocol === 'JSON' && !server)
+    return new UnavailableOutput(
+      settings.id,
+      'protocol "JSON" needs type 4 (webhook) or 5 (TCP server)',
+      deps.health,
+      logger,
+    );
+  const link = deps.createLink
+    ? deps.createLink(settings)
+    : server
+      ? serverLink(settings, deps, logger)
+      : defaultLink(settings, deps.serial);
   if (!link) {
     const reason =
       settings.type === OUTPUT_TYPES.com
@@ -141,6 +189,14 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
       key,
       clock: deps.clock,
       ...(deps.randomBytes ? { randomBytes: deps.randomBytes } : {}),
+    });
+    return new OutputService({ ...common, driver });
+  }
+  if (settings.protocol === 'JSON') {
+    const driver = new JsonDriver({
+      gateway: deps.instanceName ?? '',
+      uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
+      now: () => deps.clock.now(),
     });
     return new OutputService({ ...common, driver });
   }

@@ -31,3 +31,25 @@ export interface ByteLink {
 }
 
 /** Creates the link of an output from its settings; tests pass their own. */
+
+/**
+ * A link the peer opens (the TCP server output, type 5): the automation client connects to Vigil. connect() adopts
+ * the client that is waiting and rejects at once when none is; the output waits for a client instead of dialling.
+ */
+export interface PassiveLink extends ByteLink {
+  readonly passive: true;
+  /** Starts accepting clients; rejects when the address cannot be bound. close() stops accepting. */
+  listen(): Promise<void>;
+  /** A client has connected and waits to be adopted by connect(). */
+  readonly clientWaiting: boolean;
+  /** The one listener for "a client is waiting". */
+  onClientWaiting(listener: () => void): void;
+  /** For health: the bound "host:port" (null while not listening), the adopted client, clients refused so far. */
+  readonly listeningOn: string | null;
+  readonly client: string | null;
+  readonly refusedClients: number;
+}
+
+export function isPassiveLink(link: ByteLink): link is PassiveLink {
+  return (link as Partial<PassiveLink>).passive === true;
+}

@@ -6,12 +6,16 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ByteLink } from './byte-link.js';
+import { isPassiveLink, type ByteLink } from './byte-link.js';
 import type { OutputMetrics } from './output-metrics.js';
 import type { Exchange, ProtocolDriver, Verdict } from './protocol-driver.js';
 
-/** ack: delivered. failed: retries exhausted. refused: every transmission was refused (DC-09 DUH). */
-export type DeliverResult = 'ack' | 'failed' | 'refused' | 'stopped';
+/**
+ * ack: delivered. failed: retries exhausted. refused: every transmission was refused (DC-09 DUH).
+ * disconnected: a passive link (TCP server output) has no client; the message waits for the next one, and the
+ * absence is supervised by time, not by transmissions (OutputService).
+ */
+export type DeliverResult = 'ack' | 'failed' | 'refused' | 'stopped' | 'disconnected';
 
 type Outcome = Verdict | 'timeout' | 'closed' | 'stopped';
 
@@ -79,6 +83,7 @@ export class LinkSession<R> {
     let onlyRefused = true;
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (this.stopping) return 'stopped';
+      if (!this.o.link.connected && isPassiveLink(this.o.link)) return 'disconnected';
       if (attempt > 0) this.o.metrics.count('retries');
       if (!this.o.link.connected) {
         unanswered = 0;

@@ -11,6 +11,9 @@
  *   - a message the peer refuses (DC-09 DUH) while it ACKs a link test right after is skipped, so one unprocessable
  *     event cannot block the journal; if the link test fails too, the output fails instead (a wrong key makes the
  *     receiver refuse everything: nothing is skipped then).
+ * A passive link (TCP server output, type 5) is not dialled: the loop waits for the automation client to connect,
+ * a message waits while no client is connected, and the output fails when no client has been connected for
+ * `noClientFailMs`; it is restored once a client connects and ACKs a heartbeat (docs/outputs.md §TCP server).
  * Health: `out:<id>` kind 'output' (docs/outputs.md §Health); the internal events output_failed / output_restored
  * come from these health transitions (the tracker's HealthEventBridge).
  */
@@ -19,7 +22,7 @@ import { describeError } from '../core/errors.js';
 import type { ComponentState, HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import type { ByteLink } from './byte-link.js';
+import { isPassiveLink, type ByteLink, type PassiveLink } from './byte-link.js';
 import { LinkSession } from './link-session.js';
 import { OutputMetrics } from './output-metrics.js';
 import type { OutputTimings } from './output-timings.js';
@@ -57,6 +60,10 @@ export class OutputService<R> implements Service {
   private reconnectDelay: number;
   /** Wait before the next heartbeat probe while failed. */
   private probeDelay: number;
+  private readonly passive: PassiveLink | null;
+  /** Since when a passive link has had no client (monotonic ms). */
+  private noClientSince = 0;
+  private listenError: string | null = null;
 
   constructor(options: OutputServiceOptions<R>) {
     this.o = options;
@@ -64,6 +71,7 @@ export class OutputService<R> implements Service {
     this.metrics = new OutputMetrics(this.name, options.health, options.clock.now());
     this.reconnectDelay = options.timings.reconnectDelayMs;
     this.probeDelay = options.timings.probeMinMs;
+    this.passive = isPassiveLink(options.link) ? options.link : null;
     this.session = new LinkSession({
       outputId: options.id,
       link: options.link,
@@ -106,6 +114,8 @@ export class OutputService<R> implements Service {
       throw err;
     }
     this.session.attach();
+    this.noClientSince = this.tick();
+    this.passive?.onClientWaiting(() => this.wakeup.ring());
     this.unsubscribe = this.o.onEventStored?.(() => this.wakeup.ring()) ?? null;
     this.timers.push(setInterval(() => this.flushCursor(), timings.cursorFlushMs));
     this.timers.push(setInterval(() => this.refreshMetrics(), timings.metricsIntervalMs));
@@ -139,6 +149,10 @@ export class OutputService<R> implements Service {
   private async run(): Promise<void> {
     const { outbox, driver, timings, logger } = this.o;
     while (!this.stopping) {
+      if (this.passive && !this.passive.connected) {
+        await this.awaitClient(this.passive);
+        continue;
+      }
       if (this.failed) {
         await this.probe();
         continue;
@@ -148,7 +162,7 @@ export class OutputService<R> implements Service {
         const supervision = driver.supervision();
         const result = await this.session.deliver(supervision, timings.retries);
         if (result === 'ack') this.scheduleSupervision();
-        else if (result !== 'stopped')
+        else if (result !== 'stopped' && result !== 'disconnected')
           this.fail(`${supervision.label} not acknowledged after ${timings.retries + 1} transmissions`);
         continue;
       }
@@ -190,7 +204,7 @@ export class OutputService<R> implements Service {
       return;
     }
     const result = await this.session.deliver(exchange, timings.retries);
-    if (result === 'stopped') return;
+    if (result === 'stopped' || result === 'disconnected') return;
     if (result === 'ack') {
       outbox.done(eventId);
       this.metrics.count('delivered');
@@ -220,7 +234,46 @@ export class OutputService<R> implements Service {
     this.metrics.set({ connected: false });
     if (!this.failed) this.report('degraded', `disconnected: ${reason}`);
     this.reconnectAt = this.tick() + this.reconnectDelay;
+    this.noClientSince = this.tick();
     this.wakeup.ring();
+  }
+
+  /**
+   * A passive link without a client: (re)bind the port if needed, adopt a client that connected, or wait for one;
+   * no client for `noClientFailMs` fails the output. Connecting alone does not restore a failed output: the probe
+   * (a heartbeat the client ACKs) does.
+   */
+  private async awaitClient(link: PassiveLink): Promise<void> {
+    const { timings, logger } = this.o;
+    if (link.listeningOn === null) {
+      try {
+        await link.listen();
+        this.listenError = null;
+        logger.info('listening for the automation client', { output: this.o.id, address: link.listeningOn });
+        if (!this.failed) this.report('degraded', `listening on ${link.listeningOn}; no automation client connected`);
+        this.refreshMetrics();
+      } catch (err) {
+        const reason = describeError(err);
+        if (this.listenError !== reason) logger.error('cannot listen', { output: this.o.id, error: reason });
+        this.listenError = reason;
+        if (!this.failed) this.fail(reason);
+        // A port held by another program: try again, without a log line per attempt.
+        await this.wakeup.wait(timings.probeMaxMs);
+        return;
+      }
+    }
+    if (link.clientWaiting) {
+      await this.session.connect();
+      this.refreshMetrics();
+      return;
+    }
+    const failAt = this.noClientSince + timings.noClientFailMs;
+    if (!this.failed && this.tick() >= failAt) {
+      this.fail(`no automation client connected for ${Math.round(timings.noClientFailMs / 1000)} s`);
+      return;
+    }
+    const until = this.failed ? timings.pollIntervalMs : Math.min(timings.pollIntervalMs, failAt - this.tick());
+    await this.wakeup.wait(Math.max(0, until));
   }
 
   /** While idle the link is kept up with a growing delay; failures here do not count toward the failed state. */
@@ -281,7 +334,14 @@ export class OutputService<R> implements Service {
   }
 
   private refreshMetrics(): void {
-    this.metrics.set({ ...this.o.outbox.figures(), connected: this.session.connected });
+    const passive: Record<string, string | number | null> = this.passive
+      ? {
+          listening: this.passive.listeningOn,
+          client: this.passive.client,
+          refused_clients: this.passive.refusedClients,
+        }
+      : {};
+    this.metrics.set({ ...this.o.outbox.figures(), connected: this.session.connected, ...passive });
   }
 
   private report(state: ComponentState, detail: string | null): void {

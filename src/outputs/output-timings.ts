@@ -26,6 +26,8 @@ export interface OutputTimings {
   readonly cursorFlushMs: number;
   /** Backlog count and metrics refresh. */
   readonly metricsIntervalMs: number;
+  /** TCP server output (type 5): no client connected for this long fails the output (tcp_server.no_client_failed_s). */
+  readonly noClientFailMs: number;
 }
 
 /** MLR2-DG manual: ACK within 4 s, the signal is sent again three times, heartbeat about every 30 s. */
@@ -38,8 +40,18 @@ export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionInterva
  */
 const PROBE_TIMINGS = { probeMinMs: 1000, probeMaxMs: 8000 } as const;
 
+/**
+ * The JSON server protocol's own rule (Vigil's, docs/outputs.md §JSON server): ACK within 5 s, 3 retries, a heartbeat
+ * line after 30 s of idleness.
+ */
+export const JSON_TIMINGS = { ackTimeoutMs: 5000, retries: 3, supervisionIntervalMs: 30_000 } as const;
+
+/** TCP server output: no automation client for a minute fails it (tcp_server.no_client_failed_s default). */
+const NO_CLIENT_FAIL_MS = 60_000;
+
 const COMMON_TIMINGS = {
   reconnectDelayMs: 1000,
+  noClientFailMs: NO_CLIENT_FAIL_MS,
   pollIntervalMs: 1000,
   cursorFlushMs: 500,
   metricsIntervalMs: 1000,
@@ -47,13 +59,17 @@ const COMMON_TIMINGS = {
 } as const;
 
 export function outputTimings(settings: OutputSettings): OutputTimings {
-  if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...COMMON_TIMINGS };
+  const common = settings.tcp_server
+    ? { ...COMMON_TIMINGS, noClientFailMs: settings.tcp_server.no_client_failed_s * 1000 }
+    : COMMON_TIMINGS;
+  if (settings.protocol === 'JSON') return { ...JSON_TIMINGS, ...common };
+  if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...common };
   const sia = settings.sia_dc09;
   const linkTestMs = sia.link_test_interval_s * 1000;
   return {
     ackTimeoutMs: sia.ack_timeout_ms,
     retries: sia.retries,
     supervisionIntervalMs: linkTestMs,
-    ...COMMON_TIMINGS,
+    ...common,
   };
 }

@@ -21,6 +21,7 @@ export const FAST: OutputTimings = {
   pollIntervalMs: 50,
   cursorFlushMs: 50,
   metricsIntervalMs: 30,
+  noClientFailMs: 60_000,
 };
 
 export interface OutputFixture extends StoreFixture {
