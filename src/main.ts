@@ -26,6 +26,7 @@ import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { InitialPasswordWatch } from './init/initial-password-watch.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
+import { ClientRefusals } from './outputs/client-refusals.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { buildOutputs } from './outputs/build-outputs.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
@@ -104,6 +105,8 @@ export class Gateway {
   private readonly serialLines: SerialLineFactory;
   /** The status output of the current services run, for the tracker's lost / restored tap. */
   private readonly statusSlot = new StatusSlot();
+  /** Clients the TCP server outputs refused, journaled rate-limited (docs/outputs.md §TCP server). */
+  private readonly clientRefusals: ClientRefusals;
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -111,6 +114,7 @@ export class Gateway {
     this.health = new HealthRegistry(() => this.clock.now());
     this.serialLines = serialLineFactory({ health: this.health, logger: options.logger.child('serial') });
     this.startedAt = this.clock.now();
+    this.clientRefusals = new ClientRefusals({ clock: this.clock, logger: options.logger.child('outputs') });
   }
 
   get store(): Store {
@@ -235,6 +239,7 @@ export class Gateway {
       for (const service of supervision.before) await this.startService(service);
       // A HELLO that fails its proof is journaled (docs/device-link.md §4.5).
       receivers.conflicts.journalTo(supervision.raise);
+      this.clientRefusals.journalTo(supervision.raise);
 
       const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'), this.health);
       await this.startService(services);
@@ -342,6 +347,7 @@ export class Gateway {
       ...(this.writerRef ? { writer: this.writerRef } : {}),
       outputs: current.outputs.filter((o) => o.type !== OUTPUT_TYPES.com),
       instanceName: current.general.instance_name,
+      onClientRefused: (refusal) => this.clientRefusals.report(refusal),
       health: this.health,
       logger: this.options.logger,
       ...(receivers

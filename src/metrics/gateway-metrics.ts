@@ -234,6 +234,11 @@ export class GatewayMetrics implements PipelineMetrics {
       (m) => num(m.unsendable),
     );
     outputGauge('vigil_output_retries', 'Retransmissions since the output started', (m) => num(m.retries));
+    outputGauge(
+      'vigil_output_refused_clients',
+      'Clients a TCP server output closed because they are not on its allow-list, since it started',
+      (m) => num(m.refused_clients),
+    );
     outputGauge('vigil_output_failed', '1 while the output is failed (retries exhausted)', (_m, state) =>
       state === 'failed' ? 1 : 0,
     );

@@ -15,6 +15,7 @@ import type { HealthRegistry } from '../core/health.js';
 import type { LogLevel, Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
+import type { ClientRefusal } from './build-outputs.js';
 import type { OutputTimings } from './output-timings.js';
 import type { WriterEndpoint } from '../store/writer-channel.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
@@ -42,6 +43,8 @@ export interface OutputHostOptions {
   readonly timings?: Partial<OutputTimings>;
   /** general.instance_name (the `gateway` of webhook bodies). */
   readonly instanceName?: string;
+  /** A TCP server output refused a client outside its allow-list (main.ts journals it, rate-limited). */
+  readonly onClientRefused?: (refusal: ClientRefusal) => void;
 }
 
 const START_TIMEOUT_MS = 15_000;
@@ -168,6 +171,9 @@ export class OutputWorkerHost implements Service {
         break;
       case 'remove':
         health.remove(message.name);
+        break;
+      case 'client-refused':
+        this.o.onClientRefused?.({ output: message.output, remote: message.remote });
         break;
       case 'log':
         this.logger(message.namespace)[message.level](message.message, message.fields);

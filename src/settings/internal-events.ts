@@ -23,6 +23,7 @@ export const INTERNAL_EVENT_TYPES = [
   'device_link_failed',
   'technician_action',
   'device_identity_conflict',
+  'output_client_refused',
 ] as const;
 
 export type InternalEventType = (typeof INTERNAL_EVENT_TYPES)[number];
@@ -44,7 +45,8 @@ function entry(type: InternalEventType, classificator: 'E' | 'R', code: string, 
  * 354 failure to communicate event, 330 system peripheral trouble, 300 system trouble,
  * 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
  * 356 loss of central polling, 412 successful download/access (a technician's action on the page),
- * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.5). Restores reuse the trouble code with classificator R. */
+ * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.5; a client outside a
+ * TCP server output's allow-list, docs/outputs.md §TCP server). Restores reuse the trouble code with classificator R. */
 export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('gateway_started', 'E', '305', 'Gateway started'),
   entry('gateway_stopping', 'E', '308', 'Gateway stopping'),
@@ -64,4 +66,5 @@ export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('device_link_failed', 'E', '356', 'Device link failed'),
   entry('technician_action', 'E', '412', 'Technician action'),
   entry('device_identity_conflict', 'E', '421', 'Device identity conflict'),
+  entry('output_client_refused', 'E', '421', 'Output client refused'),
 ];

@@ -29,8 +29,24 @@ test('MLR2 and MLR2-DG use the Sur-Gard constants: ACK within 4 s, 3 retries, he
       metricsIntervalMs: 1000,
       probeMinMs: 1000,
       probeMaxMs: 8000,
+      noClientFailMs: 60_000,
     });
   }
+});
+
+test('a TCP server output fails after tcp_server.no_client_failed_s without a client; JSON: ACK 5 s, 3 retries, heartbeat 30 s', () => {
+  const timings = outputTimings(
+    outputSettings({
+      type: 5,
+      protocol: 'JSON',
+      identificator: '127.0.0.1:1025',
+      tcp_server: { allowed_clients: [], no_client_failed_s: 90 },
+    }),
+  );
+  assert.is(timings.noClientFailMs, 90_000);
+  assert.is(timings.ackTimeoutMs, 5000);
+  assert.is(timings.retries, 3);
+  assert.is(timings.supervisionIntervalMs, 30_000);
 });
 
 test('SIA-DC09 timings come from sia_dc09; failed-state probes 1 s doubling to 8 s whatever the link-test period', () => {

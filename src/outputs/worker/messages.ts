@@ -43,6 +43,8 @@ export type WorkerMessage =
     }
   | { readonly type: 'metrics'; readonly name: string; readonly metrics: MetricValues }
   | { readonly type: 'remove'; readonly name: string }
+  /** A TCP server output refused a client outside its allow-list (journaled by the main thread). */
+  | { readonly type: 'client-refused'; readonly output: number; readonly remote: string }
   | {
       readonly type: 'log';
       readonly level: LogLevel;

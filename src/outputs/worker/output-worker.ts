@@ -56,6 +56,7 @@ async function start(): Promise<void> {
         wakeListeners.add(listener);
         return () => wakeListeners.delete(listener);
       },
+      onClientRefused: (refusal) => post({ type: 'client-refused', ...refusal }),
       ...(init.timings ? { timings: init.timings } : {}),
       ...(init.instanceName !== undefined ? { instanceName: init.instanceName } : {}),
     });

@@ -1,0 +1,68 @@
+/**
+ * Clients a TCP server output refused (not on its allow-list, docs/outputs.md §TCP server), journaled on the main
+ * thread as the internal event `output_client_refused` (always journaled, like device identity conflicts: a stranger
+ * knocking on the automation port is a security event).
+ *
+ * A scanner must not fill the journal: at most one event per output and source host per minute, and at most
+ * MAX_EVENTS_PER_MINUTE in all; the next event of the same output and host says how many it stands for. The
+ * refusal itself never waits for the journal, and memory is bounded (MAX_TRACKED pairs).
+ */
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { hostOf } from '../devices/identity-conflicts.js';
+import type { RaiseInternalEvent } from '../internal-events/recorder.js';
+import type { ClientRefusal } from './build-outputs.js';
+
+export const REFUSAL_INTERVAL_MS = 60_000;
+export const MAX_EVENTS_PER_MINUTE = 30;
+const MAX_TRACKED = 4096;
+
+export class ClientRefusals {
+  private readonly deps: { readonly clock: Clock; readonly logger: Logger };
+  private raise: RaiseInternalEvent | null = null;
+  private readonly recent = new Map<string, { at: number; unreported: number }>();
+  private windowStart = 0;
+  private windowEvents = 0;
+
+  constructor(deps: { readonly clock: Clock; readonly logger: Logger }) {
+    this.deps = deps;
+  }
+
+  /** Where refusals are journaled (the internal-event recorder, built after the outputs' host). */
+  journalTo(raise: RaiseInternalEvent | null): void {
+    this.raise = raise;
+  }
+
+  report(refusal: ClientRefusal): void {
+    const host = hostOf(refusal.remote);
+    const stands = this.admit(`${refusal.output}|${host}`, this.deps.clock.now());
+    if (stands === null || !this.raise) return;
+    const more = stands > 0 ? `, ${stands} more since the last event` : '';
+    this.raise('output_client_refused', {
+      detail: `output ${refusal.output}: ${refusal.remote} is not on the allow-list${more}`,
+    }).catch(() => this.deps.logger.warn('cannot journal a refused output client', { remote: refusal.remote }));
+  }
+
+  /** null: not journaled now (counted); else how many earlier refusals of the pair this event stands for. */
+  private admit(pair: string, now: number): number | null {
+    if (now - this.windowStart >= REFUSAL_INTERVAL_MS) {
+      this.windowStart = now;
+      this.windowEvents = 0;
+    }
+    const last = this.recent.get(pair);
+    if (last && now - last.at < REFUSAL_INTERVAL_MS) {
+      last.unreported++;
+      return null;
+    }
+    if (this.windowEvents >= MAX_EVENTS_PER_MINUTE) {
+      if (last) last.unreported++;
+      return null;
+    }
+    this.windowEvents++;
+    const unreported = last?.unreported ?? 0;
+    this.recent.delete(pair);
+    this.recent.set(pair, { at: now, unreported: 0 });
+    if (this.recent.size > MAX_TRACKED) this.recent.delete(this.recent.keys().next().value!);
+    return unreported;
+  }
+}
