@@ -140,8 +140,8 @@ test('outputs: ids unique, UDP only with SIA-DC09, identificator by type', async
     'outputs[0].type: UDP (2) is only allowed with protocol "SIA-DC09"',
   ]);
   assert.equal(await errorsOf({ outputs: [output(1, { type: 2, protocol: 'SIA-DC09' })] }), []);
-  assert.equal(await errorsOf({ outputs: [output(1, { type: 5 })] }), [
-    'outputs[0].type: must be 1 (TCP), 2 (UDP), 3 (serial COM) or 4 (webhook)',
+  assert.equal(await errorsOf({ outputs: [output(1, { type: 6 })] }), [
+    'outputs[0].type: must be 1 (TCP), 2 (UDP), 3 (serial COM), 4 (webhook) or 5 (TCP server)',
   ]);
   assert.equal(await errorsOf({ outputs: [output(1, { protocol: 'CID' })] }), [
     'outputs[0].protocol: must be one of "MLR2", "MLR2-DG", "SIA-DC09" or "JSON"',

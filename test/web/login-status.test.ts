@@ -122,6 +122,19 @@ test('status lists every registry component generically; a user limited to recei
     last_ack_at: h.clock.now() - 5000,
     delivered: 9,
   });
+  // A TCP server output (type 5): where it listens, its client and the strangers it refused.
+  h.health.report('out:2', 'output', 'degraded', 'disconnected: closed by client', {
+    connected: false,
+    listening: '0.0.0.0:1025',
+    client: null,
+    refused_clients: 2,
+  });
+  h.health.report('out:3', 'output', 'ok', null, {
+    connected: true,
+    listening: '0.0.0.0:1026',
+    client: '192.0.2.7:40000',
+    refused_clients: 0,
+  });
   const admin = new Browser(h);
   await admin.login(ADMIN.login, ADMIN.password);
   const all = await (await admin.get('/')).text();
@@ -129,6 +142,9 @@ test('status lists every registry component generically; a user limited to recei
     assert.match(all, `data-component="${name}"`);
   assert.match(all, 'rssi dbm');
   assert.match(all, '<td data-label="Signal">csq 6 (-101 dBm)</td>');
+  assert.match(all, '<td data-label="Link">up</td>');
+  assert.match(all, '<td data-label="Link">listening on 0.0.0.0:1025, no client; 2 refused</td>');
+  assert.match(all, '<td data-label="Link">listening on 0.0.0.0:1026, client 192.0.2.7:40000</td>');
   const operator = new Browser(h);
   await operator.login(OPERATOR.login, OPERATOR.password);
   const limited = await (await operator.get('/')).text();
