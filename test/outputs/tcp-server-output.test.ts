@@ -155,15 +155,18 @@ test('no client for the configured time fails the output; a client that connects
 });
 
 test('a client that drops away while an event waits fails the output only after the no-client time', async () => {
-  const { port } = await serverOutput('MLR2', { timings: { noClientFailMs: 600 } });
+  // Retries would be spent after 4 ACK timeouts (1.2 s); the no-client time is longer.
+  const { port } = await serverOutput('MLR2', { timings: { noClientFailMs: 2500 } });
   const c = await client('MLR2', port);
   c.policy = () => 'close';
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
   fx.append([cidEvent()]);
   await waitFor(() => c.closed, 2000);
-  await sleep(300);
+  await sleep(1600);
   assert.is(fx.health.get('out:1')?.state, 'degraded', 'not failed by retries while nobody is connected');
+  assert.is(fx.health.get('out:1')?.metrics.retries, 0);
   await waitFor(() => fx.health.get('out:1')?.state === 'failed', 3000);
+  assert.match(fx.health.get('out:1')!.detail ?? '', /no automation client connected for 3 s/);
 });
 
 test('one client at a time: a new connection replaces the old one and gets the unanswered line again', async () => {
