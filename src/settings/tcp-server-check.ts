@@ -44,6 +44,9 @@ function checkOne(o: OutputSettings, at: string): string[] {
     );
   }
   if (o.serial !== undefined) out.push(line(`${at}.serial`, 'only allowed when type is 3 (serial COM)'));
+  // cross-receivers.ts checks this block for MLR2; the JSON server has no use for it either.
+  if (o.protocol === 'JSON' && o.sia_dc09 !== undefined)
+    out.push(line(`${at}.sia_dc09`, 'only allowed when protocol is "SIA-DC09"'));
   const clients = o.tcp_server?.allowed_clients ?? [];
   clients.forEach((entry, j) => {
     const problem = allowEntryProblem(entry);

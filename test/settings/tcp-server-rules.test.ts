@@ -82,6 +82,9 @@ test('the tcp_server block only on type 5; JSON on type 5 is not a webhook', asy
   assert.equal(await errorsOf({ outputs: [server({ protocol: 'JSON', webhook: { secret: 'x' } })] }), [
     'outputs[0].webhook: only allowed when type is 4 (webhook)',
   ]);
+  assert.equal(await errorsOf({ outputs: [server({ protocol: 'JSON', sia_dc09: {} })] }), [
+    'outputs[0].sia_dc09: only allowed when protocol is "SIA-DC09"',
+  ]);
   assert.equal(await errorsOf({ outputs: [server({ type: 6 })] }), [
     'outputs[0].type: must be 1 (TCP), 2 (UDP), 3 (serial COM), 4 (webhook) or 5 (TCP server)',
   ]);
