@@ -58,7 +58,8 @@ function checkOne(o: OutputSettings, at: string): string[] {
 
 export function checkTcpServerOutputs(s: Settings): string[] {
   const out = s.outputs.flatMap((o, i) => checkOne(o, `outputs[${i}]`));
-  // One TCP port, one listener: receivers, the API and server outputs share the port space (all addresses).
+  // One TCP port, one listener: receivers, the API, the device status output and server outputs share the port
+  // space (all addresses).
   const ports = [
     ...s.receivers.tcp_receivers.map((r, i) => ({
       key: r.port,
@@ -67,6 +68,9 @@ export function checkTcpServerOutputs(s: Settings): string[] {
     })),
     { key: s.api.api_port, path: 'api.api_port', at: 'api.api_port' },
     { key: s.api.api_http_port, path: 'api.api_http_port', at: 'api.api_http_port' },
+    ...(s.device_status_output.enabled
+      ? [{ key: s.device_status_output.port, path: 'device_status_output.port', at: 'device_status_output.port' }]
+      : []),
   ];
   const receiverEntries = ports.length;
   s.outputs.forEach((o, i) => {

@@ -6,6 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Settings } from '../settings/schema.js';
+import { OUTPUT_TYPES } from '../settings/schema-outputs.js';
+import { parseListenAddress } from '../settings/tcp-server-check.js';
 
 /** capabilities(7): CAP_NET_BIND_SERVICE is capability number 10. */
 const CAP_NET_BIND_SERVICE = 10n;
@@ -25,6 +27,10 @@ export function listeningPorts(
     ports.push({ port: r.port, what: `receivers.tcp_receivers[${i}].port` });
   for (const [i, r] of settings.receivers.udp_receivers.entries())
     ports.push({ port: r.port, what: `receivers.udp_receivers[${i}].port` });
+  for (const [i, o] of settings.outputs.entries()) {
+    const listen = o.type === OUTPUT_TYPES.tcp_server && o.enabled ? parseListenAddress(o.identificator) : null;
+    if (listen) ports.push({ port: listen.port, what: `outputs[${i}].identificator` });
+  }
   return ports.filter((p) => p.port > 0);
 }
 

@@ -71,6 +71,13 @@ test('the port must not collide with a TCP receiver, the API or another server o
     }),
     ['outputs[1].identificator: port already in use (also used by outputs[0])'],
   );
+  assert.equal(
+    await errorsOf({
+      device_status_output: { enabled: true, port: 1025 },
+      outputs: [server()],
+    }),
+    ['outputs[0].identificator: port already in use (also used by device_status_output.port)'],
+  );
   // UDP 10001 is another port space: a server output on TCP 10002 next to it is fine.
   assert.equal(await errorsOf({ outputs: [server({ identificator: '0.0.0.0:10002' })] }), []);
 });

@@ -20,6 +20,18 @@ function settingsWithLowPorts() {
     api: { api_http_port: 80 },
     device_status_output: { enabled: true, port: 10010 },
     receivers,
+    outputs: [
+      {
+        id: 1,
+        name: 'server',
+        type: 5,
+        protocol: 'MLR2',
+        identificator: '0.0.0.0:999',
+        oid: 1,
+        receiver_number: 1,
+        line_number: 1,
+      },
+    ],
   });
 }
 
@@ -28,6 +40,7 @@ test('without the capability, ports below ip_unprivileged_port_start are named w
   assert.equal(portsNeedingCapability(ports, { capEff: 0n, unprivilegedPortStart: 1024 }), [
     { port: 80, what: 'api.api_http_port' },
     { port: 443, what: 'receivers.tcp_receivers[1].port' },
+    { port: 999, what: 'outputs[0].identificator' },
   ]);
 });
 
