@@ -4,6 +4,7 @@
  * failed / restored supervision by time without a client; one client at a time (the newer replaces the older);
  * the allow-list (a client bound to 127.0.0.2 refused when only 127.0.0.1 is allowed).
  */
+import { createServer } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildMessage } from '../../src/protocols/dc09/index.js';
@@ -167,6 +168,32 @@ test('a client that drops away while an event waits fails the output only after 
   assert.is(fx.health.get('out:1')?.metrics.retries, 0);
   await waitFor(() => fx.health.get('out:1')?.state === 'failed', 3000);
   assert.match(fx.health.get('out:1')!.detail ?? '', /no automation client connected for 3 s/);
+});
+
+test('a port held by another program fails the output; it binds once the port is free and a client restores it', async () => {
+  const port = await freePort();
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+  const out = fx.output(
+    {
+      type: 5,
+      protocol: 'MLR2',
+      identificator: `127.0.0.1:${port}`,
+      tcp_server: { allowed_clients: [], no_client_failed_s: 60 },
+    },
+    { timings: FAST },
+  );
+  await out.start();
+  await waitFor(() => fx.health.get('out:1')?.state === 'failed', 2000);
+  assert.match(fx.health.get('out:1')!.detail ?? '', /EADDRINUSE/);
+  await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  await waitFor(() => fx.health.get('out:1')?.metrics.listening === `127.0.0.1:${port}`, 3000);
+  await client('MLR2', port);
+  await waitFor(() => fx.health.get('out:1')?.state === 'ok', 3000);
+  assert.equal(fx.states, [
+    { output: 1, state: 'failed' },
+    { output: 1, state: 'restored' },
+  ]);
 });
 
 test('one client at a time: a new connection replaces the old one and gets the unanswered line again', async () => {
