@@ -2,6 +2,7 @@
  * The status view as terminal text (pure): the same body as GET /api/status and the page's Status
  * view (src/api/status-body.ts), laid out for an 80-column SSH session. Colours only when asked.
  */
+import { outputLinkSummary } from './outputs/link-summary.js';
 import type { StatusBody, StatusComponent } from './api/status-body.js';
 
 export interface TextOptions {
@@ -86,7 +87,7 @@ export function statusText(status: StatusBody, options: TextOptions): string {
       o.name,
       o.state,
       ago(o.since, options.now),
-      o.metrics.connected === undefined ? '-' : o.metrics.connected ? 'up' : 'down',
+      outputLinkSummary(o.metrics).replace('—', '-'),
       figure(o.metrics.backlog),
       typeof o.metrics.last_ack_at === 'number' ? ago(o.metrics.last_ack_at, options.now) : 'never',
       figure(o.metrics.delivered),

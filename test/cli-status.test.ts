@@ -116,6 +116,14 @@ test('statusText: the same sections as the page, failed states coloured when ask
           since: '2026-01-01T11:00:00.000Z',
           metrics: { connected: true, backlog: 3, last_ack_at: now - 5000, delivered: 9 },
         },
+        {
+          name: 'out:2',
+          kind: 'output',
+          state: 'ok',
+          detail: null,
+          since: '2026-01-01T11:00:00.000Z',
+          metrics: { connected: true, listening: '0.0.0.0:1025', client: '192.0.2.7:40000', refused_clients: 1 },
+        },
       ],
       components: [
         {
@@ -133,6 +141,10 @@ test('statusText: the same sections as the page, failed states coloured when ask
   assert.match(text, '\x1b[31mFault\x1b[0m');
   assert.match(text, /rx:udp:2 +\x1b\[31mfailed\x1b\[0m +1m00s ago/);
   assert.match(text, /out:1 +\x1b\[32mok\x1b\[0m +1h00m ago +up +3 +5s ago +9/);
+  assert.match(
+    text,
+    /out:2 +\x1b\[32mok\x1b\[0m +1h00m ago +listening on 0\.0\.0\.0:1025, client 192\.0\.2\.7:40000; 1 refused /,
+  );
   assert.match(text, 'modem:ttyUSB2 (modem) \x1b[32mok\x1b[0m since 1h00m ago\n      csq=18  rssi_dbm=-77');
 });
 

@@ -6,6 +6,7 @@
  * so components added by other parts of Vigil show up without a change here.
  */
 import type { StatusBody, StatusComponent } from '../../api/status-body.js';
+import { outputLinkSummary } from '../../outputs/link-summary.js';
 import { ago, duration, figure, label, utc } from './format.js';
 
 export function StatePill(props: { state: string }) {
@@ -108,18 +109,6 @@ function ReceiversTable(props: { rows: StatusComponent[]; now: number; names: Co
   );
 }
 
-/**
- * The Link column: up / down; for a TCP server output (type 5) where it listens, the connected automation client
- * and how many strangers it refused (docs/outputs.md §TCP server).
- */
-function outputLink(m: StatusComponent['metrics']): string {
-  if (!('listening' in m)) return m.connected === undefined ? '—' : m.connected ? 'up' : 'down';
-  if (typeof m.listening !== 'string') return 'not listening';
-  const client = typeof m.client === 'string' ? `client ${m.client}` : 'no client';
-  const refused = num(m.refused_clients) ? `; ${figure(m.refused_clients)} refused` : '';
-  return `listening on ${m.listening}, ${client}${refused}`;
-}
-
 function OutputsTable(props: { rows: StatusComponent[]; now: number; names: ComponentNames }) {
   if (props.rows.length === 0) return <p class="empty">No outputs configured.</p>;
   return (
@@ -149,7 +138,7 @@ function OutputsTable(props: { rows: StatusComponent[]; now: number; names: Comp
               <td data-label="Since">
                 <Since since={o.since} now={props.now} />
               </td>
-              <td data-label="Link">{outputLink(o.metrics)}</td>
+              <td data-label="Link">{outputLinkSummary(o.metrics)}</td>
               <td data-label="Backlog" class={num(o.metrics.backlog) ? 'num warn' : 'num'}>
                 {figure(o.metrics.backlog)}
               </td>
