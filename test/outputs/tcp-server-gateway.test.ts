@@ -5,18 +5,28 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startGateway } from '../helpers/gateway.js';
+import { loginToken, startGateway } from '../helpers/gateway.js';
 import { freePort, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { AutomationClient } from './helpers/automation-client.js';
 
 test('a stranger is refused and journaled; the allowed automation client receives the refusal as an event', async () => {
   const dir = tempDir();
-  const { gateway } = await startGateway(dir.path);
+  const { gateway, base } = await startGateway(dir.path);
   const clients: AutomationClient[] = [];
   try {
     const port = await freePort();
     const saved = await gateway.settings.update({
+      users: [
+        {
+          id: 1,
+          login: 'operator',
+          password: 'operator-password-1',
+          token_time: 60,
+          scopes: ['events'],
+          visible_receivers: { all: true, custom: [] },
+        },
+      ],
       outputs: [
         {
           id: 1,
@@ -50,6 +60,18 @@ test('a stranger is refused and journaled; the allowed automation client receive
     assert.match(row?.text ?? '', /^Output client refused \(output 1: 127\.0\.0\.2:\d+ is not on the allow-list\)$/);
     await waitFor(() => gateway.health.get('out:1')?.metrics.refused_clients === 1, 3000);
     assert.is(gateway.health.get('out:1')?.state, 'ok', 'the connected client is not disturbed');
+    // GET /api/status shows where the output listens, its client and the refusal.
+    const token = await loginToken(base, 'operator', 'operator-password-1');
+    const status = (await (
+      await fetch(`${base}/api/status`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json()) as {
+      outputs: Array<{ name: string; state: string; metrics: Record<string, unknown> }>;
+    };
+    const out = status.outputs.find((o) => o.name === 'out:1');
+    assert.is(out?.state, 'ok');
+    assert.is(out?.metrics.listening, `127.0.0.1:${port}`);
+    assert.match(String(out?.metrics.client), /^127\.0\.0\.1:\d+$/);
+    assert.is(out?.metrics.refused_clients, 1);
   } finally {
     for (const c of clients) c.close();
     await gateway.stop();
