@@ -26,7 +26,7 @@ import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { InitialPasswordWatch } from './init/initial-password-watch.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
-import { ClientRefusals } from './outputs/client-refusals.js';
+import { ClientRefusals } from './internal-events/client-refusals.js';
 import { OutputWorkerHost } from './outputs/output-host.js';
 import { buildOutputs } from './outputs/build-outputs.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';

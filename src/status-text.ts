@@ -2,7 +2,7 @@
  * The status view as terminal text (pure): the same body as GET /api/status and the page's Status
  * view (src/api/status-body.ts), laid out for an 80-column SSH session. Colours only when asked.
  */
-import { outputLinkSummary } from './outputs/link-summary.js';
+import { outputLinkSummary } from './api/output-link.js';
 import type { StatusBody, StatusComponent } from './api/status-body.js';
 
 export interface TextOptions {

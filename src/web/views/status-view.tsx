@@ -6,7 +6,7 @@
  * so components added by other parts of Vigil show up without a change here.
  */
 import type { StatusBody, StatusComponent } from '../../api/status-body.js';
-import { outputLinkSummary } from '../../outputs/link-summary.js';
+import { outputLinkSummary } from '../../api/output-link.js';
 import { ago, duration, figure, label, utc } from './format.js';
 
 export function StatePill(props: { state: string }) {

@@ -9,9 +9,14 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { hostOf } from '../devices/identity-conflicts.js';
-import type { RaiseInternalEvent } from '../internal-events/recorder.js';
-import type { ClientRefusal } from './build-outputs.js';
+import type { RaiseInternalEvent } from './recorder.js';
+
+/** What a TCP server output reports (src/outputs/build-outputs.ts ClientRefusal has this shape). */
+export interface RefusedClient {
+  readonly output: number;
+  /** "host:port" of the refused client. */
+  readonly remote: string;
+}
 
 export const REFUSAL_INTERVAL_MS = 60_000;
 export const MAX_EVENTS_PER_MINUTE = 30;
@@ -33,7 +38,7 @@ export class ClientRefusals {
     this.raise = raise;
   }
 
-  report(refusal: ClientRefusal): void {
+  report(refusal: RefusedClient): void {
     const host = hostOf(refusal.remote);
     const stands = this.admit(`${refusal.output}|${host}`, this.deps.clock.now());
     if (stands === null || !this.raise) return;
@@ -65,4 +70,12 @@ export class ClientRefusals {
     if (this.recent.size > MAX_TRACKED) this.recent.delete(this.recent.keys().next().value!);
     return unreported;
   }
+}
+
+/** "1.2.3.4:5" -> "1.2.3.4", "[::1]:5" -> "::1". */
+function hostOf(remote: string): string {
+  const v6 = /^\[(.*)\]:\d+$/.exec(remote);
+  if (v6) return v6[1]!;
+  const colon = remote.lastIndexOf(':');
+  return colon > 0 ? remote.slice(0, colon) : remote;
 }

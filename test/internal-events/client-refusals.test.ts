@@ -8,12 +8,12 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { InternalEventRecorder } from '../../src/internal-events/recorder.js';
-import { ClientRefusals, MAX_EVENTS_PER_MINUTE } from '../../src/outputs/client-refusals.js';
+import { ClientRefusals, MAX_EVENTS_PER_MINUTE } from '../../src/internal-events/client-refusals.js';
 import { OutputWorkerHost } from '../../src/outputs/index.js';
 import { freePort, waitFor } from '../helpers/net.js';
 import { startStore } from '../store/helpers/store-fixture.js';
-import { AutomationClient } from './helpers/automation-client.js';
-import { FAST, outputSettings } from './helpers/output-fixture.js';
+import { AutomationClient } from '../outputs/helpers/automation-client.js';
+import { FAST, outputSettings } from '../outputs/helpers/output-fixture.js';
 
 function setup() {
   const clock = new ManualClock(1_000_000);

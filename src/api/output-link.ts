@@ -1,5 +1,6 @@
 /**
- * The Link column of an output on the Status view and in `vigil status`, from its health figures: up / down; for a
+ * How GET /api/status's output figures read as one phrase: the Link column of an output on the Status view and in
+ * `vigil status` (both render the status body). From its health figures: up / down; for a
  * TCP server output (type 5) where it listens, the connected automation client and how many strangers it refused
  * (docs/outputs.md §TCP server).
  */
