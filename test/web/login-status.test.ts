@@ -121,6 +121,7 @@ test('status lists every registry component generically; a user limited to recei
     backlog: 4,
     last_ack_at: h.clock.now() - 5000,
     delivered: 9,
+    protocol: 'ADEMCO-685',
   });
   const admin = new Browser(h);
   await admin.login(ADMIN.login, ADMIN.password);
@@ -129,6 +130,7 @@ test('status lists every registry component generically; a user limited to recei
     assert.match(all, `data-component="${name}"`);
   assert.match(all, 'rssi dbm');
   assert.match(all, '<td data-label="Signal">csq 6 (-101 dBm)</td>');
+  assert.match(all, '<div class="detail protocol">ADEMCO-685</div>', 'the output row names its protocol');
   const operator = new Browser(h);
   await operator.login(OPERATOR.login, OPERATOR.password);
   const limited = await (await operator.get('/')).text();
