@@ -157,6 +157,21 @@ test('a reader outage: events journaled meanwhile arrive afterwards, none lost, 
   await out.stop();
 });
 
+test('a late ACK of an earlier copy is not taken for the ACK of the next message (duplicates, never a loss)', async () => {
+  peer.policy = (m, copy) => {
+    if (m.text === alarm(1)) return copy === 1 ? { lateAckMs: RULE.ackTimeoutMs * 1.5 } : 'ack';
+    if (m.text === alarm(2)) return copy === 1 ? 'silent' : 'ack';
+    return 'ack';
+  };
+  const out = start685();
+  await out.start();
+  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  await waitFor(() => fx.store.cursors.get(1) === ids[2], 3000);
+  assert.equal(peer.events(), [alarm(1), alarm(1), alarm(2), alarm(2), alarm(3), alarm(3)]);
+  assert.equal(fx.states, []);
+  await out.stop();
+});
+
 test('the OKAY test message goes out on an idle link and the reader ACKs it', async () => {
   const out = fx.output(
     { protocol: 'ADEMCO-685', identificator: `127.0.0.1:${peer.port}`, receiver_number: 1, line_number: 2 },

@@ -36,7 +36,7 @@ export function readAdemco685(text: string): Ademco685Message {
   return { text, kind: 'event', receiver, group, account, qualifier, code, partition, kindOfNumber, number };
 }
 
-export type Ademco685Answer = 'ack' | 'nak' | 'silent' | 'drop';
+export type Ademco685Answer = 'ack' | 'nak' | 'silent' | 'drop' | { lateAckMs: number };
 /** `copy` counts transmissions of the same text so far (1 = first). */
 export type Ademco685Policy = (message: Ademco685Message, copy: number) => Ademco685Answer;
 
@@ -129,7 +129,9 @@ export class Ademco685Peer {
 }
 
 export function answer(target: { write(b: Buffer): unknown; destroy(): unknown }, reply: Ademco685Answer): void {
+  // A late ACK to a connection closed meanwhile is lost, as on a real line.
   if (reply === 'ack') target.write(Buffer.from([0x06]));
   else if (reply === 'nak') target.write(Buffer.from([0x15]));
   else if (reply === 'drop') target.destroy();
+  else if (reply !== 'silent') setTimeout(() => target.write(Buffer.from([0x06])), reply.lateAckMs);
 }
