@@ -19,7 +19,7 @@ export interface GatewayMetricsDeps {
   readonly now: () => number;
 }
 
-/** Receiver figures (src/receivers/receiver-profile.ts ReceiverCounters) that count refused input. */
+/** Receiver figures (src/receivers/receiver-counters.ts) that count refused input. */
 const REJECT_REASONS: Readonly<Record<string, string>> = {
   rejected: 'malformed',
   naks: 'nak',

@@ -1,5 +1,5 @@
 /**
- * The receiver seam: what a transport hands to the one DC-09 session (dc09-session.ts). A new
+ * The receiver seam: what a transport hands to the one DC-09 session (frame-session.ts). A new
  * transport implements one of these two shapes and never interprets a byte itself
  * (docs/receivers.md §The seam):
  *   - a stream (TCP connection, serial line): bytes in any chunking, cut into frames by the

@@ -10,10 +10,11 @@ import { LinkRegistry } from '../../src/devices/link-registry.js';
 import type { IngestItem, IngestResult, IngestSink, SessionLog } from '../../src/ingest/types.js';
 import { encodeFrame } from '../../src/protocols/dc09/frame.js';
 import { encodeHello } from '../../src/protocols/device-link/codec.js';
-import { Dc09Session } from '../../src/receivers/dc09-session.js';
+import { FrameSession } from '../../src/receivers/frame-session.js';
 import { DeviceHandshake } from '../../src/sim/link-handshake.js';
 import type { DatagramChannel, DatagramOutcome, StreamChannel, Transport } from '../../src/receivers/frame-channel.js';
-import { ReceiverCounters, ReceiverProfile } from '../../src/receivers/receiver-profile.js';
+import { Dc09Rules } from '../../src/receivers/dc09-rules.js';
+import { ReceiverCounters } from '../../src/receivers/receiver-counters.js';
 import { corruptCrc, message, rxSettings } from './helpers/rig.js';
 
 class RecordingIo implements StreamChannel {
@@ -81,8 +82,8 @@ function setup(maxInFlight = 64, settings = rxSettings(), transport: Transport =
   const ingest = new HeldIngest();
   const counters = new ReceiverCounters();
   const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
-  const profile = new ReceiverProfile(transport === 'tcp' ? 'tcp' : 'com', settings);
-  const session = new Dc09Session(io, {
+  const profile = new Dc09Rules(transport === 'tcp' ? 'tcp' : 'com', settings);
+  const session = new FrameSession(io, {
     rules: profile,
     ...(transport === 'tcp' ? { deviceLink: profile } : {}),
     counters,
@@ -297,8 +298,8 @@ function datagramSetup(maxInFlight = 2) {
     reply: (data, peer) => sent.push([peer, data.toString('latin1')]),
     settled: (peer, outcome) => outcomes.push([peer, outcome]),
   };
-  const session = new Dc09Session(channel, {
-    rules: new ReceiverProfile('udp', rxSettings()),
+  const session = new FrameSession(channel, {
+    rules: new Dc09Rules('udp', rxSettings()),
     counters,
     ingest,
     links,
