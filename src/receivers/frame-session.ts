@@ -21,7 +21,7 @@
 import { quirkMask } from '../core/dc09-quirks.js';
 import { decodeDatagram, type FramerItem } from '../protocols/dc09/frame.js';
 import type { IngestItem, IngestResult, IngestSink, LinkedDevice, SessionLog } from '../ingest/types.js';
-import type { DatagramOutcome, FrameChannel } from './frame-channel.js';
+import type { FrameChannel } from './frame-channel.js';
 import { LinkEndpoint } from './link-endpoint.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
 import type { SessionDeps, StreamFramer } from './session-deps.js';
@@ -143,7 +143,6 @@ export class FrameSession<Peer = void> {
     if (frame.kind === 'rejected') {
       counters.rejected++;
       if (rules.rejectReply) this.answerNow(rules.rejectReply, peer);
-      else this.settleDatagram(peer, 'rejected');
       return;
     }
     counters.frames++;
@@ -162,7 +161,6 @@ export class FrameSession<Peer = void> {
       case 'ack':
         if (this.channel.framing === 'datagram' && this.inFlight >= this.deps.maxInFlight) {
           counters.dropped++;
-          this.settleDatagram(peer, 'dropped');
           return;
         }
         if (decision.linkTest) counters.linkTests++;
@@ -199,7 +197,6 @@ export class FrameSession<Peer = void> {
           if (this.link) this.link.receive(frame.body, now, this);
           else counters.linkIgnored++;
         }
-        this.settleDatagram(peer, 'ignored');
         return;
     }
   }
@@ -247,11 +244,6 @@ export class FrameSession<Peer = void> {
       return;
     }
     if (reply) this.channel.reply(reply, peer);
-    this.settleDatagram(peer, 'answered');
-  }
-
-  private settleDatagram(peer: Peer, outcome: DatagramOutcome): void {
-    if (this.channel.framing === 'datagram') this.channel.settled?.(peer, outcome);
   }
 
   private commitBatch(): void {
@@ -283,7 +275,7 @@ export class FrameSession<Peer = void> {
       if (channel.framing === 'datagram') {
         const peer = batch.peers[i]!;
         if (slot.reply) channel.reply(slot.reply, peer);
-        channel.settled?.(peer, 'committed');
+        channel.acked?.(peer);
       }
     }
     this.settle(batch.items.length);
@@ -296,7 +288,6 @@ export class FrameSession<Peer = void> {
       slot.reply = null;
       slot.ready = true;
       if (batch.items[i]!.kind === 'hello') this.link?.helloFailed();
-      this.settleDatagram(batch.peers[i]!, 'failed');
     }
     this.settle(batch.items.length);
   }

@@ -20,7 +20,8 @@ export interface StreamFramer {
 
 /**
  * The protocol a session speaks on a receiver: DC-09 with the receiver's rules (Dc09Rules), or the MLR2
- * computer-port feed (Mlr2Rules). Every frame of every transport is decided by one of these.
+ * computer-port feed (Mlr2Rules). Every frame a session decides (TCP, UDP, serial lines) goes through one of
+ * these; an SMS is no frame: the modem receiver interprets and journals it itself (docs/modem.md §Incoming SMS).
  */
 export interface FrameRules {
   readonly ref: ReceiverRef;

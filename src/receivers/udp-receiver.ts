@@ -60,9 +60,7 @@ export class UdpReceiver implements Service {
     transport: 'udp',
     reply: (data, rinfo) => this.send(data, rinfo),
     // An ACKed frame makes its source known: longer replies may go there from now on.
-    settled: (rinfo, outcome) => {
-      if (outcome === 'committed') this.deps.known.add(sourceKey(rinfo.address));
-    },
+    acked: (rinfo) => this.deps.known.add(sourceKey(rinfo.address)),
   };
   private readonly sourceLimits: SourceLimits;
   /** Per-source buckets, new at every start(). */
