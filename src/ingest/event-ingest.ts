@@ -120,7 +120,7 @@ export class EventIngest {
     if (this.gate.gathering) {
       // Gathered: it leaves now, from the read that filled it. Waiting for the rest of this turn
       // of the event loop (setImmediate) only delayed the commit the whole fleet waits for
-      // (≈ 1 µs of CPU per event less at 10 devices; docs/benchmarks.md "Another host of the kind").
+      // (≈ 1 µs of CPU per event less at 10 devices; docs/benchmarks.md §Commit cycle).
       if (this.queuedItems >= this.maxBatchItems || this.gate.full(this.queuedItems)) this.dispatch();
       return;
     }

@@ -45,7 +45,7 @@ export interface WireFrame extends WireItemBase {
 
 /**
  * One journal row as a tuple: a flat array is several times cheaper to clone than an object with
- * named fields, and cloning was most of this thread's cost per event (docs/benchmarks.md).
+ * named fields, and cloning was most of this thread's cost per event (docs/benchmarks.md §Commit cycle).
  */
 export type WireRow = [
   deviceTime: number | null,

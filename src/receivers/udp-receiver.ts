@@ -32,8 +32,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, famil
  * The socket's address lookup (dgram's `lookup` option). dgram resolves the address of every send
  * through dns.lookup, which answers even an IP literal on the next tick: each ACK then waited
  * until the whole commit's bookkeeping had run (the bus, supervision, metrics) instead of leaving
- * when it was decided, and 10 UDP devices lost a tenth of their rate (docs/benchmarks.md, "UDP
- * replies on the next tick"). Replies only go to the address the kernel reported for a datagram,
+ * when it was decided, and 10 UDP devices lost a tenth of their rate (bench/ingest.ts, case
+ * udp:10; docs/benchmarks.md §Ingest). Replies only go to the address the kernel reported for a datagram,
  * always a literal: passed back at once, so the send happens inside socket.send(). Anything else
  * (never expected) still goes to DNS.
  */
