@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { TokenService, INSTALLER_SUBJECT } from './auth/tokens.js';
-import { parseCli, UsageError, USAGE, type CliCommand } from './cli-args.js';
+import { parseCli, USAGE, type CliCommand } from './cli-args.js';
+import { UsageError } from './core/usage-error.js';
 import { describeError } from './core/errors.js';
 import { createLogger, parseLogLevel, silentLogger, stderrSink } from './core/logger.js';
 import { standaloneSerialLines } from './gateway/hardware.js';

@@ -4,7 +4,7 @@
  * on stdout; exit code 0 when every message was ACKed, 1 otherwise, 2 for a usage error.
  */
 import { parseArgs } from 'node:util';
-import { UsageError } from '../cli-args.js';
+import { UsageError } from '../core/usage-error.js';
 import type { Parity, SerialLineFactory } from '../core/serial.js';
 import { resolveSimKey } from './identity.js';
 import { SerialSimulator, type SerialSimOptions, type SerialSimSummary } from './serial-sim.js';
