@@ -19,7 +19,7 @@ import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
-import type { StartupRules } from '../tracker/startup-events.js';
+import type { StartupRules } from './startup-events.js';
 import { BatchEncoder, type Op, type Sent } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
 import { collectSightings } from './sightings.js';

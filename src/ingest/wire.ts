@@ -7,7 +7,7 @@
  */
 import type { EventInsertParams } from '../store/event-rows.js';
 import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
-import type { StartupRules } from '../tracker/startup-events.js';
+import type { StartupRules } from './startup-events.js';
 
 /** A connection's session row as the main thread knows it when the batch leaves. */
 export interface WireSession {

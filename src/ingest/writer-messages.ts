@@ -8,7 +8,7 @@
  */
 import type { ErrorCode } from '../core/errors.js';
 import type { WriterEndpoint } from '../store/writer-channel.js';
-import type { StartupRules } from '../tracker/startup-events.js';
+import type { StartupRules } from './startup-events.js';
 import type { WireBatch, WireResult } from './wire.js';
 import { packOps, unpackOps, type PackedOps } from './wire-pack.js';
 
