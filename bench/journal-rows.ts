@@ -3,8 +3,8 @@
  * a real store file (openDatabase + every migration, as Store.start does: WAL, synchronous=FULL,
  * 1 KiB pages), one transaction per batch of 1, 10 or 100 rows. Cases: `N/stmt`, N rows per INSERT
  * statement (EventJournal's rowsPerInsert; 16 is the default). The journal as it was before
- * migrations 4 (IN-list CHECKs) and 6 (AUTOINCREMENT) cannot run on this code: their figures are
- * in docs/benchmarks.md ("Journal row cost", "Journal ids without AUTOINCREMENT").
+ * migrations 4 (IN-list CHECKs) and 6 (AUTOINCREMENT) cannot run on this code: what they
+ * changed is in docs/store.md (§Migration 4, §Event ids).
  * Prints user and system CPU µs per row (process.cpuUsage, this process only: the commit's fsync
  * wait is not CPU), bytes written per row (/proc/self/io write_bytes: the WAL and the checkpoints;
  * at batch 1, the bytes of a one-row commit) and rows/s; with several rounds, the median of each

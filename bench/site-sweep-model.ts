@@ -1,6 +1,6 @@
 /**
  * The site of bench/site.ts, accelerated, to choose the sightings sweep interval (SEEN_PERSIST_MS,
- * docs/benchmarks.md "Sightings sweep interval"): the store's own code on a real file (WAL,
+ * docs/benchmarks.md §Sightings sweep model): the store's own code on a real file (WAL,
  * synchronous=FULL) — 1,000 objects, one journal row per commit (1 event/s, each its own fsynced
  * commit), every device heard once per 60 s (its link test), the writer's SeenLog deciding what is
  * written when, on a simulated clock. Link tests that only wait for the sweep commit nothing (an

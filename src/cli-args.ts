@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { ALL_SCOPES } from './auth/scopes.js';
 import { TOKEN_TIME_MAX } from './settings/schema.js';
+import { UsageError } from './core/usage-error.js';
 
 /** Every scope a token may carry: `vigil token` may mint any of them. */
 export const KNOWN_SCOPES = ALL_SCOPES;
@@ -22,8 +23,6 @@ export type CliCommand =
   | { command: 'restore'; dataDir: string; file: string; newIdentity: boolean; passphraseFile?: string }
   | { command: 'version' }
   | { command: 'help' };
-
-export class UsageError extends Error {}
 
 export const USAGE = `usage:
   vigil serve [--data-dir DIR] [--http-port N] [--https-port N] [--host ADDR]

@@ -4,17 +4,17 @@
  * initialised (the gateway may be running beside it); works without one too.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { CliCommand } from './cli-args.js';
 import { silentLogger } from './core/logger.js';
 import type { SerialPortInfo } from './core/serial.js';
-import { discoverSerialPorts } from './main.js';
+import { discoverSerialPorts } from './gateway/hardware.js';
 import { configuredSerialPorts } from './settings/serial-usage.js';
 import { validateStoredSettings } from './settings/validate.js';
 import { Store } from './store/store.js';
+import { storePath } from './store/store-path.js';
 
 async function configured(dataDir: string): Promise<Map<string, string[]>> {
-  const dbPath = join(dataDir, 'vigil.db');
+  const dbPath = storePath(dataDir);
   if (!existsSync(dbPath)) return new Map();
   const store = new Store(dbPath, silentLogger, undefined, { readonly: true });
   await store.start();

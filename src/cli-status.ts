@@ -6,10 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { join } from 'node:path';
 import { INSTALLER_SUBJECT, TokenService } from './auth/tokens.js';
 import type { StatusBody } from './api/status-body.js';
-import { UsageError, type CliCommand } from './cli-args.js';
+import type { CliCommand } from './cli-args.js';
+import { UsageError } from './core/usage-error.js';
 import { describeError } from './core/errors.js';
 import { silentLogger } from './core/logger.js';
 import { isInitialised } from './init/first-start.js';
@@ -17,12 +17,13 @@ import type { Settings } from './settings/schema.js';
 import { validateStoredSettings } from './settings/validate.js';
 import { statusText } from './status-text.js';
 import { Store } from './store/store.js';
+import { storePath } from './store/store-path.js';
 
 type StatusCommand = Extract<CliCommand, { command: 'status' }>;
 
 async function readSettings(dataDir: string): Promise<Settings> {
   const notInitialised = new UsageError(`${dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`);
-  const store = new Store(join(dataDir, 'vigil.db'), silentLogger, undefined, { readonly: true });
+  const store = new Store(storePath(dataDir), silentLogger, undefined, { readonly: true });
   try {
     await store.start();
   } catch {

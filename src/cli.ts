@@ -4,16 +4,18 @@
  * (the installer's path to privileged scopes on the box itself) and nothing else.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { TokenService, INSTALLER_SUBJECT } from './auth/tokens.js';
-import { parseCli, UsageError, USAGE, type CliCommand } from './cli-args.js';
+import { parseCli, USAGE, type CliCommand } from './cli-args.js';
+import { UsageError } from './core/usage-error.js';
 import { describeError } from './core/errors.js';
 import { createLogger, parseLogLevel, silentLogger, stderrSink } from './core/logger.js';
-import { Gateway, standaloneSerialLines } from './main.js';
+import { standaloneSerialLines } from './gateway/hardware.js';
+import { Gateway } from './main.js';
 import { isInitialised } from './init/first-start.js';
 import { validateStoredSettings } from './settings/validate.js';
 import { Store } from './store/store.js';
 import { readVersion } from './version.js';
+import { storePath } from './store/store-path.js';
 
 async function serve(command: Extract<CliCommand, { command: 'serve' }>): Promise<void> {
   const logger = createLogger('vigil', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL));
@@ -55,7 +57,7 @@ async function token(command: Extract<CliCommand, { command: 'token' }>): Promis
   const notInitialised = new UsageError(
     `${command.dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`,
   );
-  const dbPath = join(command.dataDir, 'vigil.db');
+  const dbPath = storePath(command.dataDir);
   if (!existsSync(dbPath)) throw notInitialised;
   // Read-only: the gateway may be running and owns the writer; WAL lets us read beside it.
   const store = new Store(dbPath, silentLogger, undefined, { readonly: true });

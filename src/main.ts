@@ -1,59 +1,45 @@
 /**
  * The composition root. Start order: store -> settings -> first-start init -> internal-event
  * watchers -> services (outputs, then receivers) -> tracker, time sync, gateway events ->
- * management API. stop() runs the same list in reverse.
- * Nothing else in src/ constructs long-lived components or touches hw/.
+ * management API. stop() runs the same list in reverse. What it builds is put together in
+ * src/gateway/ (the restartable services, the HTTP side, the hardware, the event feeds).
+ * Nothing else in src/ constructs long-lived components; only src/gateway/hardware.ts touches hw/.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { createApp } from './api/app.js';
-import { HttpListeners } from './api/http-listeners.js';
-import { plainHttpGate } from './api/plain-http-gate.js';
-import { registerWeb } from './web/web-app.js';
-import { registerMetrics } from './api/routes/metrics.js';
-import { GatewayMetrics } from './metrics/gateway-metrics.js';
-import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
 import { HealthRegistry } from './core/health.js';
 import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
-import { RegistryCommandPort, type LiveLinks } from './devices/registry-command-port.js';
-import { StatusSlot, buildHousekeepingServices } from './housekeeping/build-services.js';
+import type { SerialLineFactory } from './core/serial.js';
+import type { HttpListeners } from './api/http-listeners.js';
+import { StatusSlot } from './housekeeping/build-services.js';
 import { tapTransitions } from './status-output/feed.js';
 import { ReceiverRuntime } from './receivers/receiver-runtime.js';
 import { initialiseDataDir, type InitResult } from './init/first-start.js';
 import { InitialPasswordWatch } from './init/initial-password-watch.js';
 import { FirstBootReporter } from './first-boot/reporter.js';
 import { ClientRefusals } from './internal-events/client-refusals.js';
-import { OutputWorkerHost } from './outputs/output-host.js';
-import { buildOutputs } from './outputs/build-outputs.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
-import type { Settings } from './settings/schema.js';
-import { OUTPUT_TYPES } from './settings/schema-outputs.js';
 import { SettingsService } from './settings/settings-service.js';
 import { WorkerJournalWriter } from './ingest/worker-writer.js';
 import { Store } from './store/store.js';
+import { storePath } from './store/store-path.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
 import { applyPendingRestore } from './backup/apply-restore.js';
-import { INSTANCE_ID_KEY } from './store/meta-repo.js';
 import { removeUploadLeftovers } from './services/backup-service.js';
-import type { BackupHeader } from './backup/backup-format.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
-import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from './system/low-ports.js';
-import type { StartupRules } from './tracker/startup-events.js';
+import type { StartupRules } from './ingest/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
-import { openStatusLeds } from '../hw/leds/status-leds.js';
-import type { LampsOpened } from './leds/lamp.js';
-import { LedService } from './leds/led-service.js';
-import type { HwLedsSettings } from './settings/schema.js';
-import type { SerialLineFactory, SerialPortInfo } from './core/serial.js';
-import { configuredSerialPorts } from './settings/serial-usage.js';
-import { listSerialPorts, serialLineFactory } from '../hw/serial/index.js';
+import { eventStoredFeed } from './gateway/event-feeds.js';
+import { gatewaySerialLines } from './gateway/hardware.js';
+import { buildHttp } from './gateway/http.js';
+import { buildServices } from './gateway/services.js';
+import { firstStartBanner, startNotes } from './gateway/start-texts.js';
 
 export interface GatewayOptions {
   readonly dataDir: string;
@@ -77,15 +63,12 @@ export interface GatewayOptions {
   readonly requestStop?: () => void;
 }
 
-function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
-  const { private_key: keyPath, public_key: certPath } = settings.api;
-  if (!keyPath || !certPath) return null;
-  try {
-    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
-  } catch (err) {
-    logger.error('cannot read TLS key or certificate', { error: describeError(err) });
-    return null;
-  }
+/** What start() built that callers of a running gateway reach (tests, the CLI). */
+interface Running {
+  readonly store: Store;
+  readonly settings: SettingsService;
+  readonly services: ServiceGroup;
+  readonly listeners: HttpListeners;
 }
 
 export class Gateway {
@@ -94,12 +77,8 @@ export class Gateway {
   private readonly options: GatewayOptions;
   private readonly clock: Clock;
   private readonly started: Service[] = [];
-  private storeRef: Store | null = null;
-  private writerRef: WorkerJournalWriter | null = null;
-  private settingsRef: SettingsService | null = null;
-  private listenersRef: HttpListeners | null = null;
-  private servicesRef: ServiceGroup | null = null;
-  private receiversRef: ReceiverRuntime | null = null;
+  /** Set once start() has started everything up to the listeners; kept after stop() for reads. */
+  private running: Running | null = null;
   private initResult: InitResult = { initialised: false };
   /** The serial port layer (docs/serial.md): every serial line is a `serial:<path>` component. */
   private readonly serialLines: SerialLineFactory;
@@ -112,24 +91,21 @@ export class Gateway {
     this.options = options;
     this.clock = options.clock ?? systemClock;
     this.health = new HealthRegistry(() => this.clock.now());
-    this.serialLines = serialLineFactory({ health: this.health, logger: options.logger.child('serial') });
+    this.serialLines = gatewaySerialLines(this.health, options.logger.child('serial'));
     this.startedAt = this.clock.now();
     this.clientRefusals = new ClientRefusals({ clock: this.clock, logger: options.logger.child('outputs') });
   }
 
   get store(): Store {
-    if (!this.storeRef) throw new Error('gateway not started');
-    return this.storeRef;
+    return this.parts().store;
   }
 
   get settings(): SettingsService {
-    if (!this.settingsRef) throw new Error('gateway not started');
-    return this.settingsRef;
+    return this.parts().settings;
   }
 
   get services(): ServiceGroup {
-    if (!this.servicesRef) throw new Error('gateway not started');
-    return this.servicesRef;
+    return this.parts().services;
   }
 
   /** The first-start result: carries the first password exactly once, on the run that made it. */
@@ -138,7 +114,7 @@ export class Gateway {
   }
 
   apiPorts(): { http?: number; https?: number } {
-    return this.listenersRef?.ports() ?? {};
+    return this.running?.listeners.ports() ?? {};
   }
 
   async start(): Promise<void> {
@@ -151,12 +127,10 @@ export class Gateway {
       const restored = applyPendingRestore(dataDir, logger.child('restore'), this.clock.now());
       const leftovers = removeUploadLeftovers(dataDir);
       if (leftovers.length > 0) logger.warn('removed half-received backup uploads', { files: leftovers.join(', ') });
-      const dbPath = join(dataDir, 'vigil.db');
+      const dbPath = storePath(dataDir);
       const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
-      this.writerRef = writer;
       const store = new Store(dbPath, logger.child('store'), this.health, { clock: this.clock, writer });
       await this.startService(store);
-      this.storeRef = store;
       // Free space for the journal: component `storage` warns well before the card is full (docs/store.md §Free space).
       await this.startService(
         new StorageSpaceWatch({
@@ -173,7 +147,6 @@ export class Gateway {
         logger: logger.child('settings'),
       });
       await this.startService(settings);
-      this.settingsRef = settings;
       this.initResult = await initialiseDataDir({
         dataDir,
         settings,
@@ -220,10 +193,9 @@ export class Gateway {
         startupRules,
         serial: this.serialLines,
       });
-      this.receiversRef = receivers;
+      const onEventStored = eventStoredFeed(receivers.bus);
       // Reads of objects show what was heard, ahead of the throttled stored sightings (docs/store.md §Sightings).
       receivers.bus.on('object-seen', ({ objectId, at, ping }) => store.sightings.note(objectId, at, ping));
-      const links: LiveLinks = receivers.links;
       // Supervision and internal events (docs/supervision.md, docs/internal-events.md).
       const supervision = buildSupervision({
         store,
@@ -241,69 +213,54 @@ export class Gateway {
       receivers.conflicts.journalTo(supervision.raise);
       this.clientRefusals.journalTo(supervision.raise);
 
-      const services = new ServiceGroup('services', () => this.buildServices(), logger.child('services'), this.health);
+      const services = new ServiceGroup(
+        'services',
+        () =>
+          buildServices({
+            dataDir,
+            settings,
+            store,
+            writer,
+            receivers,
+            onEventStored,
+            statusSlot: this.statusSlot,
+            serialLines: this.serialLines,
+            health: this.health,
+            clock: this.clock,
+            logger,
+            sysfsRoot: this.options.sysfsRoot,
+            httpPort: this.options.httpPort,
+            httpsPort: this.options.httpsPort,
+            onClientRefused: (refusal) => this.clientRefusals.report(refusal),
+          }),
+        logger.child('services'),
+        this.health,
+      );
       await this.startService(services);
-      this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);
-      const apiDeps = {
+      receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
+      const listeners = buildHttp({
         version,
         startedAt: this.startedAt,
+        dataDir,
         clock: this.clock,
-        logger: logger.child('api'),
+        logger,
         health: this.health,
         settings,
         store,
-        tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock: this.clock }),
-        devices: new RegistryCommandPort({
-          objects: store.objects,
-          links,
-          logger: logger.child('devices'),
-          overrides: store.overrides,
-        }),
-        deviceEnrolment: { store, clock: this.clock, logger: logger.child('devices') },
         services,
-        throttle: supervision.loginThrottle,
-        serialPorts: () => listSerialPorts(configuredSerialPorts(settings.current())),
-        // The box itself: /api/system* and the System view (docs/backup.md).
-        system: {
-          dataDir,
-          instanceId: () => store.meta.get(INSTANCE_ID_KEY),
-          ...(this.options.requestStop ? { requestStop: this.options.requestStop } : {}),
-        },
-        onEventStored: (listener: (id: number) => void) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
-      };
-      const app = createApp(apiDeps);
-      receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
-      registerMetrics(app, apiDeps, metrics);
-      // The technician's page on the same listeners (docs/web.md); its actions are journaled.
-      registerWeb(app, {
-        ...apiDeps,
-        settingsView: settings,
-        onEventStored: apiDeps.onEventStored,
-        journalAction: (login, action) =>
-          void supervision.raise('technician_action', { detail: `${login}: ${action}` }),
+        supervision,
+        links: receivers.links,
+        metrics,
+        onEventStored,
+        host: this.options.host,
+        httpPort: this.options.httpPort,
+        httpsPort: this.options.httpsPort,
+        isLocalClient: this.options.isLocalClient,
+        requestStop: this.options.requestStop,
       });
-      const current = settings.current();
-      const listeners: HttpListeners = new HttpListeners(
-        app.fetch,
-        {
-          host: this.options.host ?? current.api.bind_address,
-          httpPort: this.options.httpPort ?? current.api.api_http_port,
-          httpsPort: this.options.httpsPort ?? current.api.api_port,
-          tls: readTls(current, logger),
-          // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (#28.7).
-          plainHttp: (fetch) =>
-            plainHttpGate(fetch, {
-              allowPlainHttp: () => settings.current().api.allow_plain_http,
-              httpsPort: (): number | null => listeners.ports().https ?? null,
-              ...(this.options.isLocalClient ? { isLocal: this.options.isLocalClient } : {}),
-            }),
-        },
-        this.health,
-        logger.child('api'),
-      );
       await this.startService(listeners);
-      this.listenersRef = listeners;
+      this.running = { store, settings, services, listeners };
       // The watchdog is fed only while the internal checks pass (docs/watchdog.md).
       const selfCheck = new SelfCheck({
         health: this.health,
@@ -331,138 +288,15 @@ export class Gateway {
   async stop(): Promise<void> {
     const failures = await stopAll(this.started.splice(0));
     for (const err of failures) this.options.logger.error('stop failed', { error: describeError(err) });
-    this.listenersRef = null;
-    this.servicesRef = null;
   }
 
-  /** Receivers and outputs, rebuilt from the current settings on every (re)start. */
-  private buildServices(): Service[] {
-    const receivers = this.receiversRef;
-    const current = this.settings.current();
-    // Outputs before receivers: started first and stopped last, so what the receivers journal while stopping is
-    // still forwarded. They run in a worker thread with their own SQLite connection; the ingest bus wakes them at
-    // once (docs/outputs.md §Threads, §Outbox).
-    const outputs = new OutputWorkerHost({
-      dbPath: join(this.options.dataDir, 'vigil.db'),
-      ...(this.writerRef ? { writer: this.writerRef } : {}),
-      outputs: current.outputs.filter((o) => o.type !== OUTPUT_TYPES.com),
-      instanceName: current.general.instance_name,
-      onClientRefused: (refusal) => this.clientRefusals.report(refusal),
-      health: this.health,
-      logger: this.options.logger,
-      ...(receivers
-        ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) }
-        : {}),
-    });
-    // Device status output, retention job, MySQL sync (docs/status-output.md, docs/retention.md, docs/mysql-sync.md).
-    const housekeeping = buildHousekeepingServices({
-      settings: this.settings,
-      store: this.store,
-      statusSlot: this.statusSlot,
-      health: this.health,
-      clock: this.clock,
-      logger: this.options.logger,
-      ...(receivers ? { bus: receivers.bus } : {}),
-    });
-    this.warnLowPorts(current);
-    // The status LEDs first: their lamp test lights as the services start (docs/leds.md).
-    const leds = new LedService({
-      health: this.health,
-      open: () => openLamps(current.hw.leds, this.options.sysfsRoot),
-      logger: this.options.logger.child('leds'),
-    });
-    // Serial (type 3) outputs run on this thread: serialport's native poller cannot serve two threads of one process
-    // (a port in the worker crashed the process while ports were open here; docs/outputs.md §Serial).
-    const serialOutputs = buildOutputs(
-      current.outputs.filter((o) => o.type === OUTPUT_TYPES.com),
-      {
-        store: this.store,
-        health: this.health,
-        logger: this.options.logger.child('outputs'),
-        clock: this.clock,
-        serial: this.serialLines,
-        ...(receivers
-          ? { onEventStored: (listener: () => void) => receivers.bus.on('event-stored', () => listener()) }
-          : {}),
-      },
-    );
-    return [leds, outputs, ...serialOutputs, ...housekeeping, ...(receivers ? receivers.build(current.receivers) : [])];
-  }
-
-  /** Ports below 1024 fail to bind without CAP_NET_BIND_SERVICE: say so, with the fix (docs/watchdog.md §Capabilities). */
-  private warnLowPorts(current: Settings): void {
-    const facts = readPrivilegeFacts();
-    if (!facts) return;
-    const ports = portsNeedingCapability(
-      listeningPorts(current, { http: this.options.httpPort, https: this.options.httpsPort }),
-      facts,
-    );
-    if (ports.length === 0) return;
-    this.options.logger.warn(
-      'ports below 1024 cannot be bound without CAP_NET_BIND_SERVICE: install systemd/vigil.service.d/low-ports.conf',
-      {
-        ports: ports.map((p) => `${p.what}=${p.port}`).join(', '),
-      },
-    );
+  private parts(): Running {
+    if (!this.running) throw new Error('gateway not started');
+    return this.running;
   }
 
   private async startService(service: Service): Promise<void> {
     await service.start();
     this.started.push(service);
   }
-}
-
-/** The hardware layer's GPIO LEDs (hw/), as the LED service sees them. */
-async function openLamps(settings: HwLedsSettings, sysfsRoot: string | undefined): Promise<LampsOpened> {
-  if (!settings.enabled) return { lamps: null, reason: 'turned off in the settings (hw.leds.enabled)' };
-  const opened = await openStatusLeds({
-    ...(sysfsRoot !== undefined && { sysfsRoot }),
-    lines: { power: settings.power_pin, link: settings.link_pin, trouble: settings.trouble_pin },
-    activeLow: settings.active_low,
-  });
-  if (!opened.lamps) return opened;
-  const { board, chip, lines, numbers } = opened;
-  const description =
-    `${board.name}, ${chip.label} base ${chip.base}: power GPIO ${lines.power} (${numbers.power}), ` +
-    `link GPIO ${lines.link} (${numbers.link}), trouble GPIO ${lines.trouble} (${numbers.trouble})`;
-  return { lamps: opened.lamps, description };
-}
-
-/** Serial lines for a tool outside the gateway (`vigil sim --serial`), with a health registry of their own. */
-export function standaloneSerialLines(logger: Logger): SerialLineFactory {
-  return serialLineFactory({ health: new HealthRegistry(), logger });
-}
-
-/** `vigil ports`: the serial devices on the box (docs/serial.md §Discovery); the CLI does not touch hw/ itself. */
-export function discoverSerialPorts(configured: ReadonlyMap<string, readonly string[]>): Promise<SerialPortInfo[]> {
-  return listSerialPorts(configured);
-}
-
-/** What `gateway_started` tells beside the version (docs/internal-events.md). */
-function startNotes(previousRun: string | null, restored: BackupHeader | null): string | null {
-  const notes = [];
-  if (previousRun) notes.push(`previous run: ${previousRun}`);
-  if (restored)
-    notes.push(
-      `restored from the backup of ${restored.instance_name || 'this box'} made ${restored.created_at} by version ${restored.app_version}`,
-    );
-  return notes.length > 0 ? notes.join('; ') : null;
-}
-
-function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {
-  if (result.password === null) {
-    return [
-      'Vigil: data dir initialised.',
-      `  first account:  ${result.login}`,
-      '  password:       as set in vigil-setup.txt',
-      '',
-    ].join('\n');
-  }
-  return [
-    'Vigil: data dir initialised.',
-    `  first account:  ${result.login}`,
-    `  password:       ${result.password}`,
-    `  (shown once; also stored in ${result.passwordFile}, mode 0600)`,
-    '',
-  ].join('\n');
 }

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseCli, UsageError } from '../src/cli-args.js';
+import { parseCli } from '../src/cli-args.js';
+import { UsageError } from '../src/core/usage-error.js';
 
 const isUsage = (err: unknown): boolean => err instanceof UsageError;
 

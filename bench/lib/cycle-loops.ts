@@ -4,7 +4,7 @@
  * written). Four of them, no sockets anywhere:
  *   - `vigil`: a decoded frame straight into EventIngest and its journal writer thread;
  *   - `minimum`: the durable minimum's rows straight into its writer thread (store-minimal.ts);
- *   - `vigil-rx`: real DC-09 frame bytes into one Dc09Session per device (framer, codec, receiver
+ *   - `vigil-rx`: real DC-09 frame bytes into one FrameSession per device (framer, codec, receiver
  *     rules with the replay check, reply queue), then the same ingest;
  *   - `minimum-rx`: the same bytes through the minimum's receiver path (Dc09Framer, handleFrame,
  *     the reply held until the commit).
@@ -22,9 +22,10 @@ import type { FrameItem } from '../../src/ingest/types.js';
 import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent } from '../../src/protocols/dc09/handler.js';
-import { Dc09Session } from '../../src/receivers/dc09-session.js';
+import { FrameSession } from '../../src/receivers/frame-session.js';
 import type { StreamChannel } from '../../src/receivers/frame-channel.js';
-import { ReceiverCounters, ReceiverProfile } from '../../src/receivers/receiver-profile.js';
+import { Dc09Rules } from '../../src/receivers/dc09-rules.js';
+import { ReceiverCounters } from '../../src/receivers/receiver-counters.js';
 import { eventFrame, nextSequence, sequenceText, type FrameHeader } from '../../src/sim/event-data.js';
 import { toInsertParams } from '../../src/store/event-rows.js';
 import { Store } from '../../src/store/store.js';
@@ -125,7 +126,7 @@ async function vigilLoop(path: string): Promise<Loop> {
 }
 
 /**
- * One Dc09Session per device over a channel whose write() is the device reading its ACK. Frames
+ * One FrameSession per device over a channel whose write() is the device reading its ACK. Frames
  * reach the sessions in the next turn of the event loop, all that turn's together, as one epoll
  * wait hands over every readable socket.
  */
@@ -147,7 +148,7 @@ async function vigilRxLoop(path: string): Promise<Loop> {
     tolerate_empty_line: true,
     tolerate_text_account: false,
   };
-  const profile = new ReceiverProfile('tcp', settings);
+  const profile = new Dc09Rules('tcp', settings);
   const counters = new ReceiverCounters();
   const links = new LinkRegistry({ objects: { get: () => null }, clock: systemClock, logger: silentLogger });
   const deps = {
@@ -161,14 +162,14 @@ async function vigilRxLoop(path: string): Promise<Loop> {
     maxInFlight: 64,
   };
   const frames = new FrameSource();
-  const sessions: Dc09Session[] = [];
+  const sessions: FrameSession[] = [];
   const waiting: Array<(() => void) | undefined> = [];
   const arriving: number[] = [];
   const deliver = (): void => {
     const devices = arriving.splice(0);
     for (const device of devices) sessions[device]!.feed(frames.next(device));
   };
-  const sessionOf = (device: number): Dc09Session => {
+  const sessionOf = (device: number): FrameSession => {
     let session = sessions[device];
     if (!session) {
       const channel: StreamChannel = {
@@ -185,7 +186,7 @@ async function vigilRxLoop(path: string): Promise<Loop> {
         pause: () => undefined,
         resume: () => undefined,
       };
-      session = new Dc09Session(channel, deps);
+      session = new FrameSession(channel, deps);
       sessions[device] = session;
     }
     return session;

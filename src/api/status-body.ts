@@ -11,6 +11,7 @@
  */
 import type { ComponentHealth, HealthRegistry } from '../core/health.js';
 import type { Clock } from '../core/clock.js';
+import { visibleComponent } from '../core/component-receiver.js';
 
 export interface StatusComponent {
   readonly name: string;
@@ -38,24 +39,6 @@ export interface StatusDeps {
   readonly clock: Clock;
   readonly health: HealthRegistry;
   readonly settings: { current(): { readonly general: { readonly instance_name: string } } };
-}
-
-/** The receiver id a component belongs to, or null when it belongs to none. */
-export function receiverOf(component: Pick<ComponentHealth, 'name' | 'metrics'>): number | null {
-  const match = /^rx:[a-z0-9_-]+:(\d+)(?::|$)/i.exec(component.name);
-  if (match) return Number(match[1]);
-  const id = component.metrics.receiver_id;
-  return typeof id === 'number' ? id : null;
-}
-
-export function visibleComponent(
-  component: Pick<ComponentHealth, 'name' | 'kind' | 'metrics'>,
-  visibleReceivers: readonly number[] | null,
-): boolean {
-  if (visibleReceivers === null) return true;
-  const receiver = receiverOf(component);
-  if (receiver === null) return component.kind !== 'receiver' && !component.name.startsWith('rx:');
-  return visibleReceivers.includes(receiver);
 }
 
 function describe(component: ComponentHealth): StatusComponent {

@@ -4,7 +4,8 @@
  * `metrics` reads GET /metrics (docs/metrics.md); `system_update` reaches /api/system* and the System
  * view (docs/backup.md): it downloads every secret of the box, so it is a grant, never a record scope.
  */
-import { USER_SCOPES } from '../settings/schema.js';
+/** The scopes a user record holds (settings `users[].scopes`, management API §Resources, users). */
+export const USER_SCOPES = ['settings', 'users', 'events', 'objects'] as const;
 
 /** The scopes that can only be granted, never written into a user record; canonical order. */
 export const GRANTABLE_SCOPES = [

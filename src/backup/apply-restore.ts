@@ -11,6 +11,7 @@ import { fsyncDirectory } from '../init/atomic-write.js';
 import { ENTRY_NAMES } from './backup-entries.js';
 import type { BackupHeader } from './backup-format.js';
 import { PENDING_DIR, PENDING_HEADER } from './stage-restore.js';
+import { STORE_FILE, storePath } from '../store/store-path.js';
 
 /** Applies `<data>/restore-pending/` when there is one; returns its header, or null. */
 export function applyPendingRestore(dataDir: string, logger: Logger, now: number): BackupHeader | null {
@@ -19,13 +20,13 @@ export function applyPendingRestore(dataDir: string, logger: Logger, now: number
   if (!existsSync(headerPath)) return null;
   const header = JSON.parse(readFileSync(headerPath, 'utf8')) as BackupHeader;
   const replaced = join(dataDir, `replaced-${new Date(now).toISOString().replace(/[:.]/g, '-')}`);
-  const stagedDb = join(pending, 'vigil.db');
+  const stagedDb = storePath(pending);
   if (existsSync(stagedDb)) {
     // The old WAL and shared-memory files go first: SQLite would replay an old WAL into the new file.
     mkdirSync(replaced, { recursive: true, mode: 0o700 });
     for (const suffix of ['-wal', '-shm', '']) {
-      const current = join(dataDir, `vigil.db${suffix}`);
-      if (existsSync(current)) renameSync(current, join(replaced, `vigil.db${suffix}`));
+      const current = `${storePath(dataDir)}${suffix}`;
+      if (existsSync(current)) renameSync(current, `${storePath(replaced)}${suffix}`);
     }
   }
   for (const name of ENTRY_NAMES) {
@@ -33,7 +34,7 @@ export function applyPendingRestore(dataDir: string, logger: Logger, now: number
     if (!existsSync(staged)) continue;
     const target = join(dataDir, name);
     mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-    if (name !== 'vigil.db' && existsSync(target)) {
+    if (name !== STORE_FILE && existsSync(target)) {
       mkdirSync(join(replaced, dirname(name)), { recursive: true, mode: 0o700 });
       renameSync(target, join(replaced, name));
     }

@@ -4,9 +4,10 @@
  * exist: a restore writes nothing else, so a crafted name cannot reach outside the data dir.
  */
 import { VigilError } from '../core/errors.js';
+import { STORE_FILE } from '../store/store-path.js';
 
 /** Paths relative to the data dir, in the order they are written. */
-export const ENTRY_NAMES = ['vigil.db', 'tls/key.pem', 'tls/cert.pem'] as const;
+export const ENTRY_NAMES = [STORE_FILE, 'tls/key.pem', 'tls/cert.pem'] as const;
 export type EntryName = (typeof ENTRY_NAMES)[number];
 
 const MAX_ENTRY_BYTES = 2n ** 40n;

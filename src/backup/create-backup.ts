@@ -12,6 +12,7 @@ import type { Writable } from 'node:stream';
 import { checkPassphrase, encodePreamble, newBackupKeys, type BackupHeader, TAG_BYTES } from './backup-format.js';
 import { END_OF_ENTRIES, ENTRY_NAMES, entryHead, type EntryName } from './backup-entries.js';
 import { snapshotOffThread } from './store-task.js';
+import { STORE_FILE } from '../store/store-path.js';
 
 export interface BackupOptions {
   readonly dataDir: string;
@@ -43,7 +44,7 @@ export async function writeBackup(options: BackupOptions, sink: Writable): Promi
       app_version: options.appVersion,
       created_at: new Date(options.now).toISOString(),
     });
-    const files: Array<{ name: EntryName; path: string }> = [{ name: 'vigil.db', path: snap.path }];
+    const files: Array<{ name: EntryName; path: string }> = [{ name: STORE_FILE, path: snap.path }];
     for (const name of ENTRY_NAMES.slice(1)) {
       const path = join(options.dataDir, name);
       if (existsSync(path)) files.push({ name, path });

@@ -30,6 +30,7 @@ import { decodePreamble, openBackupKeys, TAG_BYTES, type BackupHeader } from './
 import { EntrySplitter } from './backup-entries.js';
 import { INSTANCE_ID_KEY, MetaRepo } from '../store/meta-repo.js';
 import { checkStoreOffThread } from './store-task.js';
+import { storePath } from '../store/store-path.js';
 
 export const PENDING_DIR = 'restore-pending';
 export const PENDING_HEADER = 'backup-header.json';
@@ -172,7 +173,7 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
       if (err instanceof VigilError) throw err;
       throw damaged('authentication failed: truncated, corrupted or altered');
     }
-    await checkStoreOffThread(join(partial, 'vigil.db'), header, options.newIdentity);
+    await checkStoreOffThread(storePath(partial), header, options.newIdentity);
     writeFileSync(join(partial, PENDING_HEADER), `${JSON.stringify(header)}\n`, { mode: 0o600 });
     if (process.getuid?.() === 0) chownSync(join(partial, PENDING_HEADER), owner.uid, owner.gid);
     const pending = join(options.dataDir, PENDING_DIR);

@@ -4,10 +4,10 @@
  * grows with the store, seconds to minutes on a Pi, so it runs in a worker thread (store-task.ts): the
  * receivers keep answering and the watchdog keeps being fed meanwhile.
  */
-import { join } from 'node:path';
 import { openDatabase } from '../store/database.js';
 import { INSTANCE_ID_KEY, MetaRepo } from '../store/meta-repo.js';
 import type { BackupHeader } from './backup-format.js';
+import { storePath } from '../store/store-path.js';
 
 export type SnapshotFacts = Pick<BackupHeader, 'schema_version' | 'instance_id' | 'instance_name' | 'journal'>;
 
@@ -25,8 +25,8 @@ export interface SnapshotRequest {
 
 /** A consistent copy of the store in `dir`, with the journal emptied unless kept (blocks its thread). */
 export function takeSnapshot({ dataDir, dir, journal }: SnapshotRequest): Snapshot {
-  const path = join(dir, 'vigil.db');
-  const source = openDatabase(join(dataDir, 'vigil.db'), { readonly: true });
+  const path = storePath(dir);
+  const source = openDatabase(storePath(dataDir), { readonly: true });
   try {
     source.prepare('VACUUM INTO ?').run(path);
   } finally {

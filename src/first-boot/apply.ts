@@ -31,6 +31,7 @@ import {
 } from './render.js';
 import { renderResult } from './result-file.js';
 import { writeProvisionedAdmin, writeStatus, type FirstBootStatus } from './status.js';
+import { storePath } from '../store/store-path.js';
 
 export interface FirstBootOptions {
   readonly bootDir: string;
@@ -111,12 +112,12 @@ async function readAndApply(setupPath: string, options: FirstBootOptions): Promi
   const root = options.root;
   const parsed = parseSetupFile(bytes.toString('utf8'), {
     zoneExists: (name) => existsSync(join(root, 'usr/share/zoneinfo', name)),
-    gatewayInitialised: existsSync(join(options.dataDir, 'vigil.db')),
+    gatewayInitialised: existsSync(storePath(options.dataDir)),
   });
   if (!parsed.ok) return { kind: 'rejected', errors: parsed.errors };
   const applied = applySystem(parsed.config, options);
   const generatedPassword =
-    parsed.config.adminPassword === null && !existsSync(join(options.dataDir, 'vigil.db'))
+    parsed.config.adminPassword === null && !existsSync(storePath(options.dataDir))
       ? (options.generatePassword ?? (() => randomPassword(20)))()
       : null;
   const password = parsed.config.adminPassword ?? generatedPassword;

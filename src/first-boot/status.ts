@@ -1,15 +1,16 @@
 /**
  * What first boot leaves in the gateway's data dir: the status file the `first-boot` health component
- * reports from, and the provisioned first account that initialiseDataDir consumes (docs/first-boot.md).
+ * reports from, and the provisioned first account that initialiseDataDir consumes (docs/first-boot.md;
+ * the account file's name, shape and reader: src/init/provisioned-admin.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../init/atomic-write.js';
 import { trustedDirectory } from '../init/trusted-dir.js';
+import { PROVISION_FILE, type ProvisionedAdmin } from '../init/provisioned-admin.js';
 import type { SetupLineError } from './setup-file.js';
 
 export const STATUS_FILE = 'first-boot-status.json';
-export const PROVISION_FILE = 'first-boot-admin.json';
 
 /** `absent` is only read: images whose first boot also ran without a setup file recorded it. */
 export type FirstBootOutcomeKind = 'applied' | 'rejected' | 'absent';
@@ -21,11 +22,6 @@ export interface FirstBootStatus {
   readonly applied: readonly string[];
   /** line 0: not tied to one line (e.g. the file could not be read or a write failed). */
   readonly errors: readonly SetupLineError[];
-}
-
-export interface ProvisionedAdmin {
-  readonly password_hash: string;
-  readonly instance_name: string | null;
 }
 
 export function writeStatus(dataDir: string, status: FirstBootStatus): void {
@@ -81,22 +77,6 @@ function isStatus(value: unknown): value is FirstBootStatus {
 
 export function writeProvisionedAdmin(dataDir: string, admin: ProvisionedAdmin): void {
   writeOwned(dataDir, PROVISION_FILE, JSON.stringify(admin) + '\n', 0o600);
-}
-
-/** The provisioned first account, or null when there is none (or it is unusable: then the gateway generates one). */
-export function readProvisionedAdmin(dataDir: string): ProvisionedAdmin | null {
-  const path = join(dataDir, PROVISION_FILE);
-  if (!existsSync(path)) return null;
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<ProvisionedAdmin>;
-    if (typeof value.password_hash !== 'string' || value.password_hash.length === 0) return null;
-    return {
-      password_hash: value.password_hash,
-      instance_name: typeof value.instance_name === 'string' ? value.instance_name : null,
-    };
-  } catch {
-    return null;
-  }
 }
 
 export function describeErrors(errors: readonly SetupLineError[]): string[] {

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
 import type { NewEvent } from '../store/types.js';
-import type { StartupRules } from '../tracker/startup-events.js';
+import type { StartupRules } from './startup-events.js';
 import { journalRow } from './journal-row.js';
 import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';
 import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';

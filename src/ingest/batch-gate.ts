@@ -18,8 +18,8 @@
  * sporadic fleet, whose gathers nearly all miss, soon pipelines for MAX_SKIP answers at a time and
  * keeps its latency. A saturating fleet that misses now and then (a GC pause, the writer's turn on
  * a shared core) is back to gathering after a few answers: giving up for 1,000 answers after any
- * one miss cost 10 devices an eighth of their rate and 17 % more CPU per event (docs/benchmarks.md,
- * 2026-11-24).
+ * one miss cost 10 devices an eighth of their rate and 17 % more CPU per event (bench/ingest.ts,
+ * docs/benchmarks.md §Ingest).
  */
 
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
@@ -27,7 +27,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 /**
  * How long a gather waits for its target before it sends what it has: at least this (measured),
  * and the timer that ends it, in libuv's whole milliseconds, adds up to one more (1.4-2.0 ms on
- * average at 10 devices, docs/benchmarks.md "The gather's timer").
+ * average at 10 devices, docs/benchmarks.md §Ingest).
  */
 export const GATHER_MAX_MS = 1;
 /** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
@@ -36,7 +36,7 @@ export const TIMER_SLACK_MS = 0.05;
  * Event-loop utilization over a gather from which it counts as busy, never a miss. Logged per
  * 2 s at TCP 100 saturating on one core, 83-99 % of the gathers that would have been misses were
  * ≥ 0.9; at 10 devices 0-63 % (most 0.5-0.7: the loop waits for the devices' round trip); paced
- * at half rate a few per 2 s, most under 0.3 (docs/benchmarks.md "A busy loop's gathers pay").
+ * at half rate a few per 2 s, most under 0.3 (docs/benchmarks.md §Ingest).
  */
 export const BUSY_LOOP = 0.9;
 /** The most answers that send at once after misses (one try per 1,000 batches costs ≤ 0.1 %). */
@@ -112,7 +112,7 @@ export class BatchGate {
     // libuv's clock counts whole milliseconds: on a loop that keeps turning, a 1 ms timer fires as
     // soon as the millisecond turns, 0.2 ms after it was armed on average at 10 devices. Released
     // then, a gather sent 3.6 of 10 items and split the fleet in two (docs/benchmarks.md,
-    // 2026-11-24 "The gather's timer"). So the limit is kept against performance.now().
+    // §Ingest). So the limit is kept against performance.now().
     const left = this.maxMs - (performance.now() - this.startedAt);
     if (left > TIMER_SLACK_MS) {
       this.timer = setTimeout(this.timedOut, left);

@@ -13,7 +13,7 @@
  */
 import type { EventInsertParams } from '../store/event-rows.js';
 import type { ObjectRecord } from '../store/types.js';
-import { StartupEventClassifier, type StartupRules, type StartupRow } from '../tracker/startup-events.js';
+import { StartupEventClassifier, type StartupRules, type StartupRow } from './startup-events.js';
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog } from './seen-log.js';
 import { collectSightings } from './sightings.js';

@@ -19,7 +19,7 @@ import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
-import type { StartupRules } from '../tracker/startup-events.js';
+import type { StartupRules } from './startup-events.js';
 import { BatchEncoder, type Op, type Sent } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
 import { collectSightings } from './sightings.js';
@@ -120,7 +120,7 @@ export class EventIngest {
     if (this.gate.gathering) {
       // Gathered: it leaves now, from the read that filled it. Waiting for the rest of this turn
       // of the event loop (setImmediate) only delayed the commit the whole fleet waits for
-      // (≈ 1 µs of CPU per event less at 10 devices; docs/benchmarks.md "Another host of the kind").
+      // (≈ 1 µs of CPU per event less at 10 devices; docs/benchmarks.md §Commit cycle).
       if (this.queuedItems >= this.maxBatchItems || this.gate.full(this.queuedItems)) this.dispatch();
       return;
     }

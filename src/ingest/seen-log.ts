@@ -13,7 +13,7 @@
 import type { ObjectsPort } from './object-directory.js';
 
 /**
- * How often pending sightings are written (decision, docs/benchmarks.md "Sightings sweep"): at a
+ * How often pending sightings are written (decision, docs/benchmarks.md §Sightings sweep model): at a
  * site of 1,000 devices every sweep rewrites the whole `object_sightings` table (~24 pages), so
  * the bytes fall with the interval; a crash costs a restarted tracker up to this much of its
  * certainty (SEEN_MAX_LAG_MS).

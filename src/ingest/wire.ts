@@ -7,7 +7,7 @@
  */
 import type { EventInsertParams } from '../store/event-rows.js';
 import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
-import type { StartupRules } from '../tracker/startup-events.js';
+import type { StartupRules } from './startup-events.js';
 
 /** A connection's session row as the main thread knows it when the batch leaves. */
 export interface WireSession {
@@ -45,7 +45,7 @@ export interface WireFrame extends WireItemBase {
 
 /**
  * One journal row as a tuple: a flat array is several times cheaper to clone than an object with
- * named fields, and cloning was most of this thread's cost per event (docs/benchmarks.md).
+ * named fields, and cloning was most of this thread's cost per event (docs/benchmarks.md §Commit cycle).
  */
 export type WireRow = [
   deviceTime: number | null,

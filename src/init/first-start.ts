@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { hashPassword, randomPassword } from '../auth/passwords.js';
 import type { Logger } from '../core/logger.js';
 import type { Settings } from '../settings/schema.js';
-import { PROVISION_FILE, readProvisionedAdmin } from '../first-boot/status.js';
+import { PROVISION_FILE, readProvisionedAdmin } from './provisioned-admin.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { createSelfSignedCertificate } from './self-signed.js';
 

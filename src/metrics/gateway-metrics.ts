@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HealthRegistry } from '../core/health.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
-import { receiverOf } from '../api/status-body.js';
+import { receiverOf } from '../core/component-receiver.js';
 
 export interface GatewayMetricsDeps {
   readonly health: HealthRegistry;
@@ -19,7 +19,7 @@ export interface GatewayMetricsDeps {
   readonly now: () => number;
 }
 
-/** Receiver figures (src/receivers/receiver-profile.ts ReceiverCounters) that count refused input. */
+/** Receiver figures (src/receivers/receiver-counters.ts) that count refused input. */
 const REJECT_REASONS: Readonly<Record<string, string>> = {
   rejected: 'malformed',
   naks: 'nak',

@@ -25,11 +25,11 @@ import { ClientAllowList } from './client-allow-list.js';
 import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
 import { JsonDriver } from './json-driver.js';
-import { Mlr2Driver } from './mlr2-driver.js';
 import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
 import { OutputService } from './output-service.js';
 import { outputTimings, type OutputTimings } from './output-timings.js';
 import { SerialLink } from './serial-link.js';
+import { createStreamDriver, isStreamProtocol, protocolLabel } from './stream-driver.js';
 import { TcpLink } from './tcp-link.js';
 import { TcpServerLink } from './tcp-server-link.js';
 import { UdpLink } from './udp-link.js';
@@ -177,6 +177,7 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
     health: deps.health,
     logger,
     clock: deps.clock,
+    protocolLabel: protocolLabel(settings),
     ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
   };
   if (settings.protocol === 'SIA-DC09') {
@@ -200,11 +201,9 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
     });
     return new OutputService({ ...common, driver });
   }
-  const driver = new Mlr2Driver({
-    variant: settings.protocol,
-    route: { receiver: settings.receiver_number, line: settings.line_number },
-    ackTimeoutMs: timings.ackTimeoutMs,
-  });
+  if (!isStreamProtocol(settings.protocol))
+    return new UnavailableOutput(settings.id, `unknown protocol "${settings.protocol}"`, deps.health, logger);
+  const driver = createStreamDriver({ ...settings, protocol: settings.protocol }, timings.ackTimeoutMs, logger);
   return new OutputService({ ...common, driver });
 }
 

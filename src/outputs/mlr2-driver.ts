@@ -4,9 +4,9 @@
  * signal"). The codec is src/protocols/mlr2; this file maps journal events onto it.
  */
 import {
-  HEARTBEAT,
   encodeContactId,
   encodeSia,
+  heartbeat,
   readReplies,
   type EncodeResult,
   type Mlr2Reply,
@@ -14,8 +14,9 @@ import {
   type Mlr2Variant,
 } from '../protocols/mlr2/index.js';
 import { shapeOf } from './event-shape.js';
+import { LateAckFilter, ackNakVerdict } from './late-ack-filter.js';
 import type { OutgoingEvent } from './outbox.js';
-import type { Exchange, ProtocolDriver, Verdict } from './protocol-driver.js';
+import type { Exchange, ProtocolDriver } from './protocol-driver.js';
 
 export interface Mlr2DriverOptions {
   readonly variant: Mlr2Variant;
@@ -24,41 +25,22 @@ export interface Mlr2DriverOptions {
   readonly ackTimeoutMs: number;
 }
 
-function verdict(reply: Mlr2Reply): Verdict {
-  return reply === 'ack' ? 'ack' : 'nak';
-}
-
 export class Mlr2Driver implements ProtocolDriver<Mlr2Reply> {
   readonly protocol: string;
   readonly supervisionOnlyWhenIdle = false;
   private readonly options: Mlr2DriverOptions;
-  /**
-   * MLR2 ACKs carry no reference to the line they answer. When copies of a line went unanswered before one was
-   * ACKed, late ACKs of those copies may still be on their way; taking one of them for the ACK of the NEXT line
-   * would lose that line. Such surplus ACKs are swallowed for one ACK timeout: the worst case is then a duplicate
-   * (the next line is sent again), never a loss.
-   */
-  private surplus = 0;
-  private surplusUntil = 0;
+  private readonly lateAcks: LateAckFilter;
+  private readonly heartbeat: Buffer;
 
   constructor(options: Mlr2DriverOptions) {
     this.options = options;
     this.protocol = options.variant;
+    this.lateAcks = new LateAckFilter(options.ackTimeoutMs);
+    this.heartbeat = heartbeat(options.route);
   }
 
   read(chunk: Buffer): Mlr2Reply[] {
-    const replies = readReplies(chunk);
-    if (this.surplus === 0) return replies;
-    if (performance.now() > this.surplusUntil) {
-      this.surplus = 0;
-      return replies;
-    }
-    const out: Mlr2Reply[] = [];
-    for (const reply of replies) {
-      if (reply === 'ack' && this.surplus > 0) this.surplus--;
-      else out.push(reply);
-    }
-    return out;
+    return this.lateAcks.filter(readReplies(chunk));
   }
 
   event(outgoing: OutgoingEvent): Exchange<Mlr2Reply> | { skip: string } {
@@ -85,20 +67,19 @@ export class Mlr2Driver implements ProtocolDriver<Mlr2Reply> {
     }
     if (!encoded.ok) return { skip: encoded.reason };
     const bytes = encoded.bytes;
-    return { label: `event ${outgoing.event.id}`, frame: () => bytes, reply: verdict };
+    return { label: `event ${outgoing.event.id}`, frame: () => bytes, reply: ackNakVerdict };
   }
 
   supervision(): Exchange<Mlr2Reply> {
-    return { label: 'heartbeat', frame: () => HEARTBEAT, reply: verdict };
+    const bytes = this.heartbeat;
+    return { label: 'heartbeat', frame: () => bytes, reply: ackNakVerdict };
   }
 
   settled(unanswered: number): void {
-    if (unanswered <= 0) return;
-    this.surplus = unanswered;
-    this.surplusUntil = performance.now() + this.options.ackTimeoutMs;
+    this.lateAcks.settled(unanswered);
   }
 
   reset(): void {
-    this.surplus = 0;
+    this.lateAcks.reset();
   }
 }

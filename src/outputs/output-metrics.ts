@@ -9,6 +9,7 @@
  *   unsendable   events skipped because the protocol cannot carry them or the peer refuses them, since counters_since
  *   failed       in the failed (supervision-only) state
  *   cursor       id of the last event delivered or skipped
+ *   protocol     the protocol the output speaks, as the Status view names it ("MLR2-DG", "ADEMCO-685", ...)
  * Counters change per event, so they are pushed to the registry on a timer and on state changes, not per event.
  */
 import type { ComponentState, HealthRegistry } from '../core/health.js';
@@ -24,10 +25,11 @@ export class OutputMetrics {
   private lastAckAt: number | null = null;
   private readonly values: Record<string, MetricValue> = { connected: false, backlog: null, failed: false, cursor: 0 };
 
-  constructor(name: string, health: HealthRegistry, countersSince: number) {
+  constructor(name: string, health: HealthRegistry, countersSince: number, fixed: Record<string, MetricValue> = {}) {
     this.name = name;
     this.health = health;
     this.values.counters_since = countersSince;
+    Object.assign(this.values, fixed);
   }
 
   count(counter: OutputCounter): void {

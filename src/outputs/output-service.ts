@@ -39,6 +39,8 @@ export interface OutputServiceOptions<R> {
   readonly health: HealthRegistry;
   readonly logger: Logger;
   readonly clock: Clock;
+  /** The protocol as the Status view shows it (metric `protocol`); the driver's name when absent. */
+  readonly protocolLabel?: string;
   /** Subscribes to "new events were journaled" (the ingest bus `event-stored`); returns the unsubscribe. */
   readonly onEventStored?: (listener: () => void) => () => void;
 }
@@ -68,7 +70,9 @@ export class OutputService<R> implements Service {
   constructor(options: OutputServiceOptions<R>) {
     this.o = options;
     this.name = `out:${options.id}`;
-    this.metrics = new OutputMetrics(this.name, options.health, options.clock.now());
+    this.metrics = new OutputMetrics(this.name, options.health, options.clock.now(), {
+      protocol: options.protocolLabel ?? options.driver.protocol,
+    });
     this.reconnectDelay = options.timings.reconnectDelayMs;
     this.probeDelay = options.timings.probeMinMs;
     this.passive = isPassiveLink(options.link) ? options.link : null;

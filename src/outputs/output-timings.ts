@@ -34,6 +34,13 @@ export interface OutputTimings {
 export const MLR2_TIMINGS = { ackTimeoutMs: 4000, retries: 3, supervisionIntervalMs: 30_000 } as const;
 
 /**
+ * ADEMCO No. 685 Installation Instructions, "Computer interface": the computer ACKs within 2 s; without an ACK after
+ * the second transmission the computer is in fault; the periodic test message goes out after about 45 s without
+ * messages. (MX8000 §8.9.6, the same rule: "after two NACKs or two ACK timeouts ... Computer Trouble".)
+ */
+export const ADEMCO_685_TIMINGS = { ackTimeoutMs: 2000, retries: 1, supervisionIntervalMs: 45_000 } as const;
+
+/**
  * Probing while failed (Vigil's rule, not the manuals'): 1 s, doubling to 8 s between heartbeats,
  * and a connect attempt every second while the link is down, so delivery resumes within about
  * 2 s of the automation software accepting connections again (docs/outputs.md §Failed state).
@@ -63,6 +70,7 @@ export function outputTimings(settings: OutputSettings): OutputTimings {
     ? { ...COMMON_TIMINGS, noClientFailMs: settings.tcp_server.no_client_failed_s * 1000 }
     : COMMON_TIMINGS;
   if (settings.protocol === 'JSON') return { ...JSON_TIMINGS, ...common };
+  if (settings.protocol === 'ADEMCO-685') return { ...ADEMCO_685_TIMINGS, ...common };
   if (settings.protocol !== 'SIA-DC09' || !settings.sia_dc09) return { ...MLR2_TIMINGS, ...common };
   const sia = settings.sia_dc09;
   const linkTestMs = sia.link_test_interval_s * 1000;

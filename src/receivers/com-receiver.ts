@@ -2,7 +2,7 @@
  * A COM receiver (settings `com_receivers[]`, docs/serial.md): transport only. Its serial line (the port layer in
  * hw/serial, passed in as a SerialLineFactory) is a stream channel into one receiver session per time the device is
  * open; the receiver's `protocol` picks the rules:
- *   - `SIA-DC09`: DC-09 frames exactly as on TCP (ReceiverProfile: CRC, AES with `encryption_password`, time window,
+ *   - `SIA-DC09`: DC-09 frames exactly as on TCP (Dc09Rules: CRC, AES with `encryption_password`, time window,
  *     ACK/NAK/DUH written back on the line after the commit);
  *   - `MLR2`: Vigil is the automation computer behind a legacy receiver (Mlr2Rules): ACK 0x06 after the commit, NAK
  *     0x15 for a malformed line; heartbeats keep the health `ok`, and none for `heartbeat_timeout_s` makes it
@@ -14,11 +14,12 @@ import type { Logger } from '../core/logger.js';
 import type { SerialLine, SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import type { ComReceiverSettings } from '../settings/schema-receivers.js';
-import { Dc09Session } from './dc09-session.js';
+import { FrameSession } from './frame-session.js';
 import type { StreamChannel } from './frame-channel.js';
 import { Mlr2Rules } from './mlr2-rules.js';
 import type { ReceiverDeps } from './receiver-deps.js';
-import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
+import { Dc09Rules } from './dc09-rules.js';
+import { ReceiverCounters } from './receiver-counters.js';
 import type { FrameRules, SessionDeps } from './session-deps.js';
 
 export interface ComReceiverDeps extends ReceiverDeps {
@@ -36,7 +37,7 @@ export class ComReceiver implements Service {
   private readonly mlr2: Mlr2Rules | null;
   private readonly sessionDeps: SessionDeps;
   private line: SerialLine | null = null;
-  private session: Dc09Session | null = null;
+  private session: FrameSession | null = null;
   private unsubscribe: Array<() => void> = [];
   private timer: NodeJS.Timeout | null = null;
   private openedAt = 0;
@@ -52,7 +53,7 @@ export class ComReceiver implements Service {
     this.name = `rx:com:${settings.id}`;
     this.logger = deps.logger.child(`com:${settings.id}`);
     this.mlr2 = settings.protocol === 'MLR2' ? new Mlr2Rules(settings.id) : null;
-    this.rules = this.mlr2 ?? new ReceiverProfile('com', settings);
+    this.rules = this.mlr2 ?? new Dc09Rules('com', settings);
     this.sessionDeps = {
       rules: this.rules,
       counters: this.counters,
@@ -121,7 +122,7 @@ export class ComReceiver implements Service {
       pause: () => line.pause(),
       resume: () => line.resume(),
     };
-    this.session = new Dc09Session(channel, this.sessionDeps);
+    this.session = new FrameSession(channel, this.sessionDeps);
     this.counters.connections = 1;
     this.counters.accepted++;
     this.openedAt = this.deps.clock.now();

@@ -1,10 +1,11 @@
 /**
- * The receiver seam: what a transport hands to the one DC-09 session (dc09-session.ts). A new
+ * The receiver seam: what a transport hands to the one DC-09 session (frame-session.ts). A new
  * transport implements one of these two shapes and never interprets a byte itself
  * (docs/receivers.md §The seam):
  *   - a stream (TCP connection, serial line): bytes in any chunking, cut into frames by the
  *     session's framer; replies go back on the same stream in frame order;
- *   - datagrams (UDP, SMS): one whole frame each, from a peer of its own, answered on its own.
+ *   - datagrams (UDP): one whole frame each, from a peer of its own, answered on its own.
+ * SMS is not a channel: the modem receiver journals each message itself (modem/sms-inbox.ts).
  */
 
 /** `transport` of the journal rows a channel produces. */
@@ -26,16 +27,14 @@ export interface StreamChannel {
   trusted?(): void;
 }
 
-/** How one datagram ended, told to the channel exactly once (SMS: delete from the SIM only when 'committed'). */
-export type DatagramOutcome = 'committed' | 'failed' | 'answered' | 'rejected' | 'ignored' | 'dropped';
-
-/** Independent frames from many peers; `Peer` is whatever the transport needs to answer one (an address, an SMS index). */
+/** Independent frames from many peers; `Peer` is whatever the transport needs to answer one (UDP: the sender's address). */
 export interface DatagramChannel<Peer> {
   readonly framing: 'datagram';
   readonly transport: Transport;
   /** A reply for the datagram of `peer`: NAK / DUH at once, ACK after its commit. */
   reply(data: Buffer, peer: Peer): void;
-  settled?(peer: Peer, outcome: DatagramOutcome): void;
+  /** Told after the datagram of `peer` was committed and its ACK handed to `reply`: the peer spoke valid DC-09. */
+  acked?(peer: Peer): void;
 }
 
 export type FrameChannel<Peer = void> = StreamChannel | DatagramChannel<Peer>;

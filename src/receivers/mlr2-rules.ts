@@ -1,5 +1,5 @@
 /**
- * The MLR2 computer-port feed as a session's FrameRules (docs/serial.md §MLR2 input): the DC4 framer, the pure line
+ * The MLR2 computer-port feed as a session's FrameRules (docs/serial.md §protocol "MLR2"): the DC4 framer, the pure line
  * decision (src/protocols/mlr2/handler.ts), NAK for a line the framer drops as over-long. It also notes when the
  * line last showed life (a heartbeat or any well-formed message) for the receiver's heartbeat supervision.
  */

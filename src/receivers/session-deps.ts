@@ -8,7 +8,7 @@ import type { ReceiverRef } from '../ingest/types.js';
 import type { FrameQuirk, FrameTolerances, FramerItem } from '../protocols/dc09/frame.js';
 import type { DecodedEvent, FrameDecision } from '../protocols/dc09/handler.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
-import type { ReceiverCounters } from './receiver-profile.js';
+import type { ReceiverCounters } from './receiver-counters.js';
 
 /** Cuts a byte stream into frames (Dc09Framer, Mlr2Framer): resyncs on garbage, never throws. */
 export interface StreamFramer {
@@ -19,8 +19,9 @@ export interface StreamFramer {
 }
 
 /**
- * The protocol a session speaks on a receiver: DC-09 with the receiver's rules (ReceiverProfile), or the MLR2
- * computer-port feed (Mlr2Rules). Every frame of every transport is decided by one of these.
+ * The protocol a session speaks on a receiver: DC-09 with the receiver's rules (Dc09Rules), or the MLR2
+ * computer-port feed (Mlr2Rules). Every frame a session decides (TCP, UDP, serial lines) goes through one of
+ * these; an SMS is no frame: the modem receiver interprets and journals it itself (docs/modem.md §Incoming SMS).
  */
 export interface FrameRules {
   readonly ref: ReceiverRef;

@@ -1,6 +1,6 @@
 /**
  * A DC-09 TCP receiver (SIA DC-09 §5.2): transport only. It binds `bind_address:port`, gives
- * every connection its own Dc09Session and reports health as `rx:tcp:<id>`. It never interprets
+ * every connection its own FrameSession and reports health as `rx:tcp:<id>`. It never interprets
  * bytes itself. Limits (docs/receivers.md §Limits): idle timeout, keep-alive, max connections;
  * per source (§Per-source limits, #28.6): open connections and accepts per minute, a short idle
  * timeout until the first valid frame; for the whole process, the shared connection budget
@@ -12,9 +12,10 @@ import { VigilError, describeError } from '../core/errors.js';
 import type { Service } from '../core/service.js';
 import { SOURCE_LIMIT_DEFAULTS, type TcpListenerSettings } from '../settings/schema-receivers.js';
 import type { BudgetedConnection } from './connection-budget.js';
-import { Dc09Session } from './dc09-session.js';
+import { FrameSession } from './frame-session.js';
 import type { StreamChannel } from './frame-channel.js';
-import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
+import { Dc09Rules } from './dc09-rules.js';
+import { ReceiverCounters } from './receiver-counters.js';
 import { closeGracefully, formatAddress, listenTcp, type ReceiverDeps } from './receiver-deps.js';
 import type { SessionDeps } from './session-deps.js';
 import { sourceKey } from '../core/source-key.js';
@@ -23,11 +24,11 @@ import { SourceTable, type SourceLimits } from './source-table.js';
 export class TcpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
-  private readonly profile: ReceiverProfile;
+  private readonly rules: Dc09Rules;
   private readonly settings: TcpListenerSettings;
   private readonly deps: ReceiverDeps;
   private readonly sessionDeps: SessionDeps;
-  private readonly sessions = new Map<Socket, Dc09Session>();
+  private readonly sessions = new Map<Socket, FrameSession>();
   private readonly sourceLimits: SourceLimits;
   private readonly firstFrameTimeoutMs: number;
   /** Per-source counts and buckets, new at every start(). */
@@ -50,12 +51,12 @@ export class TcpReceiver implements Service {
       (settings.first_frame_timeout_s ?? SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s) * 1000,
     );
     this.sources = new SourceTable(this.sourceLimits);
-    this.profile = new ReceiverProfile('tcp', settings);
-    this.name = this.profile.healthName;
+    this.rules = new Dc09Rules('tcp', settings);
+    this.name = this.rules.healthName;
     this.deps = deps;
     this.sessionDeps = {
-      rules: this.profile,
-      deviceLink: this.profile,
+      rules: this.rules,
+      deviceLink: this.rules,
       counters: this.counters,
       ingest: deps.ingest,
       links: deps.links,
@@ -74,7 +75,7 @@ export class TcpReceiver implements Service {
     if (this.server) return;
     const { health, options } = this.deps;
     const { bind_address: bindAddress, port } = this.settings;
-    const healthName = this.profile.healthName;
+    const healthName = this.rules.healthName;
     health.report(healthName, 'receiver', 'starting', null);
     const sources = new SourceTable(this.sourceLimits);
     this.sources = sources;
@@ -104,14 +105,14 @@ export class TcpReceiver implements Service {
     this.metricsTimer.unref();
     this.publish();
     health.report(healthName, 'receiver', 'ok', null);
-    this.sessionDeps.logger.info('receiver listening', { address: this.listening, name: this.profile.name });
+    this.sessionDeps.logger.info('receiver listening', { address: this.listening, name: this.rules.name });
   }
 
   async stop(): Promise<void> {
     const server = this.server;
     if (!server) {
       // Never started, or failed to bind: its `failed` entry goes too (Service: stop() after a failed start).
-      this.deps.health.remove(this.profile.healthName);
+      this.deps.health.remove(this.rules.healthName);
       return;
     }
     this.server = null;
@@ -138,15 +139,15 @@ export class TcpReceiver implements Service {
     this.publish();
     // Removed, not 'stopped': a receiver deleted from the settings must not keep /health at 503;
     // restart-services reports it 'starting' again straight away.
-    this.deps.health.remove(this.profile.healthName);
+    this.deps.health.remove(this.rules.healthName);
     this.sessionDeps.logger.info('receiver stopped');
   }
 
   /** Copies the counters to the health entry now (a timer does it every metricsIntervalMs). */
   publish(): void {
-    this.counters.publish(this.deps.health, this.profile.healthName, this.listening);
+    this.counters.publish(this.deps.health, this.rules.healthName, this.listening);
     const budget = this.deps.budget;
-    this.deps.health.setMetrics(this.profile.healthName, { budget_limit: budget.limit, budget_used: budget.used });
+    this.deps.health.setMetrics(this.rules.healthName, { budget_limit: budget.limit, budget_used: budget.used });
   }
 
   private accept(socket: Socket): void {
@@ -179,7 +180,7 @@ export class TcpReceiver implements Service {
       socket.setTimeout(deps.options.idleTimeoutMs);
     };
     const remote = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const session = new Dc09Session(socketChannel(socket, remote, trust), this.sessionDeps);
+    const session = new FrameSession(socketChannel(socket, remote, trust), this.sessionDeps);
     this.sessions.set(socket, session);
     counters.accepted++;
     counters.connections = this.sessions.size;

@@ -1,6 +1,6 @@
 /**
  * A DC-09 UDP receiver (SIA DC-09 §5.3): transport only. Its socket is a datagram channel into
- * one Dc09Session, which decides each datagram as one frame; the reply goes to the sender's
+ * one FrameSession, which decides each datagram as one frame; the reply goes to the sender's
  * address and port, an ACK only after the commit. Datagrams are independent: a bad one is dropped
  * unanswered and touches nothing else. No device link (TCP only, docs/device-link.md §1) and no
  * session rows (there is no connection). Health `rx:udp:<id>`.
@@ -17,9 +17,10 @@ import type { Service } from '../core/service.js';
 import { SOURCE_LIMIT_DEFAULTS, type UdpListenerSettings } from '../settings/schema-receivers.js';
 import { formatAddress, type ReceiverDeps } from './receiver-deps.js';
 import { UDP_MAX_IN_FLIGHT_FACTOR } from './receiver-options.js';
-import { Dc09Session } from './dc09-session.js';
+import { FrameSession } from './frame-session.js';
 import type { DatagramChannel } from './frame-channel.js';
-import { ReceiverCounters, ReceiverProfile } from './receiver-profile.js';
+import { Dc09Rules } from './dc09-rules.js';
+import { ReceiverCounters } from './receiver-counters.js';
 import { sourceKey } from '../core/source-key.js';
 import { SourceTable, type SourceLimits } from './source-table.js';
 
@@ -31,8 +32,8 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, famil
  * The socket's address lookup (dgram's `lookup` option). dgram resolves the address of every send
  * through dns.lookup, which answers even an IP literal on the next tick: each ACK then waited
  * until the whole commit's bookkeeping had run (the bus, supervision, metrics) instead of leaving
- * when it was decided, and 10 UDP devices lost a tenth of their rate (docs/benchmarks.md, "UDP
- * replies on the next tick"). Replies only go to the address the kernel reported for a datagram,
+ * when it was decided, and 10 UDP devices lost a tenth of their rate (bench/ingest.ts, case
+ * udp:10; docs/benchmarks.md §Ingest). Replies only go to the address the kernel reported for a datagram,
  * always a literal: passed back at once, so the send happens inside socket.send(). Anything else
  * (never expected) still goes to DNS.
  */
@@ -50,7 +51,7 @@ export function literalLookup(address: string, options: LookupOneOptions | numbe
 export class UdpReceiver implements Service {
   readonly name: string;
   readonly counters = new ReceiverCounters();
-  private readonly profile: ReceiverProfile;
+  private readonly rules: Dc09Rules;
   private readonly settings: UdpListenerSettings;
   private readonly deps: ReceiverDeps;
   private readonly logger: Logger;
@@ -59,15 +60,13 @@ export class UdpReceiver implements Service {
     transport: 'udp',
     reply: (data, rinfo) => this.send(data, rinfo),
     // An ACKed frame makes its source known: longer replies may go there from now on.
-    settled: (rinfo, outcome) => {
-      if (outcome === 'committed') this.deps.known.add(sourceKey(rinfo.address));
-    },
+    acked: (rinfo) => this.deps.known.add(sourceKey(rinfo.address)),
   };
   private readonly sourceLimits: SourceLimits;
   /** Per-source buckets, new at every start(). */
   private sources: SourceTable;
   private sweepTimer: NodeJS.Timeout | null = null;
-  private session: Dc09Session<RemoteInfo> | null = null;
+  private session: FrameSession<RemoteInfo> | null = null;
   private socket: Socket | null = null;
   /** The socket replies still go out through while stop() lets the last commits finish. */
   private stopping: Socket | null = null;
@@ -80,8 +79,8 @@ export class UdpReceiver implements Service {
     // Two seconds' worth at once: a device's retransmissions and a NAT's worth of panels after an outage.
     this.sourceLimits = { ratePerS: rate, burst: rate * 2, maxConnections: Number.POSITIVE_INFINITY };
     this.sources = new SourceTable(this.sourceLimits);
-    this.profile = new ReceiverProfile('udp', settings);
-    this.name = this.profile.healthName;
+    this.rules = new Dc09Rules('udp', settings);
+    this.name = this.rules.healthName;
     this.deps = deps;
     this.logger = deps.logger.child(`udp:${settings.id}`);
   }
@@ -94,7 +93,7 @@ export class UdpReceiver implements Service {
     if (this.socket) return;
     const { health, options } = this.deps;
     const { bind_address: bindAddress, port } = this.settings;
-    const healthName = this.profile.healthName;
+    const healthName = this.rules.healthName;
     health.report(healthName, 'receiver', 'starting', null);
     // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
     // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
@@ -127,8 +126,8 @@ export class UdpReceiver implements Service {
     this.sweepTimer = setInterval(() => sources.sweep(this.deps.clock.now()), options.sourceSweepMs);
     this.sweepTimer.unref();
     const { ingest, links, clock } = this.deps;
-    this.session = new Dc09Session(this.channel, {
-      rules: this.profile,
+    this.session = new FrameSession(this.channel, {
+      rules: this.rules,
       counters: this.counters,
       ingest,
       links,
@@ -142,14 +141,14 @@ export class UdpReceiver implements Service {
     this.metricsTimer.unref();
     this.publish();
     health.report(healthName, 'receiver', 'ok', null);
-    this.logger.info('receiver listening', { address: this.listening, name: this.profile.name });
+    this.logger.info('receiver listening', { address: this.listening, name: this.rules.name });
   }
 
   async stop(): Promise<void> {
     const socket = this.socket;
     if (!socket) {
       // Never started, or failed to bind: its `failed` entry goes too (Service: stop() after a failed start).
-      this.deps.health.remove(this.profile.healthName);
+      this.deps.health.remove(this.rules.healthName);
       return;
     }
     this.socket = null;
@@ -168,12 +167,12 @@ export class UdpReceiver implements Service {
     this.publish();
     // Removed, not 'stopped': a receiver deleted from the settings must not keep /health at 503;
     // restart-services reports it 'starting' again straight away.
-    this.deps.health.remove(this.profile.healthName);
+    this.deps.health.remove(this.rules.healthName);
     this.logger.info('receiver stopped');
   }
 
   publish(): void {
-    this.counters.publish(this.deps.health, this.profile.healthName, this.listening);
+    this.counters.publish(this.deps.health, this.rules.healthName, this.listening);
   }
 
   private receive(datagram: Buffer, rinfo: RemoteInfo): void {

@@ -11,7 +11,7 @@
  * parse, is dropped.
  */
 import type { HealthRegistry } from '../core/health.js';
-import { visibleComponent } from '../api/status-body.js';
+import { visibleComponent } from '../core/component-receiver.js';
 import { filterExposition, type LabelPredicate } from '../metrics/visible-series.js';
 import { seesReceiver, type Viewer } from './status-service.js';
 

@@ -8,7 +8,8 @@
  * the gateway itself, not a caller, and see every component.
  */
 import type { HealthRegistry } from '../core/health.js';
-import { statusBody, visibleComponent, type StatusBody, type StatusDeps } from '../api/status-body.js';
+import { statusBody, type StatusBody, type StatusDeps } from '../api/status-body.js';
+import { visibleComponent } from '../core/component-receiver.js';
 
 /** The part of a principal (src/api/deps.ts) visibility needs; null visibleReceivers sees all. */
 export interface Viewer {

@@ -2,7 +2,7 @@
  * Cross-field rules of receivers and outputs (contract: "Receivers and outputs are cross-validated
  * for consistency"), run on the MERGED settings so a patch cannot leave a dangling reference behind.
  */
-import { OUTPUT_TYPES } from './schema-outputs.js';
+import { OUTPUT_TYPES, type OutputSettings } from './schema-outputs.js';
 import { isValidSiaKey, parseHostPort } from './fields.js';
 import { line } from './issues.js';
 import { checkTcpServerOutputs } from './tcp-server-check.js';
@@ -101,6 +101,40 @@ export function checkReceivers(s: Settings): string[] {
   return out;
 }
 
+/** RR/L columns: MLR2 2 + 1 (or 3) digits, Ademco 685 R and G one digit each (docs/outputs.md §Settings). */
+function checkRoute(o: OutputSettings, at: string): string[] {
+  const out: string[] = [];
+  const ademco = o.protocol === 'ADEMCO-685';
+  const maxReceiver = ademco ? 9 : 99;
+  const maxLine = ademco ? 9 : (o.mlr2?.line_digits ?? 1) === 3 ? 999 : 9;
+  if (o.receiver_number > maxReceiver)
+    out.push(line(`${at}.receiver_number`, `must be between 0 and ${maxReceiver} for ${o.protocol}`));
+  if (o.line_number > maxLine) {
+    const what = ademco ? ' (the receiver group G)' : maxLine === 999 ? ' with mlr2.line_digits 3' : '';
+    out.push(line(`${at}.line_number`, `must be between 0 and ${maxLine} for ${o.protocol}${what}`));
+  }
+  return out;
+}
+
+/** The MLR2 variant block (docs/outputs.md §MLR2 variants). */
+function checkMlr2Options(o: OutputSettings, at: string): string[] {
+  const m = o.mlr2;
+  if (m === undefined) return [];
+  if (o.protocol !== 'MLR2' && o.protocol !== 'MLR2-DG')
+    return [line(`${at}.mlr2`, 'only allowed when protocol is "MLR2" or "MLR2-DG"')];
+  const out: string[] = [];
+  // SIA Protocol 1 (3RRL...) has no 3-digit-line layout; those receivers send SIA as Protocol 2 (SG §4.7).
+  if (m.line_digits === 3 && o.protocol === 'MLR2')
+    out.push(
+      line(`${at}.mlr2.line_digits`, '3 needs protocol "MLR2-DG" (SIA Protocol 2 is the 3-digit-line SIA layout)'),
+    );
+  if (m.long_accounts === 'contact_id_10' && m.line_digits !== 3)
+    out.push(
+      line(`${at}.mlr2.long_accounts`, '"contact_id_10" needs mlr2.line_digits 3 (its layout has a 3-digit line)'),
+    );
+  return out;
+}
+
 export function checkOutputs(s: Settings): string[] {
   const out: string[] = [];
   const known = receiverIds(s);
@@ -132,10 +166,10 @@ export function checkOutputs(s: Settings): string[] {
     }
     // A webhook has no receiver/line columns: its numbers are ignored (docs/outputs.md §Webhook).
     if (!sia && o.protocol !== 'JSON') {
-      if (o.receiver_number > 99) out.push(line(`${at}.receiver_number`, `must be between 0 and 99 for ${o.protocol}`));
-      if (o.line_number > 9) out.push(line(`${at}.line_number`, `must be between 0 and 9 for ${o.protocol}`));
+      out.push(...checkRoute(o, at));
       if (o.sia_dc09 !== undefined) out.push(line(`${at}.sia_dc09`, 'only allowed when protocol is "SIA-DC09"'));
     }
+    out.push(...checkMlr2Options(o, at));
     const key = o.sia_dc09?.encryption_key ?? '';
     if ((o.sia_dc09?.encryption_enabled || key !== '') && !isValidSiaKey(key)) {
       out.push(

@@ -10,7 +10,7 @@ import { serialLineEntries } from './schema-receivers.js';
 /** outputs[].type: the link an output uses (the one place these numbers are spelt). */
 export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3, webhook: 4, tcp_server: 5 } as const;
 /** `JSON` is the webhook's body (docs/outputs.md §Webhook) or the JSON server's lines (§JSON server); the others are receiver feeds. */
-export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09', 'JSON'] as const;
+export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09', 'JSON', 'ADEMCO-685'] as const;
 export const EVENT_CLASSES = ['alarm', 'restore', 'link_test', 'internal', 'other'] as const;
 
 const linkTestInterval = int(0, 86400, 'must be 0 (off) or between 10 and 86400');
@@ -59,6 +59,16 @@ export const tcpServerSchema = obj({
   no_client_failed_s: v.optional(int(5, 86400), 60),
 });
 
+/**
+ * The Sur-Gard layout variant of an MLR2 / MLR2-DG output (docs/outputs.md §MLR2 variants); absent = the defaults.
+ * line_digits 3 is the MLR2-E / System III "virtual line" (5RRLLL...); long_accounts "contact_id_10" sends accounts of
+ * 5..10 digits in the 10-digit Contact ID layout (QRRLLLs58...) instead of skipping them. Combinations: cross-receivers.ts.
+ */
+export const mlr2OptionsSchema = obj({
+  line_digits: v.optional(oneOf([1, 3] as const), 1),
+  long_accounts: v.optional(oneOf(['skip', 'contact_id_10'] as const), 'skip'),
+});
+
 /** How a type 3 output opens its serial device (the COM receivers' line fields and defaults, docs/serial.md). */
 export const outputSerialSchema = obj(serialLineEntries);
 
@@ -81,6 +91,8 @@ const outputObject = obj({
   receiver_number: int(0, 0xffffff),
   line_number: int(0, 0xffffff),
   sia_dc09: v.optional(siaDc09Schema),
+  // MLR2 / MLR2-DG only (cross-receivers.ts).
+  mlr2: v.optional(mlr2OptionsSchema),
   // Type 3 only (cross-validate.ts): baud rate, data bits, parity, stop bits, flow control.
   serial: v.optional(outputSerialSchema),
   // Type 4 only (webhook-check.ts).
@@ -134,6 +146,7 @@ export const outputSchema = v.pipe(
 export type SiaDc09Settings = v.InferOutput<typeof siaDc09Schema>;
 export type WebhookSettings = v.InferOutput<typeof webhookSchema>;
 export type TcpServerSettings = v.InferOutput<typeof tcpServerSchema>;
+export type Mlr2OptionsSettings = v.InferOutput<typeof mlr2OptionsSchema>;
 export type OutputSerialSettings = v.InferOutput<typeof outputSerialSchema>;
 export type OutputFilters = v.InferOutput<typeof outputFiltersSchema>;
 export type OutputSettings = v.InferOutput<typeof outputSchema>;

@@ -28,8 +28,8 @@ import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events
 import { hwSchema, hwUpdateSchema } from './schema-hw.js';
 import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
+import { USER_SCOPES } from '../auth/scopes.js';
 
-export const USER_SCOPES = ['settings', 'users', 'events', 'objects'] as const;
 /**
  * database.sql_tls_mode (Vigil field, docs/settings.md §database): "disabled" = plain TCP, and only
  * hash-challenge logins that never send the password; "required" = TLS without checking the

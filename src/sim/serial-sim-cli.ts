@@ -1,10 +1,10 @@
 /**
  * `vigil sim --serial PATH [flags]` (docs/simulator.md §Serial): DC-09 frames or MLR2 lines over a serial device.
- * The serial line comes from the caller (src/cli.ts asks src/main.ts, the one place that touches hw/). JSON summary
+ * The serial line comes from the caller (src/cli.ts asks src/gateway/hardware.ts, the one file that touches hw/). JSON summary
  * on stdout; exit code 0 when every message was ACKed, 1 otherwise, 2 for a usage error.
  */
 import { parseArgs } from 'node:util';
-import { UsageError } from '../cli-args.js';
+import { UsageError } from '../core/usage-error.js';
 import type { Parity, SerialLineFactory } from '../core/serial.js';
 import { resolveSimKey } from './identity.js';
 import { SerialSimulator, type SerialSimOptions, type SerialSimSummary } from './serial-sim.js';

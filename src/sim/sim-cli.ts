@@ -3,7 +3,7 @@
  * and the JSON summary (stdout). Ctrl-C ends the run early and still prints the summary.
  * Exit code: 0 when every event sent was ACKed, 1 otherwise, 2 for a usage error.
  */
-import { UsageError } from '../cli-args.js';
+import { UsageError } from '../core/usage-error.js';
 import { isVigilError } from '../core/errors.js';
 import { createLogger, parseLogLevel, stderrSink } from '../core/logger.js';
 import { parseSimArgs, SIM_HELP, SimUsageError } from './sim-args.js';

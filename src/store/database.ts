@@ -51,7 +51,7 @@ function applyPragmas(db: Database, path: string, readonly: boolean): void {
   if (!readonly) {
     // 1 KiB pages for a new file (an existing file keeps its size): a small commit appends whole
     // pages to the WAL, and 1 KiB pages write ~half the bytes of 4 KiB per small commit
-    // (docs/benchmarks.md §Bytes written). Must precede WAL mode, which fixes the page size.
+    // (docs/benchmarks.md §Journal rows). Must precede WAL mode, which fixes the page size.
     db.pragma(`page_size = ${PAGE_SIZE_BYTES}`);
     const mode = String(db.pragma('journal_mode = WAL', { simple: true }));
     if (mode !== 'wal' && path !== ':memory:') {

@@ -29,7 +29,7 @@ export const QUERY_SCAN_BUDGET = 50_000;
 
 /**
  * Rows per INSERT statement in appendRows: one multi-row INSERT costs less CPU per row than one
- * statement per row (measured, docs/benchmarks.md "Journal row cost").
+ * statement per row (measured, docs/benchmarks.md §Journal rows).
  */
 export const ROWS_PER_INSERT = 16;
 

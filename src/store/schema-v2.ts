@@ -3,7 +3,7 @@
  * their b-tree (docs/store.md §Indexes). `events_by_account (account, id)` and
  * `events_by_object (object_id, id)` put each device's new rows on its own leaf page, so every
  * group commit dirtied (and wrote to the WAL, and fsynced) about one page per device per index:
- * measured, they made the store part of ingest 2-3x dearer (docs/benchmarks.md). Queries by
+ * measured, they made the store part of ingest 2-3x dearer (docs/benchmarks.md §Ingest). Queries by
  * account scan newest-first with a bounded budget instead (EventJournal.query).
  * `events_by_received_at` goes too: received_at does not decrease along ids (one writer stamps
  * them in commit order), so a time bound is a binary search over the primary key; one b-tree

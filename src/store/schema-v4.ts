@@ -4,7 +4,7 @@
  *
  * Why: SQLite evaluates `x IN ('a', 'b', ...)` in a CHECK constraint per inserted row at a cost
  * of ~2-4 µs CPU on this machine class; the same set written `x = 'a' OR x = 'b' ...` costs
- * about what no CHECK costs (docs/benchmarks.md "Journal row cost"; docs/store.md "Migration 4").
+ * about what no CHECK costs (docs/benchmarks.md §Journal rows; docs/store.md "Migration 4").
  * Every stored event pays it, so only the `events` table is changed: the per-batch writes of
  * `objects` (markSeen: last_seen, remote_address, last_ping) touch no column with such a check,
  * and SQLite skips the CHECKs of an UPDATE that reference no updated column.

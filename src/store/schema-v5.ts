@@ -6,7 +6,7 @@
  * sightings sweep (every 10 s, src/ingest/seen-log.ts) dirtied most of the table's pages, plus
  * the pages of `objects_lost (connection_state, last_seen)`, whose entry moved with every new
  * last_seen: 122-142 WAL frames per sweep at a site of 1,000 devices with a link test every 60 s,
- * each written again by the next checkpoint (docs/benchmarks.md §Site write volume). In
+ * each written again by the next checkpoint (docs/benchmarks.md §Sightings sweep model). In
  * `object_sightings` a row is ~20 bytes (24 pages for 1,000 objects): the same sweep writes 23
  * frames, none of them a page of `objects`.
  *

@@ -6,7 +6,7 @@
  * `sqlite_sequence`, so every journal commit wrote two pages to the WAL: the events leaf and the
  * sqlite_sequence page. One event per commit is the common case (a device waits for its ACK, and
  * the ACK waits for the fsync): measured 6,924 B per one-row commit with AUTOINCREMENT against
- * 5,811 without (1 KiB pages; docs/benchmarks.md "Site write volume"), one WAL frame less per commit.
+ * 5,811 without (1 KiB pages; docs/benchmarks.md §Journal rows), one WAL frame less per commit.
  *
  * The guarantee AUTOINCREMENT gave must hold exactly as before: an event id is never reused and ids
  * only grow, even after retention emptied the table, because output cursors and the MySQL mirror's

@@ -14,7 +14,8 @@ import {
 import { join } from 'node:path';
 import { runFirstBoot, type FirstBootOptions } from '../../src/first-boot/apply.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
-import { PROVISION_FILE, readProvisionedAdmin, readStatus } from '../../src/first-boot/status.js';
+import { readStatus } from '../../src/first-boot/status.js';
+import { PROVISION_FILE, readProvisionedAdmin } from '../../src/init/provisioned-admin.js';
 import { wpaPsk } from '../../src/first-boot/render.js';
 import { generateSshHostKeys } from '../../src/first-boot/system-files.js';
 import { tempDir } from '../helpers/temp-dir.js';

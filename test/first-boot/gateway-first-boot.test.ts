@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { Gateway } from '../../src/main.js';
 import { PASSWORD_FILE } from '../../src/init/first-start.js';
 import { runFirstBoot } from '../../src/first-boot/apply.js';
-import { PROVISION_FILE } from '../../src/first-boot/status.js';
+import { PROVISION_FILE } from '../../src/init/provisioned-admin.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { freePort } from '../helpers/net.js';
 

@@ -19,7 +19,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { runFirstBoot, type FirstBootOptions } from '../../src/first-boot/apply.js';
-import { PROVISION_FILE, readStatus, STATUS_FILE } from '../../src/first-boot/status.js';
+import { readStatus, STATUS_FILE } from '../../src/first-boot/status.js';
+import { PROVISION_FILE } from '../../src/init/provisioned-admin.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SERVICE_UID = 4242;

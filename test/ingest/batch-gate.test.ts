@@ -158,7 +158,7 @@ function busyLoop(): { stop(): void } {
 
 test('on a busy event loop a gather still waits its whole limit (a 1 ms timer fires when the millisecond turns)', async () => {
   // The receivers keep the loop turning; libuv's clock counts whole milliseconds, so a bare 1 ms
-  // timer fired 0.2 ms after it was armed on average at 10 devices (docs/benchmarks.md).
+  // timer fired 0.2 ms after it was armed on average at 10 devices (docs/benchmarks.md §Ingest).
   const busy = busyLoop();
   const waited: number[] = [];
   try {

@@ -1,5 +1,5 @@
 /**
- * The gateway wires the status LEDs (src/main.ts -> hw/ GPIO driver over a temporary sysfs tree)
+ * The gateway wires the status LEDs (src/main.ts -> src/gateway/hardware.ts -> hw/ GPIO driver over a temporary sysfs tree)
  * and the self-check: lamp test at start, then the patterns the health registry asks for; a
  * machine without GPIO runs on with one info line.
  */

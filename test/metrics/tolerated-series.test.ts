@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { HealthRegistry } from '../../src/core/health.js';
 import { GatewayMetrics } from '../../src/metrics/gateway-metrics.js';
-import { ReceiverCounters } from '../../src/receivers/receiver-profile.js';
+import { ReceiverCounters } from '../../src/receivers/receiver-counters.js';
 
 function sample(text: string, series: string): number | null {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));

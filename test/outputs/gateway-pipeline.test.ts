@@ -1,7 +1,7 @@
 /**
  * The whole pipeline in one Gateway: a device sends a DC-09 message over real TCP to a receiver, the ingest
  * journals it, the event-stored signal wakes the MLR2 output, and the automation peer gets the line. Checks the
- * wiring in src/main.ts (outputs built from the settings, started before the receivers, woken by the bus).
+ * wiring in src/main.ts and src/gateway/services.ts (outputs built from the settings, started before the receivers, woken by the bus).
  */
 import { connect } from 'node:net';
 import { test } from 'uvu';

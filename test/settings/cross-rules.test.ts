@@ -144,7 +144,7 @@ test('outputs: ids unique, UDP only with SIA-DC09, identificator by type', async
     'outputs[0].type: must be 1 (TCP), 2 (UDP), 3 (serial COM), 4 (webhook) or 5 (TCP server)',
   ]);
   assert.equal(await errorsOf({ outputs: [output(1, { protocol: 'CID' })] }), [
-    'outputs[0].protocol: must be one of "MLR2", "MLR2-DG", "SIA-DC09" or "JSON"',
+    'outputs[0].protocol: must be one of "MLR2", "MLR2-DG", "SIA-DC09", "JSON" or "ADEMCO-685"',
   ]);
 });
 

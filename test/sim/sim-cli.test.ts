@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UsageError } from '../../src/cli-args.js';
+import { UsageError } from '../../src/core/usage-error.js';
 import { parseSimArgs, SIM_FLAGS, SIM_HELP } from '../../src/sim/sim-args.js';
 import { runSimulatorCli } from '../../src/sim/sim-cli.js';
 import { TcpPeer } from './dc09-peer.js';

@@ -1,7 +1,7 @@
 /**
  * object_sightings (migration 'object sightings table', docs/store.md §Sightings): a store with
  * data keeps every value through the migration, and a sighting from a known address writes pages
- * of object_sightings only (what the writer's sweep costs, docs/benchmarks.md §Site write volume).
+ * of object_sightings only (what the writer's sweep costs, docs/benchmarks.md §Sightings sweep model).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -121,6 +121,7 @@ test('status lists every registry component generically; a user limited to recei
     backlog: 4,
     last_ack_at: h.clock.now() - 5000,
     delivered: 9,
+    protocol: 'ADEMCO-685',
   });
   // A TCP server output (type 5): where it listens, its client and the strangers it refused.
   h.health.report('out:2', 'output', 'degraded', 'disconnected: closed by client', {
@@ -145,6 +146,7 @@ test('status lists every registry component generically; a user limited to recei
   assert.match(all, '<td data-label="Link">up</td>');
   assert.match(all, '<td data-label="Link">listening on 0.0.0.0:1025, no client; 2 refused</td>');
   assert.match(all, '<td data-label="Link">listening on 0.0.0.0:1026, client 192.0.2.7:40000</td>');
+  assert.match(all, '<div class="detail protocol">ADEMCO-685</div>', 'the output row names its protocol');
   const operator = new Browser(h);
   await operator.login(OPERATOR.login, OPERATOR.password);
   const limited = await (await operator.get('/')).text();

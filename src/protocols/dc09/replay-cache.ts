@@ -18,11 +18,11 @@
  * Every encrypted frame passes here twice (`seen`, then `remember` after its commit), so the hot
  * path keeps Map operations few: an account's recency is a use counter, not a delete and re-insert
  * in the account map, and an over-full account map drops its least recently used sixteenth in one
- * pass (docs/benchmarks.md "TCP 100 AES and the replay cache").
+ * pass (bench/ingest.ts, case tcp:100:aes; docs/benchmarks.md §Ingest).
  *
  * An entry outlives many young-generation collections, so what it holds is copied and promoted
  * for every encrypted frame: the key is the digest alone, one flat 44-character string (≈ 115
- * bytes held per entry; docs/benchmarks.md "The replay cache and the scavenger").
+ * bytes held per entry; bench/ingest.ts, case tcp:100:aes).
  */
 import { hash } from 'node:crypto';
 import type { ParsedMessage } from './message.js';

@@ -9,6 +9,13 @@
  *   Heartbeat             1011sssssssssss@ssss[DC4]     "about every 30 seconds"; the computer ACKs it too
  *
  * RR is the receiver number and L the line number of the emulated receiver (docs/outputs.md §account and line mapping).
+ * The 3-digit-line layouts of the MLR2-E / System III automation output (DSC "SG Automation Output Protocol", rev. 161,
+ * §4.2 heartbeat, §4.7 SIA, §4.9 and §4.10 Contact ID) are the same lines with LLL in place of L:
+ *
+ *   Contact ID, 4 digits  5RRLLLs18AAAAQXYZGGCCC[DC4]
+ *   Contact ID, 10 digits QRRLLLs58AAAAAAAAAAQXYZGGCCC[DC4]
+ *   SIA Protocol 2        SRRLLL[#AAAA|Nri1BA01][DC4]
+ *   Heartbeat             1RR000sssssssssss@ssss[DC4]   RR = the receiver number
  */
 import { digitColumn, hexColumn, routeColumns } from './fields.js';
 import { VigilError } from '../../core/errors.js';
@@ -26,8 +33,15 @@ export type Mlr2Variant = 'MLR2' | 'MLR2-DG';
 export interface Mlr2Route {
   /** RR: 0..99, written as two decimal digits. */
   readonly receiver: number;
-  /** L: 0..9, one digit. */
+  /** L: 0..9, one digit; LLL: 0..999 when lineDigits is 3. */
   readonly line: number;
+  /** 1 (MLR2 / MLR2-DG, the default) or 3 (MLR2-E / System III virtual line). */
+  readonly lineDigits?: 1 | 3;
+  /**
+   * Accounts longer than 4 significant digits go out in the 10-digit Contact ID layout (protocol Q, format 58) instead
+   * of being refused; only with lineDigits 3, the layout's own line field.
+   */
+  readonly longAccounts?: boolean;
 }
 
 export interface CidFields {
@@ -52,23 +66,39 @@ export interface SiaFields {
 export type EncodeResult = { ok: true; bytes: Buffer } | { ok: false; reason: string };
 
 function route(r: Mlr2Route): string {
-  const text = routeColumns(r.receiver, r.line);
+  const digits = r.lineDigits ?? 1;
+  const text = routeColumns(r.receiver, r.line, digits);
   // Settings validation keeps these in range; reaching this is a wiring bug, not a bad event.
   if (text === null)
     throw new VigilError(
       'INVALID_SETTINGS',
-      `MLR2 receiver ${r.receiver} / line ${r.line} out of range (0..99 / 0..9)`,
+      `MLR2 receiver ${r.receiver} / line ${r.line} out of range (0..99 / 0..${10 ** digits - 1})`,
     );
   return text;
+}
+
+/** The supervisory heartbeat of a route: the fixed MLR2 line, or 1RR000... with a 3-digit line (SG §4.2). */
+export function heartbeat(r: Mlr2Route): Buffer {
+  if ((r.lineDigits ?? 1) === 1) return HEARTBEAT;
+  const receiver = route({ receiver: r.receiver, line: 0, lineDigits: 3 }).slice(0, 2);
+  return line(`1${receiver}000           @    `);
 }
 
 function line(text: string): Buffer {
   return Buffer.from(`${text}\x14`, 'latin1');
 }
 
-/** 5RRLs18AAAAQXYZGGCCC[DC4] — 20 characters before the terminator. */
+/**
+ * 5RRLs18AAAAQXYZGGCCC[DC4] — 20 characters before the terminator (22 with LLL); an account of 5..10 significant
+ * digits on a route with longAccounts: QRRLLLs58AAAAAAAAAAQXYZGGCCC[DC4].
+ */
 export function encodeContactId(r: Mlr2Route, e: CidFields): EncodeResult {
-  const account = hexColumn('account', e.account, 4);
+  let account = hexColumn('account', e.account, 4);
+  let head = `5${route(r)} 18`;
+  if (!account.ok && r.longAccounts && (r.lineDigits ?? 1) === 3) {
+    account = hexColumn('account', e.account, 10);
+    head = `Q${route(r)} 58`;
+  }
   if (!account.ok) return account;
   const code = hexColumn('event code', e.code, 3);
   if (!code.ok) return code;
@@ -78,13 +108,15 @@ export function encodeContactId(r: Mlr2Route, e: CidFields): EncodeResult {
   if (!zone.ok) return zone;
   if (e.qualifier !== 'E' && e.qualifier !== 'R' && e.qualifier !== 'P')
     return { ok: false, reason: `qualifier "${String(e.qualifier)}"` };
-  return { ok: true, bytes: line(`5${route(r)} 18${account.text}${e.qualifier}${code.text}${group.text}${zone.text}`) };
+  return { ok: true, bytes: line(`${head}${account.text}${e.qualifier}${code.text}${group.text}${zone.text}`) };
 }
 
 const SIA_CODE_RE = /^[A-Z]{2}$/;
 
 /** 3RRLssssAAAAAAXXYYYY[DC4] — 20 characters before the terminator. The area cannot be carried (Protocol 1). */
 export function encodeSiaFixed(r: Mlr2Route, e: SiaFields): EncodeResult {
+  // SIA Protocol 1 exists with the 1-digit line only; 3-digit-line receivers send SIA as Protocol 2 (SG §4.7).
+  if ((r.lineDigits ?? 1) !== 1) return { ok: false, reason: 'SIA Protocol 1 has no 3-digit line layout' };
   const account = hexColumn('account', e.account, 6, ' ');
   if (!account.ok) return account;
   if (!SIA_CODE_RE.test(e.code)) return { ok: false, reason: `SIA code "${e.code}" is not two upper-case letters` };

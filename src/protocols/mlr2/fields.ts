@@ -47,9 +47,12 @@ export function digitColumn(name: string, value: string | null | undefined, widt
   return { ok: true, text: fitted.padStart(width, '0') };
 }
 
-/** Receiver number RR (2 columns) and line number L (1 column), written in decimal as configured. */
-export function routeColumns(receiver: number, line: number): string | null {
+/**
+ * Receiver number RR (2 columns) and line number L (1 column, MLR2 / MLR2-DG) or LLL (3 columns, the "virtual line"
+ * of the MLR2-E / System III automation output), written in decimal as configured.
+ */
+export function routeColumns(receiver: number, line: number, lineDigits: 1 | 3 = 1): string | null {
   if (!Number.isInteger(receiver) || receiver < 0 || receiver > 99) return null;
-  if (!Number.isInteger(line) || line < 0 || line > 9) return null;
-  return `${String(receiver).padStart(2, '0')}${line}`;
+  if (!Number.isInteger(line) || line < 0 || line >= 10 ** lineDigits) return null;
+  return `${String(receiver).padStart(2, '0')}${String(line).padStart(lineDigits, '0')}`;
 }

@@ -4,6 +4,7 @@ export {
   NAK,
   DC4,
   HEARTBEAT,
+  heartbeat,
   encodeContactId,
   encodeSiaFixed,
   encodeSiaBlock,

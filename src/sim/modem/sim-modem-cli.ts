@@ -13,7 +13,7 @@
  */
 import { createInterface } from 'node:readline';
 import { SerialPort } from 'serialport';
-import { UsageError } from '../../cli-args.js';
+import { UsageError } from '../../core/usage-error.js';
 import { ModemSimulator, type ModemSimOptions } from './modem-sim.js';
 
 export const SIM_MODEM_HELP = `vigil sim-modem --pty PATH [--pin DIGITS] [--index-base 0|1] [--no-echo] [--csq N] [--creg N]

@@ -131,6 +131,7 @@ function OutputsTable(props: { rows: StatusComponent[]; now: number; names: Comp
             <tr data-component={o.name}>
               <td data-label="Output">
                 <Name c={o} names={props.names} />
+                {typeof o.metrics.protocol === 'string' && <div class="detail protocol">{o.metrics.protocol}</div>}
               </td>
               <td data-label="State">
                 <StatePill state={o.state} />

@@ -1,16 +1,17 @@
 /**
- * The one DC-09 protocol session every receiver feeds (docs/receivers.md §Sessions), over a
+ * The one protocol session every framed receiver feeds (docs/receivers.md §Sessions), over a
  * FrameChannel (frame-channel.ts): a stream (feed(chunk), TCP and serial lines) or datagrams
- * (feedDatagram, UDP and SMS). No socket inside (aedes lib/client.js style), so tests drive it
+ * (feedDatagram, UDP). It speaks the receiver's FrameRules: DC-09 (Dc09Rules) or the MLR2
+ * computer-port feed (Mlr2Rules). No socket inside (aedes lib/client.js style), so tests drive it
  * without sockets. Rules:
- *   - a stream has one Dc09Framer; one read is never assumed to be one frame;
+ *   - a stream has one framer from its rules; one read is never assumed to be one frame;
  *   - every frame goes through the same decision (`decide`), whatever carried it;
  *   - an ACKable frame's reply is written only after its events are committed (SIA DC-09
  *     §5.5.3: the ACK tells the transmitter the receiver took over);
  *   - on a stream, replies keep the order of the frames although commits are batched
  *     (ReplyQueue); datagrams are independent (§5.3) and each is answered on its own;
- *   - a frame rejected by the framer (CRC, length, format) gets NO reply (§5.5.1.2: the
- *     transmitter times out and repeats);
+ *   - a frame rejected by the framer (CRC, length, format) gets the rules' `rejectReply`: none
+ *     for DC-09 (§5.5.1.2: the transmitter times out and repeats), a NAK for MLR2;
  *   - "VL-" bodies belong to the device link (docs/device-link.md) where the channel serves it;
  *     they never get a DC-09 reply;
  *   - backpressure: a stream pauses reading while too many frames await their commit or while the
@@ -20,7 +21,7 @@
 import { quirkMask } from '../core/dc09-quirks.js';
 import { decodeDatagram, type FramerItem } from '../protocols/dc09/frame.js';
 import type { IngestItem, IngestResult, IngestSink, LinkedDevice, SessionLog } from '../ingest/types.js';
-import type { DatagramOutcome, FrameChannel } from './frame-channel.js';
+import type { FrameChannel } from './frame-channel.js';
 import { LinkEndpoint } from './link-endpoint.js';
 import { ReplyQueue, type ReplySlot } from './reply-queue.js';
 import type { SessionDeps, StreamFramer } from './session-deps.js';
@@ -33,9 +34,9 @@ class Batch<Peer> implements IngestSink {
   readonly items: IngestItem[] = [];
   readonly slots: ReplySlot[] = [];
   readonly peers: Peer[] = [];
-  private readonly session: Dc09Session<Peer>;
+  private readonly session: FrameSession<Peer>;
 
-  constructor(session: Dc09Session<Peer>) {
+  constructor(session: FrameSession<Peer>) {
     this.session = session;
   }
 
@@ -48,7 +49,7 @@ class Batch<Peer> implements IngestSink {
   }
 }
 
-export class Dc09Session<Peer = void> {
+export class FrameSession<Peer = void> {
   readonly log: SessionLog;
   private readonly channel: FrameChannel<Peer>;
   private readonly deps: SessionDeps;
@@ -142,7 +143,6 @@ export class Dc09Session<Peer = void> {
     if (frame.kind === 'rejected') {
       counters.rejected++;
       if (rules.rejectReply) this.answerNow(rules.rejectReply, peer);
-      else this.settleDatagram(peer, 'rejected');
       return;
     }
     counters.frames++;
@@ -161,7 +161,6 @@ export class Dc09Session<Peer = void> {
       case 'ack':
         if (this.channel.framing === 'datagram' && this.inFlight >= this.deps.maxInFlight) {
           counters.dropped++;
-          this.settleDatagram(peer, 'dropped');
           return;
         }
         if (decision.linkTest) counters.linkTests++;
@@ -198,7 +197,6 @@ export class Dc09Session<Peer = void> {
           if (this.link) this.link.receive(frame.body, now, this);
           else counters.linkIgnored++;
         }
-        this.settleDatagram(peer, 'ignored');
         return;
     }
   }
@@ -246,11 +244,6 @@ export class Dc09Session<Peer = void> {
       return;
     }
     if (reply) this.channel.reply(reply, peer);
-    this.settleDatagram(peer, 'answered');
-  }
-
-  private settleDatagram(peer: Peer, outcome: DatagramOutcome): void {
-    if (this.channel.framing === 'datagram') this.channel.settled?.(peer, outcome);
   }
 
   private commitBatch(): void {
@@ -282,7 +275,7 @@ export class Dc09Session<Peer = void> {
       if (channel.framing === 'datagram') {
         const peer = batch.peers[i]!;
         if (slot.reply) channel.reply(slot.reply, peer);
-        channel.settled?.(peer, 'committed');
+        channel.acked?.(peer);
       }
     }
     this.settle(batch.items.length);
@@ -295,7 +288,6 @@ export class Dc09Session<Peer = void> {
       slot.reply = null;
       slot.ready = true;
       if (batch.items[i]!.kind === 'hello') this.link?.helloFailed();
-      this.settleDatagram(batch.peers[i]!, 'failed');
     }
     this.settle(batch.items.length);
   }

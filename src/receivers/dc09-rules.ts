@@ -1,14 +1,12 @@
 /**
- * One configured DC-09 receiver as the sessions see it: its identity, its key and the per-frame
- * decision with the receiver's rules (settings `tcp_receivers` / `udp_receivers` items, and the
- * same fields of `com_receivers`), plus the plain counters its health entry publishes
- * (docs/receivers.md §Health).
+ * The DC-09 rules of one configured receiver as a session's FrameRules (beside mlr2-rules.ts): its
+ * identity, its key and the per-frame decision with the receiver's settings (`tcp_receivers` /
+ * `udp_receivers` items, and the same fields of `com_receivers`). They are also the receiver's
+ * LinkRules: the same key serves the device link.
  */
-import type { HealthRegistry } from '../core/health.js';
 import { receiverPasswordKey } from '../protocols/dc09/crypto.js';
 import { Dc09Framer, reframe, type FrameQuirk, type FrameTolerances } from '../protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent, type FrameDecision, type HandlerContext } from '../protocols/dc09/handler.js';
-import type { MessageQuirk } from '../protocols/dc09/message.js';
 import { ReplayCache, replayKey } from '../protocols/dc09/replay-cache.js';
 import type { LinkEnrolment } from '../devices/device-keys.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
@@ -17,7 +15,7 @@ import type { Dc09RuleSettings } from '../settings/schema-receivers.js';
 import type { ReceiverKind } from '../store/types.js';
 import type { FrameRules, LinkRules, StreamFramer } from './session-deps.js';
 
-export class ReceiverProfile implements FrameRules, LinkRules {
+export class Dc09Rules implements FrameRules, LinkRules {
   readonly ref: ReceiverRef;
   readonly name: string;
   /** Health entry name: `rx:<kind>:<id>`. */
@@ -113,94 +111,5 @@ export class ReceiverProfile implements FrameRules, LinkRules {
       windowFutureS: this.settings.time_window_future_s,
       deviceKey,
     };
-  }
-}
-
-export type Dc09Quirk = FrameQuirk | MessageQuirk;
-
-/** Plain numbers bumped on the hot path; published to the health registry on a timer. */
-export class ReceiverCounters {
-  /** Open TCP connections (UDP: always 0). */
-  connections = 0;
-  /** Connections accepted since start. */
-  accepted = 0;
-  /** Connections refused because max_connections was reached. */
-  refused = 0;
-  /** Connections refused: their source already had max_connections_per_source open (#28.6). */
-  refusedSource = 0;
-  /** Connections refused: their source exceeded max_accepts_per_source_per_min. */
-  refusedRate = 0;
-  /** Connections refused: the gateway's connection budget had no room and no stranger to shed. */
-  refusedBudget = 0;
-  /** Stranger connections closed to make room for a newcomer (connection-budget.ts). */
-  shed = 0;
-  /** Connections closed because no valid frame came within first_frame_timeout_s of silence. */
-  firstFrameTimeouts = 0;
-  /** UDP datagrams dropped undecided: their source exceeded max_datagrams_per_source_per_s (#28.9). */
-  rateLimited = 0;
-  /** UDP replies not sent: longer than the datagram, to a source not known yet (#28.9). */
-  repliesWithheld = 0;
-  /** Frames with a good CRC and length. */
-  frames = 0;
-  /** Journal rows written. */
-  events = 0;
-  acks = 0;
-  naks = 0;
-  duhs = 0;
-  /** Frames or datagrams dropped for CRC, length or format: never answered. */
-  rejected = 0;
-  linkTests = 0;
-  /** Device links currently attached (TCP). */
-  links = 0;
-  /** Device-link messages ignored (unexpected, undecodable, no link). */
-  linkIgnored = 0;
-  /** UDP datagrams dropped because too many awaited their commit. */
-  dropped = 0;
-  /** Replayed messages ACKed without journaling their events again (docs/dc09.md "Replays"). */
-  replays = 0;
-  /** Frames that showed each tolerated deviation (docs/dc09.md "Tolerances"), by quirk. */
-  readonly quirks: Record<Dc09Quirk, number> = {
-    'binary-crc': 0,
-    'cr-counted': 0,
-    'trailing-bytes': 0,
-    'empty-line': 0,
-    'text-account': 0,
-  };
-
-  /** Called only for frames that showed a deviation (the standard path never gets here). */
-  countQuirks(quirks: readonly Dc09Quirk[]): void {
-    for (const quirk of quirks) this.quirks[quirk]++;
-  }
-
-  publish(health: HealthRegistry, name: string, listening: string | null): void {
-    health.setMetrics(name, {
-      connections: this.connections,
-      accepted: this.accepted,
-      refused: this.refused,
-      refused_source: this.refusedSource,
-      refused_rate: this.refusedRate,
-      refused_budget: this.refusedBudget,
-      shed: this.shed,
-      first_frame_timeouts: this.firstFrameTimeouts,
-      rate_limited: this.rateLimited,
-      replies_withheld: this.repliesWithheld,
-      frames: this.frames,
-      events: this.events,
-      acks: this.acks,
-      naks: this.naks,
-      duhs: this.duhs,
-      rejected: this.rejected,
-      link_tests: this.linkTests,
-      links: this.links,
-      link_ignored: this.linkIgnored,
-      dropped: this.dropped,
-      replays: this.replays,
-      quirk_binary_crc: this.quirks['binary-crc'],
-      quirk_cr_counted: this.quirks['cr-counted'],
-      quirk_trailing_bytes: this.quirks['trailing-bytes'],
-      quirk_empty_line: this.quirks['empty-line'],
-      quirk_text_account: this.quirks['text-account'],
-      listening,
-    });
   }
 }

@@ -1,0 +1,119 @@
+/**
+ * The management API, `/metrics` and the technician's page on one Hono app, behind the HTTP and HTTPS
+ * listeners (docs/api.md, docs/metrics.md, docs/web.md). Built here, started by the Gateway.
+ */
+import { readFileSync } from 'node:fs';
+import { createApp } from '../api/app.js';
+import { HttpListeners } from '../api/http-listeners.js';
+import { plainHttpGate } from '../api/plain-http-gate.js';
+import { registerMetrics } from '../api/routes/metrics.js';
+import { TokenService } from '../auth/tokens.js';
+import type { Clock } from '../core/clock.js';
+import { describeError } from '../core/errors.js';
+import type { HealthRegistry } from '../core/health.js';
+import type { Logger } from '../core/logger.js';
+import type { ServiceGroup } from '../core/service-group.js';
+import { RegistryCommandPort, type LiveLinks } from '../devices/registry-command-port.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { Settings } from '../settings/schema.js';
+import { configuredSerialPorts } from '../settings/serial-usage.js';
+import type { SettingsService } from '../settings/settings-service.js';
+import { INSTANCE_ID_KEY } from '../store/meta-repo.js';
+import type { Store } from '../store/store.js';
+import type { SupervisionParts } from '../tracker/supervision-services.js';
+import { registerWeb } from '../web/web-app.js';
+import type { EventStoredFeed } from './event-feeds.js';
+import { discoverSerialPorts } from './hardware.js';
+
+export interface HttpDeps {
+  readonly version: string;
+  readonly startedAt: number;
+  readonly dataDir: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly health: HealthRegistry;
+  readonly settings: SettingsService;
+  readonly store: Store;
+  readonly services: ServiceGroup;
+  readonly supervision: Pick<SupervisionParts, 'raise' | 'loginThrottle'>;
+  readonly links: LiveLinks;
+  readonly metrics: GatewayMetrics;
+  readonly onEventStored: EventStoredFeed;
+  /** The run's overrides of api.bind_address / api.api_http_port / api.api_port (0 turns a listener off). */
+  readonly host?: string | undefined;
+  readonly httpPort?: number | undefined;
+  readonly httpsPort?: number | undefined;
+  readonly isLocalClient?: ((address: string | undefined) => boolean) | undefined;
+  readonly requestStop?: (() => void) | undefined;
+}
+
+export function buildHttp(deps: HttpDeps): HttpListeners {
+  const { settings, store, logger, clock } = deps;
+  const apiDeps = {
+    version: deps.version,
+    startedAt: deps.startedAt,
+    clock,
+    logger: logger.child('api'),
+    health: deps.health,
+    settings,
+    store,
+    tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock }),
+    devices: new RegistryCommandPort({
+      objects: store.objects,
+      links: deps.links,
+      logger: logger.child('devices'),
+      overrides: store.overrides,
+    }),
+    deviceEnrolment: { store, clock, logger: logger.child('devices') },
+    services: deps.services,
+    throttle: deps.supervision.loginThrottle,
+    serialPorts: () => discoverSerialPorts(configuredSerialPorts(settings.current())),
+    // The box itself: /api/system* and the System view (docs/backup.md).
+    system: {
+      dataDir: deps.dataDir,
+      instanceId: () => store.meta.get(INSTANCE_ID_KEY),
+      ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
+    },
+    onEventStored: deps.onEventStored,
+  };
+  const app = createApp(apiDeps);
+  registerMetrics(app, apiDeps, deps.metrics);
+  // The technician's page on the same listeners (docs/web.md); its actions are journaled.
+  registerWeb(app, {
+    ...apiDeps,
+    settingsView: settings,
+    journalAction: (login, action) =>
+      void deps.supervision.raise('technician_action', { detail: `${login}: ${action}` }),
+  });
+  const current = settings.current();
+  const listeners: HttpListeners = new HttpListeners(
+    app.fetch,
+    {
+      host: deps.host ?? current.api.bind_address,
+      httpPort: deps.httpPort ?? current.api.api_http_port,
+      httpsPort: deps.httpsPort ?? current.api.api_port,
+      tls: readTls(current, logger),
+      // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (#28.7).
+      plainHttp: (fetch) =>
+        plainHttpGate(fetch, {
+          allowPlainHttp: () => settings.current().api.allow_plain_http,
+          httpsPort: (): number | null => listeners.ports().https ?? null,
+          ...(deps.isLocalClient ? { isLocal: deps.isLocalClient } : {}),
+        }),
+    },
+    deps.health,
+    logger.child('api'),
+  );
+  return listeners;
+}
+
+function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
+  const { private_key: keyPath, public_key: certPath } = settings.api;
+  if (!keyPath || !certPath) return null;
+  try {
+    return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
+  } catch (err) {
+    logger.error('cannot read TLS key or certificate', { error: describeError(err) });
+    return null;
+  }
+}
