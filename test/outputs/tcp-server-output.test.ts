@@ -1,6 +1,6 @@
 /**
  * The TCP server output (type 5): the automation software connects to Vigil over real TCP on loopback and ACKs
- * MLR2 lines and DC-09 frames byte for byte; order and nothing lost across a disconnect; heartbeats while idle;
+ * MLR2 lines, Ademco 685 lines and DC-09 frames byte for byte; order and nothing lost across a disconnect; heartbeats while idle;
  * failed / restored supervision by time without a client; one client at a time (the newer replaces the older);
  * the allow-list (a client bound to 127.0.0.2 refused when only 127.0.0.1 is allowed).
  */
@@ -87,6 +87,18 @@ test('MLR2: the automation client connects, gets the lines byte for byte in jour
   assert.is(metrics.connected, true);
   assert.match(String(metrics.client), /^127\.0\.0\.1:\d+$/);
   assert.is(metrics.refused_clients, 0);
+});
+
+test('Ademco 685: the automation client gets the 685 lines byte for byte and ACKs each with 0x06', async () => {
+  const { port } = await serverOutput('ADEMCO-685');
+  const c = await client('ADEMCO-685', port);
+  await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
+  const ids = fx.append([cidEvent(), cidEvent({ qualifier: 'R', eventClass: 'restore' })]);
+  await c.waitForMessages(2);
+  // docs/outputs.md §Ademco 685: RG, account, 18, QXYZ, GG, C/U + number, a space before the CR.
+  assert.equal(c.texts(), ['11 1234 18 E130 01 C015 ', '11 1234 18 R130 01 C015 ']);
+  await waitFor(() => fx.store.cursors.get(1) === ids[1], 2000);
+  assert.is(fx.health.get('out:1')?.metrics.protocol, 'ADEMCO-685');
 });
 
 test('SIA-DC09: frames byte for byte, ACKed by the client with the receiver codec, sequence 0001, 0002', async () => {

@@ -1,14 +1,15 @@
 /**
  * A test stand-in for automation software that CONNECTS to a TCP server output (type 5) over real TCP on loopback:
  * it splits what it reads into messages (MLR2 lines end with DC4, JSON lines with LF, DC-09 frames are framed by
- * Vigil's receiver codec), keeps every message byte for byte, and answers each one as its policy says. The answer
- * is the protocol's own: 0x06 for MLR2, `{"ack":<id>}` for JSON, the DC-09 receiver's ACK (handleFrame) for DC-09.
+ * Vigil's receiver codec, Ademco 685 lines run from LF to CR), keeps every message byte for byte, and answers each
+ * one as its policy says. The answer is the protocol's own: 0x06 for MLR2 and Ademco 685, `{"ack":<id>}` for JSON,
+ * the DC-09 receiver's ACK (handleFrame) for DC-09.
  */
 import { connect, type Socket } from 'node:net';
 import { Dc09Framer, handleFrame } from '../../../src/protocols/dc09/index.js';
 import { waitFor } from '../../helpers/net.js';
 
-export type ClientProtocol = 'MLR2' | 'JSON' | 'SIA-DC09';
+export type ClientProtocol = 'MLR2' | 'JSON' | 'SIA-DC09' | 'ADEMCO-685';
 /** 'ack' answers, 'silent' reads without answering, 'close' disconnects on receipt (without answering). */
 export type ClientAnswer = 'ack' | 'silent' | 'close';
 
@@ -61,7 +62,7 @@ export class AutomationClient {
     this.socket = null;
   }
 
-  /** Messages as text (latin1 for MLR2 and DC-09, UTF-8 for JSON), without their terminator for MLR2 / JSON. */
+  /** Messages as text (latin1 but for JSON's UTF-8), without their framing bytes for MLR2, JSON and Ademco 685. */
   texts(): string[] {
     return this.messages.map((m) => m.toString(this.o.protocol === 'JSON' ? 'utf8' : 'latin1'));
   }
@@ -80,10 +81,12 @@ export class AutomationClient {
       for (const item of this.framer.push(chunk)) if (item.kind === 'frame') this.receive(item.raw, item.body);
       return;
     }
-    const end = this.o.protocol === 'MLR2' ? 0x14 : 0x0a;
+    const end = this.o.protocol === 'MLR2' ? 0x14 : this.o.protocol === 'ADEMCO-685' ? 0x0d : 0x0a;
+    // Ademco 685 lines start with LF (docs/outputs.md §Ademco 685): kept out of the message like the terminator.
+    const start = this.o.protocol === 'ADEMCO-685' ? 1 : 0;
     let data = Buffer.concat([this.partial, chunk]);
     for (let at = data.indexOf(end); at >= 0; at = data.indexOf(end)) {
-      this.receive(data.subarray(0, at), null);
+      this.receive(data.subarray(start, at), null);
       data = data.subarray(at + 1);
     }
     this.partial = Buffer.from(data);
@@ -104,7 +107,7 @@ export class AutomationClient {
   }
 
   private answerTo(message: Buffer, dc09Body: Buffer | null): Buffer | null {
-    if (this.o.protocol === 'MLR2') return Buffer.from([0x06]);
+    if (this.o.protocol === 'MLR2' || this.o.protocol === 'ADEMCO-685') return Buffer.from([0x06]);
     if (this.o.protocol === 'JSON') {
       const id = (JSON.parse(message.toString('utf8')) as { id: unknown }).id;
       return Buffer.from(`${JSON.stringify({ ack: id })}\n`);
