@@ -15,7 +15,7 @@ import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { TokenService } from './auth/tokens.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
-import { HealthRegistry } from './core/health.js';
+import { HealthRegistry, type ComponentHealth } from './core/health.js';
 import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
@@ -49,6 +49,8 @@ import { readVersion } from './version.js';
 import { openStatusLeds } from '../hw/leds/status-leds.js';
 import type { LampsOpened } from './leds/lamp.js';
 import { LedService } from './leds/led-service.js';
+import { UpdateMonitor } from './update/update-monitor.js';
+import { UpdateSystem, updateOptionsFromEnv, type UpdateSystemOptions } from './update/update-system.js';
 import type { HwLedsSettings } from './settings/schema.js';
 import type { SerialLineFactory, SerialPortInfo } from './core/serial.js';
 import { configuredSerialPorts } from './settings/serial-usage.js';
@@ -74,6 +76,8 @@ export interface GatewayOptions {
   readonly isLocalClient?: (address: string | undefined) => boolean;
   /** Stops the gateway and ends the process (the CLI's shutdown); POST /api/system/restart is offered only with it. */
   readonly requestStop?: () => void;
+  /** Where the A/B update facilities are (docs/updates.md); defaults from the environment (VIGIL_RAUC...). */
+  readonly update?: Partial<Omit<UpdateSystemOptions, 'dataDir' | 'version' | 'clock' | 'logger'>>;
 }
 
 function readTls(settings: Settings, logger: Logger): { key: string; cert: string } | null {
@@ -240,6 +244,24 @@ export class Gateway {
       await this.startService(services);
       this.servicesRef = services;
       for (const service of supervision.after) await this.startService(service);
+      // A/B system updates: installs, confirmation of a new slot, rollbacks (docs/updates.md).
+      const updateSystem = new UpdateSystem({
+        dataDir,
+        version,
+        clock: this.clock,
+        logger: logger.child('update'),
+        ...updateOptionsFromEnv(this.options.env ?? process.env),
+        ...this.options.update,
+      });
+      let selfCheckPassing = (): boolean => false;
+      const updateMonitor = new UpdateMonitor({
+        system: updateSystem,
+        health: this.health,
+        selfCheckPassing: () => selfCheckPassing(),
+        receiversListening: () => receiversListening(this.health.snapshot()),
+        journal: (type, detail) => void supervision.raise(type, { detail }),
+        previousRun: () => runRecorder.previousRunLine(),
+      });
       const apiDeps = {
         version,
         startedAt: this.startedAt,
@@ -264,6 +286,7 @@ export class Gateway {
           dataDir,
           instanceId: () => store.meta.get(INSTANCE_ID_KEY),
           ...(this.options.requestStop ? { requestStop: this.options.requestStop } : {}),
+          update: { system: updateSystem, reconcile: () => updateMonitor.reconcile() },
         },
         onEventStored: (listener: (id: number) => void) => receivers.bus.on('event-stored', ({ id }) => listener(id)),
       };
@@ -307,6 +330,9 @@ export class Gateway {
         logger: logger.child('self-check'),
       });
       await this.startService(selfCheck);
+      selfCheckPassing = () => selfCheck.passing();
+      // After the self-check: the booted slot is confirmed only by a gateway that is up (docs/updates.md).
+      await this.startService(updateMonitor);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
         new SystemdNotifier({
@@ -441,6 +467,13 @@ function startNotes(previousRun: string | null, restored: BackupHeader | null): 
       `restored from the backup of ${restored.instance_name || 'this box'} made ${restored.created_at} by version ${restored.app_version}`,
     );
   return notes.length > 0 ? notes.join('; ') : null;
+}
+
+/** Every configured receiver listening (true with none): the trial slot's health condition (docs/updates.md). */
+function receiversListening(components: readonly ComponentHealth[]): boolean {
+  return components
+    .filter((c) => c.kind === 'receiver' || c.name.startsWith('rx:'))
+    .every((c) => c.state === 'ok' || c.state === 'degraded');
 }
 
 function firstStartBanner(result: Extract<InitResult, { initialised: true }>): string {

@@ -169,7 +169,11 @@ export interface SystemPort {
   readonly requestStop?: () => void;
   /** Bounds of a restore upload other than the defaults (src/services/backup-service.ts); tests only. */
   readonly uploadLimits?: { readonly maxBytes?: number; readonly reserveBytes?: number };
+  /** A/B system updates (docs/updates.md); absent: not available on this system (slots null, 503). */
+  readonly update?: UpdatePort;
 }
+
+import type { UpdatePort } from '../services/update-service.js';
 
 /** The authenticated caller, carried in the Hono context as `principal` (src/services/principal.ts). */
 export type { Principal } from '../services/principal.js';

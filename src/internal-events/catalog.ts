@@ -38,7 +38,14 @@ export interface InternalEventInput {
  * code and name. A box whose settings were saved before such a type existed, or an administrator who
  * removed it, still journals a stranger passing for a device (docs/internal-events.md).
  */
-export const ALWAYS_JOURNALED: ReadonlySet<InternalEventType> = new Set(['device_identity_conflict']);
+export const ALWAYS_JOURNALED: ReadonlySet<InternalEventType> = new Set([
+  'device_identity_conflict',
+  // What an update did to the box is journaled on every box, also one whose settings predate these types.
+  'update_installed',
+  'update_activated',
+  'update_confirmed',
+  'update_rolled_back',
+]);
 
 /** The configured entry of a type, the default of an always-journaled one, or null: not journaled at all. */
 export function findInternalEvent(

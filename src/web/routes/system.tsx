@@ -28,12 +28,12 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   const logger = deps.logger.child('web:system');
   const service = { ...deps, system, logger, ...(system.uploadLimits ? { limits: system.uploadLimits } : {}) };
 
-  function render(
+  async function render(
     c: Context<WebEnv>,
     extra: Partial<SystemViewProps> = {},
     status: 200 | 400 | 409 | 503 = 200,
   ): Promise<Response> {
-    const outcome = systemReport(service, c.get('principal'));
+    const outcome = await systemReport(service, c.get('principal'));
     if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
     return view(
       c,
