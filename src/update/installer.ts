@@ -97,7 +97,8 @@ async function receive(
     size += chunk.byteLength;
     if (size > limits.maxBytes) return refuse('TOO_LARGE', `the bundle is larger than ${limits.maxBytes} bytes`);
     if (size >= nextCheck) {
-      if (freeBytes(dir) < chunk.byteLength + limits.reserveBytes)
+      // Room for the bytes until the next check, and the journal's reserve beyond them.
+      if (freeBytes(dir) < SPACE_CHECK_EVERY_BYTES + limits.reserveBytes)
         return refuse('NO_SPACE', 'the bundle does not fit: the data partition has too little free space for it');
       nextCheck = size + SPACE_CHECK_EVERY_BYTES;
     }
@@ -143,6 +144,10 @@ async function verify(
       'OLDER',
       `the bundle's version ${info.version} is older than the running ${system.version}; allow a downgrade to install it`,
     );
+  // rauc install checks the payload too (dm-verity) and fails before switching slots; only the early,
+  // slot-sparing refusal is lost.
+  if (info.verityUnreadable)
+    system.logger.warn('cannot read the verity facts of rauc info: payload checked by rauc install only');
   if (info.verity) {
     const verdict = await checkVerityPayload(file, info.verity);
     if (!verdict.ok) return refuse('CORRUPTED', verdict.reason);

@@ -21,6 +21,8 @@ export interface BundleInfo {
   readonly version: string;
   /** Root hash, salt and hash-tree size of a `verity` bundle's payload; null for other formats. */
   readonly verity: { readonly hash: string; readonly salt: string; readonly size: number } | null;
+  /** A verity bundle whose hash facts this rauc does not print readably: the payload cannot be checked first. */
+  readonly verityUnreadable: boolean;
 }
 
 export type RaucFailure = 'not-installed' | 'failed' | 'timeout';
@@ -109,6 +111,7 @@ export class RaucClient {
       compatible: typeof parsed.compatible === 'string' ? parsed.compatible : '',
       version: typeof parsed.version === 'string' ? parsed.version : '',
       verity: /Bundle Format:\s*verity/.test(readable) ? parseVerity(readable) : null,
+      verityUnreadable: /Bundle Format:\s*verity/.test(readable) && parseVerity(readable) === null,
     };
   }
 
