@@ -21,6 +21,8 @@ export type CliCommand =
   | { command: 'record-stop'; dataDir: string }
   | { command: 'backup'; dataDir: string; out: string; journal: boolean; passphraseFile?: string }
   | { command: 'restore'; dataDir: string; file: string; newIdentity: boolean; passphraseFile?: string }
+  | { command: 'update-install'; dataDir: string; file: string; allowDowngrade: boolean }
+  | { command: 'update-status'; dataDir: string; json: boolean }
   | { command: 'version' }
   | { command: 'help' };
 
@@ -35,6 +37,8 @@ export const USAGE = `usage:
   vigil status [--data-dir DIR] [--watch] [--interval S] [--url URL]
   vigil backup --out FILE [--journal] [--passphrase-file F] [--data-dir DIR]
   vigil restore FILE [--new-identity] [--passphrase-file F] [--data-dir DIR]
+  vigil update install FILE [--allow-downgrade] [--data-dir DIR]   (a signed system bundle; docs/updates.md)
+  vigil update status [--json] [--data-dir DIR]
   vigil record-stop [--data-dir DIR]   (systemd's ExecStopPost: why the run ended; docs/watchdog.md)
   vigil version
 
@@ -181,6 +185,34 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = proce
         newIdentity: values['new-identity'] === true,
         ...(values['passphrase-file'] !== undefined ? { passphraseFile: values['passphrase-file'] } : {}),
       };
+    }
+    case 'update': {
+      const [sub, ...args] = rest;
+      const { values, positionals } = parseArgs({
+        args,
+        options: {
+          'data-dir': { type: 'string' },
+          'allow-downgrade': { type: 'boolean' },
+          json: { type: 'boolean' },
+        },
+        allowPositionals: true,
+        strict: true,
+      });
+      const dataDir = values['data-dir'] ?? defaultDataDir;
+      if (sub === 'install') {
+        if (positionals.length !== 1) throw new UsageError('update install takes one bundle file');
+        return {
+          command: 'update-install',
+          dataDir,
+          file: positionals[0]!,
+          allowDowngrade: values['allow-downgrade'] === true,
+        };
+      }
+      if (sub === 'status') {
+        if (positionals.length !== 0) throw new UsageError('update status takes no file');
+        return { command: 'update-status', dataDir, json: values.json === true };
+      }
+      throw new UsageError("update: use 'vigil update install FILE' or 'vigil update status'");
     }
     case 'record-stop': {
       const { values } = parseArgs({ args: rest, options: { 'data-dir': { type: 'string' } }, strict: true });

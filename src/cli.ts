@@ -138,6 +138,16 @@ async function main(argv: string[]): Promise<void> {
         process.stdout.write((await runRestore(command)) + '\n');
         return;
       }
+      case 'update-install': {
+        const { runUpdateInstall } = await import('./update/update-cli.js');
+        process.exitCode = await runUpdateInstall(command, process.env, process.stdout, process.stderr);
+        return;
+      }
+      case 'update-status': {
+        const { runUpdateStatus } = await import('./update/update-cli.js');
+        process.exitCode = await runUpdateStatus(command, process.env, process.stdout);
+        return;
+      }
       case 'record-stop': {
         const { recordStop } = await import('./system/run-recorder.js');
         process.stdout.write(recordStop(command.dataDir, process.env, Date.now()) + '\n');

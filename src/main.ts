@@ -7,7 +7,7 @@
  */
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
-import { HealthRegistry } from './core/health.js';
+import { HealthRegistry, type ComponentHealth } from './core/health.js';
 import type { Logger } from './core/logger.js';
 import { ServiceGroup } from './core/service-group.js';
 import { stopAll, type Service } from './core/service.js';
@@ -38,6 +38,8 @@ import { readVersion } from './version.js';
 import { eventStoredFeed } from './gateway/event-feeds.js';
 import { gatewaySerialLines } from './gateway/hardware.js';
 import { buildHttp } from './gateway/http.js';
+import { UpdateMonitor } from './update/update-monitor.js';
+import { UpdateSystem, updateOptionsFromEnv, type UpdateSystemOptions } from './update/update-system.js';
 import { buildServices } from './gateway/services.js';
 import { firstStartBanner, startNotes } from './gateway/start-texts.js';
 
@@ -61,6 +63,8 @@ export interface GatewayOptions {
   readonly isLocalClient?: (address: string | undefined) => boolean;
   /** Stops the gateway and ends the process (the CLI's shutdown); POST /api/system/restart is offered only with it. */
   readonly requestStop?: () => void;
+  /** Where the A/B update facilities are (docs/updates.md); defaults from the environment (VIGIL_RAUC...). */
+  readonly update?: Partial<Omit<UpdateSystemOptions, 'dataDir' | 'version' | 'clock' | 'logger'>>;
 }
 
 /** What start() built that callers of a running gateway reach (tests, the CLI). */
@@ -238,6 +242,24 @@ export class Gateway {
       );
       await this.startService(services);
       for (const service of supervision.after) await this.startService(service);
+      // A/B system updates: installs, confirmation of a new slot, rollbacks (docs/updates.md).
+      const updateSystem = new UpdateSystem({
+        dataDir,
+        version,
+        clock: this.clock,
+        logger: logger.child('update'),
+        ...updateOptionsFromEnv(this.options.env ?? process.env),
+        ...this.options.update,
+      });
+      let selfCheckPassing = (): boolean => false;
+      const updateMonitor = new UpdateMonitor({
+        system: updateSystem,
+        health: this.health,
+        selfCheckPassing: () => selfCheckPassing(),
+        receiversListening: () => receiversListening(this.health.snapshot()),
+        journal: (type, detail) => void supervision.raise(type, { detail }),
+        previousRun: () => runRecorder.previousRunLine(),
+      });
       receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
       const listeners = buildHttp({
         version,
@@ -258,6 +280,7 @@ export class Gateway {
         httpsPort: this.options.httpsPort,
         isLocalClient: this.options.isLocalClient,
         requestStop: this.options.requestStop,
+        update: { system: updateSystem, reconcile: () => updateMonitor.reconcile() },
       });
       await this.startService(listeners);
       this.running = { store, settings, services, listeners };
@@ -269,6 +292,9 @@ export class Gateway {
         logger: logger.child('self-check'),
       });
       await this.startService(selfCheck);
+      selfCheckPassing = () => selfCheck.passing();
+      // After the self-check: the booted slot is confirmed only by a gateway that is up (docs/updates.md).
+      await this.startService(updateMonitor);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
         new SystemdNotifier({
@@ -299,4 +325,11 @@ export class Gateway {
     await service.start();
     this.started.push(service);
   }
+}
+
+/** Every configured receiver listening (true with none): the trial slot's health condition (docs/updates.md). */
+function receiversListening(components: readonly ComponentHealth[]): boolean {
+  return components
+    .filter((c) => c.kind === 'receiver' || c.name.startsWith('rx:'))
+    .every((c) => c.state === 'ok' || c.state === 'degraded');
 }

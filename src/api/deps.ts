@@ -12,6 +12,7 @@ import type { LoginThrottle } from '../auth/login-throttle.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { DeviceEnrolmentDeps } from '../services/device-enrolment-service.js';
 import type { Principal } from '../services/principal.js';
+import type { UpdatePort } from '../services/update-service.js';
 
 export interface ApiUser {
   readonly id: number;
@@ -169,6 +170,8 @@ export interface SystemPort {
   readonly requestStop?: () => void;
   /** Bounds of a restore upload other than the defaults (src/services/backup-service.ts); tests only. */
   readonly uploadLimits?: { readonly maxBytes?: number; readonly reserveBytes?: number };
+  /** A/B system updates (docs/updates.md); absent: not available on this system (slots null, 503). */
+  readonly update?: UpdatePort;
 }
 
 /** The authenticated caller, carried in the Hono context as `principal` (src/services/principal.ts). */

@@ -25,7 +25,11 @@ export interface RouteSpec {
   readonly auth?: MiddlewareHandler<ApiEnv>;
   readonly scope?: string;
   readonly methods: Readonly<Record<string, Handler<ApiEnv>>>;
-  /** A bound other than MAX_BODY_BYTES, for a body the handler streams (POST /api/system/restore). */
+  /**
+   * For a body the handler streams and counts itself (POST /api/system/restore, /api/system/update): a
+   * declared Content-Length above it is 413 at once; a chunked body is left to the handler, because
+   * hono's bodyLimit reads a chunked body whole into memory before it lets the handler see it.
+   */
   readonly maxBodyBytes?: number;
 }
 
@@ -37,6 +41,16 @@ function limitBody(maxSize: number): MiddlewareHandler<ApiEnv> {
 }
 
 const limitSmallBody = limitBody(MAX_BODY_BYTES);
+
+function limitDeclaredBody(maxSize: number): MiddlewareHandler<ApiEnv> {
+  return async function limitDeclaredBody(c, next) {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && !c.req.header('transfer-encoding') && Number(declared) > maxSize)
+      return errorResponse(c as Parameters<typeof errorResponse>[0], 413, PAYLOAD_TOO_LARGE);
+    await next();
+    return undefined;
+  };
+}
 
 export function addRoute(app: Hono<ApiEnv>, spec: RouteSpec): void {
   const allowed = Object.keys(spec.methods);
@@ -53,7 +67,7 @@ export function addRoute(app: Hono<ApiEnv>, spec: RouteSpec): void {
     return undefined;
   });
   if (spec.scope) chain.push(requireScope(spec.scope));
-  chain.push(spec.maxBodyBytes === undefined ? limitSmallBody : limitBody(spec.maxBodyBytes));
+  chain.push(spec.maxBodyBytes === undefined ? limitSmallBody : limitDeclaredBody(spec.maxBodyBytes));
   const dispatch: Handler<ApiEnv> = (c, next) => spec.methods[c.req.method]!(c, next);
   // Registered one by one: Hono runs every handler matching the path in registration order.
   for (const handler of chain) app.all(spec.path, handler);

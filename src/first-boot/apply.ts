@@ -4,10 +4,12 @@
  * and leaves a result file beside it and a status file in the data dir (docs/first-boot.md).
  * Works on any root directory, so tests run it on a temporary tree.
  */
-import { existsSync, lstatSync } from 'node:fs';
+import { existsSync, lstatSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashPassword, randomPassword } from '../auth/passwords.js';
+import { PENDING_DIR } from '../backup/stage-restore.js';
 import { trustedDirectory } from '../init/trusted-dir.js';
+import { removeBootBackup, stageBootRestore } from './boot-restore.js';
 import { destroyFile, generateSshHostKeys, readRegularFile, SystemFiles } from './system-files.js';
 import {
   parseSetupFile,
@@ -115,7 +117,24 @@ async function readAndApply(setupPath: string, options: FirstBootOptions): Promi
     gatewayInitialised: existsSync(storePath(options.dataDir)),
   });
   if (!parsed.ok) return { kind: 'rejected', errors: parsed.errors };
-  const applied = applySystem(parsed.config, options);
+  // Checked and staged whole before any system file is written: a refused backup changes nothing.
+  const restore = await stageBootRestore(options.bootDir, options.dataDir, parsed.config.restorePassphrase);
+  if (restore.kind === 'refused') return { kind: 'rejected', errors: restore.errors };
+  let applied: string[];
+  try {
+    applied = applySystem(parsed.config, options);
+  } catch (err) {
+    if (restore.kind === 'staged') rmSync(join(options.dataDir, PENDING_DIR), { recursive: true, force: true });
+    throw err;
+  }
+  if (restore.kind === 'staged') {
+    removeBootBackup(restore.file);
+    const { header } = restore;
+    applied.push(
+      `restore: the backup of ${header.instance_name || 'a box'} made ${header.created_at} by version ${header.app_version}${header.journal ? ' with its journal' : ''} (the gateway applies it at its first start; the backup file was removed)`,
+    );
+    return { kind: 'applied', applied, generatedPassword: null };
+  }
   const generatedPassword =
     parsed.config.adminPassword === null && !existsSync(storePath(options.dataDir))
       ? (options.generatePassword ?? (() => randomPassword(20)))()

@@ -4,12 +4,15 @@
  * the value of a secret key (admin_password, wifi_passphrase): the result file stays on the FAT partition.
  */
 import { isIP } from 'node:net';
+import { MIN_PASSPHRASE_LENGTH } from '../backup/backup-format.js';
 import { checkAuthorizedKey, checkHostname, checkIpv4Cidr, checkPassphrase, splitList } from './setup-fields.js';
 
 export const SETUP_FILE = 'vigil-setup.txt';
 export const RESULT_FILE = 'vigil-setup.result.txt';
 export const MAX_SETUP_BYTES = 64 * 1024;
 export const MIN_ADMIN_PASSWORD = 10;
+/** src/backup/backup-format.ts MIN_PASSPHRASE_LENGTH: every backup's passphrase is at least this long. */
+const MIN_BACKUP_PASSPHRASE = MIN_PASSPHRASE_LENGTH;
 
 export const SETUP_KEYS = [
   'instance_name',
@@ -25,9 +28,10 @@ export const SETUP_KEYS = [
   'wifi_country',
   'ntp',
   'ssh_authorized_key',
+  'restore_passphrase',
 ] as const;
 export type SetupKey = (typeof SETUP_KEYS)[number];
-const SECRET_KEYS: ReadonlySet<string> = new Set(['admin_password', 'wifi_passphrase']);
+const SECRET_KEYS: ReadonlySet<string> = new Set(['admin_password', 'wifi_passphrase', 'restore_passphrase']);
 /** The only key that may repeat: one authorized key per line. */
 const REPEATABLE: ReadonlySet<string> = new Set(['ssh_authorized_key']);
 
@@ -49,6 +53,8 @@ export interface SetupConfig {
   readonly wifi: { readonly ssid: string; readonly passphrase: string | null; readonly country: string | null } | null;
   readonly ntp: readonly string[];
   readonly sshAuthorizedKeys: readonly string[];
+  /** The passphrase of the backup file beside the setup file (docs/first-boot.md "Restoring a backup"). */
+  readonly restorePassphrase: string | null;
 }
 
 export interface ParseContext {
@@ -142,6 +148,19 @@ export function parseSetupFile(text: string, context: ParseContext): ParseResult
     return [entry.value];
   });
 
+  const restorePassphrase = check('restore_passphrase', (v) =>
+    v.length < MIN_BACKUP_PASSPHRASE
+      ? `must be at least ${MIN_BACKUP_PASSPHRASE} characters, as every backup's is`
+      : null,
+  );
+  // A restored box keeps the backup's accounts and name: a first password or name would contradict them.
+  if (one('restore_passphrase')) {
+    for (const key of ['admin_password', 'instance_name'] as const) {
+      const entry = one(key);
+      if (entry) fail(entry, key, 'does not apply with restore_passphrase: the backup brings its own');
+    }
+  }
+
   if (errors.length > 0) return { ok: false, errors: errors.sort((a, b) => a.line - b.line) };
   return {
     ok: true,
@@ -155,6 +174,7 @@ export function parseSetupFile(text: string, context: ParseContext): ParseResult
       wifi,
       ntp: ntp === null ? [] : splitList(ntp),
       sshAuthorizedKeys: sshKeys,
+      restorePassphrase,
     },
   };
 }

@@ -21,6 +21,7 @@ import type { SettingsService } from '../settings/settings-service.js';
 import { INSTANCE_ID_KEY } from '../store/meta-repo.js';
 import type { Store } from '../store/store.js';
 import type { SupervisionParts } from '../tracker/supervision-services.js';
+import type { UpdatePort } from '../services/update-service.js';
 import { registerWeb } from '../web/web-app.js';
 import type { EventStoredFeed } from './event-feeds.js';
 import { discoverSerialPorts } from './hardware.js';
@@ -45,6 +46,8 @@ export interface HttpDeps {
   readonly httpsPort?: number | undefined;
   readonly isLocalClient?: ((address: string | undefined) => boolean) | undefined;
   readonly requestStop?: (() => void) | undefined;
+  /** A/B system updates (docs/updates.md). */
+  readonly update: UpdatePort;
 }
 
 export function buildHttp(deps: HttpDeps): HttpListeners {
@@ -73,6 +76,7 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
       dataDir: deps.dataDir,
       instanceId: () => store.meta.get(INSTANCE_ID_KEY),
       ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
+      update: deps.update,
     },
     onEventStored: deps.onEventStored,
   };

@@ -41,6 +41,11 @@ export interface InternalEventInput {
 export const ALWAYS_JOURNALED: ReadonlySet<InternalEventType> = new Set([
   'device_identity_conflict',
   'output_client_refused',
+  // What an update did to the box is journaled on every box, also one whose settings predate these types.
+  'update_installed',
+  'update_activated',
+  'update_confirmed',
+  'update_rolled_back',
 ]);
 
 /** The configured entry of a type, the default of an always-journaled one, or null: not journaled at all. */

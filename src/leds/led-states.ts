@@ -45,6 +45,7 @@ function troublesOf(components: readonly ComponentHealth[]): Trouble[] {
   // The store failing, or its file system low on space (kind 'storage', degraded: docs/store.md §Free space).
   if (components.some((c) => (c.kind === 'store' || c.kind === 'storage') && down(c))) troubles.push('store');
   if (components.some((c) => c.kind === 'first-boot' && c.state === 'failed')) troubles.push('firstBoot');
+  if (components.some((c) => c.kind === 'update' && c.state !== 'ok')) troubles.push('updateRolledBack');
   return troubles;
 }
 

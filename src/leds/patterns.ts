@@ -23,6 +23,8 @@ export const TROUBLE_CODES = {
   portDown: 3,
   store: 4,
   firstBoot: 5,
+  /** A system update was rolled back and nobody acknowledged it yet (docs/updates.md). */
+  updateRolledBack: 6,
 } as const;
 
 export type Trouble = keyof typeof TROUBLE_CODES;

@@ -2,8 +2,8 @@
  * The box itself (GET /api/system, POST /api/system/restart and the page's System view; docs/backup.md
  * "API" and "Page"): scope `system_update` for all of it, because the same view downloads every secret
  * of the box. What it reports is what exists today: the running version, the instance, how the last
- * run ended, free space, and a staged restore. There are no A/B system slots yet, so `slots` is null
- * and nothing about slots is made up.
+ * run ended, free space, a staged restore, and the A/B system slots with the last update
+ * (docs/updates.md); `slots` is null where the system has no A/B slots or no RAUC.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ import { PENDING_DIR, PENDING_HEADER } from '../backup/stage-restore.js';
 import { LAST_RUN_COMPONENT } from '../system/run-recorder.js';
 import { STORAGE_HEALTH } from '../system/storage-space.js';
 import { FORBIDDEN, hasScope, type Forbidden, type Principal } from './principal.js';
+import { updateFacts, type InstallRecordView, type UpdatePort } from './update-service.js';
+import type { SlotsReport } from '../update/update-system.js';
 
 export const SYSTEM_SCOPE = 'system_update';
 /**
@@ -29,6 +31,8 @@ export interface SystemPortDeps {
   readonly dataDir: string;
   instanceId(): string | null;
   readonly requestStop?: () => void;
+  /** A/B updates (docs/updates.md); absent: not available on this system. */
+  readonly update?: UpdatePort;
 }
 
 export interface SystemDeps {
@@ -60,8 +64,12 @@ export interface SystemReport {
   /** A restore staged and waiting for the next start; null when none. */
   readonly restore_pending: BackupFacts | null;
   readonly restart_available: boolean;
-  /** A/B system slots do not exist yet (issue #29, layout and boot). */
-  readonly slots: null;
+  /** The A/B system slots; null where updates are not available (no A/B slots, no RAUC). */
+  readonly slots: SlotsReport | null;
+  /** The last install of a system bundle; null when none was ever installed. */
+  readonly update: InstallRecordView | null;
+  /** A rollback nobody acknowledged yet (it lights the trouble LED). */
+  readonly rollback_unacknowledged: boolean;
 }
 
 export function mayUpdateSystem(principal: Principal): boolean {
@@ -95,8 +103,12 @@ function iso(ms: unknown): string | null {
   return typeof ms === 'number' && Number.isFinite(ms) ? new Date(ms).toISOString() : null;
 }
 
-export function systemReport(deps: SystemDeps, principal: Principal): Forbidden | { kind: 'ok'; report: SystemReport } {
+export async function systemReport(
+  deps: SystemDeps,
+  principal: Principal,
+): Promise<Forbidden | { kind: 'ok'; report: SystemReport }> {
   if (!mayUpdateSystem(principal)) return FORBIDDEN;
+  const updates = await updateFacts({ ...deps, update: deps.system.update });
   const lastRun = deps.health.get(LAST_RUN_COMPONENT);
   const storage = deps.health.get(STORAGE_HEALTH);
   const free = storage?.metrics.free_mib;
@@ -118,7 +130,7 @@ export function systemReport(deps: SystemDeps, principal: Principal): Forbidden 
       data_free_mib: typeof free === 'number' ? free : null,
       restore_pending: pendingRestore(deps.system.dataDir),
       restart_available: deps.system.requestStop !== undefined,
-      slots: null,
+      ...updates,
     },
   };
 }

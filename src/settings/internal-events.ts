@@ -24,6 +24,10 @@ export const INTERNAL_EVENT_TYPES = [
   'technician_action',
   'device_identity_conflict',
   'output_client_refused',
+  'update_installed',
+  'update_activated',
+  'update_confirmed',
+  'update_rolled_back',
 ] as const;
 
 export type InternalEventType = (typeof INTERNAL_EVENT_TYPES)[number];
@@ -46,7 +50,9 @@ function entry(type: InternalEventType, classificator: 'E' | 'R', code: string, 
  * 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
  * 356 loss of central polling, 412 successful download/access (a technician's action on the page),
  * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.5; a client outside a
- * TCP server output's allow-list, docs/outputs.md §TCP server). Restores reuse the trouble code with classificator R. */
+ * TCP server output's allow-list, docs/outputs.md §TCP server),
+ * 416 successful upload (a system bundle installed), 305 system reset (booted into it), 300 system trouble
+ * (an update rolled back; its confirmation is the restore R 300). Restores reuse the trouble code with classificator R. */
 export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('gateway_started', 'E', '305', 'Gateway started'),
   entry('gateway_stopping', 'E', '308', 'Gateway stopping'),
@@ -67,4 +73,8 @@ export const DEFAULT_INTERNAL_EVENTS: readonly InternalEventDefault[] = [
   entry('technician_action', 'E', '412', 'Technician action'),
   entry('device_identity_conflict', 'E', '421', 'Device identity conflict'),
   entry('output_client_refused', 'E', '421', 'Output client refused'),
+  entry('update_installed', 'E', '416', 'System update installed'),
+  entry('update_activated', 'E', '305', 'System update activated'),
+  entry('update_confirmed', 'R', '300', 'System update confirmed'),
+  entry('update_rolled_back', 'E', '300', 'System update rolled back'),
 ];

@@ -17,7 +17,7 @@ import { environmentChecks, type ValidationEnv } from './environment.js';
 import { isPlainObject } from './fields.js';
 import { fallbackMessage, issueLines, sortLines } from './issues.js';
 import { applyPasswords, mergeUpdate, unmaskSecrets } from './merge.js';
-import { SettingsSchema, SettingsUpdateSchema, type Settings } from './schema.js';
+import { INTERNAL_EVENT_TYPES, SettingsSchema, SettingsUpdateSchema, type Settings } from './schema.js';
 import { nestingProblem } from './nesting.js';
 
 export type ValidationResult = { ok: true; next: Settings } | { ok: false; errors: string[] };
@@ -65,8 +65,21 @@ export function validateStoredSettings(
   raw: unknown,
   options: CrossValidateOptions = { maxUsers: Infinity },
 ): StoredValidationResult {
-  const parsed = v.safeParse(SettingsSchema, raw, PARSE_CONFIG);
+  const parsed = v.safeParse(SettingsSchema, withoutNewerEventTypes(raw), PARSE_CONFIG);
   if (!parsed.success) return fail(issueLines(parsed.issues));
   const errors = crossValidate(parsed.output, options);
   return errors.length > 0 ? fail(errors) : { ok: true, settings: parsed.output };
+}
+
+/**
+ * Stored settings written by a newer Vigil can list internal event types this build does not know (a box
+ * rolled back after an update, docs/store.md "Data across versions" rule 2): those entries are left out
+ * here, as a newer key is, instead of refusing the whole document and the gateway's start. An update
+ * through the API still refuses an unknown type.
+ */
+export function withoutNewerEventTypes(raw: unknown): unknown {
+  if (!isPlainObject(raw) || !Array.isArray(raw.internal_events)) return raw;
+  const known: readonly unknown[] = INTERNAL_EVENT_TYPES;
+  const entries = raw.internal_events.filter((entry) => !isPlainObject(entry) || known.includes(entry.type));
+  return entries.length === raw.internal_events.length ? raw : { ...raw, internal_events: entries };
 }

@@ -383,7 +383,7 @@ test('system_update is granted by an administrator and can never be written into
   assert.is((await get('/api/system', await h.token(ADMIN.id))).status, 200);
 });
 
-test('GET /api/system reports what exists and no slots; the wrong method is 405 with Allow', async () => {
+test('GET /api/system reports what exists and, without A/B updates, no slots; the wrong method is 405 with Allow', async () => {
   h.health.report('last-run', 'system', 'ok', 'clean stop: stopped cleanly', {
     how: 'clean stop',
     at: START - 60_000,
@@ -405,7 +405,10 @@ test('GET /api/system reports what exists and no slots; the wrong method is 405 
     data_free_mib: 2048,
     restore_pending: null,
     restart_available: true,
+    // This harness has no A/B update facilities (test/api/system-update.test.ts has them).
     slots: null,
+    update: null,
+    rollback_unacknowledged: false,
   });
   const head = await fetch(`${base}/api/system/backup`, {
     method: 'HEAD',

@@ -39,6 +39,7 @@ test('a full static setup file parses into one config', () => {
     wifi: { ssid: 'Warehouse WLAN ', passphrase: 'a long wifi passphrase', country: 'DE' },
     ntp: ['ntp1.example.net', 'ntp2.example.net'],
     sshAuthorizedKeys: [KEY],
+    restorePassphrase: null,
   });
   assert.equal(result.keys.length, 13);
 });

@@ -199,4 +199,38 @@ test('restart: both edges call restartGateway; the page needs the confirmation b
   assert.ok(p.h.actions.includes('operator: restarted the gateway'));
 });
 
+test('system updates: refused on both edges without the grant; with it, the same answer where updates are not available', async () => {
+  const cookie = () => [...p.page.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const pageBundle = async (): Promise<Response> =>
+    p.h.app.request(
+      'http://localhost/system/update',
+      {
+        method: 'POST',
+        headers: {
+          Cookie: cookie(),
+          'Content-Type': 'application/octet-stream',
+          'X-CSRF-Token': await p.page.csrf('/'),
+          Origin: 'http://localhost',
+        },
+        body: Buffer.from('hsqs'),
+      },
+      { incoming: { socket: { remoteAddress: '192.0.2.60' } } },
+    );
+  await expectResponse(await p.api('POST', '/api/system/update', { raw: 'hsqs' }), 403, 'FORBIDDEN');
+  await expectResponse(await p.api('POST', '/api/system/reboot'), 403, 'FORBIDDEN');
+  await expectResponse(await p.api('POST', '/api/system/update/acknowledge'), 403, 'FORBIDDEN');
+  assert.is((await pageBundle()).status, 403);
+  assert.is((await p.page.post('/system/reboot', { confirm: 'yes' }, '/')).status, 403);
+  assert.is((await p.page.post('/system/update/acknowledge', {}, '/')).status, 403);
+
+  p.h.store.grants.set(2, ['device_control', 'system_update'], 'test');
+  p = await createParityLogins(p);
+  const unavailable = 'UPDATE_UNAVAILABLE: system updates are not available on this system (no A/B slots or no RAUC)';
+  await expectResponse(await p.api('POST', '/api/system/update', { raw: 'hsqs' }), 503, unavailable);
+  const fromPage = await pageBundle();
+  assert.equal([fromPage.status, await fromPage.text()], [503, unavailable]);
+  assert.is((await p.page.post('/system/reboot', { confirm: 'yes' }, '/')).status, 503);
+  assert.match(await (await p.page.get('/system')).text(), 'Not available on this system');
+});
+
 test.run();

@@ -240,7 +240,7 @@ test('the defaults hold every documented value', () => {
   );
   // No receiver until the installer configures one (docs/settings.md).
   assert.equal([d.receivers.tcp_receivers, d.receivers.udp_receivers], [[], []]);
-  assert.is(d.internal_events.length, 19);
+  assert.is(d.internal_events.length, 23);
   assert.equal(d.internal_events[2], {
     type: 'object_lost',
     classificator: 'E',

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { silentLogger } from '../../src/core/logger.js';
-import { Gateway } from '../../src/main.js';
+import { Gateway, type GatewayOptions } from '../../src/main.js';
 import { defaultValidationEnv } from '../../src/settings/environment.js';
 import { SettingsService } from '../../src/settings/settings-service.js';
 import { Store } from '../../src/store/store.js';
@@ -51,7 +51,7 @@ async function seedReceivers(dataDir: string, rx1: number, rx2: number): Promise
   }
 }
 
-export async function startRig(): Promise<BrowserRig> {
+export async function startRig(extra: Partial<GatewayOptions> = {}): Promise<BrowserRig> {
   const dir = tempDir('vigil-web-e2e-');
   const rx1 = await freePort();
   const rx2 = await freePort();
@@ -63,6 +63,7 @@ export async function startRig(): Promise<BrowserRig> {
     httpsPort: 0,
     host: '127.0.0.1',
     logger: silentLogger,
+    ...extra,
   });
   await gateway.start();
   const adminPassword = readFileSync(join(dir.path, 'initial-admin-password'), 'utf8').split('\n')[1]!;

@@ -1,9 +1,10 @@
 /**
  * The box itself (docs/api.md "System", docs/backup.md "API"), all with scope `system_update`:
- *   GET  /api/system          versions, instance, last run, staged restore; `slots` null (no A/B slots yet)
+ *   GET  /api/system          versions, instance, last run, staged restore, A/B slots and the last update
  *   GET  /api/system/backup   the encrypted backup, streamed; passphrase in X-Vigil-Backup-Passphrase
  *   POST /api/system/restore  a backup file as the streamed body; checked whole, staged for the next start
  *   POST /api/system/restart  ends the gateway cleanly; systemd (Restart=always) starts it again
+ *   POST /api/system/update, /update/acknowledge, /reboot: src/api/routes/system-update.ts
  * The passphrase never travels in the URL, which proxies and logs keep. Errors are plain text
  * `CODE: message`. The rules live in src/services/system-service.ts and backup-service.ts.
  */
@@ -15,6 +16,9 @@ import type { ApiDeps, ApiEnv, SystemPort } from '../deps.js';
 import { parseQuery, type ParamParser } from '../query-params.js';
 import { FORBIDDEN, PAYLOAD_TOO_LARGE } from '../responses.js';
 import { addRoute } from '../route.js';
+import { registerSystemUpdate } from './system-update.js';
+
+export { flagParam };
 
 export const PASSPHRASE_HEADER = 'X-Vigil-Backup-Passphrase';
 
@@ -46,8 +50,8 @@ export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
   const logger = deps.logger.child('system');
   const service = { ...deps, system, logger, ...(system.uploadLimits ? { limits: system.uploadLimits } : {}) };
 
-  const report = (c: Context<ApiEnv>): Response => {
-    const outcome = systemReport(service, c.get('principal'));
+  const report = async (c: Context<ApiEnv>): Promise<Response> => {
+    const outcome = await systemReport(service, c.get('principal'));
     return outcome.kind === 'ok' ? c.json(outcome.report) : c.text(FORBIDDEN, 403);
   };
   addRoute(app, {
@@ -114,6 +118,8 @@ export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middlewar
       },
     },
   });
+
+  registerSystemUpdate(app, service, auth);
 
   addRoute(app, {
     path: '/api/system/restart',

@@ -1,4 +1,4 @@
-// Vigil technician's page: live updates, and the backup upload of the System view (the one form that needs it).
+// Vigil technician's page: live updates, and the backup and update uploads of the System view (the forms that need it).
 // Every other view is complete without this script. No inline code anywhere (the Content-Security-Policy
 // forbids it); the CSRF token comes from <body data-csrf>.
 'use strict';
@@ -239,6 +239,65 @@
         button.disabled = false;
         result.className = 'alert error';
         result.textContent = 'The connection to the gateway was lost. Nothing was staged.';
+      });
+      xhr.send(file);
+    });
+  }
+
+  // System: an update bundle goes as the raw request body too, with the CSRF token in a header and a progress
+  // bar; the answer comes once the gateway has checked and installed it (minutes on a Pi).
+  var updateForm = document.querySelector('form[data-update-upload]');
+  if (updateForm && window.XMLHttpRequest) {
+    updateForm.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      var file = updateForm.querySelector('input[type=file]').files[0];
+      var result = document.getElementById('update-result');
+      var bar = document.getElementById('update-progress');
+      var button = updateForm.querySelector('button[type=submit]');
+      if (!file) return;
+      var downgrade = updateForm.querySelector('input[name=allow_downgrade]').checked;
+      var xhr = new XMLHttpRequest();
+      xhr.open('POST', updateForm.getAttribute('data-update-upload') + (downgrade ? '?allow_downgrade=1' : ''));
+      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+      xhr.setRequestHeader('X-CSRF-Token', csrf);
+      bar.hidden = false;
+      bar.value = 0;
+      button.disabled = true;
+      result.className = 'alert info';
+      result.textContent = 'Uploading…';
+      xhr.upload.addEventListener('progress', function (p) {
+        if (p.lengthComputable) bar.value = Math.round((p.loaded / p.total) * 100);
+        if (p.loaded === p.total)
+          result.textContent = 'Uploaded. Checking the signature and every byte, then installing…';
+      });
+      xhr.addEventListener('load', function () {
+        button.disabled = false;
+        if (xhr.status === 200) {
+          var u = JSON.parse(xhr.responseText).update;
+          result.className = 'alert ok';
+          result.textContent =
+            'Installed: version ' +
+            u.to_version +
+            ' in slot ' +
+            u.slot +
+            '. Reboot to start it; it is confirmed once it runs healthy, or the box returns to ' +
+            u.from_version +
+            ' by itself.';
+        } else {
+          result.className = 'alert error';
+          var type = xhr.getResponseHeader('Content-Type') || '';
+          result.textContent =
+            'Refused (' +
+            xhr.status +
+            '): ' +
+            (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') +
+            ' Nothing was changed.';
+        }
+      });
+      xhr.addEventListener('error', function () {
+        button.disabled = false;
+        result.className = 'alert error';
+        result.textContent = 'The connection to the gateway was lost. Nothing was installed.';
       });
       xhr.send(file);
     });

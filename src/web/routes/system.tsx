@@ -8,6 +8,7 @@
  *   POST /system/restore   restoreUpload: the page's script sends the file as the raw body with the
  *                          CSRF and passphrase headers; any other body is refused before it is read
  *   POST /system/restart   restartGateway, after the confirmation box
+ *   POST /system/update, /system/update/acknowledge, /system/reboot: src/web/routes/system-update.tsx
  */
 import { Readable } from 'node:stream';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
@@ -19,8 +20,19 @@ import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
 import { messagePage } from '../views/message-page.js';
 import { SystemView, type SystemViewProps } from '../views/system-view.js';
+import { registerSystemUpdatePages } from './system-update.js';
 
 const PATH = '/system';
+
+/** Refuses any body but a raw octet stream (the page's script) before the session reads anything. */
+export function rawBodyOnlyFor(hint: string): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    if (!(c.req.header('Content-Type') ?? '').startsWith('application/octet-stream'))
+      return c.html(messagePage('Needs the page script', hint, PATH), 415);
+    await next();
+    return undefined;
+  };
+}
 
 export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const system: SystemPort | undefined = deps.system;
@@ -28,12 +40,12 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   const logger = deps.logger.child('web:system');
   const service = { ...deps, system, logger, ...(system.uploadLimits ? { limits: system.uploadLimits } : {}) };
 
-  function render(
+  async function render(
     c: Context<WebEnv>,
     extra: Partial<SystemViewProps> = {},
     status: 200 | 400 | 409 | 503 = 200,
   ): Promise<Response> {
-    const outcome = systemReport(service, c.get('principal'));
+    const outcome = await systemReport(service, c.get('principal'));
     if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
     return view(
       c,
@@ -73,20 +85,9 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   });
 
   // Refused before the session reads anything: a multipart form would be parsed whole into memory.
-  const rawBodyOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
-    if (!(c.req.header('Content-Type') ?? '').startsWith('application/octet-stream')) {
-      return c.html(
-        messagePage(
-          'Needs the page script',
-          "Uploading a backup needs this page's script. Without it, copy the file to the box and run vigil restore.",
-          PATH,
-        ),
-        415,
-      );
-    }
-    await next();
-    return undefined;
-  };
+  const rawBodyOnly = rawBodyOnlyFor(
+    "Uploading a backup needs this page's script. Without it, copy the file to the box and run vigil restore.",
+  );
 
   web.post(`${PATH}/restore`, rawBodyOnly, session, async (c) => {
     const { login, principal } = c.get('session');
@@ -108,6 +109,8 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
     );
     return c.json({ success: true, backup, new_identity: newIdentity, applied_at: 'next start' });
   });
+
+  registerSystemUpdatePages(web, deps, session, render);
 
   web.post(`${PATH}/restart`, session, async (c) => {
     const { login, principal } = c.get('session');

@@ -10,6 +10,7 @@ import { MIN_PASSPHRASE_LENGTH } from '../../backup/backup-format.js';
 import { CSRF_FIELD } from '../session.js';
 import { Field } from './fields.js';
 import { utc } from './format.js';
+import { UpdateSection } from './system-update-view.js';
 
 export interface SystemViewProps {
   readonly csrf: string;
@@ -42,8 +43,6 @@ function Facts(props: { report: SystemReport }) {
       </dd>
       <dt>Free space for data</dt>
       <dd>{report.data_free_mib === null ? 'not measured' : `${report.data_free_mib} MiB`}</dd>
-      <dt>System slots</dt>
-      <dd>one system; A/B updates are not available yet</dd>
     </dl>
   );
 }
@@ -76,6 +75,8 @@ export function SystemView(props: SystemViewProps) {
         <Facts report={report} />
         <Pending report={report} />
       </section>
+
+      <UpdateSection report={report} csrf={csrf} />
 
       <section class="card">
         <h2>Download a backup</h2>

@@ -1,0 +1,106 @@
+/**
+ * System updates over the API (docs/updates.md "API"), scope `system_update`:
+ *   POST /api/system/update[?allow_downgrade=1]  the bundle as the raw, streamed body; answered once it is
+ *                                                installed (or refused: nothing changed)
+ *   POST /api/system/update/acknowledge         acknowledges a rollback (the trouble LED goes dark)
+ *   POST /api/system/reboot                     asks the box to reboot (into a newly installed slot)
+ * Errors are plain text `CODE: message`, as on every /api/system path. The rules live in
+ * src/services/update-service.ts.
+ */
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import {
+  acknowledgeRollback,
+  installUpdate,
+  rebootBox,
+  type UpdateServiceDeps,
+} from '../../services/update-service.js';
+import type { Principal } from '../../services/principal.js';
+import { MAX_BUNDLE_BYTES, type UpdateRefusal, type UpdateRefusalCode } from '../../update/installer.js';
+import type { ApiEnv } from '../deps.js';
+import { parseQuery } from '../query-params.js';
+import { FORBIDDEN, PAYLOAD_TOO_LARGE } from '../responses.js';
+import { addRoute } from '../route.js';
+import { flagParam } from './system.js';
+
+/** HTTP status of each refusal (docs/updates.md "Refusals"). */
+export const REFUSAL_STATUS: Readonly<Record<UpdateRefusalCode, 400 | 409 | 413 | 500 | 503 | 507>> = {
+  UPDATE_UNAVAILABLE: 503,
+  UPDATE_BUSY: 409,
+  UNCONFIRMED: 409,
+  NO_BUNDLE: 400,
+  TOO_LARGE: 413,
+  NO_SPACE: 507,
+  UNSIGNED: 400,
+  BAD_SIGNATURE: 400,
+  BAD_BUNDLE: 400,
+  CORRUPTED: 400,
+  WRONG_COMPATIBLE: 400,
+  OLDER: 400,
+  INSTALL_FAILED: 500,
+};
+
+export function updateRefusalResponse(c: Context, refusal: UpdateRefusal): Response {
+  if (refusal.code === 'TOO_LARGE') return c.text(PAYLOAD_TOO_LARGE, 413);
+  return c.text(`${refusal.code}: ${refusal.message}`, REFUSAL_STATUS[refusal.code]);
+}
+
+export const REBOOT_UNAVAILABLE = 'REBOOT_UNAVAILABLE: this system cannot be rebooted from the gateway';
+export const NO_ROLLBACK = 'NO_ROLLBACK: there is no rollback to acknowledge';
+
+type Deps = UpdateServiceDeps & { readonly system: { readonly update?: UpdateServiceDeps['update'] } };
+
+export function registerSystemUpdate(app: Hono<ApiEnv>, deps: Deps, auth: MiddlewareHandler<ApiEnv>): void {
+  const service: UpdateServiceDeps = { clock: deps.clock, logger: deps.logger, update: deps.system.update };
+  const principal = (c: Context<ApiEnv>): Principal => c.get('principal');
+
+  addRoute(app, {
+    path: '/api/system/update',
+    style: 'text',
+    auth,
+    scope: 'system_update',
+    maxBodyBytes: MAX_BUNDLE_BYTES,
+    methods: {
+      POST: async (c) => {
+        const query = parseQuery(new URL(c.req.url).searchParams, { allow_downgrade: flagParam });
+        if (!query.ok) return c.text(query.errors.join('\n'), 400);
+        const outcome = await installUpdate(service, principal(c), {
+          body: c.req.raw.body,
+          allowDowngrade: query.values.allow_downgrade ?? false,
+        });
+        if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
+        if (outcome.kind === 'refused') return updateRefusalResponse(c, outcome);
+        return c.json({ success: true, update: outcome.record, applied_at: 'next reboot' });
+      },
+    },
+  });
+
+  addRoute(app, {
+    path: '/api/system/update/acknowledge',
+    style: 'text',
+    auth,
+    scope: 'system_update',
+    methods: {
+      POST: async (c) => {
+        const outcome = await acknowledgeRollback(service, principal(c));
+        if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
+        if (outcome.kind === 'nothing') return c.text(NO_ROLLBACK, 409);
+        return c.json({ success: true, update: outcome.record });
+      },
+    },
+  });
+
+  addRoute(app, {
+    path: '/api/system/reboot',
+    style: 'text',
+    auth,
+    scope: 'system_update',
+    methods: {
+      POST: (c) => {
+        const outcome = rebootBox(service, principal(c));
+        if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
+        if (outcome.kind === 'unavailable') return c.text(REBOOT_UNAVAILABLE, 503);
+        return c.json({ success: true });
+      },
+    },
+  });
+}

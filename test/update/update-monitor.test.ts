@@ -1,0 +1,208 @@
+/**
+ * The confirmation and rollback logic (src/update/update-monitor.ts) against the fake rauc and real files:
+ * an ordinary start is marked good at once; a trial slot only after the grace period of health; a gap in
+ * health starts the grace again; a box that booted the old slot after an install records, journals and
+ * shows the rollback (trouble LED) until it is acknowledged; each event is journaled once across restarts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { systemClock } from '../../src/core/clock.js';
+import { HealthRegistry } from '../../src/core/health.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { DeviceActivity, ledStates } from '../../src/leds/led-states.js';
+import type { Principal } from '../../src/services/principal.js';
+import { acknowledgeRollback } from '../../src/services/update-service.js';
+import { UpdateMonitor } from '../../src/update/update-monitor.js';
+import { readUpdateRecord, writeUpdateRecord, type InstallRecord } from '../../src/update/update-record.js';
+import { UpdateSystem } from '../../src/update/update-system.js';
+import { fakeBox, type FakeBox } from '../helpers/rauc-fixture.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const TRIAL_B = 'BOOT_ORDER=B A\nBOOT_A_LEFT=3\nBOOT_B_LEFT=2\nBOOT_A_TRIAL=0\nBOOT_B_TRIAL=1\nEND=1\n';
+const FELL_BACK = 'BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\nBOOT_A_TRIAL=0\nBOOT_B_TRIAL=1\nEND=1\n';
+const GRANTED: Principal = { subject: 'user:7', userId: 7, scopes: new Set(['system_update']), visibleReceivers: null };
+const NOT_GRANTED: Principal = { ...GRANTED, scopes: new Set(['settings', 'users']) };
+
+let dir: ReturnType<typeof tempDir>;
+let box: FakeBox;
+let health: HealthRegistry;
+let journal: string[];
+let healthy: { self: boolean; receivers: boolean };
+let bootId: string;
+let monitor: UpdateMonitor | null;
+
+function system(graceSeconds = 0.4): UpdateSystem {
+  return new UpdateSystem({
+    dataDir: join(dir.path, 'data'),
+    version: '1.3.0',
+    clock: systemClock,
+    logger: silentLogger,
+    rauc: { bin: box.rauc },
+    cmdlinePath: box.cmdline,
+    bootEnvPath: box.bootEnv,
+    bootId: () => bootId,
+    graceSeconds,
+  });
+}
+
+async function startMonitor(s: UpdateSystem): Promise<UpdateMonitor> {
+  monitor = new UpdateMonitor({
+    system: s,
+    health,
+    selfCheckPassing: () => healthy.self,
+    receiversListening: () => healthy.receivers,
+    journal: (type, detail) => journal.push(`${type}: ${detail}`),
+    previousRun: () => 'watchdog: killed by the watchdog',
+    intervalMs: 50,
+  });
+  await monitor.start();
+  return monitor;
+}
+
+const pending = (slot: 'A' | 'B', journaled: InstallRecord['journaled'] = ['update_installed']): InstallRecord => ({
+  from_version: '1.2.0',
+  to_version: '1.3.0',
+  slot,
+  installed_at: '2026-11-26T12:00:00.000Z',
+  boot_id: 'boot-1',
+  outcome: 'pending',
+  reason: null,
+  journaled,
+  acknowledged_at: null,
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!what()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(20);
+  }
+}
+
+test.before.each(() => {
+  dir = tempDir();
+  box = fakeBox(join(dir.path, 'box'));
+  health = new HealthRegistry();
+  journal = [];
+  healthy = { self: true, receivers: true };
+  bootId = 'boot-2';
+  monitor = null;
+});
+test.after.each(async () => {
+  await monitor?.stop();
+  dir.remove();
+});
+
+test('an ordinary start marks the booted slot good as soon as the self-check passes', async () => {
+  healthy.self = false;
+  await startMonitor(system(60));
+  await sleep(200);
+  assert.equal(box.calls(), [], 'not before the self-check passes');
+  healthy.self = true;
+  await until(() => box.calls().length > 0);
+  await sleep(150);
+  assert.equal(box.calls(), ['mark-good A'], 'once, without the trial grace');
+  assert.equal(journal, []);
+});
+
+test('a trial slot is confirmed only after the grace period of health, and the record says so', async () => {
+  box.boot('B', TRIAL_B);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  healthy.receivers = false;
+  const s = system(0.4);
+  await startMonitor(s);
+  assert.equal(journal, ['update_activated: version 1.3.0 booted in slot B']);
+  await sleep(600);
+  assert.equal(box.calls(), [], 'a receiver that is not listening keeps it unconfirmed');
+  healthy.receivers = true;
+  const healthyAt = Date.now();
+  await until(() => box.calls().length > 0);
+  assert.ok(Date.now() - healthyAt >= 380, 'the grace period is waited');
+  assert.equal(box.calls(), ['mark-good B']);
+  await until(() => journal.length === 2);
+  assert.match(readFileSync(box.bootEnv, 'utf8'), /BOOT_B_TRIAL=0/);
+  assert.equal(journal[1], 'update_confirmed: version 1.3.0 in slot B');
+  assert.equal(readUpdateRecord(s.dataDir).install?.outcome, 'confirmed');
+});
+
+test('a gap in health starts the grace period again', async () => {
+  box.boot('B', TRIAL_B);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  await startMonitor(system(0.5));
+  await sleep(300);
+  healthy.self = false;
+  await sleep(120);
+  healthy.self = true;
+  const back = Date.now();
+  await until(() => box.calls().length > 0);
+  assert.ok(Date.now() - back >= 450, `confirmed ${Date.now() - back} ms after health came back`);
+});
+
+test('booting the old slot after an install is a rollback: recorded, journaled, trouble LED until acknowledged', async () => {
+  box.boot('A', FELL_BACK);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  const s = system();
+  await startMonitor(s);
+  const record = readUpdateRecord(s.dataDir).install!;
+  assert.is(record.outcome, 'rolled_back');
+  assert.is(
+    record.reason,
+    'the box booted slot A again instead of B (version 1.3.0) after its boot tries ran out; last run: watchdog: killed by the watchdog',
+  );
+  assert.equal(journal, [`update_rolled_back: ${record.reason}`]);
+  const component = health.get('update')!;
+  assert.equal([component.kind, component.state], ['update', 'degraded']);
+  assert.equal(ledStates(health.snapshot(), new DeviceActivity(), Date.now()).troubles, ['updateRolledBack']);
+
+  const deps = {
+    clock: systemClock,
+    logger: silentLogger,
+    update: { system: s, reconcile: () => monitor!.reconcile() },
+  };
+  assert.is((await acknowledgeRollback(deps, NOT_GRANTED)).kind, 'forbidden', 'only system_update acknowledges');
+  assert.is(health.get('update')!.state, 'degraded');
+  const ack = await acknowledgeRollback(deps, GRANTED);
+  assert.is(ack.kind, 'ok');
+  assert.is(health.get('update')!.state, 'ok');
+  assert.equal(ledStates(health.snapshot(), new DeviceActivity(), Date.now()).troubles, []);
+  assert.is((await acknowledgeRollback(deps, GRANTED)).kind, 'nothing', 'twice: nothing left to acknowledge');
+
+  await monitor!.stop();
+  await startMonitor(system());
+  assert.equal(journal.length, 1, 'a restart journals nothing again');
+  assert.is(health.get('update')!.state, 'ok');
+});
+
+test('an install waiting for its reboot is not a rollback while the box has not rebooted', async () => {
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  bootId = 'boot-1';
+  const s = system();
+  await startMonitor(s);
+  assert.is(readUpdateRecord(s.dataDir).install?.outcome, 'pending');
+  assert.match(health.get('update')!.detail ?? '', /installed in slot B; it starts at the next reboot/);
+});
+
+test('an install made by the CLI while the gateway runs is journaled by the running gateway', async () => {
+  await startMonitor(system());
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B', []) });
+  await until(() => journal.length > 0);
+  assert.equal(journal, ['update_installed: 1.2.0 -> 1.3.0 in slot B']);
+  await sleep(150);
+  assert.equal(journal.length, 1, 'once');
+});
+
+test('activated is journaled once: a gateway restart on the trial slot does not repeat it', async () => {
+  box.boot('B', TRIAL_B);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  healthy.self = false;
+  await startMonitor(system(60));
+  await monitor!.stop();
+  await startMonitor(system(60));
+  assert.equal(journal, ['update_activated: version 1.3.0 booted in slot B']);
+});
+
+test.run();
