@@ -32,8 +32,9 @@ import { defaultValidationEnv, type ValidationEnv } from './settings/environment
 import type { Settings } from './settings/schema.js';
 import { OUTPUT_TYPES } from './settings/schema-outputs.js';
 import { SettingsService } from './settings/settings-service.js';
-import { WorkerJournalWriter } from './ingest/worker-writer.js';
-import { Store } from './store/store.js';
+import type { WriterProxy } from './writer/writer-proxy.js';
+import { storeWithWriter } from './writer/store-with-writer.js';
+import type { Store } from './store/store.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
 import { applyPendingRestore } from './backup/apply-restore.js';
@@ -94,7 +95,7 @@ export class Gateway {
   private readonly clock: Clock;
   private readonly started: Service[] = [];
   private storeRef: Store | null = null;
-  private writerRef: WorkerJournalWriter | null = null;
+  private writerRef: WriterProxy | null = null;
   private settingsRef: SettingsService | null = null;
   private listenersRef: HttpListeners | null = null;
   private servicesRef: ServiceGroup | null = null;
@@ -148,9 +149,8 @@ export class Gateway {
       const leftovers = removeUploadLeftovers(dataDir);
       if (leftovers.length > 0) logger.warn('removed half-received backup uploads', { files: leftovers.join(', ') });
       const dbPath = join(dataDir, 'vigil.db');
-      const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
+      const { store, writer } = storeWithWriter(dbPath, logger, this.health, { clock: this.clock });
       this.writerRef = writer;
-      const store = new Store(dbPath, logger.child('store'), this.health, { clock: this.clock, writer });
       await this.startService(store);
       this.storeRef = store;
       // Free space for the journal: component `storage` warns well before the card is full (docs/store.md §Free space).

@@ -19,14 +19,14 @@ import { LinkRegistry } from '../../src/devices/link-registry.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { journalRow } from '../../src/ingest/journal-row.js';
 import type { FrameItem } from '../../src/ingest/types.js';
-import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { WriterProxy } from '../../src/writer/writer-proxy.js';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { Dc09Session } from '../../src/receivers/dc09-session.js';
 import type { StreamChannel } from '../../src/receivers/frame-channel.js';
 import { ReceiverCounters, ReceiverProfile } from '../../src/receivers/receiver-profile.js';
 import { eventFrame, nextSequence, sequenceText, type FrameHeader } from '../../src/sim/event-data.js';
-import { toInsertParams } from '../../src/store/event-rows.js';
+import { toInsertParams } from '../../src/store/journal-columns.js';
 import { Store } from '../../src/store/store.js';
 
 export type Build = 'vigil' | 'minimum' | 'vigil-rx' | 'minimum-rx';
@@ -103,7 +103,7 @@ async function vigilIngest(path: string): Promise<{ ingest: EventIngest; close()
   const logger = createLogger('cycle', () => undefined, 'error');
   const store = new Store(path, logger, new HealthRegistry());
   await store.start();
-  const writer = new WorkerJournalWriter({ path, logger });
+  const writer = new WriterProxy({ path, logger });
   await writer.start();
   const ingest = new EventIngest({ store, writer, logger, sessionLogCount: () => 5 });
   return {

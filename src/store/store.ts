@@ -24,13 +24,13 @@ import type { SettingsRepo } from './settings-repo.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { RevokedTokens } from './revoked-tokens-repo.js';
 import { storeError } from './sql.js';
-import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from './write-commands.js';
+import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from '../writer/write-commands.js';
 
-export type { CheckpointMode } from './write-commands.js';
+export type { CheckpointMode } from '../writer/write-commands.js';
 
 /**
  * The single writer of the file (docs/store.md §One writer): in the gateway, the journal writer
- * thread (src/ingest/worker-writer.ts). Started once the file is migrated; every write of this
+ * thread (src/writer/writer-proxy.ts). Started once the file is migrated; every write of this
  * store is then a command to it, and this store's own connection is query-only.
  */
 export interface StoreWriter {

@@ -13,9 +13,9 @@
  * threads by structured clone: plain data only.
  */
 import { VigilError, type ErrorCode } from '../core/errors.js';
-import type { Database } from './database.js';
-import type { Repos } from './repos.js';
-import { storeError } from './sql.js';
+import type { Database } from '../store/database.js';
+import type { Repos } from '../store/repos.js';
+import { storeError } from '../store/sql.js';
 
 export const WRITE_METHODS = {
   settings: ['save'],
@@ -83,7 +83,7 @@ export type WriteResult<C extends WriteCommand> = C extends { repo: infer R exte
       ? CheckpointResult
       : never;
 
-/** Sends a command to the writer and returns its result (synchronously: see writer-channel.ts). */
+/** Sends a command to the writer and returns its result (synchronously: see command-channel.ts). */
 export type WriteCall = <C extends WriteCommand>(command: C) => WriteResult<C>;
 
 /** A failed command as it crosses threads; rebuilt into the same VigilError on the caller's side. */
