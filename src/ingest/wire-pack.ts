@@ -4,7 +4,7 @@
  * property name of every object, and the receiving thread looks each name up again to rebuild the
  * object's shape; a flat array of numbers, strings and the rows' tuples clones as values only.
  * Measured, the object form cost ~2 µs per frame on each side at 100 frames per batch
- * (docs/benchmarks.md). Pure: values in, values out.
+ * (docs/writer.md §Crossing). Pure: values in, values out.
  *
  * Layout, op after op (`-1` marks an absent session or device):
  *   close  0, session…, at, events, bytesIn, bytesOut

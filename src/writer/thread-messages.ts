@@ -3,7 +3,7 @@
  * answer cross as tuples (docs/receivers.md §Group commit, "Crossing to the writer"): structured
  * clone writes the name of every property of every object, and the receiving thread rebuilds each
  * object's shape property by property, so the envelope objects and the WireResult cost more to
- * clone than the values they carry (docs/benchmarks.md "The crossing as tuples"). The rare
+ * clone than the values they carry (docs/writer.md §Crossing). The rare
  * messages (ready, ping, close…) stay objects with a `type`; an array is a batch or its answer.
  */
 import type { ErrorCode } from '../core/errors.js';
