@@ -123,3 +123,13 @@ export interface JournalWriter {
   ping(): void;
   liveness(): WriterLiveness;
 }
+
+/** `writer` for an ingest that does not own it: close() is left to its owner (Store.stop closes its writer). */
+export function borrowedWriter(writer: JournalWriter): JournalWriter {
+  return {
+    write: (batch) => writer.write(batch),
+    ping: () => writer.ping(),
+    liveness: () => writer.liveness(),
+    close: async () => undefined,
+  };
+}

@@ -19,7 +19,7 @@ import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
 import { EventIngest, type EventIngestDeps, type IngestStore } from '../ingest/event-ingest.js';
 import type { IngestEvents } from '../ingest/types.js';
-import type { JournalWriter } from '../ingest/wire.js';
+import { borrowedWriter, type JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
 import { ConnectionBudget } from './connection-budget.js';
@@ -93,14 +93,8 @@ export class ReceiverRuntime {
     this.options = receiverOptions(deps.options);
     this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
     const store = deps.store;
-    const shared = deps.writer;
-    const writer: JournalWriter | undefined = shared && {
-      write: (batch) => shared.write(batch),
-      ping: () => shared.ping(),
-      liveness: () => shared.liveness(),
-      // The store closes its writer after this drain (Store.stop).
-      close: async () => undefined,
-    };
+    // The store closes its writer after this ingest's drain (Store.stop).
+    const writer = deps.writer && borrowedWriter(deps.writer);
     this.ingest = new EventIngest({
       store,
       ...(writer && { writer }),
