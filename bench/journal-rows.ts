@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../src/core/logger.js';
 import { openDatabase } from '../src/store/database.js';
 import { EventJournal } from '../src/store/event-journal.js';
-import type { EventInsertParams } from '../src/store/event-rows.js';
+import type { EventInsertParams } from '../src/store/journal-columns.js';
 import { migrate } from '../src/store/migrations.js';
 import { sampleJournalRows } from './lib/journal-sample.js';
 import { writeBytes } from './lib/proc-io.js';

@@ -23,9 +23,9 @@ import { ClientRefusals } from './internal-events/client-refusals.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import { SettingsService } from './settings/settings-service.js';
-import { WorkerJournalWriter } from './ingest/worker-writer.js';
-import { Store } from './store/store.js';
+import type { Store } from './store/store.js';
 import { storePath } from './store/store-path.js';
+import { storeWithWriter } from './writer/store-with-writer.js';
 import { SystemdNotifier } from './system/sd-notify.js';
 import { RunRecorder } from './system/run-recorder.js';
 import { applyPendingRestore } from './backup/apply-restore.js';
@@ -132,8 +132,7 @@ export class Gateway {
       const leftovers = removeUploadLeftovers(dataDir);
       if (leftovers.length > 0) logger.warn('removed half-received backup uploads', { files: leftovers.join(', ') });
       const dbPath = storePath(dataDir);
-      const writer = new WorkerJournalWriter({ path: dbPath, logger: logger.child('writer') });
-      const store = new Store(dbPath, logger.child('store'), this.health, { clock: this.clock, writer });
+      const { store, writer } = storeWithWriter(dbPath, logger, this.health, { clock: this.clock });
       await this.startService(store);
       // Free space for the journal: component `storage` warns well before the card is full (docs/store.md §Free space).
       await this.startService(

@@ -14,7 +14,7 @@ import { ReceiverRuntime } from '../../src/receivers/receiver-runtime.js';
 import { comReceiverSchema } from '../../src/settings/schema-receivers.js';
 import { parseSerialSimArgs } from '../../src/sim/serial-sim-cli.js';
 import { SerialSimulator, type SerialSimSummary } from '../../src/sim/serial-sim.js';
-import { Store } from '../../src/store/store.js';
+import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { PtyPair } from '../../test/helpers/pty-pair.js';
 import { tempDir } from '../../test/helpers/temp-dir.js';
 import * as v from 'valibot';
@@ -40,10 +40,17 @@ export async function runComPhase(phase: ComPhase): Promise<ComResult> {
   const pty = new PtyPair();
   await pty.start();
   const health = new HealthRegistry();
-  const store = new Store(join(dir.path, 'vigil.db'), silentLogger, health, { clock: systemClock });
+  const { store, writer } = storeWithWriter(join(dir.path, 'vigil.db'), silentLogger, health, { clock: systemClock });
   await store.start();
   const lines = serialLineFactory({ health, logger: silentLogger });
-  const runtime = new ReceiverRuntime({ store, health, clock: systemClock, logger: silentLogger, serial: lines });
+  const runtime = new ReceiverRuntime({
+    store,
+    writer,
+    health,
+    clock: systemClock,
+    logger: silentLogger,
+    serial: lines,
+  });
   const settings = v.parse(comReceiverSchema, {
     id: 1,
     name: 'bench COM',

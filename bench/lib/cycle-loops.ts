@@ -17,9 +17,10 @@ import { HealthRegistry } from '../../src/core/health.js';
 import { createLogger, silentLogger } from '../../src/core/logger.js';
 import { LinkRegistry } from '../../src/devices/link-registry.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
+import { borrowedWriter } from '../../src/ingest/wire.js';
 import { journalRow } from '../../src/ingest/journal-row.js';
 import type { FrameItem } from '../../src/ingest/types.js';
-import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { FrameSession } from '../../src/receivers/frame-session.js';
@@ -27,8 +28,7 @@ import type { StreamChannel } from '../../src/receivers/frame-channel.js';
 import { Dc09Rules } from '../../src/receivers/dc09-rules.js';
 import { ReceiverCounters } from '../../src/receivers/receiver-counters.js';
 import { eventFrame, nextSequence, sequenceText, type FrameHeader } from '../../src/sim/event-data.js';
-import { toInsertParams } from '../../src/store/event-rows.js';
-import { Store } from '../../src/store/store.js';
+import { toInsertParams } from '../../src/store/journal-columns.js';
 
 export type Build = 'vigil' | 'minimum' | 'vigil-rx' | 'minimum-rx';
 export const BUILDS: readonly Build[] = ['vigil', 'minimum', 'vigil-rx', 'minimum-rx'];
@@ -102,11 +102,15 @@ class FrameSource {
 
 async function vigilIngest(path: string): Promise<{ ingest: EventIngest; close(): Promise<void> }> {
   const logger = createLogger('cycle', () => undefined, 'error');
-  const store = new Store(path, logger, new HealthRegistry());
+  // The gateway's topology: the store and its one writer thread; the store closes the writer.
+  const { store, writer } = storeWithWriter(path, logger, new HealthRegistry());
   await store.start();
-  const writer = new WorkerJournalWriter({ path, logger });
-  await writer.start();
-  const ingest = new EventIngest({ store, writer, logger, sessionLogCount: () => 5 });
+  const ingest = new EventIngest({
+    store,
+    writer: borrowedWriter(writer),
+    logger,
+    sessionLogCount: () => 5,
+  });
   return {
     ingest,
     close: async () => {

@@ -13,8 +13,8 @@
  * stores them as the journal does (the store's openDatabase, migration 6's `events` table, ids
  * counted by the one writer, 16 rows per INSERT) in one BEGIN IMMEDIATE … COMMIT and answers with
  * the count; then their replies are written. When they leave is the policy (Policy below): by
- * default once the whole fleet is waiting, which a receiver can only estimate (its gate,
- * src/ingest/batch-gate.ts, does) and this one counts, so it is an upper bound of the rules.
+ * default once the whole fleet is waiting, which a receiver cannot know and this one counts, so it
+ * is an upper bound of the rules (Vigil pipelines: what waits leaves when the writer answers).
  * Rows are Vigil's own (journalRow + toInsertParams), so the row's cost is the same.
  * Run as a child process pinned like the gateway (startStoreMinimalChild), all threads on one core.
  *
@@ -27,16 +27,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { TIMER_SLACK_MS } from '../../src/ingest/batch-gate.js';
 import { journalRow } from '../../src/ingest/journal-row.js';
 import type { FrameItem } from '../../src/ingest/types.js';
 import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type FrameDecision, type HandlerContext } from '../../src/protocols/dc09/handler.js';
 import { receiverPasswordKey } from '../../src/protocols/dc09/crypto.js';
 import { openDatabase } from '../../src/store/database.js';
-import { EVENT_INSERT_PARAMS, insertEventsSql, toInsertParams } from '../../src/store/event-rows.js';
+import { EVENT_INSERT_PARAMS, insertEventsSql } from '../../src/store/event-rows.js';
+import { toInsertParams } from '../../src/store/journal-columns.js';
 import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
 import type { GatewayChild } from './gateway-child.js';
+
+/** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
+const TIMER_SLACK_MS = 0.05;
 import { startReferenceChild } from './reference-child.js';
 
 const ROWS_PER_INSERT = 16;
@@ -138,7 +141,7 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   let gatherTimer: NodeJS.Timeout | null = null;
   let gatherStarted = 0;
   // libuv's millisecond clock fires a 1 ms timer early on a busy loop: the limit is kept against
-  // performance.now(), as Vigil's gate does (src/ingest/batch-gate.ts).
+  // performance.now().
   const gatherTimedOut = (): void => {
     const left = GATHER_MAX_MS - (performance.now() - gatherStarted);
     gatherTimer = left > TIMER_SLACK_MS ? setTimeout(gatherTimedOut, left) : null;

@@ -10,7 +10,8 @@ import type { NewEvent } from '../store/types.js';
 import type { StartupRules } from './startup-events.js';
 import { journalRow } from './journal-row.js';
 import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';
-import { wireRow, type WireBatch, type WireFrame, type WireOp, type WireRow, type WireSession } from './wire.js';
+import { wireRow, type WireRow } from '../store/journal-columns.js';
+import type { WireBatch, WireFrame, WireOp, WireSession } from './wire.js';
 
 export type Op =
   | {

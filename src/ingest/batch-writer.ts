@@ -4,30 +4,29 @@
  * last_seen / last_ping (throttled, src/ingest/seen-log.ts), session rows — and returns what it
  * did. It is the one place that decides which object a message belongs to, so the rows' ignorable
  * startup flag (docs/supervision.md), which depends on the object for datagrams, is decided here
- * too, inside the same transaction. Runs wherever its store connection is: in the journal writer thread (writer-worker.ts) or,
+ * too, inside the same transaction. Runs wherever its store connection is: in the writer thread (src/writer/writer-thread.ts) or,
  * for tests and tools, in the caller's thread (InlineJournalWriter).
  *
  * It keeps what it needs to answer without a SELECT on the hot path: the ObjectDirectory, the
  * session rows it opened (by session key) and the accounts devices adopted. Everything a batch
  * added there is undone when its transaction rolls back.
  */
-import type { EventInsertParams } from '../store/event-rows.js';
+import { insertParams, setWireField, wireField, type EventInsertParams } from '../store/journal-columns.js';
 import type { ObjectRecord } from '../store/types.js';
 import { StartupEventClassifier, type StartupRules, type StartupRow } from './startup-events.js';
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog } from './seen-log.js';
 import { collectSightings } from './sightings.js';
-import {
-  insertParamsOf,
-  type JournalWriter,
-  type WireBatch,
-  type WireFrame,
-  type WireHello,
-  type WireOp,
-  type WireResult,
-  type WireRow,
-  type WireSession,
-  type WriterLiveness,
+import type {
+  JournalWriter,
+  WireBatch,
+  WireFrame,
+  WireHello,
+  WireOp,
+  WireResult,
+  WireRow,
+  WireSession,
+  WriterLiveness,
 } from './wire.js';
 
 /** The slice of the store (src/store/store.ts) a batch is written through. */
@@ -187,12 +186,12 @@ export class BatchWriter {
       for (const row of op.rows) {
         if (startup) {
           const flags = startup.flagsFor(startupRow(op, row, objectId), op.session ? op.session.connectedAt : null);
-          if (flags !== row[14]) {
-            row[14] = flags;
+          if (flags !== wireField(row, 'flags')) {
+            setWireField(row, 'flags', flags);
             work.flagged.push([work.rows.length, flags]);
           }
         }
-        work.rows.push(insertParamsOf(op, row, raw, objectId));
+        work.rows.push(insertParams(op, row, raw, objectId));
       }
     }
     // Every attributed message, link tests included, keeps a datagram device's "session" open.
@@ -247,11 +246,11 @@ function startupRow(op: WireFrame, row: WireRow, objectId: number | null): Start
   return {
     receivedAt: op.receivedAt,
     objectId,
-    flags: row[14],
-    protocol: row[6] as StartupRow['protocol'],
-    code: row[10],
-    groupNo: row[11],
-    zoneNo: row[12],
+    flags: wireField(row, 'flags') ?? 0,
+    protocol: wireField(row, 'protocol') as StartupRow['protocol'],
+    code: wireField(row, 'code') ?? null,
+    groupNo: wireField(row, 'groupNo') ?? null,
+    zoneNo: wireField(row, 'zoneNo') ?? null,
   };
 }
 

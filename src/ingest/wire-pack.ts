@@ -4,7 +4,7 @@
  * property name of every object, and the receiving thread looks each name up again to rebuild the
  * object's shape; a flat array of numbers, strings and the rows' tuples clones as values only.
  * Measured, the object form cost ~2 µs per frame on each side at 100 frames per batch
- * (docs/benchmarks.md §Commit cycle). Pure: values in, values out.
+ * (docs/writer.md §Crossing). Pure: values in, values out.
  *
  * Layout, op after op (`-1` marks an absent session or device):
  *   close  0, session…, at, events, bytesIn, bytesOut
@@ -17,7 +17,8 @@
 import type { ReceiverKind } from '../store/types.js';
 import type { WireFrame, WireHello, WireOp, WireRow, WireSession } from './wire.js';
 
-export type PackedOps = unknown[];
+/** Numbers, strings, booleans, nulls and each frame's wire rows, op after op (layout above). */
+export type PackedOps = Array<number | string | boolean | null | WireRow[]>;
 
 const CLOSE = 0;
 const FRAME = 1;
@@ -25,7 +26,7 @@ const HELLO = 2;
 const NONE = -1;
 
 export function packOps(ops: readonly WireOp[]): PackedOps {
-  const out: unknown[] = [];
+  const out: PackedOps = [];
   for (const op of ops) {
     if (op.kind === 'close') {
       out.push(CLOSE);
@@ -144,7 +145,7 @@ export function unpackOps(packed: PackedOps): WireOp[] {
   return ops;
 }
 
-function pushSession(out: unknown[], s: WireSession | null): void {
+function pushSession(out: PackedOps, s: WireSession | null): void {
   if (s) out.push(s.key, s.id, s.connectedAt, s.remoteAddress);
   else out.push(NONE);
 }

@@ -5,9 +5,11 @@
  * mutable records (SessionLog, LinkedDevice). Those are named by a key or carried as a snapshot,
  * and the main thread applies what the writer did to them after COMMIT.
  */
-import type { EventInsertParams } from '../store/event-rows.js';
-import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
+import type { WireRow } from '../store/journal-columns.js';
+import type { ObjectRecord, ReceiverKind } from '../store/types.js';
 import type { StartupRules } from './startup-events.js';
+
+export type { WireRow } from '../store/journal-columns.js';
 
 /** A connection's session row as the main thread knows it when the batch leaves. */
 export interface WireSession {
@@ -41,88 +43,6 @@ export interface WireFrame extends WireItemBase {
   readonly raw: readonly [number, number];
   /** Journal rows; the writer adds the frame's fields, the object id and the startup flag. */
   readonly rows: WireRow[];
-}
-
-/**
- * One journal row as a tuple: a flat array is several times cheaper to clone than an object with
- * named fields, and cloning was most of this thread's cost per event (docs/benchmarks.md §Commit cycle).
- */
-export type WireRow = [
-  deviceTime: number | null,
-  deviceTimeText: string | null,
-  account: string,
-  dc09Receiver: string | null,
-  dc09Line: string | null,
-  sequence: string | null,
-  protocol: string,
-  encrypted: boolean,
-  eventClass: NewEvent['eventClass'],
-  qualifier: NewEvent['qualifier'] | null,
-  code: string | null,
-  groupNo: string | null,
-  zoneNo: string | null,
-  text: string | null,
-  flags: number,
-];
-
-/**
- * The insert parameters of a wire row of `frame` (the writer's side), in INSERT_EVENT_SQL's order
- * (src/store/event-rows.ts toInsertParams does the same from a NewEvent): built straight from the
- * tuple, no NewEvent object in between. `raw` is the frame's bytes, shared by its rows.
- */
-export function insertParamsOf(
-  frame: WireFrame,
-  row: WireRow,
-  raw: Buffer,
-  objectId: number | null,
-): EventInsertParams {
-  const code = row[10];
-  return [
-    frame.receivedAt,
-    row[0],
-    row[1],
-    frame.receiverId,
-    frame.receiverKind,
-    frame.transport,
-    frame.remoteAddress,
-    objectId,
-    row[2],
-    row[3],
-    row[4],
-    row[5],
-    row[6],
-    row[7] ? 1 : 0,
-    row[8],
-    row[9],
-    // Codes are compared exactly in queries; SIA codes are upper-case letters, CID codes hex.
-    code === null ? null : code.toUpperCase(),
-    row[11],
-    row[12],
-    row[13],
-    row[14],
-    raw,
-  ];
-}
-
-/** The wire row of a journal row (the main thread's side). */
-export function wireRow(e: NewEvent): WireRow {
-  return [
-    e.deviceTime ?? null,
-    e.deviceTimeText ?? null,
-    e.account,
-    e.dc09Receiver ?? null,
-    e.dc09Line ?? null,
-    e.sequence ?? null,
-    e.protocol,
-    e.encrypted,
-    e.eventClass,
-    e.qualifier ?? null,
-    e.code ?? null,
-    e.groupNo ?? null,
-    e.zoneNo ?? null,
-    e.text ?? null,
-    e.flags ?? 0,
-  ];
 }
 
 export interface WireHello extends WireItemBase {
@@ -202,4 +122,14 @@ export interface JournalWriter {
    */
   ping(): void;
   liveness(): WriterLiveness;
+}
+
+/** `writer` for an ingest that does not own it: close() is left to its owner (Store.stop closes its writer). */
+export function borrowedWriter(writer: JournalWriter): JournalWriter {
+  return {
+    write: (batch) => writer.write(batch),
+    ping: () => writer.ping(),
+    liveness: () => writer.liveness(),
+    close: async () => undefined,
+  };
 }

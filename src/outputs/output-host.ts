@@ -17,10 +17,10 @@ import type { Service } from '../core/service.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
 import type { ClientRefusal } from './build-outputs.js';
 import type { OutputTimings } from './output-timings.js';
-import type { WriterEndpoint } from '../store/writer-channel.js';
+import type { WriterEndpoint } from '../writer/command-channel.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
 
-/** The store's single writer as the host sees it (src/ingest/worker-writer.ts WorkerJournalWriter). */
+/** The store's single writer as the host sees it (src/writer/writer-proxy.ts WriterProxy). */
 export interface WriterConnector {
   /** `listener` gets a channel now if the writer runs, a new one per writer thread, null while there is none. */
   connect(listener: (endpoint: WriterEndpoint | null) => void): () => void;

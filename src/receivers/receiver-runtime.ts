@@ -18,9 +18,8 @@ import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js
 import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
 import { EventIngest, type EventIngestDeps, type IngestStore } from '../ingest/event-ingest.js';
-import { WorkerJournalWriter } from '../ingest/worker-writer.js';
 import type { IngestEvents } from '../ingest/types.js';
-import type { JournalWriter } from '../ingest/wire.js';
+import { borrowedWriter, type JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { ComReceiver } from './com-receiver.js';
 import { ConnectionBudget } from './connection-budget.js';
@@ -49,13 +48,12 @@ export interface ReceiverRuntimeDeps {
     /** The device-link keys (docs/device-link.md §4.4); without them keys live in memory (tests of other parts). */
     readonly deviceKeys?: DeviceKeyStore['deviceKeys'];
     readonly overrides?: OverrideResolver;
-    /** With both, batches are committed by a journal writer thread on this file (docs/receivers.md §Group commit). */
-    readonly path?: string;
+    /** The ingest drains its last batch to the writer before the store closes it (Store.stop). */
     onStop?(hook: () => Promise<void>): () => void;
   };
   /**
-   * The store's single writer (docs/store.md §One writer), shared: the store closes it. Without
-   * one, a store with `path` and `onStop` gets a journal writer thread of the ingest's own.
+   * The store's single writer (docs/writer.md), shared: the store closes it. Without one (unit
+   * tests of parts that never store), batches commit on the store's own connection.
    */
   readonly writer?: JournalWriter;
   readonly health: HealthRegistry;
@@ -95,19 +93,8 @@ export class ReceiverRuntime {
     this.options = receiverOptions(deps.options);
     this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
     const store = deps.store;
-    const threaded = store.path !== undefined && store.path !== ':memory:' && store.onStop !== undefined;
-    const shared = deps.writer;
-    const writer: JournalWriter | undefined = shared
-      ? // The store closes its writer after this drain (Store.stop).
-        {
-          write: (batch) => shared.write(batch),
-          ping: () => shared.ping(),
-          liveness: () => shared.liveness(),
-          close: async () => undefined,
-        }
-      : threaded
-        ? new WorkerJournalWriter({ path: store.path!, logger: deps.logger.child('writer') })
-        : undefined;
+    // The store closes its writer after this ingest's drain (Store.stop).
+    const writer = deps.writer && borrowedWriter(deps.writer);
     this.ingest = new EventIngest({
       store,
       ...(writer && { writer }),
@@ -118,8 +105,8 @@ export class ReceiverRuntime {
       ...(deps.startupRules ? { startupRules: deps.startupRules } : {}),
       ...(deps.pipeline ? { pipeline: deps.pipeline } : {}),
     });
-    // The writer thread drains and closes its connection before the store closes its own.
-    if (threaded) store.onStop!(() => this.ingest.close());
+    // The ingest drains its last batch before the store closes the writer and its own connection.
+    store.onStop?.(() => this.ingest.close());
     this.conflicts = new IdentityConflicts({
       clock: deps.clock,
       logger: deps.logger.child('link-identity'),

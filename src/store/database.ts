@@ -66,3 +66,38 @@ function applyPragmas(db: Database, path: string, readonly: boolean): void {
   db.pragma('foreign_keys = ON');
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
 }
+
+export type CheckpointMode = 'PASSIVE' | 'FULL' | 'RESTART' | 'TRUNCATE';
+export interface CheckpointResult {
+  busy: number;
+  log: number;
+  checkpointed: number;
+}
+
+/**
+ * A cheap real write: a meta row inside BEGIN IMMEDIATE … ROLLBACK, on the connection that writes
+ * (the writer thread's, or a Store's without a writer). The failure, or null.
+ */
+export function probeWrite(db: Database, at: number, busyTimeoutMs: number): string | null {
+  if (db.inTransaction) return null;
+  const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
+  try {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+    db.exec('BEGIN IMMEDIATE');
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(String(at));
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    db.pragma(`busy_timeout = ${busyTimeout}`);
+  }
+}
+
+/** Copies the WAL into the main file; TRUNCATE also shrinks the WAL to zero bytes. */
+export function walCheckpoint(db: Database, mode: CheckpointMode): CheckpointResult {
+  const [result] = db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[];
+  return result ?? { busy: 0, log: 0, checkpointed: 0 };
+}

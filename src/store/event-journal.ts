@@ -10,14 +10,8 @@
  */
 import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
-import {
-  EVENT_INSERT_PARAMS,
-  insertEventsSql,
-  toInsertParams,
-  toStoredEvent,
-  type EventInsertParams,
-  type EventRow,
-} from './event-rows.js';
+import { EVENT_INSERT_PARAMS, insertEventsSql, toStoredEvent, type EventRow } from './event-rows.js';
+import { toInsertParams, type EventInsertParams } from './journal-columns.js';
 import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params, type Statement } from './sql.js';
 import type { EventQuery, NewEvent, Page, StoredEvent, StoredEventRef } from './types.js';
 

@@ -1,5 +1,9 @@
-/** Mapping between journal rows (snake_case SQL) and the camelCase event types. */
-import type { EventClass, EventQualifier, NewEvent, ReceiverKind, StoredEvent } from './types.js';
+/**
+ * The journal's statements (their columns from journal-columns.ts) and the mapping from its rows
+ * (snake_case SQL) to StoredEvent.
+ */
+import { JOURNAL_COLUMN_NAMES } from './journal-columns.js';
+import type { EventClass, EventQualifier, ReceiverKind, StoredEvent } from './types.js';
 
 export interface EventRow {
   id: number;
@@ -27,34 +31,8 @@ export interface EventRow {
   raw: Buffer;
 }
 
-/** The journal's columns in the order of EventInsertParams (the id is bound apart: insertEventsSql). */
-const INSERT_COLUMNS = [
-  'received_at',
-  'device_time',
-  'device_time_text',
-  'receiver_id',
-  'receiver_kind',
-  'transport',
-  'remote_address',
-  'object_id',
-  'account',
-  'dc09_receiver',
-  'dc09_line',
-  'sequence',
-  'protocol',
-  'encrypted',
-  'event_class',
-  'qualifier',
-  'code',
-  'group_no',
-  'zone_no',
-  'text',
-  'flags',
-  'raw',
-] as const;
-
 /** Bound parameters per row. */
-export const EVENT_INSERT_PARAMS = INSERT_COLUMNS.length;
+export const EVENT_INSERT_PARAMS = JOURNAL_COLUMN_NAMES.length;
 
 /** One row's positional parameters. */
 const PLACEHOLDERS = new Array<string>(EVENT_INSERT_PARAMS).fill('?').join(', ');
@@ -70,45 +48,14 @@ export function insertEventsSql(rows: number): string {
     { length: rows },
     (_, i) => `(${i === 0 ? '@firstId' : `@firstId + ${i}`}, ${PLACEHOLDERS})`,
   );
-  return `INSERT INTO events (id, ${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`;
+  return `INSERT INTO events (id, ${JOURNAL_COLUMN_NAMES.join(', ')}) VALUES ${tuples.join(', ')}`;
 }
 
 /**
  * One row, its id left to SQLite (max(rowid) + 1): the bare statement of the durable floor
  * (bench/lib/durable-floor.ts), not the journal's.
  */
-export const INSERT_EVENT_SQL = `INSERT INTO events (${INSERT_COLUMNS.join(', ')}) VALUES (${PLACEHOLDERS})`;
-
-/** One row's values in INSERT_EVENT_SQL's order. */
-export type EventInsertParams = unknown[];
-
-export function toInsertParams(event: NewEvent): EventInsertParams {
-  return [
-    event.receivedAt,
-    event.deviceTime ?? null,
-    event.deviceTimeText ?? null,
-    event.receiverId,
-    event.receiverKind,
-    event.transport ?? null,
-    event.remoteAddress ?? null,
-    event.objectId ?? null,
-    event.account,
-    event.dc09Receiver ?? null,
-    event.dc09Line ?? null,
-    event.sequence ?? null,
-    event.protocol,
-    event.encrypted ? 1 : 0,
-    event.eventClass,
-    event.qualifier ?? null,
-    // Codes are compared exactly in queries; SIA codes are upper-case letters, CID codes hex.
-    event.code == null ? null : event.code.toUpperCase(),
-    event.groupNo ?? null,
-    event.zoneNo ?? null,
-    event.text ?? null,
-    event.flags ?? 0,
-    Buffer.from(event.raw.buffer, event.raw.byteOffset, event.raw.byteLength),
-  ];
-}
+export const INSERT_EVENT_SQL = `INSERT INTO events (${JOURNAL_COLUMN_NAMES.join(', ')}) VALUES (${PLACEHOLDERS})`;
 
 export function toStoredEvent(row: EventRow): StoredEvent {
   return {

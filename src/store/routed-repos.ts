@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Repos } from './repos.js';
-import { WRITE_METHODS, type WriteCall, type WriteCommand } from './write-commands.js';
+import { WRITE_METHODS, type WriteCall, type WriteCommand } from '../writer/write-commands.js';
 
 /** `clock` stamps each command (`at`): the writer's repositories take their time from it. */
 export function routeWrites<R extends Partial<Repos>>(repos: R, call: WriteCall, clock: Clock): R {

@@ -7,7 +7,14 @@ import { systemClock, type Clock } from '../core/clock.js';
 import type { HealthRegistry, ComponentState } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import { openDatabase, type Database } from './database.js';
+import {
+  openDatabase,
+  probeWrite,
+  walCheckpoint,
+  type CheckpointMode,
+  type CheckpointResult,
+  type Database,
+} from './database.js';
 import type { EventJournal } from './event-journal.js';
 import type { GrantsRepo } from './grants-repo.js';
 import type { MetaRepo } from './meta-repo.js';
@@ -24,13 +31,13 @@ import type { SettingsRepo } from './settings-repo.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { RevokedTokens } from './revoked-tokens-repo.js';
 import { storeError } from './sql.js';
-import type { CheckpointMode, CheckpointResult, WriteCall, WriteCommand } from './write-commands.js';
+import type { WriteCall, WriteCommand } from '../writer/write-commands.js';
 
-export type { CheckpointMode } from './write-commands.js';
+export type { CheckpointMode } from './database.js';
 
 /**
  * The single writer of the file (docs/store.md §One writer): in the gateway, the journal writer
- * thread (src/ingest/worker-writer.ts). Started once the file is migrated; every write of this
+ * thread (src/writer/writer-proxy.ts). Started once the file is migrated; every write of this
  * store is then a command to it, and this store's own connection is query-only.
  */
 export interface StoreWriter {
@@ -238,20 +245,7 @@ export class Store implements Service {
       this.noteWritability(failure);
       return failure === null;
     }
-    let failure: string | null = null;
-    const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
-    try {
-      db.pragma(`busy_timeout = ${PROBE_BUSY_TIMEOUT_MS}`);
-      db.exec('BEGIN IMMEDIATE');
-      db.prepare(
-        "INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      ).run(String(this.clock.now()));
-    } catch (err) {
-      failure = describeError(err);
-    } finally {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      db.pragma(`busy_timeout = ${busyTimeout}`);
-    }
+    const failure = probeWrite(db, this.clock.now(), PROBE_BUSY_TIMEOUT_MS);
     this.noteWritability(failure);
     return failure === null;
   }
@@ -292,14 +286,8 @@ export class Store implements Service {
   checkpoint(mode: CheckpointMode = 'TRUNCATE'): CheckpointResult {
     this.open();
     if (this.writer) return this.writer.call({ repo: 'store', method: 'checkpoint', args: [mode] });
-    const db = this.db as Database;
     try {
-      const [result] = db.pragma(`wal_checkpoint(${mode})`) as Array<{
-        busy: number;
-        log: number;
-        checkpointed: number;
-      }>;
-      return result ?? { busy: 0, log: 0, checkpointed: 0 };
+      return walCheckpoint(this.db as Database, mode);
     } catch (err) {
       throw storeError(err, 'checkpoint');
     }

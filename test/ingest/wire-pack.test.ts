@@ -3,24 +3,30 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { packOps, unpackOps } from '../../src/ingest/wire-pack.js';
 import type { WireOp, WireRow } from '../../src/ingest/wire.js';
+import { wireRow } from '../../src/store/journal-columns.js';
 
-const row = (code: string, flags = 0): WireRow => [
-  1_700_000_000_000,
-  '_12:00:00,11-23-2026',
-  '1234',
-  'R1',
-  'L1',
-  '0001',
-  'SIA-DCS',
-  false,
-  'alarm',
-  null,
-  code,
-  '01',
-  '003',
-  null,
-  flags,
-];
+const row = (code: string, flags = 0): WireRow =>
+  wireRow({
+    receivedAt: 1_700_000_000_000,
+    receiverId: 1,
+    receiverKind: 'tcp',
+    deviceTime: 1_700_000_000_000,
+    deviceTimeText: '_12:00:00,11-23-2026',
+    account: '1234',
+    dc09Receiver: 'R1',
+    dc09Line: 'L1',
+    sequence: '0001',
+    protocol: 'SIA-DCS',
+    encrypted: false,
+    eventClass: 'alarm',
+    qualifier: null,
+    code,
+    groupNo: '01',
+    zoneNo: '003',
+    text: null,
+    flags,
+    raw: new Uint8Array(0),
+  });
 const session = { key: 4, id: 17, connectedAt: 1_700_000_000_000, remoteAddress: '127.0.0.1:4000' };
 
 const ops: WireOp[] = [

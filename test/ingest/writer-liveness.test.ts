@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
-import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { WriterProxy } from '../../src/writer/writer-proxy.js';
 import { Store } from '../../src/store/store.js';
 import { sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -20,7 +20,7 @@ async function rig(script?: URL) {
   const path = join(dir.path, 'vigil.db');
   const store = new Store(path, silentLogger, new HealthRegistry());
   await store.start();
-  const writer = new WorkerJournalWriter({ path, logger: silentLogger, ...(script ? { script } : {}) });
+  const writer = new WriterProxy({ path, logger: silentLogger, ...(script ? { script } : {}) });
   const ingest = new EventIngest({ store, writer, logger: silentLogger });
   store.onStop(() => ingest.close());
   return {

@@ -80,7 +80,7 @@ function runWriter(
       maxBatch: MAX_BATCH,
       databaseUrl: url('../../src/store/database.js'),
       journalUrl: url('../../src/store/event-journal.js'),
-      rowsUrl: url('../../src/store/event-rows.js'),
+      rowsUrl: url('../../src/store/journal-columns.js'),
       fixtureUrl: url('./helpers/store-fixture.js'),
     },
   });

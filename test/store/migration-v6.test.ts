@@ -12,7 +12,7 @@ import { isVigilError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { EventJournal } from '../../src/store/event-journal.js';
-import { toInsertParams } from '../../src/store/event-rows.js';
+import { toInsertParams } from '../../src/store/journal-columns.js';
 import { MIGRATIONS, migrate, schemaVersion } from '../../src/store/migrations.js';
 import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -7,18 +7,18 @@ import BetterSqlite3 from 'better-sqlite3';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
-import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { WriterProxy } from '../../src/writer/writer-proxy.js';
 import { OutputWorkerHost } from '../../src/outputs/index.js';
 import { waitFor } from '../helpers/net.js';
 import { FAST, cidEvent, outputSettings } from '../outputs/helpers/output-fixture.js';
 import { Mlr2Peer } from '../outputs/helpers/mlr2-peer.js';
 import { sampleEvent, startStore, type StoreFixture } from './helpers/store-fixture.js';
 
-async function rig(): Promise<{ fx: StoreFixture; writer: WorkerJournalWriter }> {
+async function rig(): Promise<{ fx: StoreFixture; writer: WriterProxy }> {
   // The writer needs the file's path, which the fixture makes: a first inline store creates it.
   const inline = await startStore();
   await inline.store.stop();
-  const writer = new WorkerJournalWriter({ path: inline.path, logger: inline.logger });
+  const writer = new WriterProxy({ path: inline.path, logger: inline.logger });
   const store = await inline.reopen({ writer });
   return { fx: { ...inline, store }, writer };
 }

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { HealthRegistry } from '../../src/core/health.js';
 import { createLogger, silentLogger } from '../../src/core/logger.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
-import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { WriterProxy } from '../../src/writer/writer-proxy.js';
 import { Store } from '../../src/store/store.js';
 import { SystemdNotifier } from '../../src/system/sd-notify.js';
 import { SelfCheck, type SelfCheckBounds } from '../../src/system/self-check.js';
@@ -34,7 +34,7 @@ async function rig(bounds: Partial<SelfCheckBounds>, script?: URL) {
   const logger = createLogger('t', (l) => logs.push(l), 'info');
   const store = new Store(path, silentLogger, health);
   await store.start();
-  const writer = new WorkerJournalWriter({ path, logger: silentLogger, ...(script ? { script } : {}) });
+  const writer = new WriterProxy({ path, logger: silentLogger, ...(script ? { script } : {}) });
   const ingest = new EventIngest({ store, writer, logger: silentLogger });
   store.onStop(() => ingest.close());
   const check = new SelfCheck({ health, store, writer: ingest.writerProbe, logger, bounds });

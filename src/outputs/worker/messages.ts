@@ -4,7 +4,7 @@
 import type { ComponentState } from '../../core/health.js';
 import type { LogFields, LogLevel } from '../../core/logger.js';
 import type { OutputSettings } from '../../settings/schema-outputs.js';
-import type { WriterEndpoint } from '../../store/writer-channel.js';
+import type { WriterEndpoint } from '../../writer/command-channel.js';
 import type { OutputTimings } from '../output-timings.js';
 
 export interface WorkerInit {

@@ -13,7 +13,7 @@ import { ObjectsRepo } from '../../store/objects-repo.js';
 import { OidOverridesRepo } from '../../store/oid-overrides-repo.js';
 import { OutputCursors } from '../../store/output-cursors.js';
 import { routeWrites } from '../../store/routed-repos.js';
-import { WriteClient } from '../../store/writer-channel.js';
+import { WriteClient } from '../../writer/command-channel.js';
 import { buildOutputs } from '../build-outputs.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './messages.js';
 import { RelayHealthRegistry, relayLogger } from './relay.js';

@@ -3,6 +3,7 @@
  * DATETIME(3) values, booleans 0/1, and text is cut to its column's 255 characters so that one
  * odd value can never stall replication with a "data too long" error forever (docs/mysql-sync.md).
  */
+import { JOURNAL_COLUMNS, JOURNAL_COLUMN_NAMES, type JournalColumn } from '../journal-columns.js';
 import type { ObjectRecord, OidOverride, StoredEvent } from '../types.js';
 
 const MAX_TEXT = 255;
@@ -67,58 +68,30 @@ export function objectRow(o: ObjectRecord): unknown[] {
   ];
 }
 
-export const EVENT_COLUMNS = [
-  'id',
-  'received_at',
-  'device_time',
-  'device_time_text',
-  'receiver_id',
-  'receiver_kind',
-  'transport',
-  'remote_address',
-  'object_id',
-  'account',
-  'dc09_receiver',
-  'dc09_line',
-  'sequence',
-  'protocol',
-  'encrypted',
-  'event_class',
-  'qualifier',
-  'code',
-  'group_no',
-  'zone_no',
-  'text',
-  'flags',
-  'raw',
-] as const;
+/** The mirror's journal: the id, then the journal's own columns in their order (journal-columns.ts). */
+export const EVENT_COLUMNS: readonly string[] = ['id', ...JOURNAL_COLUMN_NAMES];
+
+/** A journal value as the mirror stores it, by its column's kind (journal-columns.ts). */
+function mirrored(kind: JournalColumn['kind'], required: boolean, value: unknown): unknown {
+  switch (kind) {
+    case 'time':
+      return required ? requiredTime(value as number) : time((value as number | null) ?? null);
+    case 'text':
+    case 'code': {
+      const text = cut((value as string | null) ?? null);
+      return required ? (text ?? '') : text;
+    }
+    case 'bool':
+      return value ? 1 : 0;
+    default:
+      return value ?? null;
+  }
+}
 
 export function eventRow(e: StoredEvent): unknown[] {
-  return [
-    e.id,
-    requiredTime(e.receivedAt),
-    time(e.deviceTime),
-    cut(e.deviceTimeText),
-    e.receiverId,
-    e.receiverKind,
-    cut(e.transport),
-    cut(e.remoteAddress),
-    e.objectId,
-    cut(e.account) ?? '',
-    cut(e.dc09Receiver),
-    cut(e.dc09Line),
-    cut(e.sequence),
-    cut(e.protocol) ?? '',
-    e.encrypted ? 1 : 0,
-    e.eventClass,
-    e.qualifier,
-    cut(e.code),
-    cut(e.groupNo),
-    cut(e.zoneNo),
-    e.text,
-    e.flags,
-    e.raw,
-  ];
+  const row: unknown[] = [e.id];
+  for (const c of JOURNAL_COLUMNS) row.push(mirrored(c.kind, c.required, e[c.field]));
+  return row;
 }
 
 export const OVERRIDE_COLUMNS = ['match_kind', 'match_value', 'related_oid', 'override_oid', 'updated_at'] as const;

@@ -14,5 +14,5 @@ if (existsSync(marker)) {
   });
   parentPort!.postMessage({ type: 'ready' });
 } else {
-  await import('../../../src/ingest/writer-worker.js');
+  await import('../../../src/writer/writer-thread.js');
 }

@@ -12,4 +12,4 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 parentPort!.on('message', (request: { type: string }) => {
   if (request.type === 'ping' && existsSync(marker)) Atomics.wait(sleeper, 0, 0, Number(readFileSync(marker, 'utf8')));
 });
-await import('../../../src/ingest/writer-worker.js');
+await import('../../../src/writer/writer-thread.js');

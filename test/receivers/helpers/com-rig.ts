@@ -12,7 +12,8 @@ import { createLogger } from '../../../src/core/logger.js';
 import type { ComReceiver } from '../../../src/receivers/com-receiver.js';
 import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import { comReceiverSchema, type ComReceiverSettings } from '../../../src/settings/schema-receivers.js';
-import { Store } from '../../../src/store/store.js';
+import type { Store } from '../../../src/store/store.js';
+import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { waitFor } from '../../helpers/net.js';
 import { PtyPair } from '../../helpers/pty-pair.js';
@@ -47,10 +48,11 @@ export async function startComRig(
   const logs: string[] = [];
   const logger = createLogger('test', (l) => logs.push(l), 'debug');
   const health = new HealthRegistry(() => clock.now());
-  const store = new Store(join(dir.path, 'vigil.db'), logger.child('store'), health, { clock });
+  const { store, writer } = storeWithWriter(join(dir.path, 'vigil.db'), logger, health, { clock });
   await store.start();
   const runtime = new ReceiverRuntime({
     store,
+    writer,
     health,
     clock,
     logger,

@@ -1,5 +1,5 @@
 /**
- * Receivers over the REAL parts: a Store on a SQLite file in a temp dir, the real ingest and link
+ * Receivers over the REAL parts: a Store on a SQLite file in a temp dir with its writer thread, the real ingest and link
  * registry (ReceiverRuntime), receivers bound to 127.0.0.1. Plus message builders for tests.
  */
 import { join } from 'node:path';
@@ -19,7 +19,8 @@ import {
   type TcpReceiverSettings,
   type UdpReceiverSettings,
 } from '../../../src/settings/schema-receivers.js';
-import { Store } from '../../../src/store/store.js';
+import type { Store } from '../../../src/store/store.js';
+import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -88,9 +89,6 @@ export interface RigOptions {
   readonly receiver?: Partial<ReceiverOptions>;
   readonly timers?: TimerApi;
   readonly clock?: Clock;
-  readonly storeOptions?: { readonly?: boolean };
-  /** Create the database (empty) before opening it read-only. */
-  readonly prepareDb?: (path: string) => Promise<void>;
 }
 
 export async function startRig(options: RigOptions = {}): Promise<Rig> {
@@ -100,11 +98,12 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   const logger = createLogger('test', (line) => logs.push(line), 'debug');
   const clock = options.clock ?? systemClock;
   const health = new HealthRegistry(() => clock.now());
-  if (options.prepareDb) await options.prepareDb(dbPath);
-  const store = new Store(dbPath, logger.child('store'), health, { clock, ...(options.storeOptions ?? {}) });
+  // The gateway's topology: the store and its one writer thread (src/writer/store-with-writer.ts).
+  const { store, writer } = storeWithWriter(dbPath, logger, health, { clock });
   await store.start();
   const runtime = new ReceiverRuntime({
     store,
+    writer,
     health,
     clock,
     logger,

@@ -16,7 +16,8 @@ import { PinLedger } from '../../../src/receivers/modem/pin-ledger.js';
 import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import type { ModemReceiverSettings } from '../../../src/settings/schema-receivers.js';
 import { ModemSimulator, type ModemSimOptions } from '../../../src/sim/modem/modem-sim.js';
-import { Store } from '../../../src/store/store.js';
+import type { Store } from '../../../src/store/store.js';
+import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { waitFor } from '../../helpers/net.js';
 import { PtyPair } from '../../helpers/pty-pair.js';
@@ -76,10 +77,11 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
   const logs: string[] = [];
   const logger: Logger = createLogger('test', (line) => logs.push(line), 'debug');
   const health = new HealthRegistry();
-  const store = new Store(join(dir.path, 'vigil.db'), logger.child('store'), health);
+  const { store, writer } = storeWithWriter(join(dir.path, 'vigil.db'), logger, health);
   await store.start();
   const runtime = new ReceiverRuntime({
     store,
+    writer,
     health,
     clock: { now: () => Date.now() },
     logger,

@@ -4,7 +4,7 @@
  *   - the receivers' group-commit batches (BatchWriter, one batch at a time; the main thread
  *     parses and queues the next batch while this one commits), and
  *   - the typed write commands of the other threads (settings, tracker, internal events,
- *     retention, output cursors…), each on its own channel (src/store/writer-channel.ts).
+ *     retention, output cursors…), each on its own channel (command-channel.ts).
  * One thread, one event loop: commands and batches never interleave inside a transaction.
  * The store has migrated the file before this thread starts.
  */
@@ -12,10 +12,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { describeError, isVigilError } from '../core/errors.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { createRepos } from '../store/repos.js';
-import { CommandClock, executeWrite } from '../store/write-commands.js';
-import { serveWrites } from '../store/writer-channel.js';
-import { BatchWriter, type IngestStore } from './batch-writer.js';
-import { SIGHTINGS_FLUSHED_KEY, SeenLog } from './seen-log.js';
+import { CommandClock, executeWrite } from './write-commands.js';
+import { serveWrites } from './command-channel.js';
+import { BatchWriter, type IngestStore } from '../ingest/batch-writer.js';
+import { SIGHTINGS_FLUSHED_KEY, SeenLog } from '../ingest/seen-log.js';
 import {
   isWrite,
   packDone,
@@ -23,10 +23,10 @@ import {
   type WriterInit,
   type WriterReply,
   type WriterRequest,
-} from './writer-messages.js';
+} from './thread-messages.js';
 
 const port = parentPort;
-if (!port) throw new Error('writer-worker.js runs as a worker thread only');
+if (!port) throw new Error('writer-thread.js runs as a worker thread only');
 const init = workerData as WriterInit;
 const post = (reply: WriterReply): void => port.postMessage(reply);
 

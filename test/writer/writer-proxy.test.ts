@@ -13,16 +13,16 @@ import { EventIngest } from '../../src/ingest/event-ingest.js';
 import type { IngestEvents, LinkedDevice } from '../../src/ingest/types.js';
 import type { JournalWriter, WireBatch, WireResult } from '../../src/ingest/wire.js';
 import { SIGHTINGS_FLUSHED_KEY } from '../../src/ingest/seen-log.js';
-import { WorkerJournalWriter } from '../../src/ingest/worker-writer.js';
+import { WriterProxy } from '../../src/writer/writer-proxy.js';
 import { openDatabase } from '../../src/store/database.js';
 import { Store } from '../../src/store/store.js';
 import { sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { T0, frame, hello, sessionLog } from './helpers/items.js';
+import { T0, frame, hello, sessionLog } from '../ingest/helpers/items.js';
 
 interface Rig {
   store: Store;
-  writer: WorkerJournalWriter;
+  writer: WriterProxy;
   ingest: EventIngest;
   bus: TypedBus<IngestEvents>;
   health: HealthRegistry;
@@ -39,7 +39,7 @@ async function rig(options: { script?: URL; seenPersistMs?: number } = {}): Prom
   const health = new HealthRegistry();
   const store = new Store(path, logger, health);
   await store.start();
-  const writer = new WorkerJournalWriter({ path, logger, ...options });
+  const writer = new WriterProxy({ path, logger, ...options });
   const bus = new TypedBus<IngestEvents>(logger);
   const ingest = new EventIngest({ store, writer, logger, bus, health, sessionLogCount: () => 5 });
   store.onStop(() => ingest.close());
@@ -145,7 +145,7 @@ test('while one batch commits the next accumulates: at most one in flight, every
 });
 
 test('a writer thread that dies with a batch in flight: the batch rejects, the store is failed, the next batch restarts it', async () => {
-  const r = await rig({ script: new URL('./helpers/dying-writer.js', import.meta.url) });
+  const r = await rig({ script: new URL('../ingest/helpers/dying-writer.js', import.meta.url) });
   try {
     await r.ingest.submit([frame('D001')]);
     writeFileSync(`${r.path}.die`, '');

@@ -22,9 +22,9 @@ import { Worker } from 'node:worker_threads';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { StoreWriter } from '../store/store.js';
-import type { WriteCall, WriteCommand, WriteResult } from '../store/write-commands.js';
-import { WriteClient, writerChannel, type WriterEndpoint } from '../store/writer-channel.js';
-import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
+import type { WriteCall, WriteCommand, WriteResult } from './write-commands.js';
+import { WriteClient, writerChannel, type WriterEndpoint } from './command-channel.js';
+import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from '../ingest/wire.js';
 import {
   isDone,
   packWrite,
@@ -33,12 +33,12 @@ import {
   type WriterInit,
   type WriterReply,
   type WriterRequest,
-} from './writer-messages.js';
+} from './thread-messages.js';
 
 export const RESTART_DELAYS_MS: readonly number[] = [0, 250, 500, 1000, 2000, 5000];
 const CLOSE_TIMEOUT_MS = 10_000;
 
-export interface WorkerWriterOptions {
+export interface WriterProxyOptions {
   readonly path: string;
   readonly logger: Logger;
   readonly seenPersistMs?: number;
@@ -56,8 +56,8 @@ interface Pending {
 /** Receives another thread's channel to the writer: a new one per writer thread, null while there is none. */
 export type EndpointListener = (endpoint: WriterEndpoint | null) => void;
 
-export class WorkerJournalWriter implements JournalWriter, StoreWriter {
-  private readonly options: WorkerWriterOptions;
+export class WriterProxy implements JournalWriter, StoreWriter {
+  private readonly options: WriterProxyOptions;
   private readonly client = new WriteClient(null);
   private readonly listeners = new Set<EndpointListener>();
   private worker: Worker | null = null;
@@ -75,7 +75,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
   /** Threads started so far (1 unless one died or the writer was closed and used again). */
   starts = 0;
 
-  constructor(options: WorkerWriterOptions) {
+  constructor(options: WriterProxyOptions) {
     this.options = options;
   }
 
@@ -112,7 +112,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
     return new Promise<WireResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, since: performance.now() });
       if (this.pending.size === 1) worker.ref();
-      // The batch crosses as a tuple, its ops packed flat (writer-messages.ts, wire-pack.ts); the
+      // The batch crosses as a tuple, its ops packed flat (thread-messages.ts, wire-pack.ts); the
       // raw-bytes buffer moves to the writer thread (zero copy): nothing here reads it again.
       worker.postMessage(packWrite(seq, batch) satisfies WriterRequest, [batch.raw.buffer as ArrayBuffer]);
     });
@@ -186,7 +186,7 @@ export class WorkerJournalWriter implements JournalWriter, StoreWriter {
       endpoint: channel.writer,
       ...(this.options.seenPersistMs !== undefined && { seenPersistMs: this.options.seenPersistMs }),
     };
-    const worker = new Worker(this.options.script ?? new URL('./writer-worker.js', import.meta.url), {
+    const worker = new Worker(this.options.script ?? new URL('./writer-thread.js', import.meta.url), {
       workerData: init,
       transferList: [channel.writer.port],
     });

@@ -13,9 +13,15 @@
  * threads by structured clone: plain data only.
  */
 import { VigilError, type ErrorCode } from '../core/errors.js';
-import type { Database } from './database.js';
-import type { Repos } from './repos.js';
-import { storeError } from './sql.js';
+import {
+  probeWrite,
+  walCheckpoint,
+  type CheckpointMode,
+  type CheckpointResult,
+  type Database,
+} from '../store/database.js';
+import type { Repos } from '../store/repos.js';
+import { storeError } from '../store/sql.js';
 
 export const WRITE_METHODS = {
   settings: ['save'],
@@ -58,13 +64,6 @@ export type RepoCommand = {
   }[MethodOf<R>];
 }[RepoName];
 
-export type CheckpointMode = 'PASSIVE' | 'FULL' | 'RESTART' | 'TRUNCATE';
-export interface CheckpointResult {
-  busy: number;
-  log: number;
-  checkpointed: number;
-}
-
 /** The store's own commands: a real write rolled back (writability and liveness), and a WAL checkpoint. */
 export type StoreCommand =
   | { readonly repo: 'store'; readonly method: 'probe'; readonly args: [at: number, busyTimeoutMs: number] }
@@ -83,7 +82,7 @@ export type WriteResult<C extends WriteCommand> = C extends { repo: infer R exte
       ? CheckpointResult
       : never;
 
-/** Sends a command to the writer and returns its result (synchronously: see writer-channel.ts). */
+/** Sends a command to the writer and returns its result (synchronously: see command-channel.ts). */
 export type WriteCall = <C extends WriteCommand>(command: C) => WriteResult<C>;
 
 /** A failed command as it crosses threads; rebuilt into the same VigilError on the caller's side. */
@@ -118,8 +117,8 @@ export function executeWrite(db: Database, repos: Repos, clock: CommandClock, co
 
 function execute(db: Database, repos: Repos, command: WriteCommand): unknown {
   if (command.repo === 'store') {
-    if (command.method === 'probe') return probe(db, command.args[0], command.args[1]);
-    if (command.method === 'checkpoint') return checkpoint(db, command.args[0]);
+    if (command.method === 'probe') return probeWrite(db, command.args[0], command.args[1]);
+    if (command.method === 'checkpoint') return walCheckpoint(db, command.args[0]);
   } else if (isWriteMethod(command.repo, command.method)) {
     const repo = repos[command.repo] as unknown as Record<string, (...args: unknown[]) => unknown>;
     return repo[command.method]!(...(command.args as unknown[]));
@@ -136,26 +135,4 @@ export function fromWireError(err: WireError): VigilError {
   return new VigilError(err.code, err.message, err.context);
 }
 
-/** A cheap real write: a meta row inside BEGIN IMMEDIATE … ROLLBACK. The failure, or null. */
-function probe(db: Database, at: number, busyTimeoutMs: number): string | null {
-  if (db.inTransaction) return null;
-  const busyTimeout = Number(db.pragma('busy_timeout', { simple: true }));
-  try {
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-    db.exec('BEGIN IMMEDIATE');
-    db.prepare(
-      "INSERT INTO meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    ).run(String(at));
-    return null;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  } finally {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    db.pragma(`busy_timeout = ${busyTimeout}`);
-  }
-}
-
-function checkpoint(db: Database, mode: CheckpointMode): CheckpointResult {
-  const [result] = db.pragma(`wal_checkpoint(${mode})`) as CheckpointResult[];
-  return result ?? { busy: 0, log: 0, checkpointed: 0 };
-}
+export type { CheckpointMode, CheckpointResult } from '../store/database.js';

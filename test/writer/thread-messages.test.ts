@@ -14,9 +14,9 @@ import {
   unpackWrite,
   type WriterReply,
   type WriterRequest,
-} from '../../src/ingest/writer-messages.js';
+} from '../../src/writer/thread-messages.js';
 import type { ObjectRecord } from '../../src/store/types.js';
-import { event, frame, hello, sessionLog } from './helpers/items.js';
+import { event, frame, hello, sessionLog } from '../ingest/helpers/items.js';
 
 const batch = (startup: WireBatch['startup']): WireBatch => ({
   ops: [

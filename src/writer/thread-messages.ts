@@ -1,16 +1,16 @@
 /**
- * Messages between the main thread (WorkerJournalWriter) and the writer thread. A batch and its
+ * Messages between the main thread (WriterProxy) and the writer thread. A batch and its
  * answer cross as tuples (docs/receivers.md §Group commit, "Crossing to the writer"): structured
  * clone writes the name of every property of every object, and the receiving thread rebuilds each
  * object's shape property by property, so the envelope objects and the WireResult cost more to
- * clone than the values they carry (docs/benchmarks.md §Commit cycle). The rare
+ * clone than the values they carry (docs/writer.md §Crossing). The rare
  * messages (ready, ping, close…) stay objects with a `type`; an array is a batch or its answer.
  */
 import type { ErrorCode } from '../core/errors.js';
-import type { WriterEndpoint } from '../store/writer-channel.js';
-import type { StartupRules } from './startup-events.js';
-import type { WireBatch, WireResult } from './wire.js';
-import { packOps, unpackOps, type PackedOps } from './wire-pack.js';
+import type { WriterEndpoint } from './command-channel.js';
+import type { StartupRules } from '../ingest/startup-events.js';
+import type { WireBatch, WireResult } from '../ingest/wire.js';
+import { packOps, unpackOps, type PackedOps } from '../ingest/wire-pack.js';
 
 export interface WriterInit {
   /** The store's SQLite file. */
