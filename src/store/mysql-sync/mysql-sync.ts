@@ -174,10 +174,10 @@ export class MysqlSync implements Service {
     for (let i = 0; i < this.options.maxBatchesPerCycle && !this.stopped; i++) {
       const result = await replicateEventBatch(db, this.deps.store, this.options.batchSize, this.instanceId);
       sent += result.sent;
+      this.eventsSent += result.sent;
       more = result.more;
       if (!more) break;
     }
-    this.eventsSent += sent;
     if (this.stopped) return false;
     const now = this.deps.clock.now();
     // Written when something moved or once per interval, not per idle cycle of a busy mirror.
