@@ -21,7 +21,7 @@ import type { MirroredTable } from './table-mirror.js';
 
 /** meta key of the id of the last event the mirror has. */
 export const EVENTS_CURSOR_KEY = 'mysql_sync.events_cursor';
-/** meta key of this installation's id (claims the mirror, remote-schema.ts claimMirror). */
+/** meta key of this installation's id (the `installation` of every mirrored row, remote-schema.ts claimInstallation). */
 export { INSTANCE_ID_KEY } from '../meta-repo.js';
 
 export interface MetaPort {
