@@ -16,6 +16,8 @@ const FOLD_COLUMNS = 'e.account, e.sequence, e.device_time, e.event_class, e.qua
 export const SIGNALS_VIEW = `CREATE OR REPLACE VIEW signals AS
   SELECT ${FOLD_COLUMNS},
     MIN(e.received_at) AS first_received_at,
+    SUBSTRING_INDEX(GROUP_CONCAT(e.installation ORDER BY e.received_at, e.installation SEPARATOR ','), ',', 1)
+      AS first_installation,
     COUNT(*) AS copies,
     COUNT(DISTINCT e.installation) AS box_count,
     GROUP_CONCAT(DISTINCT e.installation ORDER BY e.installation SEPARATOR ',') AS installations,
@@ -24,6 +26,6 @@ export const SIGNALS_VIEW = `CREATE OR REPLACE VIEW signals AS
   WHERE e.sequence IS NOT NULL AND e.device_time IS NOT NULL
   GROUP BY ${FOLD_COLUMNS}
   UNION ALL
-  SELECT ${FOLD_COLUMNS}, e.received_at, 1, 1, e.installation, COALESCE(i.name, '')
+  SELECT ${FOLD_COLUMNS}, e.received_at, e.installation, 1, 1, e.installation, COALESCE(i.name, '')
   FROM events e LEFT JOIN installations i ON i.installation = e.installation
   WHERE e.sequence IS NULL OR e.device_time IS NULL`;

@@ -291,16 +291,22 @@ test('dual path: copies of one signal received by two boxes fold into one signal
     sequence: string;
     copies: number;
     box_count: number;
+    first_installation: string;
     box_names: string;
     first: string;
   }>(
     database,
-    'SELECT sequence, device_time, copies, box_count, box_names, first_received_at AS first FROM signals ORDER BY sequence, device_time, first_received_at',
+    'SELECT sequence, device_time, copies, box_count, box_names, first_received_at AS first, first_installation FROM signals ORDER BY sequence, device_time, first_received_at',
   );
   const idA = a.f.store.meta.get(INSTANCE_ID_KEY)!;
   const idB = b.f.store.meta.get(INSTANCE_ID_KEY)!;
   const both = [idA, idB].sort();
   const names = both.map((id) => (id === idA ? 'path-a' : 'path-b')).join(',');
+  // b received the folded signals first.
+  assert.equal(
+    signals.map((s) => s.first_installation),
+    [idB, idA, idB, idB, idA],
+  );
   assert.equal(
     signals.map((s) => [s.sequence, Number(s.copies), Number(s.box_count), s.box_names, s.first]),
     [
