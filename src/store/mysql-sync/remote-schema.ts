@@ -151,7 +151,7 @@ export interface InstallationClaim {
 
 /**
  * Registers (or refreshes) this installation in `installations`. An installation the operator
- * retired (`retired_at` set, docs/mysql-sync.md §Retiring) is refused (CONFLICT): its rows stay
+ * retired (`retired_at` set, docs/mysql-sync.md §Installations) is refused (CONFLICT): its rows stay
  * as the archive and nothing more is written under its id.
  */
 export async function claimInstallation(db: RemoteDb, claim: InstallationClaim): Promise<void> {
