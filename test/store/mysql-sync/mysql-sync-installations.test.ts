@@ -5,6 +5,7 @@
  * the sync fails over to the next configured server; dual-path copies fold in the `signals` view.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { createConnection, type Connection } from 'mysql2/promise';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -206,6 +207,7 @@ test('a version-1 mirror is upgraded in place: its rows are stamped, nothing is 
   append(newcomer.f, 30, 'new');
   await owner.sync.start();
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 100, 10_000);
+  await waitFor(() => owner.f.health.get('mysql-sync')?.state === 'ok', 5000);
   assert.is(owner.sync.eventsSent, 20); // only what came after the cursor
   await newcomer.sync.start();
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 130, 10_000);
@@ -266,6 +268,27 @@ test('the first server down: the sync fails over to the next, records the failur
   );
   assert.is(row?.server, `127.0.0.1:${server.port}`);
   assert.match(row?.last_error ?? '', `127.0.0.1:${dead}: could not connect to a MySQL server`);
+});
+
+test('a first server that accepts TCP and never answers: the connect times out and the next server takes the writes', async () => {
+  const database = await freshDatabase();
+  const sockets: Socket[] = [];
+  const silent = createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const port = (silent.address() as AddressInfo).port;
+  try {
+    const box = await gateway(database, 'timeout', target(database, [{ host: '127.0.0.1', port: server.port }], port));
+    append(box.f, 4, 't');
+    const started = Date.now();
+    await box.sync.start();
+    await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 4, 10_000);
+    assert.ok(Date.now() - started >= 1500, 'waited for the connect timeout first');
+    const [row] = await query<{ last_error: string }>(database, 'SELECT last_error FROM installations');
+    assert.match(row?.last_error ?? '', `127.0.0.1:${port}: could not connect to a MySQL server`);
+  } finally {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
 });
 
 test('dual path: copies of one signal received by two boxes fold into one signal listing both', async () => {
