@@ -270,6 +270,23 @@ test('the first server down: the sync fails over to the next, records the failur
   assert.match(row?.last_error ?? '', `127.0.0.1:${dead}: could not connect to a MySQL server`);
 });
 
+test('every server down: health names the server that failed and the one tried next, and SQLite keeps the events', async () => {
+  const database = await freshDatabase();
+  const [first, second] = [await freePort(), await freePort()];
+  const box = await gateway(database, 'alone', target(database, [{ host: '127.0.0.1', port: second }], first));
+  append(box.f, 3, 'kept');
+  await box.sync.start();
+  const reason = (from: number, to: number): RegExp =>
+    new RegExp(
+      `^127\\.0\\.0\\.1:${from}: could not connect to a MySQL server at the configured address \\(the cause is in the gateway log\\); retrying on 127\\.0\\.0\\.1:${to} in \\d+ s$`,
+    );
+  await waitFor(() => reason(first, second).test(box.f.health.get('mysql-sync')?.detail ?? ''), 5000);
+  await waitFor(() => reason(second, first).test(box.f.health.get('mysql-sync')?.detail ?? ''), 5000);
+  assert.is(box.f.health.get('mysql-sync')?.state, 'degraded');
+  assert.is(box.f.health.get('mysql-sync')?.metrics.lag, 3);
+  assert.is(box.f.store.events.maxId(), 3);
+});
+
 test('a first server that accepts TCP and never answers: the connect times out and the next server takes the writes', async () => {
   const database = await freshDatabase();
   const sockets: Socket[] = [];
