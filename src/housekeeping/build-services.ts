@@ -5,6 +5,7 @@
  * (docs/mysql-sync.md §Settings changes, docs/status-output.md). The retention ages are read at
  * each pass and apply without a restart.
  */
+import { readVersion } from '../version.js';
 import type { TypedBus } from '../core/bus.js';
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
@@ -78,7 +79,17 @@ export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
     }),
   );
   if (database.enabled) {
-    services.push(new MysqlSync({ store, target: database, health, logger: logger.child('mysql-sync'), clock }));
+    services.push(
+      new MysqlSync({
+        store,
+        target: database,
+        installationName: current.general.instance_name,
+        version: readVersion(),
+        health,
+        logger: logger.child('mysql-sync'),
+        clock,
+      }),
+    );
   }
   return services;
 }

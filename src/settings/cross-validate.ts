@@ -2,6 +2,7 @@
  * Rules that span fields or items, run on the MERGED settings (the stored values plus the patch):
  * a patch that only switches `encryption_enabled` on is judged with the stored key.
  */
+import { serverKey } from './database-servers.js';
 import { isPrintableAscii } from './fields.js';
 import { line } from './issues.js';
 import { checkOutputs, checkReceivers, duplicates, duplicateValues, receiverIds } from './cross-receivers.js';
@@ -20,6 +21,14 @@ function checkDatabase(s: Settings): string[] {
     if (db[key].trim() === '') out.push(line(`database.${key}`, 'must not be empty when the database is enabled'));
   }
   if (db.sqlpass === '') out.push(line('database.sqlpass', 'must not be empty when the database is enabled'));
+  // A server listed twice would be tried twice in a row and hide a missing node.
+  const seen = new Set([serverKey(db.sqlhost, db.sqlport)]);
+  db.sql_servers.forEach((server, i) => {
+    const key = serverKey(server.host, server.port);
+    if (seen.has(key))
+      out.push(line(`database.sql_servers[${i}]`, 'names a server already listed (sqlhost:sqlport or above)'));
+    seen.add(key);
+  });
   return out;
 }
 

@@ -6,11 +6,13 @@
  * the sync. So an update that changes where or how the password travels must carry the password
  * itself:
  * - `sqlhost`, `sqlport` (0 and 3306 are the same port), `sqluser`: another server or account;
+ * - `sql_servers` (a server added, moved or reordered): another server;
  * - `sql_tls_ca_file`: another trust anchor lets another server pass as this one;
  * - `sql_tls_mode` lowered (verify > required > disabled): a weaker channel to the same server.
  * `sqldatabase`, the retention ages and raising `sql_tls_mode` keep the password where it was.
  */
 import { resolveSqlPort } from './database-check.js';
+import { serverKey } from './database-servers.js';
 import { line } from './issues.js';
 import { SQL_TLS_MODES, type DatabaseSettings, type SettingsUpdate } from './schema.js';
 
@@ -23,6 +25,8 @@ export function destinationChanges(before: DatabaseSettings, after: DatabaseSett
   const changed: string[] = [];
   if (after.sqlhost !== before.sqlhost) changed.push('sqlhost');
   if (resolveSqlPort(after.sqlport) !== resolveSqlPort(before.sqlport)) changed.push('sqlport');
+  const servers = (db: DatabaseSettings): string => db.sql_servers.map((s) => serverKey(s.host, s.port)).join(',');
+  if (servers(after) !== servers(before)) changed.push('sql_servers');
   if (after.sqluser !== before.sqluser) changed.push('sqluser');
   if (after.sql_tls_ca_file !== before.sql_tls_ca_file) changed.push('sql_tls_ca_file');
   if (tlsRank(after.sql_tls_mode) < tlsRank(before.sql_tls_mode)) changed.push('sql_tls_mode');

@@ -6,7 +6,7 @@
 import { OUTPUT_TYPES } from './schema-outputs.js';
 import { stat } from 'node:fs/promises';
 import { hashPassword } from '../auth/passwords.js';
-import { checkDatabaseConnection } from './database-check.js';
+import { checkDatabaseServers } from './database-servers.js';
 import { line } from './issues.js';
 import { checkCaFile, checkPemFiles } from './pem-check.js';
 import type { Logger } from '../core/logger.js';
@@ -33,7 +33,7 @@ export async function isCharacterDevice(path: string): Promise<boolean> {
 export function defaultValidationEnv(overrides: Partial<ValidationEnv> = {}, logger?: Logger): ValidationEnv {
   return {
     isSerialDevice: isCharacterDevice,
-    checkDatabase: (db) => checkDatabaseConnection(db, undefined, logger),
+    checkDatabase: (db) => checkDatabaseServers(db, undefined, logger),
     hash: (password) => hashPassword(password),
     maxUsers: DEFAULT_MAX_USERS,
     ...overrides,

@@ -61,6 +61,15 @@ const apiEntries = {
   public_key: v.optional(str, ''),
 };
 
+/** How many servers database.sql_servers may add to sqlhost:sqlport (a Galera cluster has 3..9 nodes). */
+export const MAX_SQL_SERVERS = 8;
+
+/** One more server of the same database (a Galera node), tried after sqlhost:sqlport (docs/settings.md §database). */
+const sqlServerSchema = obj({
+  host: nonEmpty,
+  port: v.optional(int(0, 65535, 'must be between 0 and 65535 (0 means 3306)'), 3306),
+});
+
 const databaseEntries = {
   enabled: v.optional(bool, false),
   // Required (non-empty) only when enabled: checked in cross-validate.ts on the merged section.
@@ -75,6 +84,11 @@ const databaseEntries = {
   device_session_log_count: v.optional(int(1, 25), DEFAULT_SESSION_LOG_COUNT),
   // "disabled" keeps installations saved before these fields working (docs/settings.md §database).
   sql_tls_mode: v.optional(oneOf(SQL_TLS_MODES), 'disabled'),
+  // Vigil field: the other servers of the same database, in the order the sync fails over to them.
+  sql_servers: v.optional(
+    v.pipe(list(sqlServerSchema), v.maxLength(MAX_SQL_SERVERS, `must list at most ${MAX_SQL_SERVERS} servers`)),
+    [],
+  ),
   // Empty = the system's CAs. A path is read and checked when an update names it (pem-check.ts).
   sql_tls_ca_file: v.optional(
     v.pipe(

@@ -24,7 +24,7 @@ export interface MariaDb {
 
 const READY_TIMEOUT_MS = 30_000;
 
-function run(
+export function run(
   command: string,
   args: string[],
   timeoutMs = 30_000,
@@ -47,7 +47,7 @@ function run(
   });
 }
 
-function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+export function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), timeoutMs);

@@ -76,7 +76,7 @@ test('enabling the database starts the MySQL sync at restart-services, and it mi
       Number((await mariadb.exec('SELECT COUNT(*) FROM vigil.events')).trim());
     await waitFor(async () => (await remoteCount()) === gateway.store.events.countAfter(0), 10_000);
     assert.ok((await remoteCount()) >= 1);
-    assert.is((await mariadb.exec("SELECT value FROM vigil.vigil_sync WHERE name = 'schema_version'")).trim(), '1');
+    assert.is((await mariadb.exec("SELECT value FROM vigil.vigil_sync WHERE name = 'schema_version'")).trim(), '2');
   } finally {
     await gateway.stop();
     dir.remove();

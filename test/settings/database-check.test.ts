@@ -158,4 +158,26 @@ test('the database is not dialled when the patch leaves it alone, or when a rule
   );
 });
 
+test('several servers: the save passes when one accepts the login; when none does, the first reason is given', async () => {
+  const env = defaultValidationEnv({ hash: async () => 'unused' });
+  const closed = await freePort();
+  const section = {
+    enabled: true,
+    sqluser: 'vigil',
+    sqlpass: 'vigilpass',
+    sqlhost: '127.0.0.1',
+    sqldatabase: 'vigil',
+    sqlport: closed,
+    sql_servers: [{ host: '127.0.0.1', port: db.port }],
+  };
+  // A node down for maintenance does not block saving the section.
+  assert.equal(await errorsOf({ database: section }, undefined, env), []);
+  const none = await errorsOf(
+    { database: { ...section, sql_servers: [{ host: '127.0.0.1', port: closed + 1 }] } },
+    undefined,
+    env,
+  );
+  assert.equal(none, [`database: connection test failed: ${CONNECT_FAILED}`]);
+});
+
 test.run();

@@ -186,4 +186,42 @@ test('TLS settings are validated with field paths, the CA file like the API key 
   }
 });
 
+test('adding or moving a server in sql_servers with the masked password is refused; a listed duplicate is refused', async () => {
+  const current = withDatabase({ sql_servers: [{ host: 'db2.example', port: 3306 }] });
+  for (const sql_servers of [
+    [{ host: 'db2.example', port: 3306 }, { host: 'rogue.example' }],
+    [{ host: 'rogue.example', port: 3306 }],
+    [],
+  ]) {
+    assert.equal(await errorsOf({ database: { sqlpass: MASK, sql_servers } }, current, testEnv()), [
+      `database.sqlpass: must be entered again when sql_servers changes ${AGAIN}`,
+    ]);
+  }
+  // The same list (port 0 = 3306) keeps the mask.
+  assert.equal(
+    await errorsOf(
+      { database: { sqlpass: MASK, sql_servers: [{ host: 'db2.example', port: 0 }] } },
+      current,
+      testEnv(),
+    ),
+    [],
+  );
+  assert.equal(
+    await errorsOf(
+      {
+        database: {
+          sqlpass: 'typed-again',
+          sql_servers: [{ host: 'DB.example' }, { host: 'db2.example' }, { host: 'db2.example', port: 0 }],
+        },
+      },
+      current,
+      testEnv(),
+    ),
+    [
+      'database.sql_servers[0]: names a server already listed (sqlhost:sqlport or above)',
+      'database.sql_servers[2]: names a server already listed (sqlhost:sqlport or above)',
+    ],
+  );
+});
+
 test.run();

@@ -51,6 +51,20 @@ test('api.bind_address must be an IP address', async () => {
   ]);
 });
 
+test('database.sql_servers: objects of a non-empty host and a port 0..65535, at most 8, each path named', async () => {
+  assert.equal(await errorsOf({ database: { sql_servers: [{ host: 'db2' }, { host: 'db3', port: 0 }] } }), []);
+  assert.equal(await errorsOf({ database: { sql_servers: [{ host: 'db2', port: 70000 }, { host: ' ' }] } }), [
+    'database.sql_servers[0].port: must be between 0 and 65535 (0 means 3306)',
+    'database.sql_servers[1].host: must not be empty',
+  ]);
+  assert.equal(await errorsOf({ database: { sql_servers: [{ host: 'db2', extra: 1 }] } }).then((e) => e.length), 1);
+  assert.equal(await errorsOf({ database: { sql_servers: 'db2:3306' } }), ['database.sql_servers: must be an array']);
+  assert.equal(
+    await errorsOf({ database: { sql_servers: Array.from({ length: 9 }, (_, i) => ({ host: `db${i}` })) } }),
+    ['database.sql_servers: must list at most 8 servers'],
+  );
+});
+
 test('database: sqlport 0..65535 (0 stored as given), ages 1..365, session log count 1..25', async () => {
   assert.equal(await errorsOf({ database: { sqlport: 0 } }), []);
   assert.equal(await errorsOf({ database: { sqlport: 65536 } }), [

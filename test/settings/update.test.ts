@@ -223,6 +223,7 @@ test('the defaults hold every documented value', () => {
     device_session_log_count: 10,
     sql_tls_mode: 'disabled',
     sql_tls_ca_file: '',
+    sql_servers: [],
   });
   assert.equal(d.device_status_output, { enabled: false, port: 10010, encryption_enabled: false, encryption_key: '' });
   assert.equal(d.general, { instance_name: 'vigil', synchronize_device_time_interval: 1440 });

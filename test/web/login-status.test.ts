@@ -160,6 +160,32 @@ test('status lists every registry component generically; a user limited to recei
   assert.not.match(api, 'rx:udp:2');
 });
 
+test('the central database: the summary shows the server in use and the lag; the component lists the installation', async () => {
+  const admin = new Browser(h);
+  await admin.login(ADMIN.login, ADMIN.password);
+  assert.not.match(await (await admin.get('/')).text(), 'Central database');
+  h.health.report(
+    'mysql-sync',
+    'sync',
+    'degraded',
+    '127.0.0.1:3307: connect ECONNREFUSED; retrying on 127.0.0.1:3308 in 1 s',
+    {
+      connected: false,
+      lag: 42,
+      last_sync_at: null,
+      server: '127.0.0.1:3308',
+      installation: '5a0c8c43-0d0e-4a43-9a55-1f1f5e7b1c2a',
+    },
+  );
+  const html = await (await admin.get('/')).text();
+  assert.match(
+    html,
+    /data-kpi="mysql-sync"><dt>Central database<\/dt><dd><span class="pill state-degraded">degraded<\/span> 127\.0\.0\.1:3308 · lag 42/,
+  );
+  assert.match(html, '5a0c8c43-0d0e-4a43-9a55-1f1f5e7b1c2a');
+  assert.match(html, 'retrying on 127.0.0.1:3308 in 1 s');
+});
+
 test('the stylesheet and script are files with a content hash and long caching; pages stay small', async () => {
   const b = new Browser(h);
   await b.login(ADMIN.login, ADMIN.password);

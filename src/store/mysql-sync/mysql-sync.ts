@@ -4,10 +4,12 @@
  * - never in the ingest's way: the sync runs on its own timer, reads SQLite in bounded batches
  *   and awaits MySQL asynchronously; receivers neither wait for it nor notice it;
  * - resumable: the events cursor is persisted in meta after each batch the mirror accepted;
- * - outage-proof: any MySQL error drops the connection; reconnects back off exponentially
- *   (minBackoffMs doubling up to maxBackoffMs) and catch up from the cursor when MySQL is back.
+ * - outage-proof: any MySQL error drops the connection and moves to the next configured server
+ *   (server-rotation.ts); reconnects back off exponentially and catch up from the cursor;
+ * - one of many: every row carries this installation's id, registered in `installations`.
  *
- * Health: component `mysql-sync`, kind `sync`, metrics {connected, lag, last_sync_at}. A mirror
+ * Health: component `mysql-sync`, kind `sync`, metrics {connected, lag, last_sync_at, server,
+ * installation}. A mirror
  * that is down or behind is `degraded`, never `failed`: the gateway itself is fine (GET /health
  * stays 200) and the reason is in the detail.
  */
@@ -17,18 +19,19 @@ import { describeError, isVigilError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
 import type { Logger } from '../../core/logger.js';
 import type { Service } from '../../core/service.js';
-import type { DatabaseTarget } from '../../settings/database-check.js';
+import type { MultiServerTarget } from '../../settings/database-servers.js';
 import type { ObjectRecord, OidOverride } from '../types.js';
 import { describeRemoteError, describeTarget, openRemoteDb, type RemoteDb } from './remote-db.js';
-import { claimMirror, migrateRemote } from './remote-schema.js';
+import { claimInstallation, migrateRemote, recordSync } from './remote-schema.js';
 import {
   INSTANCE_ID_KEY,
-  OBJECTS_TABLE,
-  OVERRIDES_TABLE,
+  objectsTable,
+  overridesTable,
   readEventsCursor,
   replicateEventBatch,
   type SyncStore,
 } from './replicate.js';
+import { ServerRotation } from './server-rotation.js';
 import { TableMirror } from './table-mirror.js';
 
 export const MYSQL_SYNC_HEALTH = 'mysql-sync';
@@ -49,7 +52,10 @@ export interface MysqlSyncOptions {
 
 export interface MysqlSyncDeps {
   readonly store: SyncStore;
-  readonly target: DatabaseTarget;
+  readonly target: MultiServerTarget;
+  /** general.instance_name and the build's version, shown in the mirror's `installations`. */
+  readonly installationName?: string;
+  readonly version?: string;
   readonly health: HealthRegistry;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -76,30 +82,43 @@ export class MysqlSync implements Service {
   eventsSent = 0;
   private readonly deps: MysqlSyncDeps;
   private readonly options: Required<MysqlSyncOptions>;
-  private readonly objects: TableMirror<ObjectRecord>;
-  private readonly overrides: TableMirror<OidOverride>;
+  private objects: TableMirror<ObjectRecord> | null = null;
+  private overrides: TableMirror<OidOverride> | null = null;
+  private readonly servers: ServerRotation;
   private db: RemoteDb | null = null;
   private stopped = true;
   private timer: NodeJS.Timeout | null = null;
   private cycling: Promise<void> | null = null;
-  private failures = 0;
   private lastSnapshot = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number | null = null;
   private instanceId = '';
+  /** The last failure, written to `installations.last_error` at the next connect. */
+  private lastError: { text: string; at: Date } | null = null;
 
   constructor(deps: MysqlSyncDeps) {
     this.deps = deps;
     this.options = { ...DEFAULTS, ...deps.options };
-    this.objects = new TableMirror(OBJECTS_TABLE, this.options.batchSize);
-    this.overrides = new TableMirror(OVERRIDES_TABLE, this.options.batchSize);
+    this.servers = new ServerRotation(deps.target, this.options.minBackoffMs, this.options.maxBackoffMs);
+  }
+
+  /** The instance id this sync writes under (read from SQLite meta at start). */
+  get installation(): string {
+    return this.instanceId;
+  }
+
+  /** host:port of the server in use (or being tried). */
+  get server(): string {
+    return this.servers.currentName;
   }
 
   async start(): Promise<void> {
     if (!this.stopped) return;
     this.stopped = false;
-    this.failures = 0;
+    this.servers.succeeded();
     this.instanceId = this.ensureInstanceId();
-    this.report('degraded', `connecting to ${describeTarget(this.deps.target)}`);
+    this.objects = new TableMirror(objectsTable(this.instanceId), this.options.batchSize);
+    this.overrides = new TableMirror(overridesTable(this.instanceId), this.options.batchSize);
+    this.report('degraded', `connecting to ${this.servers.currentName}`);
     this.schedule(0);
   }
 
@@ -132,7 +151,7 @@ export class MysqlSync implements Service {
     let next: number;
     try {
       const more = await this.cycle();
-      this.failures = 0;
+      this.servers.succeeded();
       next = more ? 0 : this.options.intervalMs;
     } catch (err) {
       if (this.stopped) return;
@@ -144,27 +163,35 @@ export class MysqlSync implements Service {
   /** One pass: connect if needed, compare the small tables when due, send event batches. */
   private async cycle(): Promise<boolean> {
     const db = this.db ?? (await this.connect());
-    if (!db) return false;
+    if (!db || !this.objects || !this.overrides) return false;
     if (performance.now() - this.lastSnapshot >= this.options.snapshotIntervalMs) {
       await this.overrides.sync(db, this.deps.store.overrides.list());
       await this.objects.sync(db, this.deps.store.objects.all());
       this.lastSnapshot = performance.now();
     }
     let more = false;
+    let sent = 0;
     for (let i = 0; i < this.options.maxBatchesPerCycle && !this.stopped; i++) {
-      const result = await replicateEventBatch(db, this.deps.store, this.options.batchSize);
+      const result = await replicateEventBatch(db, this.deps.store, this.options.batchSize, this.instanceId);
+      sent += result.sent;
       this.eventsSent += result.sent;
       more = result.more;
       if (!more) break;
     }
     if (this.stopped) return false;
-    this.lastSyncAt = this.deps.clock.now();
+    const now = this.deps.clock.now();
+    // Written when something moved or once per interval, not per idle cycle of a busy mirror.
+    if (sent > 0 || this.lastSyncAt === null || now - this.lastSyncAt >= this.options.snapshotIntervalMs) {
+      await recordSync(db, this.instanceId, new Date(now), this.lag(), this.servers.currentName);
+    }
+    this.lastSyncAt = now;
     this.report('ok', null);
     return more;
   }
 
   private async connect(): Promise<RemoteDb | null> {
-    const { target, logger } = this.deps;
+    const { logger } = this.deps;
+    const target = this.servers.current;
     let opened: RemoteDb | null = null;
     const db = await openRemoteDb(target, {
       connectTimeoutMs: this.options.connectTimeoutMs,
@@ -181,11 +208,23 @@ export class MysqlSync implements Service {
     }
     try {
       const found = await migrateRemote(db);
-      await claimMirror(db, this.instanceId);
-      await this.objects.reset(db);
-      await this.overrides.reset(db);
+      await claimInstallation(db, {
+        installation: this.instanceId,
+        name: this.deps.installationName ?? '',
+        version: this.deps.version ?? '',
+        server: describeTarget(target),
+        lastError: this.lastError?.text.slice(0, 1024) ?? null,
+        lastErrorAt: this.lastError?.at ?? null,
+      });
+      this.lastError = null;
+      await this.objects?.reset(db);
+      await this.overrides?.reset(db);
       this.lastSnapshot = Number.NEGATIVE_INFINITY;
-      logger.info('connected to the MySQL mirror', { target: describeTarget(target), schema_version_found: found });
+      logger.info('connected to the MySQL mirror', {
+        target: describeTarget(target),
+        schema_version_found: found,
+        installation: this.instanceId,
+      });
     } catch (err) {
       await db.close();
       throw err;
@@ -210,22 +249,23 @@ export class MysqlSync implements Service {
     const db = this.db;
     this.db = null;
     void db?.close();
-    this.failures++;
-    // A mirror of another installation or of a newer schema needs a person: retry slowly.
-    const needsOperator = isVigilError(err, 'CONFLICT');
-    const backoff = needsOperator
-      ? this.options.maxBackoffMs
-      : Math.min(this.options.maxBackoffMs, this.options.minBackoffMs * 2 ** Math.min(this.failures - 1, 30));
+    const failedOn = this.servers.currentName;
+    // A retired installation or a newer schema needs a person: retry slowly.
+    const backoff = this.servers.failed(isVigilError(err, 'CONFLICT'));
     const password = this.deps.target.sqlpass;
     // A failed login shows only what a MySQL server said (remote-db.ts loginFailure); the log gets the driver's cause.
     const shown = isVigilError(err) ? err.message : describeRemoteError(err, password);
     const logged = isVigilError(err) && err.cause !== undefined ? describeRemoteError(err.cause, password) : shown;
     this.deps.logger.warn('MySQL sync failed; SQLite keeps everything, retrying', {
+      server: failedOn,
       error: logged,
       retry_ms: backoff,
-      failures: this.failures,
+      next_server: this.servers.currentName,
+      failures: this.servers.failureCount,
     });
-    this.report('degraded', `${shown}; retrying in ${Math.ceil(backoff / 1000)} s`);
+    this.lastError = { text: `${failedOn}: ${shown}`, at: new Date(this.deps.clock.now()) };
+    const retry = `retrying${this.servers.count > 1 ? ` on ${this.servers.currentName}` : ''} in ${Math.ceil(backoff / 1000)} s`;
+    this.report('degraded', `${this.servers.count > 1 ? `${failedOn}: ` : ''}${shown}; ${retry}`);
     return backoff;
   }
 
@@ -254,6 +294,8 @@ export class MysqlSync implements Service {
       connected: this.db !== null,
       lag: this.lag(),
       last_sync_at: this.lastSyncAt,
+      server: this.servers.currentName,
+      installation: this.instanceId,
     });
   }
 }

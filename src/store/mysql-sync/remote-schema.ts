@@ -5,16 +5,20 @@
  * (`CREATE TABLE IF NOT EXISTS`, ...), and the version row is written after the last one, so a
  * migration cut half-way simply runs again at the next connect.
  *
- * Keys are the SQLite ids, so a replayed batch lands on the same rows (INSERT ... ON DUPLICATE KEY
- * UPDATE): replication is idempotent and a resend can never duplicate.
+ * Keys are (installation, SQLite id), so a replayed batch lands on the same rows (INSERT ... ON
+ * DUPLICATE KEY UPDATE): replication is idempotent, a resend can never duplicate, and any number
+ * of installations share one mirror (remote-schema-v2.ts).
  */
 import { VigilError } from '../../core/errors.js';
 import type { RemoteDb } from './remote-db.js';
+import { migrateToMultiInstallation } from './remote-schema-v2.js';
 
 export interface RemoteMigration {
   readonly version: number;
   readonly name: string;
   readonly statements: readonly string[];
+  /** Steps that must look at the mirror first; each checks what is done before doing it. */
+  readonly run?: (db: RemoteDb) => Promise<void>;
 }
 
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin';
@@ -86,6 +90,12 @@ export const REMOTE_MIGRATIONS: readonly RemoteMigration[] = [
       ) ${TABLE_OPTIONS}`,
     ],
   },
+  {
+    version: 2,
+    name: 'installation on every row, installations, signals',
+    statements: [],
+    run: migrateToMultiInstallation,
+  },
 ];
 
 export const REMOTE_SCHEMA_VERSION = REMOTE_MIGRATIONS.length;
@@ -122,26 +132,59 @@ export async function migrateRemote(
   }
   for (const migration of migrations.slice(found)) {
     for (const statement of migration.statements) await db.query(statement);
+    await migration.run?.(db);
     await writeSyncValue(db, 'schema_version', String(migration.version));
   }
   return found;
 }
 
+export interface InstallationClaim {
+  readonly installation: string;
+  readonly name: string;
+  readonly version: string;
+  /** host:port of the server in use. */
+  readonly server: string;
+  /** The last failure this gateway met since its previous claim, or null. */
+  readonly lastError: string | null;
+  readonly lastErrorAt: Date | null;
+}
+
 /**
- * One mirror serves one Vigil installation: ids are SQLite ids, and another installation's ids
- * would collide with ours. The first installation to sync writes its instance id; any other is
- * refused (CONFLICT) until the mirror is emptied or another database is configured.
+ * Registers (or refreshes) this installation in `installations`. An installation the operator
+ * retired (`retired_at` set, docs/mysql-sync.md §Installations) is refused (CONFLICT): its rows stay
+ * as the archive and nothing more is written under its id.
  */
-export async function claimMirror(db: RemoteDb, instanceId: string): Promise<void> {
-  const owner = await readSyncValue(db, 'instance_id');
-  if (owner === null) {
-    await writeSyncValue(db, 'instance_id', instanceId);
-    return;
-  }
-  if (owner !== instanceId) {
+export async function claimInstallation(db: RemoteDb, claim: InstallationClaim): Promise<void> {
+  await db.query(
+    `INSERT INTO installations (installation, name, version, server, last_error, last_error_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON DUPLICATE KEY UPDATE name = VALUES(name), version = VALUES(version), server = VALUES(server),
+         last_error = COALESCE(VALUES(last_error), last_error),
+         last_error_at = COALESCE(VALUES(last_error_at), last_error_at)`,
+    [claim.installation, claim.name, claim.version, claim.server, claim.lastError, claim.lastErrorAt],
+  );
+  const rows = (await db.query('SELECT retired_at FROM installations WHERE installation = ?', [
+    claim.installation,
+  ])) as Array<{ retired_at: unknown }>;
+  if (rows[0]?.retired_at != null) {
     throw new VigilError(
       'CONFLICT',
-      `the MySQL database holds the mirror of another Vigil installation (instance ${owner}); configure another database or empty this one`,
+      `this installation (${claim.installation}) was retired in the MySQL mirror; not writing to it`,
     );
   }
+}
+
+/** After a successful cycle: when, how far behind, and through which server. */
+export async function recordSync(
+  db: RemoteDb,
+  installation: string,
+  at: Date,
+  lagEvents: number | null,
+  server: string,
+): Promise<void> {
+  await db.query(
+    `UPDATE installations SET last_sync_at = ?, first_sync_at = COALESCE(first_sync_at, ?), lag_events = ?, server = ?
+      WHERE installation = ?`,
+    [at, at, lagEvents, server, installation],
+  );
 }

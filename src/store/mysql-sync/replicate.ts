@@ -1,7 +1,7 @@
 /**
  * What is replicated and how (docs/mysql-sync.md §Replication):
  * - events: append-only, so by cursor. Batches after `mysql_sync.events_cursor` (meta) are
- *   upserted keyed by the SQLite id, and only then is the cursor moved. A crash or outage between
+ *   upserted keyed by (installation, SQLite id), and only then is the cursor moved. A crash or outage between
  *   the two resends the batch, which lands on the same rows: each event arrives exactly once.
  * - objects and OID overrides: by comparison (table-mirror.ts).
  */
@@ -21,7 +21,7 @@ import type { MirroredTable } from './table-mirror.js';
 
 /** meta key of the id of the last event the mirror has. */
 export const EVENTS_CURSOR_KEY = 'mysql_sync.events_cursor';
-/** meta key of this installation's id (claims the mirror, remote-schema.ts claimMirror). */
+/** meta key of this installation's id (the `installation` of every mirrored row, remote-schema.ts claimInstallation). */
 export { INSTANCE_ID_KEY } from '../meta-repo.js';
 
 export interface MetaPort {
@@ -50,8 +50,11 @@ export function syncedEventFloor(meta: MetaPort): number {
   return readEventsCursor(meta);
 }
 
+/** Every mirrored row starts with its installation (remote-schema-v2.ts). */
+const withInstallation = (columns: readonly string[]): string[] => ['installation', ...columns];
+
 // Events never change once journaled: a replayed row keeps the stored one (`id = id`).
-const EVENTS_UPSERT = upsertSql('events', EVENT_COLUMNS, []);
+const EVENTS_UPSERT = upsertSql('events', withInstallation(EVENT_COLUMNS), []);
 
 export interface EventBatchResult {
   readonly sent: number;
@@ -65,38 +68,45 @@ export async function replicateEventBatch(
   db: RemoteDb,
   store: SyncStore,
   batchSize: number,
+  installation: string,
 ): Promise<EventBatchResult> {
   const cursor = readEventsCursor(store.meta);
   const batch = store.events.readAfter(cursor, batchSize);
   if (batch.length === 0) return { sent: 0, cursor, more: false };
-  await db.query(EVENTS_UPSERT, [batch.map(eventRow)]);
+  await db.query(EVENTS_UPSERT, [batch.map((e) => [installation, ...eventRow(e)])]);
   const last = batch[batch.length - 1]!.id;
   store.meta.set(EVENTS_CURSOR_KEY, String(last));
   return { sent: batch.length, cursor: last, more: batch.length === batchSize };
 }
 
-export const OBJECTS_TABLE: MirroredTable<ObjectRecord> = {
-  name: 'objects',
-  key: (o) => String(o.id),
-  row: objectRow,
-  upsertSql: upsertSql(
-    'objects',
-    OBJECT_COLUMNS,
-    OBJECT_COLUMNS.filter((c) => c !== 'id'),
-  ),
-  remoteKeysSql: 'SELECT id FROM objects',
-  remoteKey: (r) => String(Number(r.id)),
-  deleteSql: 'DELETE FROM objects WHERE id IN (?)',
-  deleteParam: (key) => Number(key),
-};
+export function objectsTable(installation: string): MirroredTable<ObjectRecord> {
+  return {
+    name: 'objects',
+    key: (o) => String(o.id),
+    row: (o) => [installation, ...objectRow(o)],
+    upsertSql: upsertSql(
+      'objects',
+      withInstallation(OBJECT_COLUMNS),
+      OBJECT_COLUMNS.filter((c) => c !== 'id'),
+    ),
+    remoteKeysSql: 'SELECT id FROM objects WHERE installation = ?',
+    remoteKey: (r) => String(Number(r.id)),
+    deleteSql: 'DELETE FROM objects WHERE installation = ? AND id IN (?)',
+    deleteParam: (key) => Number(key),
+    scope: [installation],
+  };
+}
 
-export const OVERRIDES_TABLE: MirroredTable<OidOverride> = {
-  name: 'oid_overrides',
-  key: overrideKey,
-  row: overrideRow,
-  upsertSql: upsertSql('oid_overrides', OVERRIDE_COLUMNS, ['override_oid', 'updated_at']),
-  remoteKeysSql: 'SELECT match_kind, match_value, related_oid FROM oid_overrides',
-  remoteKey: (r) => JSON.stringify([r.match_kind, r.match_value, r.related_oid]),
-  deleteSql: 'DELETE FROM oid_overrides WHERE (match_kind, match_value, related_oid) IN (?)',
-  deleteParam: (key) => JSON.parse(key) as unknown[],
-};
+export function overridesTable(installation: string): MirroredTable<OidOverride> {
+  return {
+    name: 'oid_overrides',
+    key: overrideKey,
+    row: (o) => [installation, ...overrideRow(o)],
+    upsertSql: upsertSql('oid_overrides', withInstallation(OVERRIDE_COLUMNS), ['override_oid', 'updated_at']),
+    remoteKeysSql: 'SELECT match_kind, match_value, related_oid FROM oid_overrides WHERE installation = ?',
+    remoteKey: (r) => JSON.stringify([r.match_kind, r.match_value, r.related_oid]),
+    deleteSql: 'DELETE FROM oid_overrides WHERE installation = ? AND (match_kind, match_value, related_oid) IN (?)',
+    deleteParam: (key) => JSON.parse(key) as unknown[],
+    scope: [installation],
+  };
+}

@@ -15,11 +15,13 @@ export interface MirroredTable<T> {
   readonly key: (item: T) => string;
   readonly row: (item: T) => unknown[];
   readonly upsertSql: string;
-  /** Selects the key columns of every mirrored row. */
+  /** Selects the key columns of this installation's mirrored rows (`... WHERE installation = ?`). */
   readonly remoteKeysSql: string;
   readonly remoteKey: (row: Record<string, unknown>) => string;
-  /** `DELETE ... WHERE <key> IN (?)`. */
+  /** `DELETE ... WHERE installation = ? AND <key> IN (?)`. */
   readonly deleteSql: string;
+  /** The values of the leading `?` of remoteKeysSql and deleteSql: this installation's id. */
+  readonly scope: readonly unknown[];
   /** The key as the `IN (?)` list item: a value, or an array for a composite key. */
   readonly deleteParam: (key: string) => unknown;
 }
@@ -42,7 +44,7 @@ export class TableMirror<T> {
 
   /** After a (re)connect: learn which rows the mirror holds. */
   async reset(db: RemoteDb): Promise<void> {
-    const rows = (await db.query(this.table.remoteKeysSql)) as Array<Record<string, unknown>>;
+    const rows = (await db.query(this.table.remoteKeysSql, [...this.table.scope])) as Array<Record<string, unknown>>;
     this.known = new Map(rows.map((r) => [this.table.remoteKey(r), null]));
   }
 
@@ -65,7 +67,7 @@ export class TableMirror<T> {
     const gone = [...this.known.keys()].filter((key) => !seen.has(key));
     for (let i = 0; i < gone.length; i += this.batchSize) {
       const chunk = gone.slice(i, i + this.batchSize);
-      await db.query(this.table.deleteSql, [chunk.map((key) => this.table.deleteParam(key))]);
+      await db.query(this.table.deleteSql, [...this.table.scope, chunk.map((key) => this.table.deleteParam(key))]);
       for (const key of chunk) this.known.delete(key);
     }
     return { upserted: changed.length, deleted: gone.length };

@@ -202,9 +202,24 @@ function Name(props: { c: StatusComponent; names: ComponentNames }) {
   );
 }
 
+/** The central database (docs/mysql-sync.md §Health): the server in use and the lag, when the sync runs. */
+function CentralDatabase(props: { c: StatusComponent | undefined }) {
+  const c = props.c;
+  if (!c) return null;
+  return (
+    <div data-kpi="mysql-sync">
+      <dt>Central database</dt>
+      <dd>
+        <StatePill state={c.state} /> {figure(c.metrics.server)} · lag {figure(c.metrics.lag)}
+      </dd>
+    </div>
+  );
+}
+
 export function StatusView(props: { status: StatusBody; now: number; names: ComponentNames }) {
   const { status, now } = props;
   const state = overall(status);
+  const mirror = status.components.find((c) => c.name === 'mysql-sync');
   const devices = status.receivers.reduce((n, r) => n + (num(r.metrics.connections) ?? 0), 0);
   const backlog = status.outputs.reduce((n, o) => n + (num(o.metrics.backlog) ?? 0), 0);
   return (
@@ -231,6 +246,7 @@ export function StatusView(props: { status: StatusBody; now: number; names: Comp
               <StatePill state={status.store.state} />
             </dd>
           </div>
+          <CentralDatabase c={mirror} />
         </dl>
       </section>
       <section class="card">
