@@ -35,7 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   system: ['core', 'settings', 'init', 'ingest'],
   backup: ['core', 'init', 'store', 'version'],
   update: ['core', 'init', 'system', 'version'],
-  housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output'],
+  housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output', 'version'],
   'first-boot': ['core', 'auth', 'init', 'store', 'backup'],
   sim: ['core', 'protocols'],
   api: ['core', 'auth', 'settings', 'services', 'update'],
