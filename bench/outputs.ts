@@ -1,6 +1,6 @@
 /**
- * Output figures (issue 31 §2), loopback only, every phase bounded in time. One row per entry of CASES: adding an
- * output kind or protocol to the figures is one entry (its settings and the peer that reads it).
+ * Output figures (issue 31 §2), loopback only, every phase bounded in time. One row pair per entry of CASES: adding an
+ * output kind, protocol or variant to the figures is one entry (its settings, the peer that reads it, the account).
  *   1. backlog drain: BENCH_BACKLOG (10,000) events are journaled into a real SQLite store while no output runs; then
  *      the output starts at that cursor and delivers them to its peer, which ACKs / answers 200 at once: events/s,
  *      and the p50/p99 of the time between two events arriving (one whole delivery cycle: send, ACK, cursor step).
@@ -9,7 +9,7 @@
  * The output runs in the main thread here (not the worker), sharing the core with its peer: a lower bound.
  * Refuses to measure when the 1-minute load average is 2 or more (BENCH_FORCE=1 measures anyway).
  *
- *   node dist/bench/outputs.js            (BENCH_CASES=json,webhook to run the cases whose name contains a word)
+ *   node dist/bench/outputs.js            (BENCH_CASES=json,mlr2-dg to run the cases whose name contains a word)
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +26,7 @@ import { Store } from '../src/store/store.js';
 import type { NewEvent } from '../src/store/types.js';
 import { freePort } from '../test/helpers/net.js';
 import { AutomationClient, type ClientProtocol } from '../test/outputs/helpers/automation-client.js';
+import { Ademco685Peer } from '../test/outputs/helpers/ademco685-peer.js';
 import { Mlr2Peer } from '../test/outputs/helpers/mlr2-peer.js';
 import { formatTable } from './lib/table.js';
 
@@ -39,6 +40,7 @@ const SECRET = 'bench-webhook-secret-0123456789';
 type PeerKind =
   | { readonly kind: 'automation-client'; readonly protocol: ClientProtocol }
   | { readonly kind: 'mlr2-peer' }
+  | { readonly kind: 'ademco685-peer' }
   | { readonly kind: 'webhook' };
 
 interface OutputCase {
@@ -46,6 +48,8 @@ interface OutputCase {
   readonly peer: PeerKind;
   /** The output's own fields; `port` is where the peer listens, or where a TCP server output listens. */
   readonly settings: (port: number) => Partial<OutputSettings>;
+  /** The account of the journaled events (default 1234). */
+  readonly account?: string;
 }
 
 const server = (protocol: OutputSettings['protocol']) => (port: number) => ({
@@ -63,12 +67,21 @@ const webhook = (batch: number) => (port: number) => ({
   webhook: { ...defaultWebhook(), secret: SECRET, batch_size: batch },
 });
 
+/** A TCP client output (type 1) to a listening automation peer, with the protocol's own fields. */
+const client =
+  (protocol: OutputSettings['protocol'], fields: Partial<OutputSettings> = {}) =>
+  (port: number) => ({
+    type: 1 as const,
+    protocol,
+    identificator: `127.0.0.1:${port}`,
+    ...fields,
+  });
+
+const mlr2Dg3 = (long_accounts: 'skip' | 'contact_id_10') =>
+  client('MLR2-DG', { line_number: 100, mlr2: { line_digits: 3, long_accounts } });
+
 export const CASES: readonly OutputCase[] = [
-  {
-    name: 'TCP client MLR2 (baseline)',
-    peer: { kind: 'mlr2-peer' },
-    settings: (port) => ({ type: 1, protocol: 'MLR2', identificator: `127.0.0.1:${port}` }),
-  },
+  { name: 'TCP client MLR2 (baseline)', peer: { kind: 'mlr2-peer' }, settings: client('MLR2') },
   { name: 'TCP server MLR2', peer: { kind: 'automation-client', protocol: 'MLR2' }, settings: server('MLR2') },
   {
     name: 'TCP server SIA-DC09',
@@ -78,6 +91,19 @@ export const CASES: readonly OutputCase[] = [
   { name: 'JSON server', peer: { kind: 'automation-client', protocol: 'JSON' }, settings: server('JSON') },
   { name: 'webhook, batch 1', peer: { kind: 'webhook' }, settings: webhook(1) },
   { name: 'webhook, batch 50', peer: { kind: 'webhook' }, settings: webhook(50) },
+  { name: 'TCP client MLR2-DG', peer: { kind: 'mlr2-peer' }, settings: client('MLR2-DG') },
+  { name: 'TCP client MLR2-DG, 3-digit line', peer: { kind: 'mlr2-peer' }, settings: mlr2Dg3('skip') },
+  {
+    name: 'TCP client MLR2-DG, 3-digit line, 10-digit accounts',
+    peer: { kind: 'mlr2-peer' },
+    settings: mlr2Dg3('contact_id_10'),
+    account: '12345678',
+  },
+  {
+    name: 'TCP client ADEMCO-685',
+    peer: { kind: 'ademco685-peer' },
+    settings: client('ADEMCO-685', { line_number: 2 }),
+  },
 ];
 
 function print(text: string): void {
@@ -89,7 +115,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 }
 
-function event(n: number): NewEvent {
+function event(n: number, account: string): NewEvent {
   const zone = (n % 1000).toString().padStart(3, '0');
   return {
     receivedAt: Date.now(),
@@ -97,7 +123,7 @@ function event(n: number): NewEvent {
     receiverKind: 'tcp',
     transport: 'tcp',
     remoteAddress: '127.0.0.1:40000',
-    account: '1234',
+    account,
     dc09Receiver: null,
     dc09Line: null,
     sequence: '0001',
@@ -109,7 +135,7 @@ function event(n: number): NewEvent {
     groupNo: '01',
     zoneNo: zone,
     text: null,
-    raw: Buffer.from(`"ADM-CID"0001R1L1#1234[#1234|1130 01 ${zone}]`),
+    raw: Buffer.from(`"ADM-CID"0001R1L1#${account}[#${account}|1130 01 ${zone}]`),
   };
 }
 
@@ -223,9 +249,30 @@ class ListeningMlr2 implements Peer {
   }
 }
 
+/** The automation software listening for an Ademco 685 TCP client output; OKAY test messages left out. */
+class ListeningAdemco685 implements Peer {
+  port = 0;
+  private readonly peer = new Ademco685Peer();
+  get arrivals(): number[] {
+    return this.peer.messages.filter((m) => m.kind !== 'okay').map((m) => m.at);
+  }
+  async listen(): Promise<this> {
+    this.port = await this.peer.listen();
+    return this;
+  }
+  async attach(): Promise<void> {}
+  detach(): void {
+    this.peer.messages.length = 0;
+  }
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+}
+
 async function startPeer(kind: PeerKind): Promise<Peer> {
   if (kind.kind === 'webhook') return new WebhookReceiver().listen();
   if (kind.kind === 'mlr2-peer') return new ListeningMlr2().listen();
+  if (kind.kind === 'ademco685-peer') return new ListeningAdemco685().listen();
   return new ConnectingClient(await freePort(), kind.protocol);
 }
 
@@ -242,6 +289,7 @@ async function measure(c: OutputCase, store: Store, health: HealthRegistry): Pro
   const logger = createLogger('bench', () => undefined, 'error');
   const listeners = new Set<() => void>();
   const peer = await startPeer(c.peer);
+  const account = c.account ?? '1234';
   const output = () =>
     buildOutput(
       {
@@ -270,7 +318,7 @@ async function measure(c: OutputCase, store: Store, health: HealthRegistry): Pro
   try {
     const base = store.events.maxId();
     for (let i = 0; i < BACKLOG; i += 500)
-      store.events.append(Array.from({ length: Math.min(500, BACKLOG - i) }, (_, j) => event(i + j)));
+      store.events.append(Array.from({ length: Math.min(500, BACKLOG - i) }, (_, j) => event(i + j, account)));
     store.cursors.reset(1, base);
     peer.arrivals.length = 0;
     let out = output();
@@ -298,7 +346,7 @@ async function measure(c: OutputCase, store: Store, health: HealthRegistry): Pro
     const sentAt: number[] = [];
     const until = performance.now() + (LIVE / RATE) * 1000 * 3;
     for (let n = 0; n < LIVE && performance.now() < until; n++) {
-      store.events.append([event(n)]);
+      store.events.append([event(n, account)]);
       sentAt.push(performance.now());
       for (const listener of listeners) listener();
       await new Promise((resolve) => setTimeout(resolve, 1000 / RATE));
@@ -326,7 +374,9 @@ async function main(): Promise<void> {
     return;
   }
   const only = (process.env.BENCH_CASES ?? '').split(',').filter(Boolean);
-  const cases = CASES.filter((c) => only.length === 0 || only.some((w) => c.name.toLowerCase().includes(w)));
+  const cases = CASES.filter(
+    (c) => only.length === 0 || only.some((w) => c.name.toLowerCase().includes(w.toLowerCase())),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'vigil-bench-outputs-'));
   const health = new HealthRegistry(() => Date.now());
   const logger = createLogger('bench', () => undefined, 'error');
