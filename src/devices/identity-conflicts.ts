@@ -11,6 +11,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
+import { JournalRateLimit } from '../core/journal-rate-limit.js';
 import type { Logger } from '../core/logger.js';
 import type { IdentityConflictReason } from '../protocols/device-link/hello-handler.js';
 import type { RaiseInternalEvent } from '../internal-events/recorder.js';
@@ -43,11 +44,13 @@ export function hostOf(remote: string): string {
 export class IdentityConflicts {
   private readonly deps: { readonly clock: Clock; readonly logger: Logger; readonly health: HealthRegistry };
   private raise: RaiseInternalEvent | null = null;
-  /** Per UID + host: when its last event was journaled, and how many came since. */
-  private readonly recent = new Map<string, { at: number; unreported: number }>();
+  /** Keyed by UID + host. */
+  private readonly limit = new JournalRateLimit({
+    intervalMs: CONFLICT_INTERVAL_MS,
+    maxPerInterval: MAX_EVENTS_PER_MINUTE,
+    maxTracked: MAX_TRACKED,
+  });
   private readonly perReceiver = new Map<number, Counts>();
-  private windowStart = 0;
-  private windowEvents = 0;
 
   constructor(deps: { readonly clock: Clock; readonly logger: Logger; readonly health: HealthRegistry }) {
     this.deps = deps;
@@ -64,7 +67,7 @@ export class IdentityConflicts {
     const counts = this.perReceiver.get(conflict.receiverId) ?? { conflicts: 0, suppressed: 0 };
     this.perReceiver.set(conflict.receiverId, counts);
     counts.conflicts++;
-    const journaled = this.admit(`${conflict.uid}|${host}`, now);
+    const journaled = this.limit.admit(`${conflict.uid}|${host}`, now);
     if (journaled === null) counts.suppressed++;
     this.deps.logger.warn('device identity conflict', {
       uid: conflict.uid,
@@ -93,29 +96,5 @@ export class IdentityConflicts {
     void this.raise('device_identity_conflict', {
       detail: `UID ${conflict.uid} from ${host}: ${conflict.reason}${more}`,
     });
-  }
-
-  /** null: not journaled now (counted); else how many earlier conflicts of the pair this event stands for. */
-  private admit(pair: string, now: number): number | null {
-    if (now - this.windowStart >= CONFLICT_INTERVAL_MS) {
-      this.windowStart = now;
-      this.windowEvents = 0;
-    }
-    const last = this.recent.get(pair);
-    if (last && now - last.at < CONFLICT_INTERVAL_MS) {
-      last.unreported++;
-      return null;
-    }
-    if (this.windowEvents >= MAX_EVENTS_PER_MINUTE) {
-      if (last) last.unreported++;
-      return null;
-    }
-    this.windowEvents++;
-    const unreported = last?.unreported ?? 0;
-    this.recent.delete(pair);
-    this.recent.set(pair, { at: now, unreported: 0 });
-    // Oldest first out: an evicted pair can at most be journaled once more, within the global budget.
-    if (this.recent.size > MAX_TRACKED) this.recent.delete(this.recent.keys().next().value!);
-    return unreported;
   }
 }

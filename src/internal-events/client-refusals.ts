@@ -8,6 +8,7 @@
  * refusal itself never waits for the journal, and memory is bounded (MAX_TRACKED pairs).
  */
 import type { Clock } from '../core/clock.js';
+import { JournalRateLimit } from '../core/journal-rate-limit.js';
 import type { Logger } from '../core/logger.js';
 import type { RaiseInternalEvent } from './recorder.js';
 
@@ -25,9 +26,11 @@ const MAX_TRACKED = 4096;
 export class ClientRefusals {
   private readonly deps: { readonly clock: Clock; readonly logger: Logger };
   private raise: RaiseInternalEvent | null = null;
-  private readonly recent = new Map<string, { at: number; unreported: number }>();
-  private windowStart = 0;
-  private windowEvents = 0;
+  private readonly limit = new JournalRateLimit({
+    intervalMs: REFUSAL_INTERVAL_MS,
+    maxPerInterval: MAX_EVENTS_PER_MINUTE,
+    maxTracked: MAX_TRACKED,
+  });
 
   constructor(deps: { readonly clock: Clock; readonly logger: Logger }) {
     this.deps = deps;
@@ -40,35 +43,12 @@ export class ClientRefusals {
 
   report(refusal: RefusedClient): void {
     const host = hostOf(refusal.remote);
-    const stands = this.admit(`${refusal.output}|${host}`, this.deps.clock.now());
+    const stands = this.limit.admit(`${refusal.output}|${host}`, this.deps.clock.now());
     if (stands === null || !this.raise) return;
     const more = stands > 0 ? `, ${stands} more since the last event` : '';
     this.raise('output_client_refused', {
       detail: `output ${refusal.output}: ${refusal.remote} is not on the allow-list${more}`,
     }).catch(() => this.deps.logger.warn('cannot journal a refused output client', { remote: refusal.remote }));
-  }
-
-  /** null: not journaled now (counted); else how many earlier refusals of the pair this event stands for. */
-  private admit(pair: string, now: number): number | null {
-    if (now - this.windowStart >= REFUSAL_INTERVAL_MS) {
-      this.windowStart = now;
-      this.windowEvents = 0;
-    }
-    const last = this.recent.get(pair);
-    if (last && now - last.at < REFUSAL_INTERVAL_MS) {
-      last.unreported++;
-      return null;
-    }
-    if (this.windowEvents >= MAX_EVENTS_PER_MINUTE) {
-      if (last) last.unreported++;
-      return null;
-    }
-    this.windowEvents++;
-    const unreported = last?.unreported ?? 0;
-    this.recent.delete(pair);
-    this.recent.set(pair, { at: now, unreported: 0 });
-    if (this.recent.size > MAX_TRACKED) this.recent.delete(this.recent.keys().next().value!);
-    return unreported;
   }
 }
 
