@@ -14,7 +14,7 @@ import {
   cidEvent,
   outputSettings,
   siaEvent,
-  startOutputFixture,
+  eachTestWithPeer,
   type OutputFixture,
 } from './helpers/output-fixture.js';
 
@@ -24,16 +24,8 @@ const alarm = (n: number): string => `12 1234 18 E130 01 C${zone(n)} `;
 
 let fx: OutputFixture;
 let peer: Ademco685Peer;
-
-test.before.each(async () => {
-  fx = await startOutputFixture();
-  peer = new Ademco685Peer();
-  await peer.listen();
-});
-
-test.after.each(async () => {
-  await peer.close();
-  await fx.cleanup();
+eachTestWithPeer(test, Ademco685Peer, (setup) => {
+  ({ fx, peer } = setup);
 });
 
 function start685(extra: Record<string, unknown> = {}) {

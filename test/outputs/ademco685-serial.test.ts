@@ -10,7 +10,8 @@ import { serialLineFactory } from '../../hw/serial/index.js';
 import type { Service } from '../../src/core/service.js';
 import { waitFor } from '../helpers/net.js';
 import { PtyPair } from '../helpers/pty-pair.js';
-import { Ademco685Framer, Ademco685Peer, answer } from './helpers/ademco685-peer.js';
+import { Ademco685Framer, Ademco685Peer } from './helpers/ademco685-peer.js';
+import { answer } from './helpers/tcp-ack-peer.js';
 import { FAST, cidEvent, siaEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
 
 /** The 685 reader on a serial port: the TCP reader's framing, reading and policy, fed by the line. */

@@ -7,23 +7,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sleep, waitFor } from '../helpers/net.js';
 import { HEARTBEAT_LINE as HEARTBEAT, Mlr2Peer } from './helpers/mlr2-peer.js';
-import { FAST, cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
+import { FAST, cidEvent, eachTestWithPeer, type OutputFixture } from './helpers/output-fixture.js';
 
 const zone = (n: number): string => String(n).padStart(3, '0');
 const line = (n: number): string => `5011 181234E13001${zone(n)}`;
 
 let fx: OutputFixture;
 let peer: Mlr2Peer;
-
-test.before.each(async () => {
-  fx = await startOutputFixture();
-  peer = new Mlr2Peer();
-  await peer.listen();
-});
-
-test.after.each(async () => {
-  await peer.close();
-  await fx.cleanup();
+eachTestWithPeer(test, Mlr2Peer, (setup) => {
+  ({ fx, peer } = setup);
 });
 
 test('a NAKed line is sent again at once and delivered on the third transmission', async () => {

@@ -7,20 +7,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { waitFor } from '../helpers/net.js';
 import { Mlr2Peer } from './helpers/mlr2-peer.js';
-import { FAST, cidEvent, siaEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
+import { FAST, cidEvent, siaEvent, eachTestWithPeer, type OutputFixture } from './helpers/output-fixture.js';
 
 let fx: OutputFixture;
 let peer: Mlr2Peer;
-
-test.before.each(async () => {
-  fx = await startOutputFixture();
-  peer = new Mlr2Peer();
-  await peer.listen();
-});
-
-test.after.each(async () => {
-  await peer.close();
-  await fx.cleanup();
+eachTestWithPeer(test, Mlr2Peer, (setup) => {
+  ({ fx, peer } = setup);
 });
 
 const events = () => [

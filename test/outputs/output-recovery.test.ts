@@ -9,22 +9,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { sleep, waitFor } from '../helpers/net.js';
 import { HEARTBEAT_LINE as HEARTBEAT, Mlr2Peer } from './helpers/mlr2-peer.js';
-import { cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
+import { cidEvent, eachTestWithPeer, type OutputFixture } from './helpers/output-fixture.js';
 
 const line = (zone: string): string => `5011 181234E130${zone}`;
 
 let fx: OutputFixture;
 let peer: Mlr2Peer;
-
-test.before.each(async () => {
-  fx = await startOutputFixture();
-  peer = new Mlr2Peer();
-  await peer.listen();
-});
-
-test.after.each(async () => {
-  await peer.close();
-  await fx.cleanup();
+eachTestWithPeer(test, Mlr2Peer, (setup) => {
+  ({ fx, peer } = setup);
 });
 
 /** The production timings (output-timings.ts) but a quick failure: only the ACK timeout and the retries differ. */

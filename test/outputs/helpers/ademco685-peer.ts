@@ -5,8 +5,9 @@
  * silence, a dropped connection). A message that is not a 685 Contact ID line nor the OKAY test message is recorded as
  * malformed and NAKed.
  */
-import { createServer, type Server, type Socket } from 'node:net';
-import { LOOPBACK, waitFor } from '../../helpers/net.js';
+import type { Socket } from 'node:net';
+import { waitFor } from '../../helpers/net.js';
+import { type AckAnswer, answer, TcpAckPeer } from './tcp-ack-peer.js';
 
 export const OKAY_TEXT = '00 OKAY @';
 
@@ -36,7 +37,7 @@ export function readAdemco685(text: string): Ademco685Message {
   return { text, kind: 'event', receiver, group, account, qualifier, code, partition, kindOfNumber, number };
 }
 
-export type Ademco685Answer = 'ack' | 'nak' | 'silent' | 'drop' | { lateAckMs: number };
+export type Ademco685Answer = AckAnswer;
 /** `copy` counts transmissions of the same text so far (1 = first). */
 export type Ademco685Policy = (message: Ademco685Message, copy: number) => Ademco685Answer;
 
@@ -57,39 +58,9 @@ export class Ademco685Framer {
   }
 }
 
-export class Ademco685Peer {
+export class Ademco685Peer extends TcpAckPeer {
   readonly messages: Array<Ademco685Message & { at: number }> = [];
-  connections = 0;
   policy: Ademco685Policy = (m) => (m.kind === 'malformed' ? 'nak' : 'ack');
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  private readonly copies = new Map<string, number>();
-  private portNumber = 0;
-
-  get port(): number {
-    return this.portNumber;
-  }
-
-  async listen(port = 0): Promise<number> {
-    const server = createServer((socket) => this.accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, LOOPBACK, () => resolve());
-    });
-    this.server = server;
-    const address = server.address();
-    this.portNumber = typeof address === 'object' && address ? address.port : 0;
-    return this.portNumber;
-  }
-
-  /** Stops listening and cuts every connection (an outage of the automation computer). */
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
 
   /** Texts of the event messages (not the OKAY test messages), in arrival order. */
   events(): string[] {
@@ -112,26 +83,11 @@ export class Ademco685Peer {
   take(text: string): Ademco685Answer {
     const message = readAdemco685(text);
     this.messages.push({ ...message, at: performance.now() });
-    const copy = (this.copies.get(text) ?? 0) + 1;
-    this.copies.set(text, copy);
-    return this.policy(message, copy);
+    return this.policy(message, this.copy(text));
   }
 
-  private accept(socket: Socket): void {
-    this.connections++;
-    this.sockets.add(socket);
-    socket.setNoDelay(true);
+  protected reader(socket: Socket): (chunk: Buffer) => void {
     const framer = new Ademco685Framer();
-    socket.on('data', (chunk: Buffer) => framer.push(chunk, (text) => answer(socket, this.take(text))));
-    socket.on('error', () => undefined);
-    socket.on('close', () => this.sockets.delete(socket));
+    return (chunk) => framer.push(chunk, (text) => answer(socket, this.take(text)));
   }
-}
-
-export function answer(target: { write(b: Buffer): unknown; destroy(): unknown }, reply: Ademco685Answer): void {
-  // A late ACK to a connection closed meanwhile is lost, as on a real line.
-  if (reply === 'ack') target.write(Buffer.from([0x06]));
-  else if (reply === 'nak') target.write(Buffer.from([0x15]));
-  else if (reply === 'drop') target.destroy();
-  else if (reply !== 'silent') setTimeout(() => target.write(Buffer.from([0x06])), reply.lateAckMs);
 }

@@ -3,14 +3,14 @@
  * stream on DC4, records every line with its arrival time, and answers each one as its policy says (ACK 0x06,
  * NAK 0x15, silence, or a late ACK).
  */
-import { createServer, type Server, type Socket } from 'node:net';
-import { LOOPBACK, waitFor } from '../../helpers/net.js';
+import type { Socket } from 'node:net';
+import { waitFor } from '../../helpers/net.js';
+import { type AckAnswer, answer, TcpAckPeer } from './tcp-ack-peer.js';
 
 /** The MLR2 heartbeat line as the automation side receives it (the computer-port test frame). */
 export const HEARTBEAT_LINE = '1011           @    ';
 
-/** 'drop' cuts the connection instead of answering. */
-export type Mlr2Answer = 'ack' | 'nak' | 'silent' | 'drop' | { lateAckMs: number };
+export type Mlr2Answer = AckAnswer;
 
 export interface ReceivedLine {
   /** The line without its DC4. */
@@ -21,40 +21,9 @@ export interface ReceivedLine {
 /** `copy` counts transmissions of the same text so far (1 = first). */
 export type Mlr2Policy = (text: string, copy: number) => Mlr2Answer;
 
-export class Mlr2Peer {
+export class Mlr2Peer extends TcpAckPeer {
   readonly lines: ReceivedLine[] = [];
-  connections = 0;
   policy: Mlr2Policy = () => 'ack';
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  private readonly copies = new Map<string, number>();
-  private portNumber = 0;
-
-  get port(): number {
-    return this.portNumber;
-  }
-
-  /** Listens on a kernel-chosen port, or on `port` again after close(). */
-  async listen(port = 0): Promise<number> {
-    const server = createServer((socket) => this.accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, LOOPBACK, () => resolve());
-    });
-    this.server = server;
-    const address = server.address();
-    this.portNumber = typeof address === 'object' && address ? address.port : 0;
-    return this.portNumber;
-  }
-
-  /** Stops listening and cuts every connection (an outage of the automation computer). */
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    this.sockets.clear();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
 
   /** Lines that are not heartbeats. */
   events(): string[] {
@@ -74,31 +43,16 @@ export class Mlr2Peer {
     await waitFor(() => this.events().length >= count, timeoutMs, 5);
   }
 
-  private accept(socket: Socket): void {
-    this.connections++;
-    this.sockets.add(socket);
-    socket.setNoDelay(true);
+  protected reader(socket: Socket): (chunk: Buffer) => void {
     let buffered = '';
-    socket.on('data', (chunk: Buffer) => {
+    return (chunk) => {
       buffered += chunk.toString('latin1');
       for (let end = buffered.indexOf('\x14'); end >= 0; end = buffered.indexOf('\x14')) {
         const text = buffered.slice(0, end);
         buffered = buffered.slice(end + 1);
         this.lines.push({ text, at: performance.now() });
-        const copy = (this.copies.get(text) ?? 0) + 1;
-        this.copies.set(text, copy);
-        this.answer(socket, this.policy(text, copy));
+        answer(socket, this.policy(text, this.copy(text)));
       }
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => this.sockets.delete(socket));
-  }
-
-  private answer(socket: Socket, answer: Mlr2Answer): void {
-    if (answer === 'ack') socket.write(Buffer.from([0x06]));
-    else if (answer === 'nak') socket.write(Buffer.from([0x15]));
-    else if (answer === 'drop') socket.destroy();
-    else if (answer !== 'silent')
-      setTimeout(() => socket.destroyed || socket.write(Buffer.from([0x06])), answer.lateAckMs);
+    };
   }
 }

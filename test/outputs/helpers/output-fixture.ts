@@ -3,6 +3,7 @@
  * exactly as the gateway builds them (buildOutput) but with short timings, so retry and failure tests take
  * milliseconds. append() journals events and rings the outputs like the ingest bus does.
  */
+import type { Test } from 'uvu';
 import type { HealthRegistry } from '../../../src/core/health.js';
 import type { Service } from '../../../src/core/service.js';
 import { buildOutput, type OutputDeps } from '../../../src/outputs/index.js';
@@ -129,4 +130,27 @@ export async function startOutputFixture(): Promise<OutputFixture> {
     },
   };
   return fixture;
+}
+
+/**
+ * Gives every test of `suite` a fresh output fixture and a listening automation peer (`use` receives both), and
+ * closes the peer and then the fixture after it.
+ */
+export function eachTestWithPeer<P extends { listen(): Promise<number>; close(): Promise<void> }>(
+  suite: Test,
+  Peer: new () => P,
+  use: (setup: { fx: OutputFixture; peer: P }) => void,
+): void {
+  let current: { fx: OutputFixture; peer: P } | null = null;
+  suite.before.each(async () => {
+    current = { fx: await startOutputFixture(), peer: new Peer() };
+    use(current);
+    await current.peer.listen();
+  });
+  suite.after.each(async () => {
+    if (!current) return;
+    await current.peer.close();
+    await current.fx.cleanup();
+    current = null;
+  });
 }
