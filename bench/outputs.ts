@@ -28,6 +28,7 @@ import { freePort } from '../test/helpers/net.js';
 import { AutomationClient, type ClientProtocol } from '../test/outputs/helpers/automation-client.js';
 import { Ademco685Peer } from '../test/outputs/helpers/ademco685-peer.js';
 import { Mlr2Peer } from '../test/outputs/helpers/mlr2-peer.js';
+import type { TcpAckPeer } from '../test/outputs/helpers/tcp-ack-peer.js';
 import { formatTable } from './lib/table.js';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 10_000);
@@ -229,12 +230,25 @@ class ConnectingClient implements Peer {
   }
 }
 
-/** The automation software listening for a TCP client output (type 1). */
-class ListeningMlr2 implements Peer {
+/**
+ * The automation software listening for a TCP client output (type 1): a test peer that ACKs at once, and the arrival
+ * times of its messages that are events (heartbeats / OKAY test messages left out).
+ */
+class ListeningPeer<P extends TcpAckPeer, M extends { readonly at: number }> implements Peer {
   port = 0;
-  private readonly peer = new Mlr2Peer();
+  private readonly peer: P;
+  constructor(
+    Peer: new () => P,
+    /** Everything the peer received, in order. */
+    private readonly received: (peer: P) => M[],
+    private readonly isEvent: (message: M) => boolean,
+  ) {
+    this.peer = new Peer();
+  }
   get arrivals(): number[] {
-    return this.peer.lines.filter((l) => !HEARTBEAT_RE.test(l.text)).map((l) => l.at);
+    return this.received(this.peer)
+      .filter(this.isEvent)
+      .map((m) => m.at);
   }
   async listen(): Promise<this> {
     this.port = await this.peer.listen();
@@ -242,27 +256,7 @@ class ListeningMlr2 implements Peer {
   }
   async attach(): Promise<void> {}
   detach(): void {
-    this.peer.lines.length = 0;
-  }
-  close(): Promise<void> {
-    return this.peer.close();
-  }
-}
-
-/** The automation software listening for an Ademco 685 TCP client output; OKAY test messages left out. */
-class ListeningAdemco685 implements Peer {
-  port = 0;
-  private readonly peer = new Ademco685Peer();
-  get arrivals(): number[] {
-    return this.peer.messages.filter((m) => m.kind !== 'okay').map((m) => m.at);
-  }
-  async listen(): Promise<this> {
-    this.port = await this.peer.listen();
-    return this;
-  }
-  async attach(): Promise<void> {}
-  detach(): void {
-    this.peer.messages.length = 0;
+    this.received(this.peer).length = 0;
   }
   close(): Promise<void> {
     return this.peer.close();
@@ -271,8 +265,18 @@ class ListeningAdemco685 implements Peer {
 
 async function startPeer(kind: PeerKind): Promise<Peer> {
   if (kind.kind === 'webhook') return new WebhookReceiver().listen();
-  if (kind.kind === 'mlr2-peer') return new ListeningMlr2().listen();
-  if (kind.kind === 'ademco685-peer') return new ListeningAdemco685().listen();
+  if (kind.kind === 'mlr2-peer')
+    return new ListeningPeer(
+      Mlr2Peer,
+      (p) => p.lines,
+      (l) => !HEARTBEAT_RE.test(l.text),
+    ).listen();
+  if (kind.kind === 'ademco685-peer')
+    return new ListeningPeer(
+      Ademco685Peer,
+      (p) => p.messages,
+      (m) => m.kind !== 'okay',
+    ).listen();
   return new ConnectingClient(await freePort(), kind.protocol);
 }
 
