@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sleep, waitFor } from '../helpers/net.js';
+import { waitFor } from '../helpers/net.js';
 import { outputTimings } from '../../src/outputs/output-timings.js';
 import { Ademco685Peer } from './helpers/ademco685-peer.js';
 import {
@@ -17,6 +17,7 @@ import {
   eachTestWithPeer,
   type OutputFixture,
 } from './helpers/output-fixture.js';
+import { survivesOutage } from './helpers/outage-scenario.js';
 
 const RULE = { ...FAST, retries: 1 };
 const zone = (n: number): string => String(n).padStart(3, '0');
@@ -127,25 +128,7 @@ test('no ACK: 2 transmissions, failed, OKAY probes only, then restored and resum
 test('a reader outage: events journaled meanwhile arrive afterwards, none lost, none reordered', async () => {
   const out = start685();
   await out.start();
-  fx.append([cidEvent({ zoneNo: zone(1) })]);
-  await peer.waitForEvents(1);
-  const port = peer.port;
-  await peer.close();
-  for (let batch = 0; batch < 4; batch++) {
-    fx.append(Array.from({ length: 5 }, (_, i) => cidEvent({ zoneNo: zone(2 + batch * 5 + i) })));
-    await sleep(60);
-  }
-  await waitFor(() => fx.states.some((s) => s.state === 'failed'), 3000);
-  await peer.listen(port);
-  await waitFor(() => fx.states.some((s) => s.state === 'restored'), 3000);
-  await waitFor(() => peer.distinctEvents().length === 21, 3000);
-  const expected = Array.from({ length: 21 }, (_, i) => alarm(i + 1));
-  assert.equal(peer.distinctEvents(), expected);
-  const order = peer.events().map((t) => expected.indexOf(t));
-  assert.ok(
-    order.every((v, i) => i === 0 || v >= order[i - 1]!),
-    `out of order: ${order.join(',')}`,
-  );
+  await survivesOutage(fx, peer, alarm);
   await out.stop();
 });
 

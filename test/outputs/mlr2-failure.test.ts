@@ -5,9 +5,10 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { sleep, waitFor } from '../helpers/net.js';
+import { waitFor } from '../helpers/net.js';
 import { HEARTBEAT_LINE as HEARTBEAT, Mlr2Peer } from './helpers/mlr2-peer.js';
 import { FAST, cidEvent, eachTestWithPeer, type OutputFixture } from './helpers/output-fixture.js';
+import { survivesOutage } from './helpers/outage-scenario.js';
 
 const zone = (n: number): string => String(n).padStart(3, '0');
 const line = (n: number): string => `5011 181234E13001${zone(n)}`;
@@ -65,27 +66,7 @@ test('silence: 1 + 3 transmissions, then failed, heartbeats only, and resume fro
 test('an outage of the automation computer: events journaled meanwhile arrive afterwards, none lost, none reordered', async () => {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  fx.append([cidEvent({ zoneNo: zone(1) })]);
-  await peer.waitForEvents(1);
-  const port = peer.port;
-  await peer.close();
-  for (let batch = 0; batch < 4; batch++) {
-    fx.append(Array.from({ length: 5 }, (_, i) => cidEvent({ zoneNo: zone(2 + batch * 5 + i) })));
-    await sleep(60);
-  }
-  await waitFor(() => fx.states.some((s) => s.state === 'failed'), 3000);
-  assert.is(fx.health.get('out:1')?.metrics.connected, false);
-  await peer.listen(port);
-  await waitFor(() => fx.states.some((s) => s.state === 'restored'), 3000);
-  await waitFor(() => peer.distinctEvents().length === 21, 3000);
-  const expected = Array.from({ length: 21 }, (_, i) => line(i + 1));
-  assert.equal(peer.distinctEvents(), expected);
-  // Order holds for every transmission, duplicates included: no line after a later one.
-  const order = peer.events().map((t) => expected.indexOf(t));
-  assert.ok(
-    order.every((v, i) => i === 0 || v >= order[i - 1]!),
-    `out of order: ${order.join(',')}`,
-  );
+  await survivesOutage(fx, peer, line, () => assert.is(fx.health.get('out:1')?.metrics.connected, false));
 });
 
 test('a dropped connection while waiting for the ACK: reconnect and send the same line again', async () => {
