@@ -179,16 +179,58 @@
     });
   }
 
-  // System: the backup file goes as the raw request body (a multipart form would be held whole in memory),
-  // with the CSRF token and the passphrase in headers and an upload progress bar.
+  // System uploads (a backup to restore, an update bundle): the file goes as the raw request body (a multipart
+  // form would be held whole in memory), with the CSRF token in a header and an upload progress bar. `o.url`,
+  // `o.headers`, the three elements, `o.checking` (shown once every byte is sent), `o.done(answer)` (the text of
+  // a 200) and `o.unchanged` (what a refusal or a lost connection leaves as it was).
+  function sendWithProgress(file, o) {
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', o.url);
+    xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+    xhr.setRequestHeader('X-CSRF-Token', csrf);
+    Object.keys(o.headers).forEach(function (name) {
+      xhr.setRequestHeader(name, o.headers[name]);
+    });
+    o.bar.hidden = false;
+    o.bar.value = 0;
+    o.button.disabled = true;
+    o.result.className = 'alert info';
+    o.result.textContent = 'Uploading…';
+    xhr.upload.addEventListener('progress', function (p) {
+      if (p.lengthComputable) o.bar.value = Math.round((p.loaded / p.total) * 100);
+      if (p.loaded === p.total) o.result.textContent = o.checking;
+    });
+    xhr.addEventListener('load', function () {
+      o.button.disabled = false;
+      if (xhr.status === 200) {
+        o.result.className = 'alert ok';
+        o.result.textContent = o.done(JSON.parse(xhr.responseText));
+      } else {
+        o.result.className = 'alert error';
+        var type = xhr.getResponseHeader('Content-Type') || '';
+        o.result.textContent =
+          'Refused (' +
+          xhr.status +
+          '): ' +
+          (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') +
+          ' ' +
+          o.unchanged;
+      }
+    });
+    xhr.addEventListener('error', function () {
+      o.button.disabled = false;
+      o.result.className = 'alert error';
+      o.result.textContent = 'The connection to the gateway was lost. ' + o.unchanged;
+    });
+    xhr.send(file);
+  }
+
+  // System: a backup to restore, with its passphrase in a header.
   var uploadForm = document.querySelector('form[data-upload]');
   if (uploadForm && window.XMLHttpRequest && window.TextEncoder) {
     uploadForm.addEventListener('submit', function (ev) {
       ev.preventDefault();
       var file = uploadForm.querySelector('input[type=file]').files[0];
-      var result = document.getElementById('restore-result');
-      var bar = document.getElementById('restore-progress');
-      var button = uploadForm.querySelector('button[type=submit]');
       if (!file) return;
       var pass = uploadForm.querySelector('input[name=restore_passphrase]').value;
       var fresh = uploadForm.querySelector('input[name=new_identity]').checked;
@@ -197,109 +239,59 @@
       new TextEncoder().encode(pass).forEach(function (b) {
         bytes += String.fromCharCode(b);
       });
-      var xhr = new XMLHttpRequest();
-      xhr.open('POST', uploadForm.getAttribute('data-upload') + (fresh ? '?new_identity=1' : ''));
-      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-      xhr.setRequestHeader('X-CSRF-Token', csrf);
-      xhr.setRequestHeader('X-Vigil-Backup-Passphrase', bytes);
-      bar.hidden = false;
-      bar.value = 0;
-      button.disabled = true;
-      result.className = 'alert info';
-      result.textContent = 'Uploading…';
-      xhr.upload.addEventListener('progress', function (p) {
-        if (p.lengthComputable) bar.value = Math.round((p.loaded / p.total) * 100);
-        if (p.loaded === p.total) result.textContent = 'Uploaded. Checking the whole file…';
-      });
-      xhr.addEventListener('load', function () {
-        button.disabled = false;
-        if (xhr.status === 200) {
-          var b = JSON.parse(xhr.responseText).backup;
-          result.className = 'alert ok';
-          result.textContent =
+      sendWithProgress(file, {
+        url: uploadForm.getAttribute('data-upload') + (fresh ? '?new_identity=1' : ''),
+        headers: { 'X-Vigil-Backup-Passphrase': bytes },
+        result: document.getElementById('restore-result'),
+        bar: document.getElementById('restore-progress'),
+        button: uploadForm.querySelector('button[type=submit]'),
+        checking: 'Uploaded. Checking the whole file…',
+        unchanged: 'Nothing was staged.',
+        done: function (answer) {
+          var b = answer.backup;
+          return (
             'Checked and staged: the backup of ' +
             (b.instance_name || 'a box') +
             ' made ' +
             utc(b.created_at) +
             ' by version ' +
             b.app_version +
-            ". It replaces this box's data at the next start of the gateway.";
-        } else {
-          result.className = 'alert error';
-          var type = xhr.getResponseHeader('Content-Type') || '';
-          result.textContent =
-            'Refused (' +
-            xhr.status +
-            '): ' +
-            (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') +
-            ' Nothing was staged.';
-        }
+            ". It replaces this box's data at the next start of the gateway."
+          );
+        },
       });
-      xhr.addEventListener('error', function () {
-        button.disabled = false;
-        result.className = 'alert error';
-        result.textContent = 'The connection to the gateway was lost. Nothing was staged.';
-      });
-      xhr.send(file);
     });
   }
 
-  // System: an update bundle goes as the raw request body too, with the CSRF token in a header and a progress
-  // bar; the answer comes once the gateway has checked and installed it (minutes on a Pi).
+  // System: an update bundle; the answer comes once the gateway has checked and installed it (minutes on a Pi).
   var updateForm = document.querySelector('form[data-update-upload]');
   if (updateForm && window.XMLHttpRequest) {
     updateForm.addEventListener('submit', function (ev) {
       ev.preventDefault();
       var file = updateForm.querySelector('input[type=file]').files[0];
-      var result = document.getElementById('update-result');
-      var bar = document.getElementById('update-progress');
-      var button = updateForm.querySelector('button[type=submit]');
       if (!file) return;
       var downgrade = updateForm.querySelector('input[name=allow_downgrade]').checked;
-      var xhr = new XMLHttpRequest();
-      xhr.open('POST', updateForm.getAttribute('data-update-upload') + (downgrade ? '?allow_downgrade=1' : ''));
-      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
-      xhr.setRequestHeader('X-CSRF-Token', csrf);
-      bar.hidden = false;
-      bar.value = 0;
-      button.disabled = true;
-      result.className = 'alert info';
-      result.textContent = 'Uploading…';
-      xhr.upload.addEventListener('progress', function (p) {
-        if (p.lengthComputable) bar.value = Math.round((p.loaded / p.total) * 100);
-        if (p.loaded === p.total)
-          result.textContent = 'Uploaded. Checking the signature and every byte, then installing…';
-      });
-      xhr.addEventListener('load', function () {
-        button.disabled = false;
-        if (xhr.status === 200) {
-          var u = JSON.parse(xhr.responseText).update;
-          result.className = 'alert ok';
-          result.textContent =
+      sendWithProgress(file, {
+        url: updateForm.getAttribute('data-update-upload') + (downgrade ? '?allow_downgrade=1' : ''),
+        headers: {},
+        result: document.getElementById('update-result'),
+        bar: document.getElementById('update-progress'),
+        button: updateForm.querySelector('button[type=submit]'),
+        checking: 'Uploaded. Checking the signature and every byte, then installing…',
+        unchanged: 'Nothing was changed.',
+        done: function (answer) {
+          var u = answer.update;
+          return (
             'Installed: version ' +
             u.to_version +
             ' in slot ' +
             u.slot +
             '. Reboot to start it; it is confirmed once it runs healthy, or the box returns to ' +
             u.from_version +
-            ' by itself.';
-        } else {
-          result.className = 'alert error';
-          var type = xhr.getResponseHeader('Content-Type') || '';
-          result.textContent =
-            'Refused (' +
-            xhr.status +
-            '): ' +
-            (type.indexOf('text/plain') === 0 ? xhr.responseText : 'reload the page and log in again.') +
-            ' Nothing was changed.';
-        }
+            ' by itself.'
+          );
+        },
       });
-      xhr.addEventListener('error', function () {
-        button.disabled = false;
-        result.className = 'alert error';
-        result.textContent = 'The connection to the gateway was lost. Nothing was installed.';
-      });
-      xhr.send(file);
     });
   }
 
