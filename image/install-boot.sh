@@ -5,7 +5,8 @@
 # - each slot boots its own kernel and initrd: /boot/vmlinuz and /boot/initrd.img of that root (hard links,
 #   U-Boot reads plain files);
 # - the Pi firmware starts U-Boot (Debian's u-boot-rpi, rpi_arm64) instead of the kernel;
-# - boot.scr (image/boot/boot.cmd) picks the slot, and the first boot state says: slot A, 3 tries each.
+# - boot.scr (image/boot/boot.cmd) picks the slot; the first boot state: slot A with 3 tries, slot B (empty
+#   until the first update) with none.
 set -euo pipefail
 image_dir=$1
 root=$2
@@ -23,7 +24,7 @@ grep -q '^kernel=u-boot.bin' "$fw/config.txt" || sed -i '1i kernel=u-boot.bin' "
 grep -q '^arm_64bit=1' "$fw/config.txt" || sed -i '1i arm_64bit=1' "$fw/config.txt"
 rm -f "$fw"/vmlinuz-* "$fw"/initrd.img-*
 mkimage -A arm64 -O linux -T script -C none -n "Vigil A/B boot" -d "$image_dir/boot/boot.cmd" "$fw/boot.scr" >/dev/null
-printf 'BOOT_A_LEFT=3\nBOOT_A_TRIAL=0\nBOOT_B_LEFT=3\nBOOT_B_TRIAL=0\nBOOT_ORDER=A B\nVIGIL_END=1\n' > "$fw/vigil-boot.bak"
+printf 'BOOT_A_LEFT=3\nBOOT_A_TRIAL=0\nBOOT_B_LEFT=0\nBOOT_B_TRIAL=0\nBOOT_ORDER=A B\nVIGIL_END=1\n' > "$fw/vigil-boot.bak"
 cp "$fw/vigil-boot.bak" "$fw/vigil-boot.env"
 echo "boot: U-Boot ($(strings "$uboot" | grep -m1 -o 'U-Boot 20[0-9.]*' || echo '?')), boot.scr, slot kernel $kernel"
 echo "config.txt: $(grep -E '^(kernel|arm_64bit)=' "$fw/config.txt" | tr '\n' ' ')"

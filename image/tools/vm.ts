@@ -174,9 +174,10 @@ export class Vm {
     return (await Promise.race([this.exited, timeout])) !== 'timeout';
   }
 
-  async kill(): Promise<void> {
+  /** SIGKILL is a power cut: qemu writes nothing more to the disk image. */
+  async kill(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     if (!this.process) return;
-    this.process.kill('SIGTERM');
+    this.process.kill(signal);
     if (!(await this.waitExit(5000))) this.process?.kill('SIGKILL');
     await this.waitExit(5000);
   }
