@@ -25,9 +25,19 @@ version_b=$major.$minor.$((patch + 1))
 version_c=$major.$minor.$((patch + 2))
 bundle_b=$OUT/vigil-$version_b-arm64-test-migration.raucb
 bundle_c=$OUT/vigil-$version_c-arm64-test-unhealthy.raucb
-[ -s "$bundle_b" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration
-[ -s "$bundle_c" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy
+# Missing bundles are built while the first boot runs (step 1 needs only the card); a failed build leaves
+# BUNDLE.failed, which update-check.js reports instead of waiting.
+mkdir -p "$OUT"
+rm -f "$bundle_b.failed" "$bundle_c.failed"
+(
+  [ -s "$bundle_b" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration \
+    >"$OUT/bundle-b.log" 2>&1 || { touch "$bundle_b.failed"; exit 0; }
+  [ -s "$bundle_c" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy \
+    >"$OUT/bundle-c.log" 2>&1 || touch "$bundle_c.failed"
+) &
+builder=$!
+trap 'kill $builder 2>/dev/null || true' EXIT
 [ -f "$REPO/dist/image/tools/update-check.js" ] || (cd "$REPO" && bash build.sh)
-echo "update-check: $image; bundles $(basename "$bundle_b") ($(($(stat -c %s "$bundle_b") / 1048576)) MiB), $(basename "$bundle_c")"
-exec node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
+echo "update-check: $image; bundles $bundle_b, $bundle_c (build logs: $OUT/bundle-[bc].log)"
+node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
   --work "$OUT/update-check" --install "${VIGIL_UPDATE_INSTALL:-auto}"

@@ -17,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   copyFileSync,
+  existsSync,
   ftruncateSync,
   mkdirSync,
   openSync,
@@ -206,7 +207,22 @@ async function main(): Promise<void> {
     });
 
     // ------------------------------------------------------------------ 2
-    const bundleB = values['bundle-b']!;
+    const bundleB = await step('bundles B and C are built', async () => {
+      for (const bundle of [values['bundle-b']!, values['bundle-c']!])
+        await pollGuest(
+          `bundle ${bundle}`,
+          60 * 60_000,
+          async () => {
+            if (existsSync(`${bundle}.failed`))
+              throw Object.assign(new Error(`building ${bundle} failed (see build/bundle-*.log)`), { name: 'VmDied' });
+            return existsSync(bundle);
+          },
+          5000,
+        );
+      figures.bundle_b_mib = (statSync(values['bundle-b']!).size / 1024 ** 2).toFixed(0);
+      figures.bundle_c_mib = (statSync(values['bundle-c']!).size / 1024 ** 2).toFixed(0);
+      return values['bundle-b']!;
+    });
     await step('2a. bundle B installed into slot B', async () => {
       const r = await install(guest, bundleB, token, mode);
       if (!r.ok) throw new Error(`install failed (${r.path}): ${r.output}`);
