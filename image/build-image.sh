@@ -25,6 +25,7 @@ DATA_MIB=64
 SLOT_MIB=1536
 FRESH=0
 BASE_ONLY=0
+APP_ONLY=0
 RAW=0
 BUNDLE=0
 VERSION_OVERRIDE=""
@@ -34,13 +35,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) FRESH=1 ;;
     --base-only) BASE_ONLY=1 ;;
+    --app-only) APP_ONLY=1 ;;
     --raw) RAW=1 ;;
     --bundle) BUNDLE=1 ;;
     --version) shift; VERSION_OVERRIDE=${1:-} ;;
     --version=*) VERSION_OVERRIDE=${1#--version=} ;;
     --test-migration) TEST_MIGRATION=1 ;;
     --test-unhealthy) TEST_UNHEALTHY=1 ;;
-    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --test-migration, --test-unhealthy)" ;;
+    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --test-migration, --test-unhealthy)" ;;
   esac
   shift
 done
@@ -90,7 +92,9 @@ SOURCES=(
 BASE_KEY=$( (printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" "${SOURCES[@]}"; cat "$IMAGE_DIR/packages.txt" "$IMAGE_DIR/hooks/customize-base.sh") | sha256sum | cut -c1-16)
 BASE_TAR=$CACHE/base-$SUITE-arm64-$BASE_KEY.tar
 stage "base root (mmdebstrap $SUITE arm64)"
-if [ "$FRESH" = 1 ] || [ ! -s "$BASE_TAR" ]; then
+if [ "$APP_ONLY" = 1 ]; then
+  echo "skipped (--app-only)"
+elif [ "$FRESH" = 1 ] || [ ! -s "$BASE_TAR" ]; then
   rm -f "$BASE_TAR.partial"
   mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$SUITE" "$BASE_TAR.partial" "${SOURCES[@]}"
   mv "$BASE_TAR.partial" "$BASE_TAR"
@@ -141,6 +145,7 @@ else
   tar -C "$APP" -cf "$DEPS_TAR.partial" node_modules && mv "$DEPS_TAR.partial" "$DEPS_TAR"
 fi
 echo "native addons: $(find "$APP/node_modules" -name '*.node' | sed "s|$APP/node_modules/||" | tr '\n' ' ')"
+if [ "$APP_ONLY" = 1 ]; then stage ""; exit 0; fi
 
 # ---------------------------------------------------------------- assemble
 stage "assemble root"
@@ -172,7 +177,8 @@ chroot "$ROOT" systemctl enable systemd-networkd.service systemd-resolved.servic
 chroot "$ROOT" systemctl mask systemd-firstboot.service >/dev/null 2>&1
 # Without a real-time clock the Pi starts at this time, not at systemd's build date, until NTP answers.
 touch "$ROOT/usr/lib/clock-epoch"
-# config.txt and cmdline.txt again, now with hw/boot's lines (/etc/default/raspi-firmware-custom).
+# config.txt again, now with hw/boot's lines (/etc/default/raspi-firmware-custom); install-boot.sh then
+# makes U-Boot the firmware's "kernel" and drops raspi-firmware's kernel, initrd and cmdline.txt.
 KERNEL_VERSION=$(ls "$ROOT"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
 DEB_MAINT_PARAMS=configure chroot "$ROOT" /etc/kernel/postinst.d/z50-raspi-firmware "$KERNEL_VERSION" "/boot/vmlinuz-$KERNEL_VERSION"
 bash "$IMAGE_DIR/install-boot.sh" "$IMAGE_DIR" "$ROOT" "$KERNEL_VERSION"

@@ -22,7 +22,8 @@ install -m 0644 "$uboot" "$fw/u-boot.bin"
 sed -i -e 's/^kernel=.*/kernel=u-boot.bin/' -e '/^initramfs /d' "$fw/config.txt"
 grep -q '^kernel=u-boot.bin' "$fw/config.txt" || sed -i '1i kernel=u-boot.bin' "$fw/config.txt"
 grep -q '^arm_64bit=1' "$fw/config.txt" || sed -i '1i arm_64bit=1' "$fw/config.txt"
-rm -f "$fw"/vmlinuz-* "$fw"/initrd.img-*
+# cmdline.txt too: boot.scr sets the kernel command line (root=PARTUUID of the chosen slot).
+rm -f "$fw"/vmlinuz-* "$fw"/initrd.img-* "$fw/cmdline.txt"
 mkimage -A arm64 -O linux -T script -C none -n "Vigil A/B boot" -d "$image_dir/boot/boot.cmd" "$fw/boot.scr" >/dev/null
 printf 'BOOT_A_LEFT=3\nBOOT_A_TRIAL=0\nBOOT_B_LEFT=0\nBOOT_B_TRIAL=0\nBOOT_ORDER=A B\nVIGIL_END=1\n' > "$fw/vigil-boot.bak"
 cp "$fw/vigil-boot.bak" "$fw/vigil-boot.env"
