@@ -55,7 +55,8 @@ export async function install(
   const started = Date.now();
   if (mode !== 'ssh') {
     const res = await guest.upload('/api/system/update', bundle, token);
-    if (!(mode === 'auto' && res.status === 404))
+    // 404/405: this gateway has no update route yet; `auto` then installs over SSH.
+    if (!(mode === 'auto' && (res.status === 404 || res.status === 405)))
       return {
         ok: res.status === 202,
         path: 'api',
@@ -63,7 +64,7 @@ export async function install(
         seconds: (Date.now() - started) / 1000,
       };
   }
-  await guest.sshWithInput(`cat > ${INCOMING}`, bundle);
+  await guest.sshWithInput(`mkdir -p -m 0700 ${INCOMING.replace(/\/[^/]+$/, '')} && cat > ${INCOMING}`, bundle);
   const copied = Date.now();
   const output = await guest
     .ssh(`rauc install ${INCOMING} 2>&1; rc=$?; rm -f ${INCOMING}; echo "exit $rc"`, 20 * 60_000)
@@ -80,6 +81,15 @@ export async function requestReboot(guest: Guest, reason: string, before: string
     const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
     return id !== before;
   });
+}
+
+/** RAUC's install progress (percentage and message) over D-Bus, or null when no install runs. */
+export async function raucProgress(guest: Guest): Promise<{ percent: number; message: string } | null> {
+  const out = await guest.ssh(
+    'busctl get-property de.pengutronix.rauc / de.pengutronix.rauc.Installer Progress 2>/dev/null || true',
+  );
+  const m = /\(isi\) (\d+) "([^"]*)"/.exec(out);
+  return m ? { percent: Number(m[1]), message: m[2]! } : null;
 }
 
 let sequence = 1;
