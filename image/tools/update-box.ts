@@ -3,6 +3,9 @@
  * over SSH with `rauc install` while the gateway has no update route), ask for a reboot the way the
  * gateway does (docs/image.md "Reboot on request"), and send DC-09 events.
  */
+import { randomBytes } from 'node:crypto';
+import { closeSync, copyFileSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { type Guest, poll, sendFrame } from './guest.js';
 
@@ -81,6 +84,22 @@ export async function requestReboot(guest: Guest, reason: string, before: string
     const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
     return id !== before;
   });
+}
+
+/** A copy of `bundle` with one 4 KiB block of its payload overwritten with noise, and a file of noise. */
+export function badBundles(bundle: string, dir: string): { corrupted: string; unsigned: string } {
+  const corrupted = join(dir, 'corrupted.raucb');
+  copyFileSync(bundle, corrupted);
+  const blocks = Math.floor(statSync(corrupted).size / 4096);
+  const fd = openSync(corrupted, 'r+');
+  try {
+    writeSync(fd, randomBytes(4096), 0, 4096, Math.floor(blocks / 2) * 4096);
+  } finally {
+    closeSync(fd);
+  }
+  const unsigned = join(dir, 'unsigned.raucb');
+  writeFileSync(unsigned, randomBytes(1 << 20));
+  return { corrupted, unsigned };
 }
 
 /** RAUC's install progress (percentage and message) over D-Bus, or null when no install runs. */

@@ -16,7 +16,6 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  copyFileSync,
   existsSync,
   ftruncateSync,
   mkdirSync,
@@ -32,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { Guest, poll as pollGuest } from './guest.js';
 import { setupFile } from './setup-file.js';
 import {
+  badBundles,
   describe,
   eventsFor,
   type InstallPath,
@@ -343,19 +343,7 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------------ 5
     await step('5. a corrupted and an unsigned bundle are refused, nothing changed', async () => {
-      const corrupted = join(work, 'corrupted.raucb');
-      copyFileSync(bundleB, corrupted);
-      // One 4 KiB block in the middle of the payload overwritten with noise.
-      const blocks = Math.floor(statSync(corrupted).size / 4096);
-      execFileSync(
-        'dd',
-        [`of=${corrupted}`, 'bs=4096', `seek=${Math.floor(blocks / 2)}`, 'conv=notrunc', 'status=none'],
-        {
-          input: randomBytes(4096),
-        },
-      );
-      const unsigned = join(work, 'unsigned.raucb');
-      writeFileSync(unsigned, randomBytes(1 << 20));
+      const { corrupted, unsigned } = badBundles(bundleB, work);
       const before = await slotState(guest);
       const results: string[] = [];
       for (const [name, file] of [
