@@ -45,10 +45,12 @@ save ${devtype} ${vigil_fat} ${vigil_buf} vigil-boot.bak ${filesize}
 save ${devtype} ${vigil_fat} ${vigil_buf} vigil-boot.env ${filesize}
 echo "vigil: booting slot ${vigil_slot} (tries left A ${BOOT_A_LEFT}, B ${BOOT_B_LEFT}; order ${BOOT_ORDER})"
 
-# Debian's arm64 vmlinuz is gzip-compressed: booti unpacks it to kernel_comp_addr_r.
-setexpr vigil_initrd ${kernel_addr_r} + 0x2000000
-setexpr kernel_comp_addr_r ${kernel_addr_r} + 0x6000000
-setenv kernel_comp_size 0x2000000
+# Memory from kernel_addr_r on: the kernel Image (trixie's vmlinuz is an uncompressed 37 MiB Image; with
+# its BSS it needs under 64 MiB), the initrd from +64 MiB, and, should a vmlinuz be gzip-compressed,
+# booti unpacks it from kernel_comp_addr_r (+128 MiB).
+setexpr vigil_initrd ${kernel_addr_r} + 0x4000000
+setexpr kernel_comp_addr_r ${kernel_addr_r} + 0x8000000
+setenv kernel_comp_size 0x3000000
 # The device tree: the Pi firmware's (with config.txt's overlays applied), or qemu's.
 setenv vigil_fdt ${fdtcontroladdr}
 if test -n "${fdt_addr}"; then setenv vigil_fdt ${fdt_addr}; fi
