@@ -247,7 +247,7 @@ async function main(): Promise<void> {
         await requestReboot(guest, 'update-check: activate B', before.bootId);
         await poll('healthy on B', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
         figures.downtime_reboot_to_healthy_s = secondsSince(asked);
-        const s = await slotState(guest);
+        const s = await poll('ssh', 180_000, () => slotState(guest)); // /health answers before sshd does
         if (s.booted !== 'B') throw new Error(`booted ${describe(s)}`);
         const probe = await guest.ssh(
           `runuser -u vigil -- node -e "const D=require('/opt/vigil/node_modules/better-sqlite3');const d=new D('/var/lib/vigil/vigil.db',{readonly:true});console.log(d.prepare(\\"select count(*) n from sqlite_master where name='update_check_probe'\\").get().n)"`,
@@ -328,7 +328,7 @@ async function main(): Promise<void> {
         await installing;
         powerOn();
         await poll('healthy after the cut', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
-        const after = await slotState(guest);
+        const after = await poll('ssh', 180_000, () => slotState(guest));
         if (after.booted !== 'B' || after.version !== before.version)
           throw new Error(`after the cut: ${describe(after)}`);
         const retry = await install(guest, bundleB, token, 'ssh');
