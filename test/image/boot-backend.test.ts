@@ -19,7 +19,9 @@ function box() {
     VIGIL_BOOT_LOCK: join(dir, 'lock'),
     VIGIL_BOOT_PUBLIC: join(dir, 'public', 'state.env'),
     VIGIL_CMDLINE: join(dir, 'cmdline'),
+    VIGIL_CARRY_CONFIG: join(dir, 'carry'),
   };
+  writeFileSync(join(dir, 'cmdline'), 'ro rauc.slot=A\n');
   const run = (...args: string[]) => execFileSync(SCRIPT, args, { env, encoding: 'utf8' }).trim();
   const fails = (...args: string[]) => spawnSync(SCRIPT, args, { env, encoding: 'utf8' });
   const state = (name = 'vigil-boot.env') => readFileSync(join(dir, name), 'utf8');
@@ -115,6 +117,27 @@ test('the backup copy is written first: a write that fails on vigil-boot.env lea
     assert.match(b.state('vigil-boot.bak'), /BOOT_ORDER=B A\n/);
     rmSync(join(b.dir, 'vigil-boot.env'), { recursive: true });
     assert.is(b.run('get-primary'), 'B'); // what boot.scr would read too: .env missing, .bak complete
+  } finally {
+    b.done();
+  }
+});
+
+test("set-primary first carries the box's settings into the slot; a failed carry activates nothing", () => {
+  const b = box();
+  try {
+    const calls = join(b.dir, 'calls');
+    writeFileSync(join(b.dir, 'carry'), `#!/bin/sh\necho "$1" >> ${calls}\n[ ! -e ${join(b.dir, 'fail')} ]\n`, {
+      mode: 0o755,
+    });
+    b.run('set-primary', 'B');
+    b.run('set-primary', 'A'); // the booted slot (rauc.slot=A): its settings are its own
+    assert.is(readFileSync(calls, 'utf8'), 'B\n');
+    writeFileSync(join(b.dir, 'fail'), '');
+    const before = b.state();
+    const r = b.fails('set-primary', 'B');
+    assert.is.not(r.status, 0);
+    assert.match(r.stderr, /carrying the box's settings into slot B failed; slot B not activated/);
+    assert.is(b.state(), before);
   } finally {
     b.done();
   }
