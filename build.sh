@@ -3,13 +3,17 @@
 #                         transpiled on the Pi).
 # ./build.sh image        builds the arm64 SD image into build/ (as root; docs/image.md).
 # ./build.sh image-check  boots that image in qemu and proves it works (as root; docs/image.md).
+# ./build.sh bundle       builds the signed RAUC update bundle of the same tree (as root; docs/image.md).
+# ./build.sh update-check proves A/B updates, rollback and power cuts in qemu (as root; docs/image.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 case "${1:-}" in
   image) shift; exec bash image/build-image.sh "$@" ;;
   image-check) shift; exec bash image/image-check.sh "$@" ;;
+  bundle) shift; exec bash image/build-image.sh --bundle "$@" ;;
+  update-check) shift; exec bash image/update-check.sh "$@" ;;
   '') ;;
-  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [IMAGE.img.xz|IMAGE.img]]" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [IMAGE.img.xz|IMAGE.img] | bundle [--version X.Y.Z] [--test-migration] [--test-unhealthy] | update-check]" >&2; exit 2 ;;
 esac
 rm -rf dist
 npx --no-install tsc -p tsconfig.json

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# ./build.sh image — the flashable arm64 SD image, from Debian's archive alone (docs/image.md).
-# Stages: checks, app (compile + production deps cross-built for arm64), base root (mmdebstrap, cached
-# by recipe hash), assemble (overlay, systemd units, app, smoke test under qemu-user), manifest,
-# genimage, compress. Output: build/vigil-<version>-arm64.img.xz, .sha256 and .manifest.txt.
+# ./build.sh image  — the flashable arm64 SD image, from Debian's archive alone (docs/image.md).
+# ./build.sh bundle — the signed RAUC update bundle of the same build (docs/image.md "System updates").
+# One recipe for both: checks, app (compile + production deps cross-built for arm64), base root
+# (mmdebstrap, cached by recipe hash), assemble (overlay, systemd units, app, boot loader, smoke test
+# under qemu-user), manifest, genimage (whose root file system image is the bundle's slot image); then
+# compress (image: build/vigil-<version>-arm64.img.xz, .sha256, .manifest.txt) or sign (bundle:
+# build/vigil-<version>-arm64.raucb).
 set -euo pipefail
 IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$IMAGE_DIR")
@@ -17,32 +20,57 @@ WORK=$OUT/image-work
 CACHE=$OUT/image-cache
 BOOT_MIB=256
 DATA_MIB=64
+# Both slots have this size whatever the root holds: a later, larger root must still fit the slot an
+# older image made. 1536 MiB is about twice today's root; the card needs 4 GB at least.
+SLOT_MIB=1536
 FRESH=0
 BASE_ONLY=0
+APP_ONLY=0
 RAW=0
-for arg in "$@"; do
-  case "$arg" in
+BUNDLE=0
+VERSION_OVERRIDE=""
+TEST_MIGRATION=0
+TEST_UNHEALTHY=0
+while [ $# -gt 0 ]; do
+  case "$1" in
     --fresh) FRESH=1 ;;
     --base-only) BASE_ONLY=1 ;;
+    --app-only) APP_ONLY=1 ;;
     --raw) RAW=1 ;;
-    *) die "unknown option '$arg' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --raw leaves build/NAME.img uncompressed)" ;;
+    --bundle) BUNDLE=1 ;;
+    --version) shift; VERSION_OVERRIDE=${1:-} ;;
+    --version=*) VERSION_OVERRIDE=${1#--version=} ;;
+    --test-migration) TEST_MIGRATION=1 ;;
+    --test-unhealthy) TEST_UNHEALTHY=1 ;;
+    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --test-migration, --test-unhealthy)" ;;
   esac
+  shift
 done
+if [ "$BUNDLE" = 0 ] && { [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ]; }; then
+  die "--test-migration and --test-unhealthy make test bundles only (./build.sh bundle ...)"
+fi
+if [ -n "$VERSION_OVERRIDE" ] && ! [[ "$VERSION_OVERRIDE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+  die "--version must be X.Y.Z, got '$VERSION_OVERRIDE'"
+fi
 
 stage "checks"
 require_root image
 require_tools mmdebstrap:mmdebstrap genimage:genimage mkdosfs:dosfstools mke2fs:e2fsprogs mcopy:mtools \
   xz:xz-utils qemu-aarch64-static:qemu-user-static update-binfmts:binfmt-support \
   aarch64-linux-gnu-g++:g++-aarch64-linux-gnu aarch64-linux-gnu-readelf:binutils-aarch64-linux-gnu \
-  node:nodejs npm:npm sha256sum:coreutils arch-test:arch-test
+  node:nodejs npm:npm sha256sum:coreutils arch-test:arch-test mkimage:u-boot-tools openssl:openssl
+[ "$BUNDLE" = 0 ] || require_tools rauc:rauc mksquashfs:squashfs-tools
 require_binfmt_aarch64
 # The app stage compiles with the checkout's own TypeScript: refuse now, not after the base stage.
 [ -x "$REPO/node_modules/.bin/tsc" ] ||
   die "the checkout has no node_modules (the app stage compiles with its TypeScript): run 'npm ci' in $REPO first"
-VERSION=$(node -p "require('$REPO/package.json').version")
+VERSION=${VERSION_OVERRIDE:-$(node -p "require('$REPO/package.json').version")}
 NAME=vigil-$VERSION-arm64
 mkdir -p "$OUT" "$WORK" "$CACHE"
-echo "image $NAME; work dir $WORK"
+# The signing pair and the keyring the image carries: the operator's (VIGIL_SIGNING_CERT/KEY,
+# VIGIL_KEYRING) or a development CA made on first use in build/keys/ (never committed).
+signing_keys "$OUT/keys"
+echo "$([ "$BUNDLE" = 1 ] && echo bundle || echo image) $NAME; work dir $WORK; keyring $KEYRING"
 
 # ---------------------------------------------------------------- base root (cached)
 mapfile -t PACKAGES < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$IMAGE_DIR/packages.txt")
@@ -64,7 +92,9 @@ SOURCES=(
 BASE_KEY=$( (printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" "${SOURCES[@]}"; cat "$IMAGE_DIR/packages.txt" "$IMAGE_DIR/hooks/customize-base.sh") | sha256sum | cut -c1-16)
 BASE_TAR=$CACHE/base-$SUITE-arm64-$BASE_KEY.tar
 stage "base root (mmdebstrap $SUITE arm64)"
-if [ "$FRESH" = 1 ] || [ ! -s "$BASE_TAR" ]; then
+if [ "$APP_ONLY" = 1 ]; then
+  echo "skipped (--app-only)"
+elif [ "$FRESH" = 1 ] || [ ! -s "$BASE_TAR" ]; then
   rm -f "$BASE_TAR.partial"
   mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$SUITE" "$BASE_TAR.partial" "${SOURCES[@]}"
   mv "$BASE_TAR.partial" "$BASE_TAR"
@@ -115,6 +145,7 @@ else
   tar -C "$APP" -cf "$DEPS_TAR.partial" node_modules && mv "$DEPS_TAR.partial" "$DEPS_TAR"
 fi
 echo "native addons: $(find "$APP/node_modules" -name '*.node' | sed "s|$APP/node_modules/||" | tr '\n' ' ')"
+if [ "$APP_ONLY" = 1 ]; then stage ""; exit 0; fi
 
 # ---------------------------------------------------------------- assemble
 stage "assemble root"
@@ -128,7 +159,8 @@ unmount_chroot() { for m in dev/pts dev sys proc; do mountpoint -q "$ROOT/$m" &&
 trap unmount_chroot EXIT
 mount -t proc proc "$ROOT/proc" && mount -t sysfs sys "$ROOT/sys" && mount --bind /dev "$ROOT/dev" && mount --bind /dev/pts "$ROOT/dev/pts"
 cp -a "$IMAGE_DIR/overlay/." "$ROOT/"
-chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil"
+chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil" "$ROOT/etc/rauc" "$ROOT/etc/dbus-1"
+install -m 0644 -o root -g root "$KEYRING" "$ROOT/etc/rauc/keyring.pem"
 bash "$IMAGE_DIR/install-repo-files.sh" "$REPO" "$ROOT"
 # Mount point of the data partition (the root is read-only at run time: it must exist in the image).
 install -d -m 0700 "$ROOT/var/lib/vigil"
@@ -139,19 +171,27 @@ chown -R root:root "$ROOT/opt/vigil"
 cp "$IMAGE_DIR/vigil-setup.example.txt" "$ROOT/boot/firmware/vigil-setup.example.txt"
 chroot "$ROOT" systemd-sysusers >/dev/null
 chroot "$ROOT" systemctl enable systemd-networkd.service systemd-resolved.service systemd-timesyncd.service \
-  vigil-first-boot.service vigil.service >/dev/null 2>&1 ||
+  vigil-first-boot.service vigil.service vigil-reboot.path vigil-trial-deadline.timer vigil-boot-state.service >/dev/null 2>&1 ||
   die "enabling units failed: $(chroot "$ROOT" systemctl enable vigil-first-boot.service vigil.service 2>&1 | tail -3)"
 # systemd-firstboot would wait for answers on the console of a box nobody is looking at.
 chroot "$ROOT" systemctl mask systemd-firstboot.service >/dev/null 2>&1
 # Without a real-time clock the Pi starts at this time, not at systemd's build date, until NTP answers.
 touch "$ROOT/usr/lib/clock-epoch"
-# config.txt and cmdline.txt again, now with hw/boot's lines (/etc/default/raspi-firmware-custom).
+# config.txt again, now with hw/boot's lines (/etc/default/raspi-firmware-custom); install-boot.sh then
+# makes U-Boot the firmware's "kernel" and drops raspi-firmware's kernel, initrd and cmdline.txt.
 KERNEL_VERSION=$(ls "$ROOT"/boot/vmlinuz-* | sed 's|.*/vmlinuz-||' | sort -V | tail -1)
 DEB_MAINT_PARAMS=configure chroot "$ROOT" /etc/kernel/postinst.d/z50-raspi-firmware "$KERNEL_VERSION" "/boot/vmlinuz-$KERNEL_VERSION"
-echo "cmdline.txt: $(cat "$ROOT/boot/firmware/cmdline.txt")"
+bash "$IMAGE_DIR/install-boot.sh" "$IMAGE_DIR" "$ROOT" "$KERNEL_VERSION"
+if [ -n "$VERSION_OVERRIDE" ]; then
+  node -e "const f='$ROOT/opt/vigil/package.json',p=JSON.parse(require('fs').readFileSync(f));p.version='$VERSION';require('fs').writeFileSync(f,JSON.stringify(p,null,2)+'\\n')"
+fi
+[ "$TEST_MIGRATION" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" migration "$ROOT"
+[ "$TEST_UNHEALTHY" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unhealthy "$ROOT"
 
 stage "smoke test under qemu-user"
-chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version
+[ "$(chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version)" = "$VERSION" ] ||
+  die "the assembled root reports version $(chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version), not $VERSION"
+echo "vigil version $VERSION"
 chroot "$ROOT" /usr/bin/node -e "
   const Database = require('/opt/vigil/node_modules/better-sqlite3');
   const db = new Database(':memory:');
@@ -175,11 +215,25 @@ ROOT_KIB=$(du -sk --exclude=./boot/firmware "$ROOT" | cut -f1)
 GEN=$WORK/genimage
 rm -rf "$GEN" && mkdir -p "$GEN/out" "$GEN/in"
 node "$REPO/dist/image/tools/render-genimage.js" --image "$NAME.img" --boot-mib "$BOOT_MIB" \
-  --root-used-kib "$ROOT_KIB" --data-mib "$DATA_MIB" > "$GEN/genimage.cfg"
+  --root-used-kib "$ROOT_KIB" --slot-mib "$SLOT_MIB" --data-mib "$DATA_MIB" > "$GEN/genimage.cfg"
 rm -rf "$GEN/tmp"
 genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --inputpath "$GEN/in" --outputpath "$GEN/out" >"$GEN/genimage.log" 2>&1 ||
   { tail -30 "$GEN/genimage.log"; die "genimage failed (log: $GEN/genimage.log)"; }
 rm -rf "$GEN/tmp"
+
+if [ "$BUNDLE" = 1 ]; then
+  stage "bundle (RAUC, verity, signed)"
+  SUFFIX=""
+  [ "$TEST_MIGRATION" = 0 ] || SUFFIX="$SUFFIX-test-migration"
+  [ "$TEST_UNHEALTHY" = 0 ] || SUFFIX="$SUFFIX-test-unhealthy"
+  BUNDLE_OUT=$OUT/$NAME$SUFFIX.raucb
+  # The slot image is genimage's root.ext4: byte for byte what slot A of this build's card holds.
+  bash "$IMAGE_DIR/make-bundle.sh" "$GEN/out/root.ext4" "$VERSION" "$SIGNING_CERT" "$SIGNING_KEY" "$KEYRING" "$BUNDLE_OUT" "$WORK/bundle"
+  stage ""
+  printf 'bundle:    %s (%s MiB)\n' "$BUNDLE_OUT" "$(( $(stat -c %s "$BUNDLE_OUT") / 1048576 ))"
+  echo "total:     $(elapsed $(( $(date +%s) - IMAGE_T0 )))"
+  exit 0
+fi
 
 if [ "$RAW" = 1 ]; then
   mv "$GEN/out/$NAME.img" "$OUT/$NAME.img"

@@ -11,6 +11,9 @@ OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
 require_root image-check
 require_tools qemu-system-aarch64:qemu-system-arm mcopy:mtools mdir:mtools mtype:mtools xz:xz-utils \
   ssh:openssh-client ssh-keygen:openssh-client node:nodejs
+# The emulated board boots through U-Boot like a Pi (docs/image.md "Slots and boot").
+[ -f /usr/lib/u-boot/qemu_arm64/u-boot.bin ] ||
+  die "missing /usr/lib/u-boot/qemu_arm64/u-boot.bin (Debian package: u-boot-qemu): apt-get install --no-install-recommends u-boot-qemu"
 image=${1:-$(ls -t "$OUT"/vigil-*-arm64.img.xz 2>/dev/null | head -1)}
 [ -n "$image" ] && [ -f "$image" ] || die "no image to check: run ./build.sh image first (looked in $OUT)"
 if [ -f "$image.sha256" ]; then

@@ -58,3 +58,37 @@ require_binfmt_aarch64() {
   [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
     die "arm64 binaries cannot run here: binfmt_misc has no qemu-aarch64 entry (install qemu-user-static and binfmt-support, then: update-binfmts --enable qemu-aarch64)"
 }
+
+# signing_keys DIR — sets SIGNING_CERT, SIGNING_KEY (bundles are signed with them) and KEYRING (the CA the
+# image carries in /etc/rauc/keyring.pem). An operator's own: VIGIL_SIGNING_CERT, VIGIL_SIGNING_KEY and
+# VIGIL_KEYRING. Otherwise a development CA and signer made in DIR on first use (build/keys/, ignored by
+# git): the CA with CA:TRUE, the signer with CA:FALSE and keyUsage=digitalSignature only (RAUC refuses a
+# signer whose extendedKeyUsage is codeSigning unless told to check that purpose).
+signing_keys() {
+  local dir=$1
+  if [ -n "${VIGIL_SIGNING_CERT:-}${VIGIL_SIGNING_KEY:-}${VIGIL_KEYRING:-}" ]; then
+    [ -n "${VIGIL_SIGNING_CERT:-}" ] && [ -n "${VIGIL_SIGNING_KEY:-}" ] && [ -n "${VIGIL_KEYRING:-}" ] ||
+      die "set all three of VIGIL_SIGNING_CERT, VIGIL_SIGNING_KEY and VIGIL_KEYRING, or none (docs/image.md \"Signing keys\")"
+    local f
+    for f in "$VIGIL_SIGNING_CERT" "$VIGIL_SIGNING_KEY" "$VIGIL_KEYRING"; do [ -r "$f" ] || die "cannot read $f"; done
+    SIGNING_CERT=$VIGIL_SIGNING_CERT SIGNING_KEY=$VIGIL_SIGNING_KEY KEYRING=$VIGIL_KEYRING
+    openssl verify -CAfile "$KEYRING" "$SIGNING_CERT" >/dev/null ||
+      die "$SIGNING_CERT is not signed by the keyring $KEYRING: the image would refuse every bundle it signs"
+    return 0
+  fi
+  SIGNING_CERT=$dir/signer.pem SIGNING_KEY=$dir/signer.key KEYRING=$dir/ca.pem
+  [ -s "$SIGNING_CERT" ] && [ -s "$SIGNING_KEY" ] && [ -s "$KEYRING" ] && return 0
+  echo "making a development signing CA and signer in $dir (never commit them; docs/image.md \"Signing keys\")"
+  mkdir -p "$dir" && chmod 0700 "$dir"
+  openssl req -x509 -newkey rsa:3072 -nodes -days 3650 -subj "/O=Vigil development/CN=Vigil development CA" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+    -keyout "$dir/ca.key" -out "$dir/ca.pem.partial" 2>/dev/null
+  openssl req -newkey rsa:3072 -nodes -subj "/O=Vigil development/CN=Vigil development signer" \
+    -keyout "$dir/signer.key.partial" -out "$dir/signer.csr" 2>/dev/null
+  printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n' > "$dir/signer.ext"
+  openssl x509 -req -in "$dir/signer.csr" -CA "$dir/ca.pem.partial" -CAkey "$dir/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$dir/signer.ext" -out "$dir/signer.pem.partial" 2>/dev/null
+  mv "$dir/signer.key.partial" "$dir/signer.key" && mv "$dir/signer.pem.partial" "$dir/signer.pem" &&
+    mv "$dir/ca.pem.partial" "$dir/ca.pem"
+  rm -f "$dir/signer.csr" "$dir/signer.ext"
+}

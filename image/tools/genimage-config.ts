@@ -1,17 +1,29 @@
 /**
- * The genimage(1) configuration of the SD image (docs/image.md): an MBR card with a FAT boot partition
- * (the Pi firmware reads only FAT on MBR), the ext4 root, and a small ext4 data partition that grows to
- * fill the card on first boot. Partitions are 4 MiB-aligned (SD erase blocks). Pure: numbers in, text out.
+ * The genimage(1) configuration of the SD image (docs/image.md "What is on the card"): an MBR card (the
+ * Pi 3 boot ROM reads nothing else) with a FAT boot partition, the two system slots A and B, and a small
+ * ext4 data partition that grows to fill the card on first boot. Slot A holds the root file system of
+ * this build; slot B is empty until the first update writes a bundle's image into it. The disk
+ * signature is fixed: boot.scr and RAUC's system.conf find the slots by PARTUUID (signature-partition),
+ * because a slot image is written byte for byte into either slot and its label cannot tell them apart.
+ * Partitions are 4 MiB-aligned (SD erase blocks). Pure: numbers in, text out.
  */
 export const BOOT_LABEL = 'VIGIL-BOOT';
+/** The label of the root file system image, the same in both slots (the slots are told apart by partition). */
 export const ROOT_LABEL = 'vigil-root';
 export const DATA_LABEL = 'vigil-data';
+/** The MBR disk signature ("VIGL"): slot A is PARTUUID 5649474c-02, slot B 5649474c-03. */
+export const DISK_SIGNATURE = 0x5649474c;
+export const SLOT_PARTITIONS = { A: 2, B: 3 } as const;
+export const DATA_PARTITION = 4;
 const ALIGN_MIB = 4;
 
 export interface ImageLayout {
   readonly imageName: string;
   readonly bootMib: number;
+  /** The root file system image (what a bundle carries). */
   readonly rootMib: number;
+  /** Each slot partition: at least rootMib, fixed across versions so that later roots still fit. */
+  readonly slotMib: number;
   readonly dataMib: number;
 }
 
@@ -21,15 +33,25 @@ export function rootSizeMib(usedKib: number): number {
   return Math.ceil(wanted / ALIGN_MIB) * ALIGN_MIB;
 }
 
+/** The PARTUUID the kernel and udev give a slot's partition on the card. */
+export function slotPartuuid(slot: keyof typeof SLOT_PARTITIONS): string {
+  return `${DISK_SIGNATURE.toString(16).padStart(8, '0')}-${String(SLOT_PARTITIONS[slot]).padStart(2, '0')}`;
+}
+
 export function renderGenimageConfig(layout: ImageLayout): string {
   for (const [name, mib] of [
     ['boot', layout.bootMib],
     ['root', layout.rootMib],
+    ['slot', layout.slotMib],
     ['data', layout.dataMib],
   ] as const) {
     if (!Number.isInteger(mib) || mib <= 0 || mib % ALIGN_MIB !== 0)
       throw new RangeError(`${name} size must be a positive multiple of ${ALIGN_MIB} MiB, got ${mib}`);
   }
+  if (layout.rootMib > layout.slotMib)
+    throw new RangeError(
+      `the root file system (${layout.rootMib} MiB) does not fit a slot (${layout.slotMib} MiB): raise SLOT_MIB in image/build-image.sh for new cards, and know that cards made with the old size cannot take this update`,
+    );
   if (!/^[A-Za-z0-9._-]+\.img$/.test(layout.imageName))
     throw new RangeError(`image name must be a plain file name ending in .img, got '${layout.imageName}'`);
   return `# Rendered by image/tools/genimage-config.ts for ./build.sh image (docs/image.md).
@@ -68,15 +90,21 @@ image ${layout.imageName} {
   hdimage {
     partition-table-type = "mbr"
     align = ${ALIGN_MIB}M
+    disk-signature = 0x${DISK_SIGNATURE.toString(16)}
   }
   partition boot {
     partition-type = 0xC
     bootable = true
     image = "boot.vfat"
   }
-  partition root {
+  partition slot-a {
     partition-type = 0x83
     image = "root.ext4"
+    size = ${layout.slotMib}M
+  }
+  partition slot-b {
+    partition-type = 0x83
+    size = ${layout.slotMib}M
   }
   partition data {
     partition-type = 0x83

@@ -4,7 +4,8 @@
  * (the box's self-signed certificate, not verified here): a qemu port forward arrives from the slirp
  * gateway, not from the box's loopback, so plain HTTP would be refused (docs/security.md "Transport").
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createReadStream, statSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:net';
 
@@ -20,8 +21,8 @@ export class Guest {
   }
 
   /** Runs a shell command on the box as root; rejects with its stderr on a non-zero exit. */
-  ssh(command: string, timeoutMs = 60_000): Promise<string> {
-    const args = [
+  private sshOptions(): string[] {
+    return [
       '-i',
       this.keyFile,
       '-p',
@@ -41,13 +42,66 @@ export class Guest {
       '-o',
       'ServerAliveCountMax=3',
       'root@127.0.0.1',
-      command,
     ];
+  }
+
+  ssh(command: string, timeoutMs = 60_000): Promise<string> {
+    const args = [...this.sshOptions(), command];
     return new Promise((resolve, reject) => {
       execFile('ssh', args, { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
         if (err) reject(new Error(`ssh '${command}': ${stderr.trim() || err.message}`));
         else resolve(stdout.trim());
       });
+    });
+  }
+
+  /** Runs `command` on the box as root with `localFile` on its standard input (a bundle, a backup). */
+  sshWithInput(command: string, localFile: string, timeoutMs = 15 * 60_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = spawn('ssh', [...this.sshOptions(), command], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+      child.stdin.on('error', () => undefined); // the far end may close first; its exit status says why
+      createReadStream(localFile).pipe(child.stdin);
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) resolve(stdout.trim());
+        else reject(new Error(`ssh '${command}' < ${localFile}: ${stderr.trim() || `exit ${code ?? signal}`}`));
+      });
+    });
+  }
+
+  /** POSTs a file as a raw streamed body (application/octet-stream). */
+  upload(path: string, localFile: string, token: string): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.apiPort,
+          path,
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/octet-stream',
+            'content-length': String(statSync(localFile).size),
+          },
+          rejectUnauthorized: false,
+          agent: false,
+          timeout: 15 * 60_000,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`POST ${path}: no answer in 15 min`)));
+      req.on('error', reject);
+      createReadStream(localFile).pipe(req);
     });
   }
 

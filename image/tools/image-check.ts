@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { Guest, poll as pollGuest, sendFrame } from './guest.js';
 import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
-import { FatPartition, readMbr, Vm } from './vm.js';
+import { setupFile } from './setup-file.js';
+import { FatPartition, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
 
 const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
 const RX_PORT = 9000;
@@ -64,55 +65,31 @@ async function main(): Promise<void> {
   const keyFile = join(work, 'id_ed25519');
   const [sshPort, apiPort, rxPort] = [await freePort(), await freePort(), await freePort()];
 
-  const boot = await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
+  await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
     if (imageXz.endsWith('.xz')) execFileSync('sh', ['-c', `xz -dc -T2 "$1" > "$2"`, 'sh', imageXz, disk]);
     else execFileSync('cp', ['--sparse=always', imageXz, disk]); // a raw .img straight from genimage
     const fd = openSync(disk, 'r+');
     ftruncateSync(fd, DISK_BYTES);
     closeSync(fd);
     const partitions = readMbr(disk);
-    if (partitions.length !== 3 || partitions[0]!.type !== 0x0c)
-      throw new Error(`expected FAT boot + root + data partitions, found ${JSON.stringify(partitions)}`);
-    figures.data_partition_mib_in_image = String((partitions[2]!.sectors * 512) / 1024 ** 2);
+    if (partitions.length !== 4 || partitions[0]!.type !== 0x0c)
+      throw new Error(`expected FAT boot + slot A + slot B + data partitions, found ${JSON.stringify(partitions)}`);
+    figures.data_partition_mib_in_image = String((partitions[3]!.sectors * 512) / 1024 ** 2);
     const fat = new FatPartition(disk, partitions[0]!.startSector);
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'image-check', '-f', keyFile]);
-    const setup = [
-      '# written by ./build.sh image-check',
-      'instance_name = image-check',
-      `admin_password = ${password}`,
-      'hostname = vigil-check',
-      'timezone = Europe/Berlin',
-      // qemu's user network: the guest is 10.0.2.15, the gateway 10.0.2.2, DNS 10.0.2.3.
-      'network = static',
-      'address = 10.0.2.15/24',
-      'gateway = 10.0.2.2',
-      'dns = 10.0.2.3',
-      'ntp = 10.0.2.2',
-      `ssh_authorized_key = ${readFileSync(`${keyFile}.pub`, 'utf8').trim()}`,
-      '',
-    ].join('\n');
-    writeFileSync(join(work, 'vigil-setup.txt'), setup, { mode: 0o600 });
+    writeFileSync(join(work, 'vigil-setup.txt'), setupFile(password, readFileSync(`${keyFile}.pub`, 'utf8').trim()), {
+      mode: 0o600,
+    });
     fat.copyIn(join(work, 'vigil-setup.txt'), 'vigil-setup.txt');
     const names = fat.list();
-    const kernel = names.find((n) => n.startsWith('vmlinuz-'));
-    const initrd = names.find((n) => n.startsWith('initrd.img-'));
-    if (!kernel || !initrd) throw new Error(`no kernel/initrd on the boot partition: ${names.join(' ')}`);
-    fat.copyOut(kernel, join(work, 'vmlinuz'));
-    fat.copyOut(initrd, join(work, 'initrd.img'));
-    // The card's own kernel command line, with qemu's PL011 as the console instead of the Pi's UARTs.
-    const cmdline = fat
-      .read('cmdline.txt')
-      .trim()
-      .split(/\s+/)
-      .filter((a) => !a.startsWith('console=') && !a.startsWith('cma='));
-    return { fat, append: [...cmdline, 'console=ttyAMA0'].join(' '), kernel };
+    for (const needed of ['boot.scr', 'u-boot.bin', 'vigil-boot.env', 'config.txt'])
+      if (!names.includes(needed)) throw new Error(`no ${needed} on the boot partition: ${names.join(' ')}`);
+    return '';
   });
 
   const vm = new Vm({
     disk,
-    kernel: join(work, 'vmlinuz'),
-    initrd: join(work, 'initrd.img'),
-    append: boot.append,
+    bios: UBOOT_QEMU_ARM64,
     consoleLog: join(work, 'console.log'),
     forwards: [
       { host: sshPort, guest: 22 },
@@ -141,10 +118,10 @@ async function main(): Promise<void> {
   }
   try {
     await step(
-      `boot in qemu -M virt (${boot.kernel}; forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8443, :${rxPort}->${RX_PORT})`,
+      `boot in qemu -M virt through U-Boot (forwards 127.0.0.1:${sshPort}->22, :${apiPort}->8443, :${rxPort}->${RX_PORT})`,
       async () => {
         vm.start();
-        return `cmdline: ${boot.append}`;
+        return UBOOT_QEMU_ARM64;
       },
     );
     const bootStarted = Date.now();
@@ -179,6 +156,37 @@ async function main(): Promise<void> {
       }
       return 'result file says applied; hostname, time zone and static address in force';
     });
+
+    await step(
+      'booted slot A through boot.scr, one try taken; RAUC answers root and the gateway user only',
+      async () => {
+        const out = await guest.ssh(
+          [
+            'tr " " "\\n" < /proc/cmdline | grep -E "^(rauc.slot|root)="',
+            'cat /run/vigil-boot/state.env',
+            'rauc status --output-format=json',
+            'runuser -u vigil -- rauc status --output-format=json >/dev/null && echo vigil-allowed',
+            'runuser -u nobody -- rauc status >/dev/null 2>&1 && echo nobody-allowed || echo nobody-refused',
+          ].join('; '),
+        );
+        for (const expected of [
+          'rauc.slot=A',
+          'root=PARTUUID=5649474c-02',
+          'BOOT_ORDER=A B',
+          'vigil-allowed',
+          'nobody-refused',
+        ])
+          if (!out.includes(expected)) throw new Error(`expected '${expected}' in:\n${out}`);
+        if (!/BOOT_A_LEFT=[0-3]/.test(out)) throw new Error(`no boot state:\n${out}`);
+        const status = JSON.parse(out.split('\n').find((l) => l.startsWith('{')) ?? '{}') as {
+          compatible?: string;
+          booted?: string;
+        };
+        if (status.compatible !== 'vigil-rpi-arm64' || status.booted !== 'A')
+          throw new Error(`rauc status: ${JSON.stringify(status)}`);
+        return 'rauc.slot=A, root=PARTUUID=5649474c-02; rauc status: compatible vigil-rpi-arm64, booted A';
+      },
+    );
 
     await step('root read-only, journal in RAM, data partition grown to fill the card', async () => {
       const out = await guest.ssh(

@@ -1,5 +1,5 @@
 /**
- * node dist/image/tools/render-genimage.js --image NAME.img --boot-mib N --root-used-kib N --data-mib N
+ * node dist/image/tools/render-genimage.js --image NAME.img --boot-mib N --root-used-kib N --slot-mib N --data-mib N
  * Prints the genimage configuration for build-image.sh.
  */
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ const { values } = parseArgs({
     image: { type: 'string' },
     'boot-mib': { type: 'string' },
     'root-used-kib': { type: 'string' },
+    'slot-mib': { type: 'string' },
     'data-mib': { type: 'string' },
   },
   strict: true,
@@ -31,6 +32,7 @@ process.stdout.write(
     imageName: values.image,
     bootMib: number('boot-mib'),
     rootMib: rootSizeMib(number('root-used-kib')),
+    slotMib: number('slot-mib'),
     dataMib: number('data-mib'),
   }),
 );

@@ -1,7 +1,8 @@
 /**
  * The disk and the VM of `./build.sh image-check`: reads the image's MBR, copies files in and out of its
  * FAT boot partition with mtools (no loop devices, no mounts), and runs qemu-system-aarch64 -M virt with
- * the image's own kernel and initrd and loopback-only port forwards.
+ * loopback-only port forwards, booting through U-Boot (u-boot-qemu's u-boot.bin as the firmware, which
+ * runs the card's boot.scr like u-boot-rpi on a Pi) or, given a kernel, straight into it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readSync, closeSync } from 'node:fs';
@@ -62,13 +63,26 @@ export class FatPartition {
 
 export interface VmOptions {
   readonly disk: string;
-  readonly kernel: string;
-  readonly initrd: string;
-  readonly append: string;
+  /** The firmware (-bios): u-boot-qemu's u-boot.bin, which finds boot.scr on the card. */
+  readonly bios?: string;
+  /** Or a kernel started directly, without the card's boot loader. */
+  readonly kernel?: string;
+  readonly initrd?: string;
+  readonly append?: string;
   readonly consoleLog: string;
   /** guest port -> host port on 127.0.0.1 */
   readonly forwards: ReadonlyArray<{ readonly host: number; readonly guest: number }>;
   readonly memoryMib?: number;
+}
+
+/** Where u-boot-qemu (Debian) puts the 64-bit firmware for -M virt. */
+export const UBOOT_QEMU_ARM64 = '/usr/lib/u-boot/qemu_arm64/u-boot.bin';
+
+function bootArgs(o: VmOptions): string[] {
+  if (o.bios) return ['-bios', o.bios];
+  if (!o.kernel || !o.initrd || o.append === undefined)
+    throw new Error('a VM boots through -bios or a kernel, initrd and command line');
+  return ['-kernel', o.kernel, '-initrd', o.initrd, '-append', o.append];
 }
 
 export function qemuArgs(o: VmOptions): string[] {
@@ -82,12 +96,7 @@ export function qemuArgs(o: VmOptions): string[] {
     '2',
     '-m',
     String(o.memoryMib ?? 1024),
-    '-kernel',
-    o.kernel,
-    '-initrd',
-    o.initrd,
-    '-append',
-    o.append,
+    ...bootArgs(o),
     '-drive',
     `if=none,file=${o.disk},format=raw,id=disk0`,
     '-device',
@@ -165,9 +174,10 @@ export class Vm {
     return (await Promise.race([this.exited, timeout])) !== 'timeout';
   }
 
-  async kill(): Promise<void> {
+  /** SIGKILL is a power cut: qemu writes nothing more to the disk image. */
+  async kill(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     if (!this.process) return;
-    this.process.kill('SIGTERM');
+    this.process.kill(signal);
     if (!(await this.waitExit(5000))) this.process?.kill('SIGKILL');
     await this.waitExit(5000);
   }

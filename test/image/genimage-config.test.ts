@@ -1,20 +1,31 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { renderGenimageConfig, rootSizeMib } from '../../image/tools/genimage-config.js';
+import { DATA_PARTITION, renderGenimageConfig, rootSizeMib, slotPartuuid } from '../../image/tools/genimage-config.js';
 import { dpkgPackages, npmPackages, renderManifest } from '../../image/tools/manifest-data.js';
 
-test('the card is MBR, 4 MiB-aligned: bootable FAT boot at /boot/firmware, ext4 root, empty ext4 data', () => {
-  const text = renderGenimageConfig({ imageName: 'vigil-1.2.3-arm64.img', bootMib: 256, rootMib: 1024, dataMib: 64 });
+test('the card is MBR, 4 MiB-aligned, fixed signature: bootable FAT boot, slot A (the root), empty slot B, data', () => {
+  const text = renderGenimageConfig({
+    imageName: 'vigil-1.2.3-arm64.img',
+    bootMib: 256,
+    rootMib: 1024,
+    slotMib: 1536,
+    dataMib: 64,
+  });
   const image = /image vigil-1\.2\.3-arm64\.img \{([\s\S]*)\}\s*$/.exec(text)?.[1] ?? '';
-  assert.match(image, /partition-table-type = "mbr"\n\s+align = 4M\n/);
+  assert.match(image, /partition-table-type = "mbr"\n\s+align = 4M\n\s+disk-signature = 0x5649474c\n/);
   assert.equal(
-    [...image.matchAll(/partition (\w+) \{\s+partition-type = (0x\w+)(\s+bootable = true)?\s+image = "([\w.]+)"/g)].map(
-      (m) => [m[1], m[2], Boolean(m[3]), m[4]],
-    ),
+    [...image.matchAll(/partition ([\w-]+) \{([^}]*)\}/g)].map((m) => [
+      m[1],
+      /partition-type = (0x\w+)/.exec(m[2]!)?.[1],
+      /bootable = true/.test(m[2]!),
+      /image = "([\w.]+)"/.exec(m[2]!)?.[1] ?? null,
+      /size = (\d+M)/.exec(m[2]!)?.[1] ?? null,
+    ]),
     [
-      ['boot', '0xC', true, 'boot.vfat'],
-      ['root', '0x83', false, 'root.ext4'],
-      ['data', '0x83', false, 'data.ext4'],
+      ['boot', '0xC', true, 'boot.vfat', null],
+      ['slot-a', '0x83', false, 'root.ext4', '1536M'],
+      ['slot-b', '0x83', false, null, '1536M'],
+      ['data', '0x83', false, 'data.ext4', null],
     ],
   );
   assert.match(
@@ -28,29 +39,45 @@ test('the card is MBR, 4 MiB-aligned: bootable FAT boot at /boot/firmware, ext4 
   assert.match(text, /image data\.ext4 \{\s+ext4 \{\s+label = "vigil-data"[\s\S]*?\}\s+empty = true\s+size = 64M\s+\}/);
 });
 
-test('labels match what fstab, cmdline and the data-partition script look for', async () => {
+test('slots are found by PARTUUID: boot.scr, RAUC and the layout agree; fstab leaves the root to the boot loader', async () => {
   const { readFileSync } = await import('node:fs');
-  const fstab = readFileSync(new URL('../../../image/overlay/etc/fstab', import.meta.url), 'utf8');
-  assert.match(fstab, /^LABEL=vigil-root +\/ +ext4 +ro,/m);
+  const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
+  assert.is(slotPartuuid('A'), '5649474c-02');
+  assert.is(slotPartuuid('B'), '5649474c-03');
+  assert.is(DATA_PARTITION, 4);
+  const bootCmd = read('image/boot/boot.cmd');
+  assert.match(bootCmd, /root=PARTUUID=5649474c-0\$\{vigil_part\}/);
+  assert.match(bootCmd, /setenv vigil_slot A; setenv vigil_part 2;/);
+  assert.match(bootCmd, /setenv vigil_slot B; setenv vigil_part 3;/);
+  assert.match(bootCmd, /rauc\.slot=\$\{vigil_slot\}/);
+  const system = read('image/overlay/etc/rauc/system.conf');
+  assert.match(system, /\[slot\.rootfs\.0\]\ndevice=\/dev\/disk\/by-partuuid\/5649474c-02\ntype=ext4\nbootname=A\n/);
+  assert.match(system, /\[slot\.rootfs\.1\]\ndevice=\/dev\/disk\/by-partuuid\/5649474c-03\ntype=ext4\nbootname=B\n/);
+  assert.match(system, /^compatible=vigil-rpi-arm64$/m);
+  assert.match(system, /^bootloader-custom-backend=\/usr\/lib\/vigil\/rauc-boot-backend$/m);
+  const manifest = read('image/make-bundle.sh');
+  assert.match(manifest, /^compatible=vigil-rpi-arm64$/m);
+  assert.match(manifest, /^format=verity$/m);
+  const fstab = read('image/overlay/etc/fstab');
+  assert.not.match(fstab, /^\S+\s+\/\s/m);
+  assert.not.match(fstab, /vigil-root/);
   assert.match(fstab, /^LABEL=VIGIL-BOOT +\/boot\/firmware +vfat +ro,/m);
   assert.match(fstab, /^LABEL=vigil-data +\/var\/lib\/vigil +ext4 +/m);
-  const hook = readFileSync(new URL('../../../image/hooks/customize-base.sh', import.meta.url), 'utf8');
-  assert.match(hook, /ROOTPART=LABEL=vigil-root/);
-  const prepare = readFileSync(new URL('../../../image/overlay/usr/lib/vigil/data-prepare', import.meta.url), 'utf8');
+  const prepare = read('image/overlay/usr/lib/vigil/data-prepare');
   assert.match(prepare, /\/dev\/disk\/by-label\/vigil-data/);
 });
 
-test('root size leaves a quarter plus 128 MiB of room, 4 MiB-aligned; bad sizes and names are refused', () => {
+test('root size leaves a quarter plus 128 MiB of room, 4 MiB-aligned; bad sizes, names and a root larger than a slot are refused', () => {
   assert.is(rootSizeMib(800 * 1024), 1128);
   assert.is(rootSizeMib(1), 132);
+  const layout = { imageName: 'x.img', bootMib: 256, rootMib: 1024, slotMib: 1536, dataMib: 64 };
   assert.throws(
-    () => renderGenimageConfig({ imageName: 'x.img', bootMib: 250, rootMib: 1024, dataMib: 64 }),
+    () => renderGenimageConfig({ ...layout, bootMib: 250 }),
     /boot size must be a positive multiple of 4 MiB/,
   );
-  assert.throws(
-    () => renderGenimageConfig({ imageName: 'a b.img', bootMib: 256, rootMib: 1024, dataMib: 64 }),
-    /image name/,
-  );
+  assert.throws(() => renderGenimageConfig({ ...layout, slotMib: 1538 }), /slot size must be a positive multiple/);
+  assert.throws(() => renderGenimageConfig({ ...layout, rootMib: 1540 }), /does not fit a slot \(1536 MiB\)/);
+  assert.throws(() => renderGenimageConfig({ ...layout, imageName: 'a b.img' }), /image name/);
 });
 
 test('the manifest lists installed Debian packages and production npm packages with exact versions', () => {

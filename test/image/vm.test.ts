@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { poll } from '../../image/tools/guest.js';
-import { qemuArgs, Vm } from '../../image/tools/vm.js';
+import { qemuArgs, UBOOT_QEMU_ARM64, Vm } from '../../image/tools/vm.js';
 
 const OPTIONS = {
   disk: 'disk.img',
@@ -17,6 +17,13 @@ const OPTIONS = {
 
 test('the network card asks for no option ROM (ipxe-qemu need not be installed)', () => {
   assert.ok(qemuArgs(OPTIONS).includes('virtio-net-pci,netdev=net0,romfile='));
+});
+
+test('through U-Boot: the firmware is -bios and no kernel is given; a VM with neither is refused', () => {
+  const args = qemuArgs({ disk: 'disk.img', bios: UBOOT_QEMU_ARM64, consoleLog: 'c.log', forwards: [] });
+  assert.equal(args.slice(args.indexOf('-bios'), args.indexOf('-bios') + 2), ['-bios', UBOOT_QEMU_ARM64]);
+  assert.not.ok(args.includes('-kernel'));
+  assert.throws(() => qemuArgs({ disk: 'disk.img', consoleLog: 'c.log', forwards: [] }), /-bios or a kernel/);
 });
 
 test('a qemu that dies at once ends the wait at once, with its own words', async () => {

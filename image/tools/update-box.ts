@@ -1,0 +1,134 @@
+/**
+ * What update-check does to the booted box: read its slot state, install a bundle (through the API, or
+ * over SSH with `rauc install` while the gateway has no update route), ask for a reboot the way the
+ * gateway does (docs/image.md "Reboot on request"), and send DC-09 events.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, copyFileSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildMessage } from '../../src/protocols/dc09/encoder.js';
+import { type Guest, poll, sendFrame } from './guest.js';
+
+export interface SlotState {
+  readonly booted: string;
+  readonly bootId: string;
+  readonly version: string;
+  /** BOOT_ORDER, BOOT_A_LEFT, ... as published in /run/vigil-boot/state.env. */
+  readonly boot: Readonly<Record<string, string>>;
+}
+
+export async function slotState(guest: Guest): Promise<SlotState> {
+  const out = await guest.ssh(
+    'tr " " "\\n" < /proc/cmdline | sed -n "s/^rauc.slot=//p"; cat /proc/sys/kernel/random/boot_id; vigil version; cat /run/vigil-boot/state.env',
+  );
+  const [booted = '', bootId = '', version = '', ...rest] = out.split('\n');
+  const boot: Record<string, string> = {};
+  for (const line of rest) {
+    const at = line.indexOf('=');
+    if (at > 0) boot[line.slice(0, at)] = line.slice(at + 1);
+  }
+  return { booted, bootId, version, boot };
+}
+
+export function describe(s: SlotState): string {
+  return `slot ${s.booted}, version ${s.version}, order ${s.boot.BOOT_ORDER}, A ${s.boot.BOOT_A_LEFT}/${s.boot.BOOT_A_TRIAL} B ${s.boot.BOOT_B_LEFT}/${s.boot.BOOT_B_TRIAL} (tries left/trial)`;
+}
+
+export type InstallPath = 'api' | 'ssh';
+
+export interface InstallResult {
+  readonly ok: boolean;
+  readonly path: InstallPath;
+  readonly output: string;
+  readonly seconds: number;
+}
+
+const INCOMING = '/var/lib/vigil/rauc/incoming.raucb';
+
+/**
+ * Installs a bundle. `api`: POST /api/system/update (streamed); `ssh`: copy it to the data partition and run
+ * `rauc install` as root. `auto` uses the API and falls back to SSH when the gateway has no such route (404).
+ */
+export async function install(
+  guest: Guest,
+  bundle: string,
+  token: string,
+  mode: InstallPath | 'auto',
+): Promise<InstallResult> {
+  const started = Date.now();
+  if (mode !== 'ssh') {
+    const res = await guest.upload('/api/system/update', bundle, token);
+    // 404/405: this gateway has no update route yet; `auto` then installs over SSH.
+    if (!(mode === 'auto' && (res.status === 404 || res.status === 405)))
+      return {
+        ok: res.status === 202,
+        path: 'api',
+        output: `${res.status} ${res.text}`,
+        seconds: (Date.now() - started) / 1000,
+      };
+  }
+  await guest.sshWithInput(`mkdir -p -m 0700 ${INCOMING.replace(/\/[^/]+$/, '')} && cat > ${INCOMING}`, bundle);
+  const copied = Date.now();
+  const output = await guest
+    .ssh(`rauc install ${INCOMING} 2>&1; rc=$?; rm -f ${INCOMING}; echo "exit $rc"`, 20 * 60_000)
+    .catch((err: Error) => err.message);
+  return { ok: /exit 0$/.test(output), path: 'ssh', output, seconds: (Date.now() - copied) / 1000 };
+}
+
+/** Asks for a reboot as the gateway does (a request file as user vigil), waits for the box to go down. */
+export async function requestReboot(guest: Guest, reason: string, before: string): Promise<void> {
+  await guest.ssh(
+    `runuser -u vigil -- sh -c 'mkdir -p /var/lib/vigil/system && echo "{\\"reason\\":\\"${reason}\\"}" > /var/lib/vigil/system/reboot-request'`,
+  );
+  await poll('the box went down', 180_000, async () => {
+    const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
+    return id !== before;
+  });
+}
+
+/** A copy of `bundle` with one 4 KiB block of its payload overwritten with noise, and a file of noise. */
+export function badBundles(bundle: string, dir: string): { corrupted: string; unsigned: string } {
+  const corrupted = join(dir, 'corrupted.raucb');
+  copyFileSync(bundle, corrupted);
+  const blocks = Math.floor(statSync(corrupted).size / 4096);
+  const fd = openSync(corrupted, 'r+');
+  try {
+    writeSync(fd, randomBytes(4096), 0, 4096, Math.floor(blocks / 2) * 4096);
+  } finally {
+    closeSync(fd);
+  }
+  const unsigned = join(dir, 'unsigned.raucb');
+  writeFileSync(unsigned, randomBytes(1 << 20));
+  return { corrupted, unsigned };
+}
+
+/** RAUC's install progress (percentage and message) over D-Bus, or null when no install runs. */
+export async function raucProgress(guest: Guest): Promise<{ percent: number; message: string } | null> {
+  const out = await guest.ssh(
+    'busctl get-property de.pengutronix.rauc / de.pengutronix.rauc.Installer Progress 2>/dev/null || true',
+  );
+  const m = /\(isi\) (\d+) "([^"]*)"/.exec(out);
+  return m ? { percent: Number(m[1]), message: m[2]! } : null;
+}
+
+let sequence = 1;
+/** One DC-09 event for `account`; true when it was ACKed. */
+export async function sendEvent(rxPort: number, account: string): Promise<boolean> {
+  const frame = buildMessage({
+    token: 'SIA-DCS',
+    sequence: sequence++ % 10000,
+    receiver: 1,
+    line: 1,
+    account,
+    data: `#${account}|Nri1/BA0${sequence % 10}`,
+    timestamp: Date.now(),
+  });
+  return (await sendFrame(rxPort, frame)).includes('"ACK"');
+}
+
+export async function eventsFor(guest: Guest, token: string, account: string): Promise<number> {
+  const res = await guest.http('GET', '/api/events?limit=500', { token });
+  if (res.status !== 200) throw new Error(`GET /api/events: ${res.status} ${res.text}`);
+  const { items } = JSON.parse(res.text) as { items: { account: string }[] };
+  return items.filter((e) => e.account === account).length;
+}

@@ -1,0 +1,391 @@
+/**
+ * node dist/image/tools/update-check.js --image IMG --bundle-b B.raucb --bundle-c C.raucb --work DIR [--install auto|api|ssh]
+ * Proves A/B system updates on the emulated board, booted through U-Boot with loopback-only forwards,
+ * printing each step with its time (docs/image.md "update-check", issue "Proof"):
+ *   1. a fresh card comes up healthy on slot A (power cut twice while first boot grows the data
+ *      partition, and it still ends with the whole card); DC-09 events are ACKed;
+ *   2. bundle B (version bumped, one extra test migration) installed, reboot, B healthy and confirmed,
+ *      A's events all there;
+ *   3. bundle C (a gateway that never becomes healthy) installed: the box returns to B by itself;
+ *   4. the power cut while a bundle is being written: the box boots its current slot, the install can be
+ *      retried;
+ *   5. a corrupted and an unsigned bundle are refused, nothing changed.
+ * Stops the VM itself; exits 1 on the first failed step.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Guest, poll as pollGuest } from './guest.js';
+import { setupFile } from './setup-file.js';
+import {
+  badBundles,
+  describe,
+  eventsFor,
+  type InstallPath,
+  install,
+  raucProgress,
+  requestReboot,
+  sendEvent,
+  slotState,
+} from './update-box.js';
+import { FatPartition, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
+
+const DISK_BYTES = 4 * 1024 ** 3;
+const RX_PORT = 9000;
+const BOOT_TIMEOUT_MS = 20 * 60_000;
+const ACCOUNT = '4E29';
+
+const { values } = parseArgs({
+  options: {
+    image: { type: 'string' },
+    'bundle-b': { type: 'string' },
+    'bundle-c': { type: 'string' },
+    work: { type: 'string' },
+    install: { type: 'string', default: 'auto' },
+  },
+  strict: true,
+});
+if (!values.image || !values['bundle-b'] || !values['bundle-c'] || !values.work) {
+  process.stderr.write('update-check: --image, --bundle-b, --bundle-c and --work are required\n');
+  process.exit(2);
+}
+const mode = values.install as InstallPath | 'auto';
+const work = values.work;
+const t0 = Date.now();
+const figures: Record<string, string> = {};
+const stamp = () => `[${((Date.now() - t0) / 1000).toFixed(1).padStart(7)} s]`;
+const secondsSince = (t: number) => ((Date.now() - t) / 1000).toFixed(0);
+
+async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  process.stdout.write(`${stamp()} ... ${name}\n`);
+  const value = await run();
+  const note = typeof value === 'string' && value ? `: ${value}` : '';
+  process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${note}\n`);
+  return value;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const disk = join(work, 'disk.img');
+  const password = `check-${randomBytes(9).toString('base64url')}`;
+  const keyFile = join(work, 'id_ed25519');
+  const [sshPort, apiPort, rxPort] = [await freePort(), await freePort(), await freePort()];
+  const guest = new Guest({ sshPort, apiPort, keyFile });
+  let boots = 0;
+  let vm = null as Vm | null;
+  const consoleLog = () => join(work, `console-${boots}.log`);
+  const powerOn = () => {
+    boots += 1;
+    vm = new Vm({
+      disk,
+      bios: UBOOT_QEMU_ARM64,
+      consoleLog: consoleLog(),
+      forwards: [
+        { host: sshPort, guest: 22 },
+        { host: apiPort, guest: 8443 },
+        { host: rxPort, guest: RX_PORT },
+      ],
+    });
+    vm.start();
+  };
+  const poll: typeof pollGuest = (what, ms, probe, interval) =>
+    pollGuest(
+      what,
+      ms,
+      async () => {
+        vm?.assertRunning();
+        return probe();
+      },
+      interval,
+    );
+  /** Waits for a line on this boot's console (the serial log), then cuts the power at once. */
+  const cutAt = async (line: RegExp, what: string) => {
+    const log = consoleLog();
+    await poll(
+      `'${line.source}' on the console`,
+      BOOT_TIMEOUT_MS,
+      async () => line.test(readFileSync(log, 'latin1')),
+      100,
+    );
+    await vm?.kill('SIGKILL');
+    return `power cut at "${what}" (boot ${boots})`;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.on(signal, () => void (vm?.kill() ?? Promise.resolve()).finally(() => process.exit(130)));
+
+  let token = '';
+  const login = async () => {
+    const res = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
+    if (res.status !== 200) throw new Error(`POST /api/login: ${res.status} ${res.text}`);
+    token = (JSON.parse(res.text) as { token: string }).token;
+  };
+  let acked = 0;
+  const sendEvents = async (n: number) => {
+    for (let i = 0; i < n; i += 1) if (await sendEvent(rxPort, ACCOUNT)) acked += 1;
+  };
+  const allEventsThere = async () => {
+    const n = await eventsFor(guest, token, ACCOUNT);
+    if (n < acked) throw new Error(`${acked} events were ACKed, ${n} are in /api/events`);
+    return n;
+  };
+
+  try {
+    await step('prepare the card: raw image, 4 GiB, vigil-setup.txt', async () => {
+      if (values.image!.endsWith('.xz'))
+        execFileSync('sh', ['-c', 'xz -dc -T2 "$1" > "$2"', 'sh', values.image!, disk]);
+      else execFileSync('cp', ['--sparse=always', values.image!, disk]);
+      const fd = openSync(disk, 'r+');
+      ftruncateSync(fd, DISK_BYTES);
+      closeSync(fd);
+      const parts = readMbr(disk);
+      if (parts.length !== 4) throw new Error(`expected 4 partitions, found ${parts.length}`);
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'update-check', '-f', keyFile]);
+      writeFileSync(join(work, 'vigil-setup.txt'), setupFile(password, readFileSync(`${keyFile}.pub`, 'utf8').trim()));
+      new FatPartition(disk, parts[0]!.startSector).copyIn(join(work, 'vigil-setup.txt'), 'vigil-setup.txt');
+      return '';
+    });
+
+    // ------------------------------------------------------------------ 1
+    await step('1a. first boot, power cut while the data partition grows', async () => {
+      powerOn();
+      return cutAt(/vigil: growing the data partition/, 'growing the data partition');
+    });
+    await step('1b. next boot, power cut while the data file system grows', async () => {
+      powerOn();
+      // Only after sfdisk has grown the partition: the cut the issue found (partition grown, file system not).
+      return cutAt(/vigil: growing the data file system/, 'growing the data file system');
+    });
+    const firstBoot = Date.now();
+    await step('1c. the box comes up healthy on slot A with the whole card', async () => {
+      powerOn();
+      await poll('GET /health 200', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
+      const grown = await poll('ssh', 120_000, () =>
+        guest.ssh(
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion, not a template
+          'd=$(basename "$(readlink -f /dev/disk/by-label/vigil-data)"); p=/sys/class/block/$d; echo $(( $(cat /sys/class/block/${d%[0-9]}/size) - $(cat $p/start) - $(cat $p/size) )) $(( $(cat $p/size) / 2048 )) $(df -m --output=size /var/lib/vigil | tail -1)',
+        ),
+      );
+      const [behind, partMib, fsMib] = grown.split(/\s+/).map(Number) as [number, number, number];
+      if (behind > 8192 || partMib - fsMib > 64) throw new Error(`data not grown to the card: ${grown}`);
+      const s = await slotState(guest);
+      if (s.booted !== 'A') throw new Error(describe(s));
+      figures.first_boot_to_healthy_s = secondsSince(firstBoot);
+      return `data partition ${partMib} MiB, file system ${fsMib} MiB; ${describe(s)}`;
+    });
+    await step('1d. a DC-09 receiver ACKs events', async () => {
+      await login();
+      const put = await guest.http('PUT', '/api/settings', {
+        token,
+        body: { receivers: { tcp_receivers: [{ id: 1, name: 'update-check', port: RX_PORT }], udp_receivers: [] } },
+      });
+      if (put.status !== 200) throw new Error(`PUT /api/settings: ${put.status} ${put.text}`);
+      await guest.http('GET', '/api/restart-services', { token });
+      await poll('receiver', 60_000, async () => (await guest.ssh(`ss -Htln 'sport = :${RX_PORT}'`)).length > 0);
+      await sendEvents(5);
+      if (acked !== 5) throw new Error(`${acked} of 5 events ACKed`);
+      return `${acked} ACKed, ${await allEventsThere()} in /api/events`;
+    });
+
+    // ------------------------------------------------------------------ 2
+    const bundleB = await step('bundles B and C are built', async () => {
+      for (const bundle of [values['bundle-b']!, values['bundle-c']!])
+        await pollGuest(
+          `bundle ${bundle}`,
+          60 * 60_000,
+          async () => {
+            if (existsSync(`${bundle}.failed`))
+              throw Object.assign(new Error(`building ${bundle} failed (see build/bundle-*.log)`), { name: 'VmDied' });
+            return existsSync(bundle);
+          },
+          5000,
+        );
+      figures.bundle_b_mib = (statSync(values['bundle-b']!).size / 1024 ** 2).toFixed(0);
+      figures.bundle_c_mib = (statSync(values['bundle-c']!).size / 1024 ** 2).toFixed(0);
+      return values['bundle-b']!;
+    });
+    await step('2a. bundle B installed into slot B', async () => {
+      const r = await install(guest, bundleB, token, mode);
+      if (!r.ok) throw new Error(`install failed (${r.path}): ${r.output}`);
+      figures.bundle_b_install_s = r.seconds.toFixed(0);
+      figures.install_path = r.path;
+      const s = await slotState(guest);
+      if (s.boot.BOOT_ORDER !== 'B A' || s.boot.BOOT_B_TRIAL !== '1') throw new Error(describe(s));
+      return `${r.path}, ${r.seconds.toFixed(0)} s; ${describe(s)}`;
+    });
+    await step(
+      "2b. reboot (requested as the gateway does), B healthy, its migration ran, A's events there",
+      async () => {
+        const before = await slotState(guest);
+        const asked = Date.now();
+        await requestReboot(guest, 'update-check: activate B', before.bootId);
+        await poll('healthy on B', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
+        figures.downtime_reboot_to_healthy_s = secondsSince(asked);
+        const s = await poll('ssh', 180_000, () => slotState(guest)); // /health answers before sshd does
+        if (s.booted !== 'B') throw new Error(`booted ${describe(s)}`);
+        const probe = await guest.ssh(
+          `runuser -u vigil -- node -e "const D=require('/opt/vigil/node_modules/better-sqlite3');const d=new D('/var/lib/vigil/vigil.db',{readonly:true});console.log(d.prepare(\\"select count(*) n from sqlite_master where name='update_check_probe'\\").get().n)"`,
+        );
+        if (probe.trim() !== '1') throw new Error('the test migration did not run on B');
+        await login();
+        await sendEvents(3);
+        return `${describe(s)}; probe table present; ${await allEventsThere()} events (${acked} ACKed); down ${figures.downtime_reboot_to_healthy_s} s`;
+      },
+    );
+    await step('2c. B is confirmed (the gateway after its grace period, else rauc status mark-good)', async () => {
+      // A gateway without the update route (installs over SSH) has no confirmation either.
+      const confirmed =
+        figures.install_path === 'api'
+          ? await poll(
+              'B confirmed by the gateway',
+              10 * 60_000,
+              async () => (await slotState(guest)).boot.BOOT_B_TRIAL === '0',
+              5000,
+            ).then(
+              () => 'by the gateway',
+              () => null,
+            )
+          : null;
+      if (!confirmed) await guest.ssh('rauc status mark-good');
+      const s = await slotState(guest);
+      if (s.boot.BOOT_B_TRIAL !== '0' || s.boot.BOOT_B_LEFT !== '3') throw new Error(describe(s));
+      return `${confirmed ?? 'over SSH (rauc status mark-good): the gateway did not confirm'}; ${describe(s)}`;
+    });
+
+    // ------------------------------------------------------------------ 3
+    await step('3. bundle C (never healthy) installed into A: the box returns to B by itself', async () => {
+      const r = await install(guest, values['bundle-c']!, token, mode);
+      if (!r.ok) throw new Error(`install failed (${r.path}): ${r.output}`);
+      const before = await slotState(guest);
+      const asked = Date.now();
+      await requestReboot(guest, 'update-check: activate C', before.bootId);
+      const back = await poll(
+        'back on B and healthy',
+        45 * 60_000,
+        async () => {
+          if (!(await guest.healthy())) return null;
+          const s = await slotState(guest);
+          return s.booted === 'B' ? s : null;
+        },
+        5000,
+      );
+      figures.rollback_s = secondsSince(asked);
+      if (back.boot.BOOT_A_LEFT !== '0') throw new Error(`A is not spent: ${describe(back)}`);
+      await login();
+      return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.rollback_s} s after the reboot request; U-Boot tries: ${
+        readFileSync(consoleLog(), 'latin1')
+          .match(/vigil: booting slot \w/g)
+          ?.join(', ') ?? '?'
+      }`;
+    });
+
+    // ------------------------------------------------------------------ 4
+    await step(
+      '4. power cut while bundle B is written into A: B boots as before, the install can be retried',
+      async () => {
+        const before = await slotState(guest);
+        const installing = install(guest, bundleB, token, 'ssh').catch((err: Error) => ({
+          ok: false,
+          output: err.message,
+        }));
+        const writing = await poll(
+          'RAUC copying the image into slot A',
+          20 * 60_000,
+          async () => {
+            const p = await raucProgress(guest);
+            return p && (p.percent >= 40 || /copying image/i.test(p.message)) ? p : null;
+          },
+          1000,
+        );
+        await new Promise((r) => setTimeout(r, 3000));
+        await vm!.kill('SIGKILL');
+        await installing;
+        powerOn();
+        await poll('healthy after the cut', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
+        const after = await poll('ssh', 180_000, () => slotState(guest));
+        if (after.booted !== 'B' || after.version !== before.version)
+          throw new Error(`after the cut: ${describe(after)}`);
+        const retry = await install(guest, bundleB, token, 'ssh');
+        if (!retry.ok) throw new Error(`the retried install failed: ${retry.output}`);
+        // Leave B in charge for what follows: the retried A is not activated.
+        await guest.ssh('rauc status mark-active booted && rauc status mark-good booted');
+        return `cut 3 s after RAUC said ${writing.percent}% "${writing.message}"; booted ${after.booted} ${after.version} after the cut; retry installed in ${retry.seconds.toFixed(0)} s`;
+      },
+    );
+
+    // ------------------------------------------------------------------ 5
+    await step('5. a corrupted and an unsigned bundle are refused, nothing changed', async () => {
+      const { corrupted, unsigned } = badBundles(bundleB, work);
+      const before = await slotState(guest);
+      const results: string[] = [];
+      for (const [name, file] of [
+        ['corrupted', corrupted],
+        ['unsigned', unsigned],
+      ] as const) {
+        const r = await install(guest, file, token, mode);
+        if (r.ok) throw new Error(`the ${name} bundle was installed: ${r.output}`);
+        results.push(
+          `${name}: ${r.path} ${
+            r.output
+              .split('\n')
+              .filter((l) => /error|fail|refus/i.test(l))
+              .slice(-1)[0] ?? r.output.slice(-160)
+          }`,
+        );
+      }
+      const after = await slotState(guest);
+      if (
+        after.booted !== before.booted ||
+        after.boot.BOOT_ORDER !== before.boot.BOOT_ORDER ||
+        after.boot.BOOT_B_LEFT !== before.boot.BOOT_B_LEFT
+      )
+        throw new Error(`changed: ${describe(before)} -> ${describe(after)}`);
+      return results.join('; ');
+    });
+
+    await step('power off', async () => {
+      await guest.ssh('systemctl poweroff').catch(() => undefined);
+      if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
+      return '';
+    });
+  } finally {
+    await vm?.kill();
+  }
+  process.stdout.write(`${stamp()} update-check passed\n`);
+  for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stdout.write(`${stamp()} FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log\n`);
+    for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+    process.exit(1);
+  },
+);

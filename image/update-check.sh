@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# ./build.sh update-check [IMAGE.img|IMAGE.img.xz] — proves A/B updates, rollback and power cuts on the
+# emulated board (docs/image.md "update-check"). Default image: the newest build/vigil-*-arm64.img(.xz).
+# The two test bundles it installs are built first when missing, from the same tree and cached stages:
+#   B: version +1 patch, --test-migration;  C: version +2 patch, --test-unhealthy.
+# VIGIL_UPDATE_INSTALL=api|ssh|auto (default auto: the API, or rauc install over SSH where the gateway
+# has no update route).
+set -euo pipefail
+IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$IMAGE_DIR")
+# shellcheck source=lib.sh
+. "$IMAGE_DIR/lib.sh"
+OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
+
+require_root update-check
+require_tools qemu-system-aarch64:qemu-system-arm mcopy:mtools mdir:mtools xz:xz-utils ssh:openssh-client \
+  ssh-keygen:openssh-client node:nodejs
+[ -f /usr/lib/u-boot/qemu_arm64/u-boot.bin ] ||
+  die "missing /usr/lib/u-boot/qemu_arm64/u-boot.bin (Debian package: u-boot-qemu): apt-get install --no-install-recommends u-boot-qemu"
+image=${1:-$(ls -t "$OUT"/vigil-*-arm64.img "$OUT"/vigil-*-arm64.img.xz 2>/dev/null | head -1)}
+[ -n "$image" ] && [ -f "$image" ] || die "no image to check: run ./build.sh image first (looked in $OUT)"
+version=$(node -p "require('$REPO/package.json').version")
+IFS=. read -r major minor patch <<<"$version"
+version_b=$major.$minor.$((patch + 1))
+version_c=$major.$minor.$((patch + 2))
+bundle_b=$OUT/vigil-$version_b-arm64-test-migration.raucb
+bundle_c=$OUT/vigil-$version_c-arm64-test-unhealthy.raucb
+# Missing bundles are built while the first boot runs (step 1 needs only the card); a failed build leaves
+# BUNDLE.failed, which update-check.js reports instead of waiting.
+mkdir -p "$OUT"
+rm -f "$bundle_b.failed" "$bundle_c.failed"
+(
+  [ -s "$bundle_b" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration \
+    >"$OUT/bundle-b.log" 2>&1 || { touch "$bundle_b.failed"; exit 0; }
+  [ -s "$bundle_c" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy \
+    >"$OUT/bundle-c.log" 2>&1 || touch "$bundle_c.failed"
+) &
+builder=$!
+trap 'kill $builder 2>/dev/null || true' EXIT
+[ -f "$REPO/dist/image/tools/update-check.js" ] || (cd "$REPO" && bash build.sh)
+echo "update-check: $image; bundles $bundle_b, $bundle_c (build logs: $OUT/bundle-[bc].log)"
+node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
+  --work "$OUT/update-check" --install "${VIGIL_UPDATE_INSTALL:-auto}"

@@ -1,0 +1,166 @@
+/**
+ * image/overlay/usr/lib/vigil/rauc-boot-backend: RAUC's custom boot loader backend and the writer of the
+ * boot state boot.scr reads (docs/image.md "Slots and boot"), run as a real script on a temp directory.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const SCRIPT = new URL('../../../image/overlay/usr/lib/vigil/rauc-boot-backend', import.meta.url).pathname;
+
+function box() {
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-boot-'));
+  const env = {
+    ...process.env,
+    VIGIL_BOOT_DIR: dir,
+    VIGIL_BOOT_LOCK: join(dir, 'lock'),
+    VIGIL_BOOT_PUBLIC: join(dir, 'public', 'state.env'),
+    VIGIL_CMDLINE: join(dir, 'cmdline'),
+    VIGIL_CARRY_CONFIG: join(dir, 'carry'),
+  };
+  writeFileSync(join(dir, 'cmdline'), 'ro rauc.slot=A\n');
+  const run = (...args: string[]) => execFileSync(SCRIPT, args, { env, encoding: 'utf8' }).trim();
+  const fails = (...args: string[]) => spawnSync(SCRIPT, args, { env, encoding: 'utf8' });
+  const state = (name = 'vigil-boot.env') => readFileSync(join(dir, name), 'utf8');
+  return { dir, run, fails, state, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const FRESH = 'BOOT_A_LEFT=3\nBOOT_A_TRIAL=0\nBOOT_B_LEFT=3\nBOOT_B_TRIAL=0\nBOOT_ORDER=A B\nVIGIL_END=1\n';
+
+test('without any state: slot A is primary and both are good (what boot.scr starts from)', () => {
+  const b = box();
+  try {
+    assert.is(b.run('get-primary'), 'A');
+    assert.is(b.run('get-state', 'A'), 'good');
+    assert.is(b.run('get-state', 'B'), 'good');
+    assert.is(b.run('show'), FRESH.trim());
+  } finally {
+    b.done();
+  }
+});
+
+test('set-primary B: B first, 3 tries, on trial; both copies written; a readable copy published', () => {
+  const b = box();
+  try {
+    b.run('set-primary', 'B');
+    const expected = 'BOOT_A_LEFT=3\nBOOT_A_TRIAL=0\nBOOT_B_LEFT=3\nBOOT_B_TRIAL=1\nBOOT_ORDER=B A\nVIGIL_END=1\n';
+    assert.is(b.state(), expected);
+    assert.is(b.state('vigil-boot.bak'), expected);
+    assert.is(readFileSync(join(b.dir, 'public', 'state.env'), 'utf8'), expected);
+    assert.is(b.run('get-primary'), 'B');
+    assert.is(b.run('trial', 'B'), '1');
+    // mark-good: full tries, off trial
+    b.run('set-state', 'B', 'good');
+    assert.is(b.run('trial', 'B'), '0');
+    assert.match(b.state(), /BOOT_B_LEFT=3\nBOOT_B_TRIAL=0\n/);
+  } finally {
+    b.done();
+  }
+});
+
+test('set-state bad: no tries left, so the primary is the other slot in the order', () => {
+  const b = box();
+  try {
+    b.run('set-primary', 'B');
+    b.run('set-state', 'B', 'bad');
+    assert.is(b.run('get-state', 'B'), 'bad');
+    assert.is(b.run('get-primary'), 'A');
+    assert.match(b.state(), /BOOT_B_LEFT=0\n/);
+    assert.match(b.state(), /BOOT_ORDER=B A\n/);
+  } finally {
+    b.done();
+  }
+});
+
+test("U-Boot's own writes (env export -t with its trailing NUL, counted-down tries) are read", () => {
+  const b = box();
+  try {
+    writeFileSync(
+      join(b.dir, 'vigil-boot.env'),
+      'BOOT_A_LEFT=1\nBOOT_A_TRIAL=1\nBOOT_B_LEFT=0\nBOOT_B_TRIAL=0\nBOOT_ORDER=A B\nVIGIL_END=1\n\0',
+    );
+    assert.is(b.run('get-primary'), 'A');
+    assert.is(b.run('get-state', 'B'), 'bad');
+    assert.is(b.run('trial', 'A'), '1');
+  } finally {
+    b.done();
+  }
+});
+
+test('a torn vigil-boot.env (no end marker) is ignored for vigil-boot.bak; both torn: the fresh state', () => {
+  const b = box();
+  try {
+    writeFileSync(join(b.dir, 'vigil-boot.bak'), FRESH.replace('BOOT_ORDER=A B', 'BOOT_ORDER=B A'));
+    writeFileSync(join(b.dir, 'vigil-boot.env'), 'BOOT_A_LEFT=0\nBOOT_A_TRIAL=0\nBOOT_B_LE');
+    assert.is(b.run('get-primary'), 'B');
+    assert.is(b.run('get-state', 'A'), 'good');
+    // A marker but a bad value is no better than a torn file.
+    writeFileSync(join(b.dir, 'vigil-boot.bak'), FRESH.replace('BOOT_A_LEFT=3', 'BOOT_A_LEFT=x'));
+    assert.is(b.run('show'), FRESH.trim());
+  } finally {
+    b.done();
+  }
+});
+
+test('the backup copy is written first: a write that fails on vigil-boot.env leaves the new state in .bak', () => {
+  const b = box();
+  try {
+    writeFileSync(join(b.dir, 'vigil-boot.env'), FRESH);
+    rmSync(join(b.dir, 'vigil-boot.env'));
+    mkdirSync(join(b.dir, 'vigil-boot.env')); // writing the second copy fails
+    const r = b.fails('set-primary', 'B');
+    assert.is.not(r.status, 0);
+    assert.match(r.stderr, /writing the boot state .* failed/);
+    assert.match(b.state('vigil-boot.bak'), /BOOT_ORDER=B A\n/);
+    rmSync(join(b.dir, 'vigil-boot.env'), { recursive: true });
+    assert.is(b.run('get-primary'), 'B'); // what boot.scr would read too: .env missing, .bak complete
+  } finally {
+    b.done();
+  }
+});
+
+test("set-primary first carries the box's settings into the slot; a failed carry activates nothing", () => {
+  const b = box();
+  try {
+    const calls = join(b.dir, 'calls');
+    writeFileSync(join(b.dir, 'carry'), `#!/bin/sh\necho "$1" >> ${calls}\n[ ! -e ${join(b.dir, 'fail')} ]\n`, {
+      mode: 0o755,
+    });
+    b.run('set-primary', 'B');
+    b.run('set-primary', 'A'); // the booted slot (rauc.slot=A): its settings are its own
+    assert.is(readFileSync(calls, 'utf8'), 'B\n');
+    writeFileSync(join(b.dir, 'fail'), '');
+    const before = b.state();
+    const r = b.fails('set-primary', 'B');
+    assert.is.not(r.status, 0);
+    assert.match(r.stderr, /carrying the box's settings into slot B failed; slot B not activated/);
+    assert.is(b.state(), before);
+  } finally {
+    b.done();
+  }
+});
+
+test('get-current reads rauc.slot from the kernel command line; bad slots and states change nothing', () => {
+  const b = box();
+  try {
+    writeFileSync(join(b.dir, 'cmdline'), 'root=PARTUUID=5649474c-03 ro rauc.slot=B console=ttyAMA0\n');
+    assert.is(b.run('get-current'), 'B');
+    writeFileSync(join(b.dir, 'cmdline'), 'root=/dev/sda1 ro\n');
+    assert.match(b.fails('get-current').stderr, /slot must be A or B/);
+    b.run('set-primary', 'A');
+    const before = b.state();
+    for (const args of [['set-primary', 'C'], ['set-state', 'A', 'meh'], ['get-state'], ['frobnicate']]) {
+      const r = b.fails(...args);
+      assert.is.not(r.status, 0, args.join(' '));
+      assert.ok(r.stderr.length > 0);
+    }
+    assert.is(b.state(), before);
+  } finally {
+    b.done();
+  }
+});
+
+test.run();
