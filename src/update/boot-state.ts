@@ -1,9 +1,11 @@
 /**
  * What the boot loader knows (docs/updates.md "States"), read without side effects:
  *   - the booted slot, from `rauc.slot=A|B` on the kernel command line (/proc/cmdline);
- *   - the boot state file the U-Boot script and RAUC's custom backend share on the boot partition
- *     (`/boot/firmware/vigil-boot.env`): `name=value` lines BOOT_ORDER ("B A"), BOOT_A_LEFT /
- *     BOOT_B_LEFT (tries left), BOOT_A_TRIAL / BOOT_B_TRIAL (1: installed, not yet confirmed).
+ *   - the boot state the U-Boot script and RAUC's custom backend share on the boot partition
+ *     (`/boot/firmware/vigil-boot.env`, root's only), as the backend publishes it for the gateway at every
+ *     boot and every change (`/run/vigil-boot/state.env`, docs/image.md "Slots and boot"): `name=value` lines
+ *     BOOT_ORDER ("B A"), BOOT_A_LEFT / BOOT_B_LEFT (tries left), BOOT_A_TRIAL / BOOT_B_TRIAL (1: installed,
+ *     not yet confirmed).
  * A missing or unreadable file is "unknown", never an error: a box without A/B slots has neither.
  */
 import { readFileSync } from 'node:fs';
@@ -19,7 +21,7 @@ export interface BootState {
 }
 
 export const DEFAULT_CMDLINE_PATH = '/proc/cmdline';
-export const DEFAULT_BOOT_ENV_PATH = '/boot/firmware/vigil-boot.env';
+export const DEFAULT_BOOT_ENV_PATH = '/run/vigil-boot/state.env';
 
 function isSlot(value: string): value is SlotName {
   return value === 'A' || value === 'B';
