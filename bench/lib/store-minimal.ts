@@ -13,8 +13,8 @@
  * stores them as the journal does (the store's openDatabase, migration 6's `events` table, ids
  * counted by the one writer, 16 rows per INSERT) in one BEGIN IMMEDIATE … COMMIT and answers with
  * the count; then their replies are written. When they leave is the policy (Policy below): by
- * default once the whole fleet is waiting, which a receiver cannot know and this one counts, so it
- * is an upper bound of the rules (Vigil pipelines: what waits leaves when the writer answers).
+ * default once the whole fleet is waiting, which a receiver can only estimate (its gate,
+ * src/ingest/batch-gate.ts, does) and this one counts, so it is an upper bound of the rules.
  * Rows are Vigil's own (journalRow + toInsertParams), so the row's cost is the same.
  * Run as a child process pinned like the gateway (startStoreMinimalChild), all threads on one core.
  *
@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { TIMER_SLACK_MS } from '../../src/ingest/batch-gate.js';
 import { journalRow } from '../../src/ingest/journal-row.js';
 import type { FrameItem } from '../../src/ingest/types.js';
 import { Dc09Framer, decodeDatagram } from '../../src/protocols/dc09/frame.js';
@@ -38,8 +39,6 @@ import { toInsertParams } from '../../src/store/journal-columns.js';
 import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
 import type { GatewayChild } from './gateway-child.js';
 
-/** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
-const TIMER_SLACK_MS = 0.05;
 import { startReferenceChild } from './reference-child.js';
 
 const ROWS_PER_INSERT = 16;
@@ -141,7 +140,7 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   let gatherTimer: NodeJS.Timeout | null = null;
   let gatherStarted = 0;
   // libuv's millisecond clock fires a 1 ms timer early on a busy loop: the limit is kept against
-  // performance.now().
+  // performance.now(), as Vigil's gate does (src/ingest/batch-gate.ts).
   const gatherTimedOut = (): void => {
     const left = GATHER_MAX_MS - (performance.now() - gatherStarted);
     gatherTimer = left > TIMER_SLACK_MS ? setTimeout(gatherTimedOut, left) : null;

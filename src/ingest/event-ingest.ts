@@ -2,7 +2,7 @@
  * Group commit, pipelined (docs/writer.md §Group commit). Every receiver connection submits its
  * ACKable frames here; what is queued during one turn of the event loop, from all connections,
  * becomes ONE batch for the writer thread (src/writer/) on the next setImmediate (at once when the
- * queue is large). While the writer commits batch k, this thread keeps parsing and queues batch
+ * queue is large or fills a gather, batch-gate.ts). While the writer commits batch k, this thread keeps parsing and queues batch
  * k+1, which leaves as soon as k is answered: at most one batch in flight and one accumulating;
  * the sessions' own in-flight limits pause their sockets when the writer falls behind.
  *
@@ -19,6 +19,7 @@ import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
 import type { StartupRules } from './startup-events.js';
 import { BatchEncoder, type Op, type Sent } from './batch-encoder.js';
+import { BatchGate } from './batch-gate.js';
 import { collectSightings } from './sightings.js';
 import type { IngestEvents, IngestItem, IngestResult, IngestSink, IngestStats, SessionLog } from './types.js';
 import type { JournalWriter, WireResult } from './wire.js';
@@ -36,6 +37,8 @@ export interface EventIngestDeps {
   readonly health?: HealthRegistry;
   /** database.device_session_log_count (1..25), read for every batch. */
   readonly sessionLogCount?: () => number;
+  /** Longest wait for the answered devices to come back (default GATHER_MAX_MS; tests). */
+  readonly gatherMaxMs?: number;
   /** Items queued before a batch leaves at once instead of on the next setImmediate. */
   readonly maxBatchItems?: number;
   /**
@@ -71,10 +74,12 @@ export class EventIngest {
   private queue: Op[] = [];
   private queuedItems = 0;
   private inFlight = false;
-  /** performance.now() when the batch in flight left (commit time, for the metrics). */
+  /** performance.now() when the batch in flight left (the gate compares gathers with commits). */
   private sentAt = 0;
   private scheduled: NodeJS.Immediate | null = null;
   private failing = false;
+  /** Gathers the fleet into one commit after an answer (batch-gate.ts). */
+  readonly gate: BatchGate;
   private readonly flushSoon = (): void => {
     this.scheduled = null;
     if (!this.inFlight) this.dispatch();
@@ -84,6 +89,9 @@ export class EventIngest {
     this.deps = deps;
     this.writer = deps.writer ?? new InlineJournalWriter(deps.store);
     this.maxBatchItems = deps.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
+    this.gate = new BatchGate(() => {
+      if (!this.inFlight) this.dispatch();
+    }, deps.gatherMaxMs);
     this.encoder = new BatchEncoder({ startupRules: deps.startupRules, sessionLogCount: deps.sessionLogCount });
   }
 
@@ -106,8 +114,14 @@ export class EventIngest {
     }
     this.queue.push({ kind: 'items', items, sink, at: this.deps.pipeline ? performance.now() : 0 });
     this.queuedItems += items.length;
-    // Behind a commit it waits for the answer, which sends everything queued (committed()).
     if (this.inFlight) return;
+    if (this.gate.gathering) {
+      // Gathered: it leaves now, from the read that filled it; waiting for the rest of this turn of the
+      // event loop (setImmediate) only delays the commit the whole fleet waits for (docs/receivers.md
+      // §Group commit).
+      if (this.queuedItems >= this.maxBatchItems || this.gate.full(this.queuedItems)) this.dispatch();
+      return;
+    }
     if (this.queuedItems >= this.maxBatchItems) this.dispatch();
     else this.schedule();
   }
@@ -116,11 +130,12 @@ export class EventIngest {
   closeSession(session: SessionLog, at: number): void {
     session.closed = true;
     this.queue.push({ kind: 'close', session, at });
-    if (!this.inFlight) this.schedule();
+    if (!this.inFlight && !this.gate.gathering) this.schedule();
   }
 
   /** Sends whatever is queued now (receivers call it when they stop); after the batch in flight if any. */
   drain(): void {
+    this.gate.cancel();
     if (this.scheduled) {
       clearImmediate(this.scheduled);
       this.scheduled = null;
@@ -188,8 +203,8 @@ export class EventIngest {
     this.inFlight = false;
     const now = performance.now();
     const commitMs = now - this.sentAt;
-    // Everything that arrived during the commit goes in the next one, now.
-    this.dispatch();
+    // The gate decides whether what arrived during the commit leaves now or gathers the fleet first.
+    if (this.gate.answered(sent.items, this.queuedItems, commitMs)) this.dispatch();
     const stats = this.stats;
     stats.flushes++;
     stats.items += sent.items;

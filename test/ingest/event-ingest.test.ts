@@ -5,11 +5,9 @@ import { TypedBus } from '../../src/core/bus.js';
 import { VigilError } from '../../src/core/errors.js';
 import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { InlineJournalWriter } from '../../src/ingest/batch-writer.js';
 import { EventIngest, type IngestStore } from '../../src/ingest/event-ingest.js';
 import { REVALIDATE_MS } from '../../src/ingest/object-directory.js';
 import type { FrameItem, HelloItem, IngestEvents, LinkedDevice, SessionLog } from '../../src/ingest/types.js';
-import type { JournalWriter } from '../../src/ingest/wire.js';
 import type { DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -263,40 +261,6 @@ test('a queue of maxBatchItems leaves at once, without waiting for the next turn
   assert.is(small.queued, 0);
   assert.is((await pending).length, 3);
   assert.is(small.stats.flushes, 1);
-});
-
-test('pipelined: frames that arrive while a commit is in flight all leave in the next transaction the moment it commits', async () => {
-  // The writer's answer is held until the test releases it: a commit in flight.
-  const inline = new InlineJournalWriter(flaky);
-  const batches: number[] = [];
-  let release: (() => void) | null = null;
-  const held: JournalWriter = {
-    write: async (batch) => {
-      batches.push(batch.ops.length);
-      const result = await inline.write(batch);
-      if (batches.length === 1) await new Promise<void>((resolve) => (release = resolve));
-      return result;
-    },
-    close: () => inline.close(),
-    ping: () => undefined,
-    liveness: () => inline.liveness(),
-  };
-  const own = new EventIngest({ store: flaky, logger: silentLogger, writer: held });
-  const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-  const first = Promise.all([own.submit([frame('P001')]), own.submit([frame('P002')])]);
-  await nextTurn();
-  assert.equal(batches, [2], 'the first batch (two devices) is in flight');
-  // Two more devices, each in its own turn of the event loop, as sockets deliver them.
-  const second = own.submit([frame('P001')]);
-  await nextTurn();
-  const third = own.submit([frame('P003')]);
-  await nextTurn();
-  assert.equal([batches, own.queued], [[2], 2], 'behind the commit they wait');
-  release!();
-  await first;
-  assert.equal([batches, own.queued], [[2, 2], 0], 'both left with the answer, in one batch');
-  await Promise.all([second, third]);
-  assert.equal([own.stats.flushes, own.stats.largestFlush], [2, 2]);
 });
 
 test('submitTo: each sink hears its own results once; a sink that throws is logged and the others of the batch still hear', async () => {
