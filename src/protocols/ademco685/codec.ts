@@ -15,8 +15,8 @@
  * same string). The computer answers every message with ACK (0x06) or NAK (0x15), the same bytes as MLR2.
  */
 import { VigilError } from '../../core/errors.js';
-import { hexColumn } from '../mlr2/fields.js';
-import { ACK, NAK, readReplies, type EncodeResult, type Mlr2Reply } from '../mlr2/codec.js';
+import { contactIdColumns, hexColumn } from '../mlr2/fields.js';
+import { ACK, NAK, readReplies, type CidFields, type EncodeResult, type Mlr2Reply } from '../mlr2/codec.js';
 import { isUserCode } from './user-codes.js';
 
 export const LF = 0x0a;
@@ -33,14 +33,8 @@ export interface Ademco685Route {
   readonly group: number;
 }
 
-export interface Ademco685Event {
-  readonly account: string;
-  readonly qualifier: 'E' | 'R' | 'P';
-  /** XYZ: three hex digits (shorter is padded with zeros). */
-  readonly code: string;
-  readonly group?: string | null;
-  readonly zone?: string | null;
-}
+/** The same Contact ID fields as an MLR2 line carries. */
+export type Ademco685Event = CidFields;
 
 function digit(name: string, n: number): string {
   // Settings validation keeps these in range; reaching this is a wiring bug, not a bad event.
@@ -54,16 +48,10 @@ export function encodeEvent(r: Ademco685Route, e: Ademco685Event): EncodeResult 
   const route = `${digit('receiver', r.receiver)}${digit('group', r.group)}`;
   const account = hexColumn('account', e.account, 4);
   if (!account.ok) return account;
-  const code = hexColumn('event code', e.code, 3);
-  if (!code.ok) return code;
-  const group = hexColumn('group', e.group, 2);
-  if (!group.ok) return group;
-  const zone = hexColumn('zone', e.zone, 3);
-  if (!zone.ok) return zone;
-  if (e.qualifier !== 'E' && e.qualifier !== 'R' && e.qualifier !== 'P')
-    return { ok: false, reason: `qualifier "${String(e.qualifier)}"` };
-  const kind = isUserCode(code.text) ? 'U' : 'C';
-  const text = `\n${route} ${account.text} 18 ${e.qualifier}${code.text} ${group.text} ${kind}${zone.text} \r`;
+  const cid = contactIdColumns(e);
+  if (!cid.ok) return cid;
+  const kind = isUserCode(cid.code) ? 'U' : 'C';
+  const text = `\n${route} ${account.text} 18 ${e.qualifier}${cid.code} ${cid.group} ${kind}${cid.zone} \r`;
   return { ok: true, bytes: Buffer.from(text, 'latin1') };
 }
 

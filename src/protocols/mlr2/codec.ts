@@ -17,7 +17,7 @@
  *   SIA Protocol 2        SRRLLL[#AAAA|Nri1BA01][DC4]
  *   Heartbeat             1RR000sssssssssss@ssss[DC4]   RR = the receiver number
  */
-import { digitColumn, hexColumn, routeColumns } from './fields.js';
+import { contactIdColumns, digitColumn, hexColumn, routeColumns } from './fields.js';
 import { VigilError } from '../../core/errors.js';
 
 export const DC4 = 0x14;
@@ -100,15 +100,9 @@ export function encodeContactId(r: Mlr2Route, e: CidFields): EncodeResult {
     head = `Q${route(r)} 58`;
   }
   if (!account.ok) return account;
-  const code = hexColumn('event code', e.code, 3);
-  if (!code.ok) return code;
-  const group = hexColumn('group', e.group, 2);
-  if (!group.ok) return group;
-  const zone = hexColumn('zone', e.zone, 3);
-  if (!zone.ok) return zone;
-  if (e.qualifier !== 'E' && e.qualifier !== 'R' && e.qualifier !== 'P')
-    return { ok: false, reason: `qualifier "${String(e.qualifier)}"` };
-  return { ok: true, bytes: line(`${head}${account.text}${e.qualifier}${code.text}${group.text}${zone.text}`) };
+  const cid = contactIdColumns(e);
+  if (!cid.ok) return cid;
+  return { ok: true, bytes: line(`${head}${account.text}${e.qualifier}${cid.code}${cid.group}${cid.zone}`) };
 }
 
 const SIA_CODE_RE = /^[A-Z]{2}$/;

@@ -38,6 +38,26 @@ export function hexColumn(
   return { ok: true, text: fitted.padStart(width, pad) };
 }
 
+/** The Contact ID columns after the account, QXYZ GG CCC: qualifier checked; code, group and zone fitted. */
+export type CidColumns = { ok: true; code: string; group: string; zone: string } | { ok: false; reason: string };
+
+export function contactIdColumns(e: {
+  readonly qualifier: string;
+  readonly code: string;
+  readonly group?: string | null | undefined;
+  readonly zone?: string | null | undefined;
+}): CidColumns {
+  const code = hexColumn('event code', e.code, 3);
+  if (!code.ok) return code;
+  const group = hexColumn('group', e.group, 2);
+  if (!group.ok) return group;
+  const zone = hexColumn('zone', e.zone, 3);
+  if (!zone.ok) return zone;
+  if (e.qualifier !== 'E' && e.qualifier !== 'R' && e.qualifier !== 'P')
+    return { ok: false, reason: `qualifier "${String(e.qualifier)}"` };
+  return { ok: true, code: code.text, group: group.text, zone: zone.text };
+}
+
 /** A decimal-digit column (the SIA zone/user parameter is decimal digits, SIA DC-03). */
 export function digitColumn(name: string, value: string | null | undefined, width: number): FieldResult {
   const text = (value ?? '').trim();
