@@ -8,14 +8,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, openSync, closeSync, ftruncateSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { Guest, poll as pollGuest, sendFrame } from './guest.js';
 import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
 import { setupFile } from './setup-file.js';
-import { FatPartition, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
+import { FatPartition, freePort, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
 
 const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
 const RX_PORT = 9000;
@@ -43,18 +42,6 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
     `${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${typeof value === 'string' && value ? `: ${value}` : ''}\n`,
   );
   return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 async function main(): Promise<void> {

@@ -25,7 +25,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Guest, poll as pollGuest } from './guest.js';
@@ -41,7 +40,7 @@ import {
   sendEvent,
   slotState,
 } from './update-box.js';
-import { FatPartition, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
+import { FatPartition, freePort, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
 
 const DISK_BYTES = 4 * 1024 ** 3;
 const RX_PORT = 9000;
@@ -76,18 +75,6 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
   const note = typeof value === 'string' && value ? `: ${value}` : '';
   process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${note}\n`);
   return value;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 async function main(): Promise<void> {

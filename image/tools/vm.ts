@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { openSync, readSync, closeSync } from 'node:fs';
+import { createServer } from 'node:net';
 
 export interface MbrPartition {
   readonly index: number;
@@ -59,6 +60,19 @@ export class FatPartition {
   read(name: string): string {
     return execFileSync('mtype', ['-i', this.target, `::/${name}`], { encoding: 'utf8' });
   }
+}
+
+/** A free TCP port on loopback for a host forward (the VM's ports are only ever forwarded from 127.0.0.1). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
 }
 
 export interface VmOptions {
