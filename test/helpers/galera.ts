@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { exited, run } from './mariadb.js';
+import { exited, rootSql, run } from './mariadb.js';
 import { freePort, sleep } from './net.js';
 import { tempDir } from './temp-dir.js';
 
@@ -91,34 +91,14 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
       '--innodb-autoinc-lock-mode=2',
     ];
     const exec = async (sql: string): Promise<string> => {
-      const r = await run('mariadb', [
-        '--no-defaults',
-        `--socket=${socket}`,
-        '-uroot',
-        '--batch',
-        '--skip-column-names',
-        '-e',
-        sql,
-      ]);
+      const r = await rootSql(socket, sql);
       if (r.code !== 0) throw new Error(`node${i}: ${r.stderr.trim()}`);
       return r.stdout;
     };
     const synced = async (started: ChildProcess): Promise<void> => {
       const deadline = Date.now() + READY_TIMEOUT_MS;
       for (;;) {
-        const r = await run(
-          'mariadb',
-          [
-            '--no-defaults',
-            `--socket=${socket}`,
-            '-uroot',
-            '--batch',
-            '--skip-column-names',
-            '-e',
-            "SHOW STATUS LIKE 'wsrep_local_state_comment'",
-          ],
-          5000,
-        );
+        const r = await rootSql(socket, "SHOW STATUS LIKE 'wsrep_local_state_comment'", 5000);
         if (r.code === 0 && /\tSynced/.test(r.stdout)) return;
         if (started.exitCode !== null) throw new Error(`node${i} exited during start: ${tail(log)}`);
         if (Date.now() > deadline) throw new Error(`node${i} not Synced within ${READY_TIMEOUT_MS} ms: ${tail(log)}`);

@@ -47,6 +47,19 @@ export function run(
   });
 }
 
+/** One SQL text as root over the server's socket, tab-separated rows without column names. */
+export function rootSql(
+  socket: string,
+  sql: string,
+  timeoutMs?: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return run(
+    'mariadb',
+    ['--no-defaults', `--socket=${socket}`, '-uroot', '--batch', '--skip-column-names', '-e', sql],
+    timeoutMs,
+  );
+}
+
 export function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
@@ -71,15 +84,7 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
   let server: ChildProcess | null = null;
 
   const exec = async (sql: string): Promise<string> => {
-    const r = await run('mariadb', [
-      '--no-defaults',
-      `--socket=${socket}`,
-      '-uroot',
-      '--batch',
-      '--skip-column-names',
-      '-e',
-      sql,
-    ]);
+    const r = await rootSql(socket, sql);
     if (r.code !== 0) throw new Error(`mariadb exec failed: ${r.stderr.trim()}`);
     return r.stdout;
   };
