@@ -13,7 +13,7 @@ case "${1:-}" in
   bundle) shift; exec bash image/build-image.sh --bundle "$@" ;;
   update-check) shift; exec bash image/update-check.sh "$@" ;;
   '') ;;
-  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [IMAGE.img.xz|IMAGE.img] | bundle [--version X.Y.Z] [--test-migration] [--test-unhealthy] | update-check]" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [--soak MINUTES] [IMAGE.img.xz|IMAGE.img] | bundle [--version X.Y.Z] [--test-migration] [--test-unhealthy] | update-check]" >&2; exit 2 ;;
 esac
 rm -rf dist
 npx --no-install tsc -p tsconfig.json

@@ -14,15 +14,20 @@ import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { Guest, poll as pollGuest, sendFrame } from './guest.js';
 import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
 import { setupFile } from './setup-file.js';
+import { soak } from './soak.js';
 import { FatPartition, freePort, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
 
 const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
 const RX_PORT = 9000;
 const BOOT_TIMEOUT_MS = 15 * 60_000; // TCG emulation on a shared 2-core host
 
-const { values } = parseArgs({ options: { image: { type: 'string' }, work: { type: 'string' } }, strict: true });
-if (!values.image || !values.work) {
-  process.stderr.write('image-check: --image and --work are required\n');
+const { values } = parseArgs({
+  options: { image: { type: 'string' }, work: { type: 'string' }, soak: { type: 'string', default: '5' } },
+  strict: true,
+});
+const soakMinutes = Number(values.soak);
+if (!values.image || !values.work || !Number.isInteger(soakMinutes) || soakMinutes < 1 || soakMinutes > 24 * 60) {
+  process.stderr.write('image-check: --image and --work are required; --soak takes whole minutes (1..1440)\n');
   process.exit(2);
 }
 const imageXz = values.image;
@@ -259,6 +264,22 @@ async function main(): Promise<void> {
       figures.system_used_mib = used?.trim() ?? '?';
       return `gateway RSS ${figures.idle_rss_mib} MiB, system ${figures.system_used_mib} MiB used`;
     });
+
+    await step(
+      `${soakMinutes} min of DC-09 traffic, SSH sessions and API polls: the watchdog never fires`,
+      async () => {
+        const r = await soak({
+          guest,
+          token,
+          rxPort,
+          minutes: soakMinutes,
+          log: (line) => process.stdout.write(`${stamp()}     ${line}\n`),
+          assertRunning: () => vm.assertRunning(),
+        });
+        figures.soak = `${soakMinutes} min, ${r.acked} events ACKed and stored (${(r.acked / soakMinutes / 60).toFixed(1)}/s), ${r.refused} not ACKed, ${r.sshRounds} SSH rounds, pid ${r.pid} throughout`;
+        return figures.soak;
+      },
+    );
 
     await step('a healthy gateway was never killed by its own watchdog (every notification attributed)', async () => {
       // systemd drops a notification it cannot attribute ("Cannot find unit for notify message"), and a

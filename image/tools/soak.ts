@@ -1,0 +1,132 @@
+/**
+ * The watchdog soak of `./build.sh image-check --soak MINUTES` (docs/watchdog.md "Proof on the emulated
+ * board"): DC-09 traffic and SSH activity on the box for a fixed time, then the proof that systemd never
+ * killed the healthy gateway (no `Watchdog timeout`, no unattributed notification, NRestarts 0, the same
+ * main PID) and that every ACKed event is in the journal.
+ *
+ * The load is what issue #29 found killing the old gateway: a few SSH sessions running
+ * `systemd-analyze blame` and reading the journal every 20 s, beside steady DC-09 traffic from several
+ * panels (one TCP connection per frame, as a dial-up communicator sends) and the API polled like the page.
+ */
+import { buildMessage } from '../../src/protocols/dc09/encoder.js';
+import { type Guest, sendFrame } from './guest.js';
+
+export interface SoakOptions {
+  readonly guest: Guest;
+  readonly token: string;
+  readonly rxPort: number;
+  readonly minutes: number;
+  /** Panels sending at once; each waits `pauseMs` between frames. */
+  readonly panels?: number;
+  readonly pauseMs?: number;
+  /** Progress lines (one a minute). */
+  readonly log: (line: string) => void;
+  /** Throws when the VM died (a dead VM is not a slow one). */
+  readonly assertRunning: () => void;
+}
+
+export interface SoakResult {
+  readonly acked: number;
+  readonly refused: number;
+  readonly sshRounds: number;
+  readonly stored: number;
+  readonly pid: string;
+}
+
+const SSH_ACTIVITY = [
+  'systemd-analyze blame > /dev/null',
+  'journalctl -n 500 --no-pager > /dev/null',
+  'rauc status > /dev/null',
+  'ps aux > /dev/null',
+].join('; ');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function soak(options: SoakOptions): Promise<SoakResult> {
+  const { guest, rxPort, minutes } = options;
+  const panels = options.panels ?? 4;
+  const pauseMs = options.pauseMs ?? 250;
+  const pid = await guest.ssh('systemctl show -p MainPID --value vigil');
+  const endsAt = Date.now() + minutes * 60_000;
+  // Bounded in count as well as in time: at most one frame per panel every pauseMs.
+  const maxFrames = Math.ceil((minutes * 60_000) / pauseMs) * panels;
+  let sent = 0;
+  let acked = 0;
+  let refused = 0;
+  let sshRounds = 0;
+  let sequence = 1;
+
+  const panel = async (index: number) => {
+    const account = soakAccount(index);
+    while (Date.now() < endsAt && sent < maxFrames) {
+      sent += 1;
+      const frame = buildMessage({
+        token: 'SIA-DCS',
+        sequence: sequence++ % 10000,
+        receiver: 1,
+        line: 1,
+        account,
+        data: `#${account}|Nri1/BA0${sequence % 10}`,
+        timestamp: Date.now(),
+      });
+      const reply = await sendFrame(rxPort, frame, 30_000).catch(() => '');
+      if (reply.includes('"ACK"')) acked += 1;
+      else refused += 1;
+      await sleep(pauseMs);
+    }
+  };
+  const sshActivity = async () => {
+    while (Date.now() < endsAt) {
+      options.assertRunning();
+      await Promise.all([guest.ssh(SSH_ACTIVITY, 120_000), guest.ssh(SSH_ACTIVITY, 120_000)]);
+      await guest.http('GET', '/api/status', { token: options.token });
+      sshRounds += 1;
+      await sleep(Math.min(20_000, Math.max(0, endsAt - Date.now())));
+    }
+  };
+  const progress = async () => {
+    const started = Date.now();
+    while (Date.now() < endsAt) {
+      await sleep(Math.min(60_000, Math.max(0, endsAt - Date.now())));
+      options.assertRunning();
+      const now = await guest.ssh('systemctl show -p MainPID --value vigil; systemctl show -p NRestarts --value vigil');
+      options.log(
+        `soak ${((Date.now() - started) / 60_000).toFixed(0)}/${minutes} min: ${acked} ACKed, ${refused} not, ${sshRounds} SSH rounds; MainPID/NRestarts ${now.replace('\n', '/')}`,
+      );
+    }
+  };
+  await Promise.all([...Array.from({ length: panels }, (_, i) => panel(i)), sshActivity(), progress()]);
+
+  const kills = await guest.ssh(
+    "journalctl -b -o cat --no-pager | grep -E 'Cannot find unit for notify message|Watchdog timeout' || true",
+  );
+  const [pidAfter, restarts] = (
+    await guest.ssh('systemctl show -p MainPID --value vigil; systemctl show -p NRestarts --value vigil')
+  ).split('\n');
+  if (kills.trim() || restarts !== '0' || pidAfter !== pid)
+    throw new Error(`the gateway was disturbed: pid ${pid} -> ${pidAfter}, NRestarts ${restarts}\n${kills}`);
+  let stored = 0;
+  for (let i = 0; i < panels; i += 1) stored += await countEvents(guest, options.token, soakAccount(i));
+  if (stored < acked) throw new Error(`${acked} events were ACKed during the soak, ${stored} are stored`);
+  if (refused > acked / 100) throw new Error(`${refused} of ${sent} frames were not ACKed`);
+  return { acked, refused, sshRounds, stored, pid };
+}
+
+function soakAccount(index: number): string {
+  return `5A0${index.toString(16).toUpperCase()}`;
+}
+
+/** Every stored event of one account, following `next_cursor` (docs/api.md "GET /api/events"). */
+export async function countEvents(guest: Guest, token: string, account: string): Promise<number> {
+  let count = 0;
+  let cursor = '';
+  for (let page = 0; page < 10_000; page += 1) {
+    const res = await guest.http('GET', `/api/events?account=${account}&limit=1000${cursor}`, { token });
+    if (res.status !== 200) throw new Error(`GET /api/events: ${res.status} ${res.text}`);
+    const body = JSON.parse(res.text) as { items: unknown[]; next_cursor: string | null };
+    count += body.items.length;
+    if (body.next_cursor === null) return count;
+    cursor = `&cursor=${body.next_cursor}`;
+  }
+  throw new Error(`more than 10,000 pages of events for ${account}`);
+}
