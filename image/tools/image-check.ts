@@ -349,7 +349,8 @@ async function main(): Promise<void> {
 }
 
 async function eventsFor(guest: Guest, token: string, account: string): Promise<number> {
-  const res = await guest.http('GET', '/api/events?limit=100', { token });
+  // Filtered by account: after the soak the newest hundred events are all the soak's.
+  const res = await guest.http('GET', `/api/events?account=${account}&limit=100`, { token });
   if (res.status !== 200) throw new Error(`GET /api/events: ${res.status} ${res.text}`);
   const { items } = JSON.parse(res.text) as { items: { account: string }[] };
   return items.filter((e) => e.account === account).length;
