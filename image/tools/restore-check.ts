@@ -4,7 +4,9 @@
  * grants, OID overrides and objects, keeps the old box's instance id (docs/backup.md "The instance id of a
  * restored box": the restored box *is* the old box on a new card), and ACKs the same device on the same
  * receiver. The backup goes on the boot partition beside vigil-setup.txt with `restore_passphrase`
- * (docs/first-boot.md "Restoring a backup").
+ * (docs/first-boot.md "Restoring a backup"). The card is flashed from the image the check started with, so
+ * the backup of the box on B (whose test migration is additive) restores onto an older Vigil by the store's
+ * floor (docs/backup.md "Restoring"), as a replacement card flashed with the last image at hand would.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -91,7 +93,12 @@ async function facts(box: RestoreBox): Promise<Facts> {
 }
 
 /** The backup's header, readable without the passphrase (docs/backup.md "File format"). */
-function backupHeader(file: string): { instance_id: string; instance_name: string; journal: boolean } {
+function backupHeader(file: string): {
+  instance_id: string;
+  schema_version: number;
+  readable_from?: number;
+  journal: boolean;
+} {
   const fd = openSync(file, 'r');
   try {
     const head = Buffer.alloc(12);
@@ -150,7 +157,7 @@ export async function restoreOntoFreshCard(box: RestoreBox): Promise<void> {
     const header = backupHeader(vbk);
     if (header.instance_id !== instanceId) throw new Error(`the backup's instance id: ${header.instance_id}`);
     await box.powerOff();
-    return `${figures.backup_kib} KiB in ${figures.backup_s} s; header: instance ${header.instance_id}, journal ${header.journal}`;
+    return `${figures.backup_kib} KiB in ${figures.backup_s} s; header: instance ${header.instance_id}, store version ${header.schema_version} readable from ${header.readable_from ?? '?'}, journal ${header.journal}`;
   });
 
   const restoredAt = await box.step(
