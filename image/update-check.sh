@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# ./build.sh update-check [IMAGE.img|IMAGE.img.xz] — proves A/B updates, rollback and power cuts on the
-# emulated board (docs/image.md "update-check"). Default image: the newest build/vigil-*-arm64.img(.xz).
-# The two test bundles it installs are built first when missing, from the same tree and cached stages:
+# ./build.sh update-check [IMAGE.img|IMAGE.img.xz] — proves A/B updates, rollback, power cuts and a backup
+# restored onto a fresh card on the emulated board (docs/image.md "update-check"). Default image: the
+# newest build/vigil-*-arm64.img(.xz). The two test bundles it installs (through the API) are built first
+# when missing, from the same tree and cached stages:
 #   B: version +1 patch, --test-migration;  C: version +2 patch, --test-unhealthy.
-# VIGIL_UPDATE_INSTALL=api|ssh|auto (default auto: the API, or rauc install over SSH where the gateway
-# has no update route).
 set -euo pipefail
 IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$IMAGE_DIR")
@@ -40,4 +39,4 @@ trap 'kill $builder 2>/dev/null || true' EXIT
 [ -f "$REPO/dist/image/tools/update-check.js" ] || (cd "$REPO" && bash build.sh)
 echo "update-check: $image; bundles $bundle_b, $bundle_c (build logs: $OUT/bundle-[bc].log)"
 node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
-  --work "$OUT/update-check" --install "${VIGIL_UPDATE_INSTALL:-auto}"
+  --work "$OUT/update-check"

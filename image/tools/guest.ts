@@ -5,7 +5,7 @@
  * gateway, not from the box's loopback, so plain HTTP would be refused (docs/security.md "Transport").
  */
 import { execFile, spawn } from 'node:child_process';
-import { createReadStream, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { request } from 'node:https';
 import { connect } from 'node:net';
 
@@ -102,6 +102,45 @@ export class Guest {
       req.on('timeout', () => req.destroy(new Error(`POST ${path}: no answer in 15 min`)));
       req.on('error', reject);
       createReadStream(localFile).pipe(req);
+    });
+  }
+
+  /** GETs `path` into `localFile` (a backup); the body is kept as text instead when the answer is not 200. */
+  download(
+    path: string,
+    localFile: string,
+    token: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: this.apiPort,
+          path,
+          method: 'GET',
+          headers: { ...headers, authorization: `Bearer ${token}` },
+          rejectUnauthorized: false,
+          agent: false,
+          timeout: 10 * 60_000,
+        },
+        (res) => {
+          if (res.statusCode !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => chunks.push(chunk));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+            return;
+          }
+          const out = createWriteStream(localFile, { mode: 0o600 });
+          res.pipe(out);
+          out.on('finish', () => resolve({ status: 200, text: '' }));
+          out.on('error', reject);
+          res.on('error', reject);
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer in 10 min`)));
+      req.on('error', reject);
+      req.end();
     });
   }
 

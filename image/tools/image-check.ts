@@ -5,20 +5,15 @@
  * ACKed and in /api/events, a SIGSTOPped gateway restarted by the watchdog, data surviving a reboot.
  * Stops the VM itself; exits 1 on the first failed step.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, openSync, closeSync, ftruncateSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { Guest, poll as pollGuest, sendFrame } from './guest.js';
 import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
-import { setupFile } from './setup-file.js';
+import { boardVm, prepareCard, RX_PORT, startCheck } from './card.js';
 import { soak } from './soak.js';
-import { FatPartition, freePort, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
+import { UBOOT_QEMU_ARM64 } from './vm.js';
 
-const DISK_BYTES = 4 * 1024 ** 3; // a "4 GB card": first boot grows the data partition into it
-const RX_PORT = 9000;
 const BOOT_TIMEOUT_MS = 15 * 60_000; // TCG emulation on a shared 2-core host
 
 const { values } = parseArgs({
@@ -50,46 +45,22 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
 }
 
 async function main(): Promise<void> {
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
+  const start = await startCheck(work, 'image-check');
+  const { password } = start;
+  const { ssh: sshPort, api: apiPort, rx: rxPort } = start.ports;
   const disk = join(work, 'disk.img');
-  const password = `check-${randomBytes(9).toString('base64url')}`;
-  const keyFile = join(work, 'id_ed25519');
-  const [sshPort, apiPort, rxPort] = [await freePort(), await freePort(), await freePort()];
 
   await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
-    if (imageXz.endsWith('.xz')) execFileSync('sh', ['-c', `xz -dc -T2 "$1" > "$2"`, 'sh', imageXz, disk]);
-    else execFileSync('cp', ['--sparse=always', imageXz, disk]); // a raw .img straight from genimage
-    const fd = openSync(disk, 'r+');
-    ftruncateSync(fd, DISK_BYTES);
-    closeSync(fd);
-    const partitions = readMbr(disk);
-    if (partitions.length !== 4 || partitions[0]!.type !== 0x0c)
-      throw new Error(`expected FAT boot + slot A + slot B + data partitions, found ${JSON.stringify(partitions)}`);
+    const { partitions, fat } = prepareCard(imageXz, disk, start, { adminPassword: password });
     figures.data_partition_mib_in_image = String((partitions[3]!.sectors * 512) / 1024 ** 2);
-    const fat = new FatPartition(disk, partitions[0]!.startSector);
-    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'image-check', '-f', keyFile]);
-    writeFileSync(join(work, 'vigil-setup.txt'), setupFile(password, readFileSync(`${keyFile}.pub`, 'utf8').trim()), {
-      mode: 0o600,
-    });
-    fat.copyIn(join(work, 'vigil-setup.txt'), 'vigil-setup.txt');
     const names = fat.list();
     for (const needed of ['boot.scr', 'u-boot.bin', 'vigil-boot.env', 'config.txt'])
       if (!names.includes(needed)) throw new Error(`no ${needed} on the boot partition: ${names.join(' ')}`);
     return '';
   });
 
-  const vm = new Vm({
-    disk,
-    bios: UBOOT_QEMU_ARM64,
-    consoleLog: join(work, 'console.log'),
-    forwards: [
-      { host: sshPort, guest: 22 },
-      { host: apiPort, guest: 8443 },
-      { host: rxPort, guest: RX_PORT },
-    ],
-  });
-  const guest = new Guest({ sshPort, apiPort, keyFile });
+  const vm = boardVm(start, disk, join(work, 'console.log'));
+  const guest = new Guest({ sshPort, apiPort, keyFile: start.keyFile });
   // Every wait fails at once, with qemu's own words, when qemu has died: a dead VM is not a slow one.
   const poll: typeof pollGuest = (what, timeoutMs, probe, intervalMs) =>
     pollGuest(

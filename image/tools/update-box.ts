@@ -1,7 +1,7 @@
 /**
- * What update-check does to the booted box: read its slot state, install a bundle (through the API, or
- * over SSH with `rauc install` while the gateway has no update route), ask for a reboot the way the
- * gateway does (docs/image.md "Reboot on request"), and send DC-09 events.
+ * What update-check does to the booted box: read its slot state, install a bundle through the API, ask
+ * for a reboot the way the gateway does (docs/image.md "Reboot on request"), send DC-09 events and read
+ * the journal.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, copyFileSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
@@ -34,52 +34,23 @@ export function describe(s: SlotState): string {
   return `slot ${s.booted}, version ${s.version}, order ${s.boot.BOOT_ORDER}, A ${s.boot.BOOT_A_LEFT}/${s.boot.BOOT_A_TRIAL} B ${s.boot.BOOT_B_LEFT}/${s.boot.BOOT_B_TRIAL} (tries left/trial)`;
 }
 
-export type InstallPath = 'api' | 'ssh';
-
 export interface InstallResult {
   readonly ok: boolean;
-  readonly path: InstallPath;
   readonly output: string;
   readonly seconds: number;
 }
 
-const INCOMING = '/var/lib/vigil/rauc/incoming.raucb';
-
-/**
- * Installs a bundle. `api`: POST /api/system/update (streamed); `ssh`: copy it to the data partition and run
- * `rauc install` as root. `auto` uses the API and falls back to SSH when the gateway has no such route (404).
- */
-export async function install(
-  guest: Guest,
-  bundle: string,
-  token: string,
-  mode: InstallPath | 'auto',
-): Promise<InstallResult> {
+/** Installs a bundle as a technician does: POST /api/system/update, the bundle as the streamed body. */
+export async function install(guest: Guest, bundle: string, token: string): Promise<InstallResult> {
   const started = Date.now();
-  if (mode !== 'ssh') {
-    const res = await guest.upload('/api/system/update', bundle, token);
-    // 404/405: this gateway has no update route yet; `auto` then installs over SSH.
-    if (!(mode === 'auto' && (res.status === 404 || res.status === 405)))
-      return {
-        ok: res.status === 202,
-        path: 'api',
-        output: `${res.status} ${res.text}`,
-        seconds: (Date.now() - started) / 1000,
-      };
-  }
-  await guest.sshWithInput(`mkdir -p -m 0700 ${INCOMING.replace(/\/[^/]+$/, '')} && cat > ${INCOMING}`, bundle);
-  const copied = Date.now();
-  const output = await guest
-    .ssh(`rauc install ${INCOMING} 2>&1; rc=$?; rm -f ${INCOMING}; echo "exit $rc"`, 20 * 60_000)
-    .catch((err: Error) => err.message);
-  return { ok: /exit 0$/.test(output), path: 'ssh', output, seconds: (Date.now() - copied) / 1000 };
+  const res = await guest.upload('/api/system/update', bundle, token);
+  return { ok: res.status === 200, output: `${res.status} ${res.text}`, seconds: (Date.now() - started) / 1000 };
 }
 
-/** Asks for a reboot as the gateway does (a request file as user vigil), waits for the box to go down. */
-export async function requestReboot(guest: Guest, reason: string, before: string): Promise<void> {
-  await guest.ssh(
-    `runuser -u vigil -- sh -c 'mkdir -p /var/lib/vigil/system && echo "{\\"reason\\":\\"${reason}\\"}" > /var/lib/vigil/system/reboot-request'`,
-  );
+/** Asks for a reboot as the System view does (POST /api/system/reboot), waits for the box to go down. */
+export async function requestReboot(guest: Guest, token: string, before: string): Promise<void> {
+  const res = await guest.http('POST', '/api/system/reboot', { token });
+  if (res.status !== 200) throw new Error(`POST /api/system/reboot: ${res.status} ${res.text}`);
   await poll('the box went down', 180_000, async () => {
     const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
     return id !== before;
@@ -131,4 +102,12 @@ export async function eventsFor(guest: Guest, token: string, account: string): P
   if (res.status !== 200) throw new Error(`GET /api/events: ${res.status} ${res.text}`);
   const { items } = JSON.parse(res.text) as { items: { account: string }[] };
   return items.filter((e) => e.account === account).length;
+}
+
+/** The newest gateway (internal) events' texts, e.g. `System update rolled back (the box booted …)`. */
+export async function internalEvents(guest: Guest, token: string): Promise<string[]> {
+  const res = await guest.http('GET', '/api/events?limit=500', { token });
+  if (res.status !== 200) throw new Error(`GET /api/events: ${res.status} ${res.text}`);
+  const { items } = JSON.parse(res.text) as { items: { protocol: string; text: string | null }[] };
+  return items.filter((e) => e.protocol === 'INTERNAL').map((e) => e.text ?? '');
 }

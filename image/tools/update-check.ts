@@ -1,49 +1,39 @@
 /**
- * node dist/image/tools/update-check.js --image IMG --bundle-b B.raucb --bundle-c C.raucb --work DIR [--install auto|api|ssh]
+ * node dist/image/tools/update-check.js --image IMG --bundle-b B.raucb --bundle-c C.raucb --work DIR
  * Proves A/B system updates on the emulated board, booted through U-Boot with loopback-only forwards,
  * printing each step with its time (docs/image.md "update-check", issue "Proof"):
  *   1. a fresh card comes up healthy on slot A (power cut twice while first boot grows the data
  *      partition, and it still ends with the whole card); DC-09 events are ACKed;
- *   2. bundle B (version bumped, one extra test migration) installed, reboot, B healthy and confirmed,
- *      A's events all there;
- *   3. bundle C (a gateway that never becomes healthy) installed: the box returns to B by itself;
- *   4. the power cut while a bundle is being written: the box boots its current slot, the install can be
- *      retried;
- *   5. a corrupted and an unsigned bundle are refused, nothing changed.
+ *   2. bundle B (version bumped, one extra test migration) installed through the API, reboot, B healthy
+ *      and confirmed by the gateway itself, A's events all there;
+ *   3. bundle C (a gateway that never becomes healthy) installed through the API: the box returns to B
+ *      by itself, and the gateway journals `update_rolled_back` with its reason;
+ *   4. the power cut while the API writes a bundle into the other slot: the box boots its current slot,
+ *      the install can be retried;
+ *   5. a corrupted and an unsigned bundle are refused through the API, nothing changed;
+ *   6. a backup taken through the API restores onto a freshly flashed card (image/tools/restore-check.ts).
+ * Installs and reboots go through the API only; SSH reads the box's state and cuts nothing.
  * Stops the VM itself; exits 1 on the first failed step.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { boardVm, prepareCard, RX_PORT, startCheck } from './card.js';
 import { Guest, poll as pollGuest } from './guest.js';
-import { setupFile } from './setup-file.js';
+import { restoreOntoFreshCard } from './restore-check.js';
 import {
   badBundles,
   describe,
   eventsFor,
-  type InstallPath,
   install,
+  internalEvents,
   raucProgress,
   requestReboot,
   sendEvent,
   slotState,
 } from './update-box.js';
-import { FatPartition, freePort, readMbr, UBOOT_QEMU_ARM64, Vm } from './vm.js';
+import type { Vm } from './vm.js';
 
-const DISK_BYTES = 4 * 1024 ** 3;
-const RX_PORT = 9000;
 const BOOT_TIMEOUT_MS = 20 * 60_000;
 const ACCOUNT = '4E29';
 
@@ -53,7 +43,6 @@ const { values } = parseArgs({
     'bundle-b': { type: 'string' },
     'bundle-c': { type: 'string' },
     work: { type: 'string' },
-    install: { type: 'string', default: 'auto' },
   },
   strict: true,
 });
@@ -61,7 +50,6 @@ if (!values.image || !values['bundle-b'] || !values['bundle-c'] || !values.work)
   process.stderr.write('update-check: --image, --bundle-b, --bundle-c and --work are required\n');
   process.exit(2);
 }
-const mode = values.install as InstallPath | 'auto';
 const work = values.work;
 const t0 = Date.now();
 const figures: Record<string, string> = {};
@@ -78,28 +66,18 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
 }
 
 async function main(): Promise<void> {
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  const disk = join(work, 'disk.img');
-  const password = `check-${randomBytes(9).toString('base64url')}`;
-  const keyFile = join(work, 'id_ed25519');
-  const [sshPort, apiPort, rxPort] = [await freePort(), await freePort(), await freePort()];
-  const guest = new Guest({ sshPort, apiPort, keyFile });
+  const start = await startCheck(work, 'update-check');
+  const { password } = start;
+  const rxPort = start.ports.rx;
+  const guest = new Guest({ sshPort: start.ports.ssh, apiPort: start.ports.api, keyFile: start.keyFile });
+  let disk = join(work, 'disk.img');
   let boots = 0;
   let vm = null as Vm | null;
   const consoleLog = () => join(work, `console-${boots}.log`);
-  const powerOn = () => {
+  const powerOn = (card = disk) => {
     boots += 1;
-    vm = new Vm({
-      disk,
-      bios: UBOOT_QEMU_ARM64,
-      consoleLog: consoleLog(),
-      forwards: [
-        { host: sshPort, guest: 22 },
-        { host: apiPort, guest: 8443 },
-        { host: rxPort, guest: RX_PORT },
-      ],
-    });
+    disk = card;
+    vm = boardVm(start, disk, consoleLog());
     vm.start();
   };
   const poll: typeof pollGuest = (what, ms, probe, interval) =>
@@ -128,10 +106,12 @@ async function main(): Promise<void> {
     process.on(signal, () => void (vm?.kill() ?? Promise.resolve()).finally(() => process.exit(130)));
 
   let token = '';
-  const login = async () => {
-    const res = await guest.http('POST', '/api/login', { body: { login: 'admin', password } });
-    if (res.status !== 200) throw new Error(`POST /api/login: ${res.status} ${res.text}`);
-    token = (JSON.parse(res.text) as { token: string }).token;
+  const login = async (who = 'admin', secret = password) => {
+    const res = await guest.http('POST', '/api/login', { body: { login: who, password: secret } });
+    if (res.status !== 200) throw new Error(`POST /api/login as ${who}: ${res.status} ${res.text}`);
+    const issued = (JSON.parse(res.text) as { token: string }).token;
+    if (who === 'admin') token = issued;
+    return issued;
   };
   let acked = 0;
   const sendEvents = async (n: number) => {
@@ -145,17 +125,7 @@ async function main(): Promise<void> {
 
   try {
     await step('prepare the card: raw image, 4 GiB, vigil-setup.txt', async () => {
-      if (values.image!.endsWith('.xz'))
-        execFileSync('sh', ['-c', 'xz -dc -T2 "$1" > "$2"', 'sh', values.image!, disk]);
-      else execFileSync('cp', ['--sparse=always', values.image!, disk]);
-      const fd = openSync(disk, 'r+');
-      ftruncateSync(fd, DISK_BYTES);
-      closeSync(fd);
-      const parts = readMbr(disk);
-      if (parts.length !== 4) throw new Error(`expected 4 partitions, found ${parts.length}`);
-      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'update-check', '-f', keyFile]);
-      writeFileSync(join(work, 'vigil-setup.txt'), setupFile(password, readFileSync(`${keyFile}.pub`, 'utf8').trim()));
-      new FatPartition(disk, parts[0]!.startSector).copyIn(join(work, 'vigil-setup.txt'), 'vigil-setup.txt');
+      prepareCard(values.image!, disk, start, { adminPassword: password });
       return '';
     });
 
@@ -201,6 +171,7 @@ async function main(): Promise<void> {
     });
 
     // ------------------------------------------------------------------ 2
+    let bHealthyAt = 0;
     const bundleB = await step('bundles B and C are built', async () => {
       for (const bundle of [values['bundle-b']!, values['bundle-c']!])
         await pollGuest(
@@ -217,61 +188,54 @@ async function main(): Promise<void> {
       figures.bundle_c_mib = (statSync(values['bundle-c']!).size / 1024 ** 2).toFixed(0);
       return values['bundle-b']!;
     });
-    await step('2a. bundle B installed into slot B', async () => {
-      const r = await install(guest, bundleB, token, mode);
-      if (!r.ok) throw new Error(`install failed (${r.path}): ${r.output}`);
+    await step('2a. bundle B installed into slot B through POST /api/system/update', async () => {
+      const r = await install(guest, bundleB, token);
+      if (!r.ok) throw new Error(`install failed: ${r.output}`);
       figures.bundle_b_install_s = r.seconds.toFixed(0);
-      figures.install_path = r.path;
       const s = await slotState(guest);
       if (s.boot.BOOT_ORDER !== 'B A' || s.boot.BOOT_B_TRIAL !== '1') throw new Error(describe(s));
-      return `${r.path}, ${r.seconds.toFixed(0)} s; ${describe(s)}`;
+      return `${r.seconds.toFixed(0)} s (upload and install); ${describe(s)}`;
     });
-    await step(
-      "2b. reboot (requested as the gateway does), B healthy, its migration ran, A's events there",
-      async () => {
-        const before = await slotState(guest);
-        const asked = Date.now();
-        await requestReboot(guest, 'update-check: activate B', before.bootId);
-        await poll('healthy on B', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
-        figures.downtime_reboot_to_healthy_s = secondsSince(asked);
-        const s = await poll('ssh', 180_000, () => slotState(guest)); // /health answers before sshd does
-        if (s.booted !== 'B') throw new Error(`booted ${describe(s)}`);
-        const probe = await guest.ssh(
-          `runuser -u vigil -- node -e "const D=require('/opt/vigil/node_modules/better-sqlite3');const d=new D('/var/lib/vigil/vigil.db',{readonly:true});console.log(d.prepare(\\"select count(*) n from sqlite_master where name='update_check_probe'\\").get().n)"`,
-        );
-        if (probe.trim() !== '1') throw new Error('the test migration did not run on B');
-        await login();
-        await sendEvents(3);
-        return `${describe(s)}; probe table present; ${await allEventsThere()} events (${acked} ACKed); down ${figures.downtime_reboot_to_healthy_s} s`;
-      },
-    );
-    await step('2c. B is confirmed (the gateway after its grace period, else rauc status mark-good)', async () => {
-      // A gateway without the update route (installs over SSH) has no confirmation either.
-      const confirmed =
-        figures.install_path === 'api'
-          ? await poll(
-              'B confirmed by the gateway',
-              10 * 60_000,
-              async () => (await slotState(guest)).boot.BOOT_B_TRIAL === '0',
-              5000,
-            ).then(
-              () => 'by the gateway',
-              () => null,
-            )
-          : null;
-      if (!confirmed) await guest.ssh('rauc status mark-good');
+    await step("2b. reboot (POST /api/system/reboot), B healthy, its migration ran, A's events there", async () => {
+      const before = await slotState(guest);
+      const asked = Date.now();
+      await requestReboot(guest, token, before.bootId);
+      await poll('healthy on B', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
+      bHealthyAt = Date.now();
+      figures.downtime_reboot_to_healthy_s = secondsSince(asked);
+      const s = await poll('ssh', 180_000, () => slotState(guest)); // /health answers before sshd does
+      if (s.booted !== 'B') throw new Error(`booted ${describe(s)}`);
+      const probe = await guest.ssh(
+        `runuser -u vigil -- node -e "const D=require('/opt/vigil/node_modules/better-sqlite3');const d=new D('/var/lib/vigil/vigil.db',{readonly:true});console.log(d.prepare(\\"select count(*) n from sqlite_master where name='update_check_probe'\\").get().n)"`,
+      );
+      if (probe.trim() !== '1') throw new Error('the test migration did not run on B');
+      await login();
+      await sendEvents(3);
+      return `${describe(s)}; probe table present; ${await allEventsThere()} events (${acked} ACKed); down ${figures.downtime_reboot_to_healthy_s} s`;
+    });
+    await step('2c. B is confirmed by the gateway itself after its grace period of health', async () => {
+      const confirmedAt = await poll(
+        'B confirmed by the gateway (BOOT_B_TRIAL=0)',
+        10 * 60_000,
+        async () => ((await slotState(guest)).boot.BOOT_B_TRIAL === '0' ? Date.now() : null),
+        5000,
+      );
       const s = await slotState(guest);
       if (s.boot.BOOT_B_TRIAL !== '0' || s.boot.BOOT_B_LEFT !== '3') throw new Error(describe(s));
-      return `${confirmed ?? 'over SSH (rauc status mark-good): the gateway did not confirm'}; ${describe(s)}`;
+      const events = await internalEvents(guest, token);
+      if (!events.some((t) => /update confirmed/i.test(t)))
+        throw new Error(`no update_confirmed event among: ${events.slice(0, 8).join(' | ')}`);
+      figures.healthy_to_confirmed_s = ((confirmedAt - bHealthyAt) / 1000).toFixed(0);
+      return `${describe(s)}; update_confirmed journaled; ${figures.healthy_to_confirmed_s} s after /health answered`;
     });
 
     // ------------------------------------------------------------------ 3
     await step('3. bundle C (never healthy) installed into A: the box returns to B by itself', async () => {
-      const r = await install(guest, values['bundle-c']!, token, mode);
-      if (!r.ok) throw new Error(`install failed (${r.path}): ${r.output}`);
+      const r = await install(guest, values['bundle-c']!, token);
+      if (!r.ok) throw new Error(`install failed: ${r.output}`);
       const before = await slotState(guest);
       const asked = Date.now();
-      await requestReboot(guest, 'update-check: activate C', before.bootId);
+      await requestReboot(guest, token, before.bootId);
       const back = await poll(
         'back on B and healthy',
         45 * 60_000,
@@ -285,22 +249,38 @@ async function main(): Promise<void> {
       figures.rollback_s = secondsSince(asked);
       if (back.boot.BOOT_A_LEFT !== '0') throw new Error(`A is not spent: ${describe(back)}`);
       await login();
-      return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.rollback_s} s after the reboot request; U-Boot tries: ${
+      const tries =
         readFileSync(consoleLog(), 'latin1')
           .match(/vigil: booting slot \w/g)
-          ?.join(', ') ?? '?'
-      }`;
+          ?.join(', ') ?? '?';
+      return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.rollback_s} s after the reboot request; U-Boot tries: ${tries}`;
+    });
+    await step('3b. the gateway on B journaled update_rolled_back with its reason, and reports it', async () => {
+      const events = await internalEvents(guest, token);
+      // "<configured name> (<reason>)" (src/internal-events/catalog.ts); the reason names the abandoned slot.
+      const event = events.find((t) => /rolled back \(.*instead of A/i.test(t));
+      if (!event) throw new Error(`no update_rolled_back event with a reason among: ${events.slice(0, 8).join(' | ')}`);
+      const res = await guest.http('GET', '/api/system', { token });
+      const report = JSON.parse(res.text) as {
+        update: { outcome: string; reason: string | null } | null;
+        rollback_unacknowledged: boolean;
+      };
+      if (report.update?.outcome !== 'rolled_back' || !report.update.reason || !report.rollback_unacknowledged)
+        throw new Error(`GET /api/system: ${res.status} ${res.text}`);
+      if (!event.includes(report.update.reason))
+        throw new Error(`event "${event}" vs reason "${report.update.reason}"`);
+      const ack = await guest.http('POST', '/api/system/update/acknowledge', { token });
+      if (ack.status !== 200) throw new Error(`POST /api/system/update/acknowledge: ${ack.status} ${ack.text}`);
+      return `"${event}"; acknowledged`;
     });
 
     // ------------------------------------------------------------------ 4
     await step(
-      '4. power cut while bundle B is written into A: B boots as before, the install can be retried',
+      '4. power cut while the API writes bundle B into A: B boots as before, the install can be retried',
       async () => {
         const before = await slotState(guest);
-        const installing = install(guest, bundleB, token, 'ssh').catch((err: Error) => ({
-          ok: false,
-          output: err.message,
-        }));
+        // The upload's connection dies with the box: its answer is not awaited for anything.
+        const installing = install(guest, bundleB, token).catch((err: Error) => ({ ok: false, output: err.message }));
         const writing = await poll(
           'RAUC copying the image into slot A',
           20 * 60_000,
@@ -318,16 +298,16 @@ async function main(): Promise<void> {
         const after = await poll('ssh', 180_000, () => slotState(guest));
         if (after.booted !== 'B' || after.version !== before.version)
           throw new Error(`after the cut: ${describe(after)}`);
-        const retry = await install(guest, bundleB, token, 'ssh');
+        await login();
+        const retry = await install(guest, bundleB, token);
         if (!retry.ok) throw new Error(`the retried install failed: ${retry.output}`);
-        // Leave B in charge for what follows: the retried A is not activated.
-        await guest.ssh('rauc status mark-active booted && rauc status mark-good booted');
+        // The retried A stays installed and is never activated: B stays in charge until the power-off in 6.
         return `cut 3 s after RAUC said ${writing.percent}% "${writing.message}"; booted ${after.booted} ${after.version} after the cut; retry installed in ${retry.seconds.toFixed(0)} s`;
       },
     );
 
     // ------------------------------------------------------------------ 5
-    await step('5. a corrupted and an unsigned bundle are refused, nothing changed', async () => {
+    await step('5. a corrupted and an unsigned bundle are refused through the API, nothing changed', async () => {
       const { corrupted, unsigned } = badBundles(bundleB, work);
       const before = await slotState(guest);
       const results: string[] = [];
@@ -335,16 +315,11 @@ async function main(): Promise<void> {
         ['corrupted', corrupted],
         ['unsigned', unsigned],
       ] as const) {
-        const r = await install(guest, file, token, mode);
-        if (r.ok) throw new Error(`the ${name} bundle was installed: ${r.output}`);
-        results.push(
-          `${name}: ${r.path} ${
-            r.output
-              .split('\n')
-              .filter((l) => /error|fail|refus/i.test(l))
-              .slice(-1)[0] ?? r.output.slice(-160)
-          }`,
-        );
+        const r = await install(guest, file, token);
+        // Refused with its code (docs/updates.md "Refusals"), not an error of some other kind.
+        if (!/^4\d\d (UNSIGNED|BAD_SIGNATURE|BAD_BUNDLE|CORRUPTED):/.test(r.output))
+          throw new Error(`the ${name} bundle: ${r.output}`);
+        results.push(`${name}: ${r.output.slice(0, 160)}`);
       }
       const after = await slotState(guest);
       if (
@@ -356,6 +331,26 @@ async function main(): Promise<void> {
       return results.join('; ');
     });
 
+    // ------------------------------------------------------------------ 6
+    await restoreOntoFreshCard({
+      start,
+      image: values.image!,
+      guest,
+      account: ACCOUNT,
+      figures,
+      step,
+      poll,
+      token: () => token,
+      login,
+      sendEvent: () => sendEvent(rxPort, ACCOUNT),
+      powerOff: async () => {
+        await guest.ssh('systemctl poweroff').catch(() => undefined);
+        if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
+        rmSync(disk, { force: true }); // the old card is done with; the restore needs the space
+      },
+      powerOn,
+      timeoutMs: BOOT_TIMEOUT_MS,
+    });
     await step('power off', async () => {
       await guest.ssh('systemctl poweroff').catch(() => undefined);
       if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');

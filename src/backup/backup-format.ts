@@ -31,6 +31,12 @@ export interface BackupHeader {
   readonly format: number;
   readonly app_version: string;
   readonly schema_version: number;
+  /**
+   * The store's floor (docs/store.md "Data across versions"): the oldest store version whose Vigil can use
+   * it. A Vigil that knows fewer migrations restores it iff it knows this version, the rule it opens a store
+   * by after a rollback. Absent in backups made before it was recorded: schema_version counts then.
+   */
+  readonly readable_from?: number;
   readonly instance_id: string;
   readonly instance_name: string;
   readonly created_at: string;
@@ -89,7 +95,10 @@ async function deriveKeys(
 }
 
 /** A new header with a fresh salt and IV, and the key to encrypt under it. */
-export async function newBackupKeys(passphrase: string, facts: HeaderFacts): Promise<BackupKeys> {
+export async function newBackupKeys(
+  passphrase: string,
+  facts: HeaderFacts & Pick<BackupHeader, 'readable_from'>,
+): Promise<BackupKeys> {
   checkPassphrase(passphrase);
   const kdf = { name: 'scrypt' as const, ...SCRYPT, salt: randomBytes(16).toString('base64') };
   const { cipherKey, keyCheck } = await deriveKeys(passphrase, kdf);
@@ -148,7 +157,11 @@ export function decodePreamble(head: Buffer): { header: BackupHeader; preamble: 
     typeof header.iv === 'string' &&
     typeof header.key_check === 'string' &&
     typeof header.instance_id === 'string' &&
-    Number.isInteger(header.schema_version);
+    Number.isInteger(header.schema_version) &&
+    (header.readable_from === undefined ||
+      (Number.isInteger(header.readable_from) &&
+        header.readable_from >= 1 &&
+        header.readable_from <= header.schema_version));
   if (!sane) throw backupError('the backup file is damaged (header fields)');
   return { header, preamble: head.subarray(0, end) };
 }

@@ -24,7 +24,7 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { VigilError } from '../core/errors.js';
 import { openDatabase } from '../store/database.js';
-import { latestVersion } from '../store/migrations.js';
+import { latestVersion, readableFrom } from '../store/migrations.js';
 import { VIGIL_APPLICATION_ID } from '../store/schema-v1.js';
 import { decodePreamble, openBackupKeys, TAG_BYTES, type BackupHeader } from './backup-format.js';
 import { EntrySplitter } from './backup-entries.js';
@@ -118,6 +118,8 @@ export function checkStore(path: string, header: BackupHeader, newIdentity: bool
     if (integrity !== 'ok') throw damaged(`its store fails the integrity check: ${String(integrity)}`);
     if (Number(db.pragma('user_version', { simple: true })) !== header.schema_version)
       throw damaged('its store does not match its header');
+    if (header.readable_from !== undefined && readableFrom(db) !== header.readable_from)
+      throw damaged('its store does not match its header');
     const meta = new MetaRepo(db);
     if ((meta.get(INSTANCE_ID_KEY) ?? '') !== header.instance_id)
       throw damaged('its instance id does not match its header');
@@ -141,7 +143,8 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
   const { header, preamble } = decodePreamble(readHead(options.file, size));
   const key = await openBackupKeys(options.passphrase, header);
   const supported = latestVersion();
-  if (header.schema_version > supported) {
+  // A newer store whose migrations were all additive is read as after a rollback (docs/store.md).
+  if ((header.readable_from ?? header.schema_version) > supported) {
     throw new VigilError(
       'BAD_BACKUP',
       `the backup was made by a newer Vigil (${header.app_version}, store version ${header.schema_version}); this one reads store versions up to ${supported}`,

@@ -6,10 +6,14 @@
  */
 import { openDatabase } from '../store/database.js';
 import { INSTANCE_ID_KEY, MetaRepo } from '../store/meta-repo.js';
+import { readableFrom } from '../store/migrations.js';
 import type { BackupHeader } from './backup-format.js';
 import { storePath } from '../store/store-path.js';
 
-export type SnapshotFacts = Pick<BackupHeader, 'schema_version' | 'instance_id' | 'instance_name' | 'journal'>;
+export type SnapshotFacts = Pick<
+  BackupHeader,
+  'schema_version' | 'readable_from' | 'instance_id' | 'instance_name' | 'journal'
+>;
 
 export interface Snapshot {
   readonly path: string;
@@ -49,6 +53,7 @@ export function takeSnapshot({ dataDir, dir, journal }: SnapshotRequest): Snapsh
       path,
       facts: {
         schema_version: Number(copy.pragma('user_version', { simple: true })),
+        readable_from: readableFrom(copy),
         instance_id: new MetaRepo(copy).get(INSTANCE_ID_KEY) ?? '',
         instance_name: instanceName,
         journal,

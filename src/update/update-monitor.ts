@@ -14,9 +14,10 @@ import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Service } from '../core/service.js';
 import { removeIncomingLeftover } from './installer.js';
+import { markRollbackReasonReported, readRollbackReason } from './rollback-reason.js';
 import { readUpdateRecord, rollbackUnacknowledged, writeUpdateRecord, type UpdateEventType } from './update-record.js';
 import type { UpdateSystem } from './update-system.js';
-import { atStart, owedEvents } from './update-transitions.js';
+import { atStart, owedEvents, trialReasonFor } from './update-transitions.js';
 
 export const UPDATE_COMPONENT = 'update';
 export const UPDATE_CHECK_INTERVAL_MS = 5_000;
@@ -52,14 +53,27 @@ export class UpdateMonitor implements Service {
     if (removeIncomingLeftover(system.dataDir, system.clock.now(), true))
       system.logger.warn('removed a half-received update bundle');
     const install = readUpdateRecord(system.dataDir).install;
+    // Read before the record changes, moved aside only after: a cut in between reports it at the next start.
+    const trialReason = readRollbackReason(system.dataDir);
+    let used = false;
     if (install) {
       const transition = atStart(install, {
         booted,
         bootId: system.bootId(),
         previousRun: this.deps.previousRun(),
         triesLeft: system.bootState()?.triesLeft[install.slot] ?? null,
+        trialReason,
       });
       if (transition.record !== install) writeUpdateRecord(system.dataDir, { install: transition.record });
+      used =
+        install.outcome === 'pending' &&
+        transition.record.outcome === 'rolled_back' &&
+        trialReasonFor(install.slot, trialReason) !== null;
+    }
+    if (trialReason) {
+      // Not about the last install (a slot written outside the gateway): the log keeps it, once.
+      if (!used) system.logger.warn('the trial timer rolled a slot back', { ...trialReason });
+      markRollbackReasonReported(system.dataDir);
     }
     this.reconcile();
     this.timer = setInterval(() => void this.tick(), this.deps.intervalMs ?? UPDATE_CHECK_INTERVAL_MS);

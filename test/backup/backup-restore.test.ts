@@ -1,7 +1,8 @@
 /**
  * A backup taken from a running gateway rebuilds the box on an empty data dir (docs/backup.md): settings
  * with their secrets, users, overrides, TLS pair, output cursors; the journal only when asked. Wrong
- * passphrases and damaged files are refused with their reason and stage nothing.
+ * passphrases and damaged files are refused with their reason and stage nothing. A backup of a newer
+ * store restores when this Vigil knows its floor (the rule a rollback opens it by), and is refused when not.
  */
 import { existsSync, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,10 @@ import { PENDING_DIR, stageRestore } from '../../src/backup/stage-restore.js';
 import { isVigilError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { PASSWORD_FILE } from '../../src/init/first-start.js';
+import { openDatabase } from '../../src/store/database.js';
+import { MetaRepo } from '../../src/store/meta-repo.js';
+import { latestVersion, READABLE_FROM_KEY } from '../../src/store/migrations.js';
+import { storePath } from '../../src/store/store-path.js';
 import { Store } from '../../src/store/store.js';
 import { postLogin, startGateway } from '../helpers/gateway.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -182,6 +187,73 @@ test('a wrong passphrase, a changed byte, a cut file, a short passphrase: refuse
     );
     const { readdirSync } = await import('node:fs');
     assert.equal(readdirSync(newBox), [], 'nothing staged, nothing left behind');
+  } finally {
+    dir.remove();
+  }
+});
+
+/** What a newer Vigil leaves in a store: one more version and a table this one does not know. */
+function makeNewer(dataDir: string, floor: number | null): void {
+  const db = openDatabase(storePath(dataDir));
+  try {
+    db.exec('CREATE TABLE newer_probe (id INTEGER PRIMARY KEY)');
+    db.pragma(`user_version = ${latestVersion() + 1}`);
+    if (floor !== null) new MetaRepo(db).set(READABLE_FROM_KEY, String(floor));
+  } finally {
+    db.close();
+  }
+}
+
+test('a newer store restores when its floor is known here (additive migrations), and is refused when not', async () => {
+  const dir = tempDir();
+  try {
+    const { mkdirSync, readdirSync } = await import('node:fs');
+    const oldBox = join(dir.path, 'old');
+    const { gateway } = await startGateway(oldBox);
+    const [login, password] = readFileSync(join(oldBox, PASSWORD_FILE), 'utf8').trim().split('\n') as [string, string];
+    await gateway.stop();
+    makeNewer(oldBox, null); // an additive migration keeps the floor
+    await backupOf(oldBox, join(dir.path, 'additive.vbk'), false);
+    const newBox = join(dir.path, 'new');
+    mkdirSync(newBox);
+    const header = await stageRestore({
+      dataDir: newBox,
+      file: join(dir.path, 'additive.vbk'),
+      passphrase: PASSPHRASE,
+      newIdentity: false,
+    });
+    assert.is(header.schema_version, latestVersion() + 1);
+    assert.ok((header.readable_from ?? Number.POSITIVE_INFINITY) <= latestVersion(), 'the floor is in the header');
+    const restored = await startGateway(newBox);
+    try {
+      assert.is((await postLogin(restored.base, login, password)).status, 200, 'the box runs on the newer store');
+    } finally {
+      await restored.gateway.stop();
+    }
+
+    const db = openDatabase(storePath(oldBox));
+    db.exec('DROP TABLE newer_probe');
+    db.close();
+    makeNewer(oldBox, latestVersion() + 1); // a migration older code cannot use
+    await backupOf(oldBox, join(dir.path, 'breaking.vbk'), false);
+    const other = join(dir.path, 'other');
+    mkdirSync(other);
+    const refused = await refusal(
+      stageRestore({
+        dataDir: other,
+        file: join(dir.path, 'breaking.vbk'),
+        passphrase: PASSPHRASE,
+        newIdentity: false,
+      }),
+    );
+    assert.is(refused.code, 'BAD_BACKUP');
+    assert.match(
+      refused.message,
+      new RegExp(
+        `newer Vigil .*store version ${latestVersion() + 1}\\); this one reads store versions up to ${latestVersion()}`,
+      ),
+    );
+    assert.equal(readdirSync(other), [], 'nothing staged');
   } finally {
     dir.remove();
   }

@@ -4,7 +4,7 @@
  * cut one, one with a flipped payload byte, one for another board and an older one are each refused with
  * their code, `rauc install` is never called and the incoming file is gone.
  */
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync, type ReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -59,10 +59,29 @@ test.before.each(() => {
     bootId: () => 'boot-1',
   });
 });
-test.after.each(() => dir.remove());
+/** The bodies handed to installBundle: a refusal before reading leaves one still opening its file. */
+const bodies: ReadStream[] = [];
+function body(file: string): ReadStream {
+  const stream = createReadStream(file);
+  bodies.push(stream);
+  return stream;
+}
+
+test.after.each(async () => {
+  // Closed before the fixtures go: a late open of a removed bundle would fail the whole run.
+  for (const stream of bodies.splice(0)) {
+    if (stream.closed) continue;
+    await new Promise<void>((resolve) => {
+      stream.on('error', () => undefined); // teardown: the test's own assertions are done
+      stream.once('close', () => resolve());
+      stream.destroy();
+    });
+  }
+  dir.remove();
+});
 
 function install(file: string, allowDowngrade = false) {
-  return installBundle(system, { body: createReadStream(file), allowDowngrade });
+  return installBundle(system, { body: body(file), allowDowngrade });
 }
 
 test('a signed bundle of a newer version is installed into the other slot and recorded pending', async () => {
@@ -132,7 +151,7 @@ test('a failing rauc install is INSTALL_FAILED with rauc words, and no record is
 
 test('a bundle that does not fit in the free space is refused NO_SPACE before it is verified', async () => {
   const outcome = await installBundle(system, {
-    body: createReadStream(good),
+    body: body(good),
     allowDowngrade: false,
     limits: { reserveBytes: Number.MAX_SAFE_INTEGER },
   });
@@ -164,7 +183,7 @@ test('without a rauc binary the answer is UPDATE_UNAVAILABLE', async () => {
     cmdlinePath: box.cmdline,
     bootEnvPath: box.bootEnv,
   });
-  const outcome = await installBundle(bare, { body: createReadStream(good), allowDowngrade: false });
+  const outcome = await installBundle(bare, { body: body(good), allowDowngrade: false });
   assert.equal(outcome.kind === 'refused' && outcome.code, 'UPDATE_UNAVAILABLE');
   assert.is(await bare.slotsReport(), null);
 });

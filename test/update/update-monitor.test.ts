@@ -2,9 +2,10 @@
  * The confirmation and rollback logic (src/update/update-monitor.ts) against the fake rauc and real files:
  * an ordinary start is marked good at once; a trial slot only after the grace period of health; a gap in
  * health starts the grace again; a box that booted the old slot after an install records, journals and
- * shows the rollback (trouble LED) until it is acknowledged; each event is journaled once across restarts.
+ * shows the rollback (trouble LED) until it is acknowledged, with the trial timer's reason when it left one
+ * (reported once); each event is journaled once across restarts.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,7 +14,7 @@ import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { DeviceActivity, ledStates } from '../../src/leds/led-states.js';
 import type { Principal } from '../../src/services/principal.js';
-import { acknowledgeRollback } from '../../src/services/update-service.js';
+import { acknowledgeRollback, updateFacts } from '../../src/services/update-service.js';
 import { UpdateMonitor } from '../../src/update/update-monitor.js';
 import { readUpdateRecord, writeUpdateRecord, type InstallRecord } from '../../src/update/update-record.js';
 import { UpdateSystem } from '../../src/update/update-system.js';
@@ -203,6 +204,62 @@ test('activated is journaled once: a gateway restart on the trial slot does not 
   await monitor!.stop();
   await startMonitor(system(60));
   assert.equal(journal, ['update_activated: version 1.3.0 booted in slot B']);
+});
+
+/** As /usr/lib/vigil/trial-deadline writes it (image/overlay), as user vigil into the data dir. */
+function trialTimerWrote(line: string): string {
+  const systemDir = join(dir.path, 'data', 'system');
+  mkdirSync(systemDir, { recursive: true });
+  writeFileSync(join(systemDir, 'rollback-reason.json'), `${line}\n`);
+  return systemDir;
+}
+
+test("the trial timer's reason goes into the record, the event, GET /api/system's facts and the Status line, once", async () => {
+  box.boot('A', FELL_BACK);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  const systemDir = trialTimerWrote(
+    '{"slot":"B","reason":"slot B was not confirmed healthy within 15min after boot; rolling back","at":"2026-11-26T12:20:00Z"}',
+  );
+  const s = system();
+  await startMonitor(s);
+  const record = readUpdateRecord(s.dataDir).install!;
+  assert.is(
+    record.reason,
+    'the box booted slot A again instead of B (version 1.3.0) after its boot tries ran out; trial timer: slot B was not confirmed healthy within 15min after boot; rolling back (2026-11-26T12:20:00Z); last run: watchdog: killed by the watchdog',
+  );
+  assert.equal(journal, [`update_rolled_back: ${record.reason}`]);
+  const facts = await updateFacts({
+    clock: systemClock,
+    logger: silentLogger,
+    update: { system: s, reconcile: () => undefined },
+  });
+  assert.is(facts.update?.reason, record.reason, 'GET /api/system reports it');
+  assert.is(health.get('update')!.detail, `update rolled back: ${record.reason}`, 'the Status view shows it');
+  assert.not.ok(existsSync(join(systemDir, 'rollback-reason.json')), 'moved aside once recorded');
+  assert.match(readFileSync(join(systemDir, 'rollback-reason.reported.json'), 'utf8'), /not confirmed healthy/);
+
+  await monitor!.stop();
+  trialTimerWrote('{"slot":"B","reason":"a stale second copy"}');
+  await startMonitor(system());
+  assert.equal(journal.length, 1, 'a restart journals nothing again');
+  assert.is(readUpdateRecord(s.dataDir).install!.reason, record.reason, 'a reason after the rollback changes nothing');
+  assert.not.ok(existsSync(join(systemDir, 'rollback-reason.json')), 'and is moved aside too');
+});
+
+test("a trial timer's reason about another slot, or not JSON, is not put on this install", async () => {
+  box.boot('A', FELL_BACK);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  const systemDir = trialTimerWrote('{"slot":"A","reason":"slot A was not confirmed"}');
+  const s = system();
+  await startMonitor(s);
+  assert.not.match(readUpdateRecord(s.dataDir).install!.reason ?? '', /trial timer/);
+  assert.not.ok(existsSync(join(systemDir, 'rollback-reason.json')));
+
+  await monitor!.stop();
+  writeUpdateRecord(s.dataDir, { install: pending('B') });
+  trialTimerWrote('vigil: gave up on B');
+  await startMonitor(system());
+  assert.match(readUpdateRecord(s.dataDir).install!.reason ?? '', /; trial timer: vigil: gave up on B; last run/);
 });
 
 test.run();
