@@ -74,7 +74,7 @@ console.log(
 try {
   // backlog: resume from 0 over a journal that already holds EVENTS
   for (let i = 0; i < EVENTS; i += BATCH)
-    h.store.events.append(Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => event(i + k)));
+    await h.store.write.events.append(Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => event(i + k)));
   const started = performance.now();
   const backlog = await openSse(`${base}?after=0`, { Authorization: `Bearer ${token}` });
   let got = 0;
@@ -96,7 +96,9 @@ try {
     return latencies.length >= EVENTS;
   }, PHASE_MS);
   for (let i = 0; i < EVENTS && performance.now() - liveStart < PHASE_MS; i += BATCH) {
-    const refs = h.store.events.append(Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => event(i + k)));
+    const refs = await h.store.write.events.append(
+      Array.from({ length: Math.min(BATCH, EVENTS - i) }, (_, k) => event(i + k)),
+    );
     const now = performance.now();
     for (const r of refs) committedAt.set(r.id, now);
     for (const r of refs) for (const l of listeners) l(r.id);

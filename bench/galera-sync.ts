@@ -74,7 +74,12 @@ async function startBox(cluster: GaleraCluster, i: number): Promise<Box> {
   const store = new Store(join(dir.path, 'vigil.db'), silentLogger, health, { clock: systemClock });
   await store.start();
   for (let d = 0; d < DEVICES; d++) {
-    store.objects.upsertMain({ account: String(100000 + d), receiverId: 1, receiverKind: 'tcp', at: Date.now() });
+    await store.write.objects.upsertMain({
+      account: String(100000 + d),
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: Date.now(),
+    });
   }
   const order = cluster.nodes.map((_, k) => cluster.nodes[(i + k) % cluster.nodes.length]!);
   const sync = new MysqlSync({
@@ -109,13 +114,13 @@ async function startBox(cluster: GaleraCluster, i: number): Promise<Box> {
 }
 
 /** Appends `count` events now and remembers when. */
-function journal(box: Box, count: number): void {
+async function journal(box: Box, count: number): Promise<void> {
   if (count <= 0) return;
   const now = Date.now();
   const events = Array.from({ length: count }, (_, k) =>
     sampleJournalEvent(Math.floor(Math.random() * DEVICES) + k, now),
   );
-  for (const { id } of box.store.events.append(events)) box.journaled.set(id, now);
+  for (const { id } of await box.store.write.events.append(events)) box.journaled.set(id, now);
 }
 
 /**
@@ -126,7 +131,7 @@ function load(boxes: Box[], factor: number): () => void {
   let owedEvents = 0;
   let owedPings = 0;
   let last = performance.now();
-  const timer = setInterval(() => {
+  const timer = setInterval(async () => {
     const now = performance.now();
     const elapsedS = (now - last) / 1000;
     last = now;
@@ -139,9 +144,9 @@ function load(boxes: Box[], factor: number): () => void {
     owedEvents -= events;
     owedPings -= pings;
     for (const box of boxes) {
-      journal(box, events);
+      await journal(box, events);
       for (let p = 0; p < pings; p++) {
-        box.store.objects.markSeen(1 + Math.floor(Math.random() * DEVICES), Date.now(), '127.0.0.1:40000', {
+        await box.store.write.objects.markSeen(1 + Math.floor(Math.random() * DEVICES), Date.now(), '127.0.0.1:40000', {
           ping: true,
         });
       }
@@ -312,7 +317,7 @@ async function main(): Promise<void> {
     // Drain: a backlog per gateway at once; events/s into the cluster per gateway with all three writing.
     const drainStart = Date.now();
     const startMax = boxes.map((b) => b.seenMax);
-    for (const b of boxes) for (let k = 0; k < BACKLOG; k += 1000) journal(b, Math.min(1000, BACKLOG - k));
+    for (const b of boxes) for (let k = 0; k < BACKLOG; k += 1000) await journal(b, Math.min(1000, BACKLOG - k));
     const drained = await waitLevel(boxes, CATCH_UP_LIMIT_MS);
     const drainS = (drained ?? Date.now() - drainStart) / 1000;
 

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
       const started = process.hrtime.bigint();
       const deadline = started + BigInt(SECONDS_PER_SIZE * 1e9);
       while (process.hrtime.bigint() < deadline && events < MAX_EVENTS_PER_SIZE) {
-        store.events.append(Array.from({ length: size }, (_, i) => sampleJournalEvent(events + i, Date.now())));
+        await store.write.events.append(
+          Array.from({ length: size }, (_, i) => sampleJournalEvent(events + i, Date.now())),
+        );
         events += size;
         commits++;
       }

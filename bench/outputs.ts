@@ -322,8 +322,10 @@ async function measure(c: OutputCase, store: Store, health: HealthRegistry): Pro
   try {
     const base = store.events.maxId();
     for (let i = 0; i < BACKLOG; i += 500)
-      store.events.append(Array.from({ length: Math.min(500, BACKLOG - i) }, (_, j) => event(i + j, account)));
-    store.cursors.reset(1, base);
+      await store.write.events.append(
+        Array.from({ length: Math.min(500, BACKLOG - i) }, (_, j) => event(i + j, account)),
+      );
+    await store.write.cursors.reset(1, base);
     peer.arrivals.length = 0;
     let out = output();
     const started = performance.now();
@@ -342,7 +344,7 @@ async function measure(c: OutputCase, store: Store, health: HealthRegistry): Pro
       percentile(gaps, 99).toFixed(2),
     ]);
 
-    store.cursors.reset(1, store.events.maxId());
+    await store.write.cursors.reset(1, store.events.maxId());
     peer.arrivals.length = 0;
     out = output();
     await out.start();
@@ -350,7 +352,7 @@ async function measure(c: OutputCase, store: Store, health: HealthRegistry): Pro
     const sentAt: number[] = [];
     const until = performance.now() + (LIVE / RATE) * 1000 * 3;
     for (let n = 0; n < LIVE && performance.now() < until; n++) {
-      store.events.append([event(n, account)]);
+      await store.write.events.append([event(n, account)]);
       sentAt.push(performance.now());
       for (const listener of listeners) listener();
       await new Promise((resolve) => setTimeout(resolve, 1000 / RATE));

@@ -44,14 +44,16 @@ async function model(intervalS: number): Promise<{ bytesPerDay: number; commits:
     const ids: number[] = [];
     for (let i = 0; i < DEVICES; i++) {
       ids.push(
-        store.objects.upsertMain({
-          account: String(300000 + i),
-          receiverId: 1,
-          receiverKind: 'tcp',
-          transport: 'tcp',
-          remoteAddress: `10.0.${i >> 8}.${i & 255}:4000`,
-          at: t0,
-        }).id,
+        (
+          await store.write.objects.upsertMain({
+            account: String(300000 + i),
+            receiverId: 1,
+            receiverKind: 'tcp',
+            transport: 'tcp',
+            remoteAddress: `10.0.${i >> 8}.${i & 255}:4000`,
+            at: t0,
+          })
+        ).id,
       );
     }
     let bytes0 = 0;
@@ -67,9 +69,10 @@ async function model(intervalS: number): Promise<{ bytesPerDay: number; commits:
       for (let i = s % LINK_TEST_S; i < DEVICES; i += LINK_TEST_S) {
         heard.set(ids[i]!, { at: t0 + now, ping: true, remote: `10.0.${i >> 8}.${i & 255}:4000` });
       }
-      store.transaction(() => {
-        store.events.appendRows([rows[s % rows.length]!]);
-        seen.apply(store.objects, heard);
+      const local = store.localWrites();
+      local.transaction(() => {
+        local.events.appendRows([rows[s % rows.length]!]);
+        seen.apply(local.objects, heard);
       });
       seen.committed();
       commits++;

@@ -145,7 +145,7 @@ export class Gateway {
       );
 
       const settings = new SettingsService({
-        repo: store.settings,
+        store,
         env: defaultValidationEnv(this.options.validation, logger.child('settings')),
         logger: logger.child('settings'),
       });
@@ -153,7 +153,7 @@ export class Gateway {
       this.initResult = await initialiseDataDir({
         dataDir,
         settings,
-        grants: store.grants,
+        grants: store.write.grants,
         logger: logger.child('init'),
       });
       if (this.initResult.initialised) this.options.announce?.(firstStartBanner(this.initResult));

@@ -49,7 +49,7 @@ test('vigil status prints the status view; --watch redraws it in place until int
   const rx = await freePort();
   const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
   await store.start();
-  const seed = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger: silentLogger });
+  const seed = new SettingsService({ store: store, env: defaultValidationEnv(), logger: silentLogger });
   await seed.start();
   const seeded = await seed.update({
     api: { api_http_port: http, bind_address: '127.0.0.1' },

@@ -106,7 +106,6 @@ async function vigilIngest(path: string): Promise<{ ingest: EventIngest; close()
   const { store, writer } = storeWithWriter(path, logger, new HealthRegistry());
   await store.start();
   const ingest = new EventIngest({
-    store,
     writer: borrowedWriter(writer),
     logger,
     sessionLogCount: () => 5,

@@ -45,7 +45,7 @@ export async function seedReceivers(dataDir: string, spec: SeedSpec): Promise<vo
   const store = new Store(join(dataDir, 'vigil.db'), silentLogger);
   await store.start();
   try {
-    const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger: silentLogger });
+    const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger: silentLogger });
     await settings.start();
     const result = await settings.update({
       receivers: { tcp_receivers: list('tcp', spec.tcp), udp_receivers: list('udp', spec.udp) },

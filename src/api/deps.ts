@@ -40,19 +40,18 @@ export interface ApiSettingsPort {
   publicView(): object;
 }
 
+/** Reads are synchronous; writes are explicit and awaited, each a command to the store's one writer (`write`). */
 export interface ApiStorePort {
   readonly grants: {
     get(userId: number): string[];
-    set(userId: number, scopes: string[], grantedBy: string): void;
   };
   /** Per-user token epochs, kept in memory (docs/security.md "Token invalidation"). */
   readonly tokenEpochs: { get(userId: number): number };
   /** Token ids ended by logout, kept in memory (docs/security.md "Logout"). */
   readonly revokedTokens: { has(jti: string): boolean };
-  /** Records a logout: throws VigilError when the file cannot take it (revoked in memory anyway). */
-  revokeToken(jti: string, userId: number | null, expiresAt: number): void;
+  /** Records a logout: rejects with a VigilError when the file cannot take it (revoked in memory anyway). */
+  revokeToken(jti: string, userId: number | null, expiresAt: number): Promise<void>;
   readonly overrides: {
-    set(input: { matchKind: 'uid' | 'oid'; matchValue: string; relatedOid: string | null; overrideOid: string }): void;
     /** The override OID of a device (relatedOid null) or of its related object `relatedOid`. */
     resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null;
   };
@@ -75,7 +74,18 @@ export interface ApiStorePort {
     };
   };
   /** A cheap write probe; false answers oid-override with 503 `Database is not ready`. */
-  isWritable(): boolean;
+  isWritable(): Promise<boolean>;
+  readonly write: {
+    readonly grants: { set(userId: number, scopes: string[], grantedBy: string): Promise<void> };
+    readonly overrides: {
+      set(input: {
+        matchKind: 'uid' | 'oid';
+        matchValue: string;
+        relatedOid: string | null;
+        overrideOid: string;
+      }): Promise<unknown>;
+    };
+  };
 }
 
 /** Shared by the listings: receiverIds null sees every receiver (and receiver-less events). */

@@ -12,14 +12,19 @@ export type LinkEnrolment = 'open' | 'closed';
 
 export interface DeviceKeyDirectory {
   state(uid: string, now: number, enrolment: LinkEnrolment): DeviceKeyState;
-  /** Stores the key a successful enrolment derived (a routed write, docs/store.md §One writer). */
-  enrol(uid: string, key: Buffer): void;
+  /**
+   * Stores the key a successful enrolment derived (a command to the store's one writer, docs/store.md
+   * §One writer); resolves once it is stored. Meanwhile state() counts the key as on record, so a
+   * second connection enrolling the same UID is refused: the first one wins.
+   */
+  enrol(uid: string, key: Buffer): Promise<void>;
 }
 
 /** The store parts read and written (src/store/store.ts Store fits). */
 export interface DeviceKeyStore {
-  readonly deviceKeys: { get(uid: string): DeviceKeyRecord | null; enrol(uid: string, key: Uint8Array): void };
+  readonly deviceKeys: { get(uid: string): DeviceKeyRecord | null };
   readonly objects: { findByUid(uid: string): unknown };
+  readonly write: { readonly deviceKeys: { enrol(uid: string, key: Uint8Array): Promise<void> } };
 }
 
 export function keyState(
@@ -36,20 +41,29 @@ export function keyState(
 
 export class StoreDeviceKeys implements DeviceKeyDirectory {
   private readonly store: DeviceKeyStore;
+  /** Keys sent to the writer and not answered yet. */
+  private readonly storing = new Map<string, Buffer>();
 
   constructor(store: DeviceKeyStore) {
     this.store = store;
   }
 
   state(uid: string, now: number, enrolment: LinkEnrolment): DeviceKeyState {
+    const storing = this.storing.get(uid);
+    if (storing) return { key: storing, mayEnrol: false };
     const record = this.store.deviceKeys.get(uid);
     // An object with the UID makes it known even without a key row (devices from before version 2).
     const known = record !== null || this.store.objects.findByUid(uid) !== null;
     return keyState(record, known, now, enrolment);
   }
 
-  enrol(uid: string, key: Buffer): void {
-    this.store.deviceKeys.enrol(uid, key);
+  async enrol(uid: string, key: Buffer): Promise<void> {
+    this.storing.set(uid, key);
+    try {
+      await this.store.write.deviceKeys.enrol(uid, key);
+    } finally {
+      this.storing.delete(uid);
+    }
   }
 }
 
@@ -62,7 +76,7 @@ export class MemoryDeviceKeys implements DeviceKeyDirectory {
     return keyState(record, record !== null, now, enrolment);
   }
 
-  enrol(uid: string, key: Buffer): void {
+  async enrol(uid: string, key: Buffer): Promise<void> {
     this.records.set(uid, { uid, key, enrolUntil: null, updatedAt: 0 });
   }
 }

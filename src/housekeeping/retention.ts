@@ -9,6 +9,9 @@
  * - Every object keeps its newest `device_session_log_count` sessions. The ingest trims a device
  *   when it opens a session; the daily pass also catches a lowered setting and devices that have
  *   not connected since.
+ *
+ * Every delete is a command to the store's one writer (docs/store.md §One writer), awaited; the
+ * event loop turns while the writer deletes.
  */
 import type { Settings } from '../settings/schema.js';
 import type { OutputCursor } from '../store/output-cursors.js';
@@ -20,12 +23,17 @@ export const EVENT_BATCH_LIMIT = 5000;
 export const MAX_EVENT_BATCHES = 10_000;
 const SESSION_TRIM_CHUNK = 500;
 
-/** The slice of the store (src/store/store.ts) a pass uses. */
+/** The slice of the store (src/store/store.ts) a pass uses: reads, and the writes it sends. */
 export interface RetentionStore {
-  readonly events: { deleteOlderThan(cutoff: number, options: { keepAfterId?: number; batchLimit?: number }): number };
-  readonly objects: { deleteLostOlderThan(cutoff: number): number; all(): ObjectRecord[] };
-  readonly sessions: { trim(objectId: number, keep: number): number };
+  readonly objects: { all(): ObjectRecord[] };
   readonly cursors: { all(): OutputCursor[] };
+  readonly write: {
+    readonly events: {
+      deleteOlderThan(cutoff: number, options: { keepAfterId?: number; batchLimit?: number }): Promise<number>;
+    };
+    readonly objects: { deleteLostOlderThan(cutoff: number): Promise<number> };
+    readonly sessions: { trim(objectId: number, keep: number): Promise<number> };
+  };
 }
 
 /** What a pass needs from the settings, read at the start of each pass. */
@@ -88,7 +96,7 @@ export async function runRetention(
   let eventsDeleted = 0;
   for (let batch = 0; batch < MAX_EVENT_BATCHES; batch++) {
     if (stopped()) return { eventsDeleted, objectsDeleted: 0, sessionsTrimmed: 0, keepAfterId, interrupted: true };
-    const deleted = store.events.deleteOlderThan(eventCutoff, {
+    const deleted = await store.write.events.deleteOlderThan(eventCutoff, {
       keepAfterId: keepAfterId ?? undefined,
       batchLimit: EVENT_BATCH_LIMIT,
     });
@@ -97,14 +105,17 @@ export async function runRetention(
     await yieldToLoop();
   }
 
-  const objectsDeleted = store.objects.deleteLostOlderThan(now - policy.removeLostObjectsAgeDays * DAY_MS);
+  const objectsDeleted = await store.write.objects.deleteLostOlderThan(now - policy.removeLostObjectsAgeDays * DAY_MS);
 
   let sessionsTrimmed = 0;
   const ids = store.objects.all().map((o) => o.id);
   for (let i = 0; i < ids.length; i += SESSION_TRIM_CHUNK) {
     if (stopped()) return { eventsDeleted, objectsDeleted, sessionsTrimmed, keepAfterId, interrupted: true };
-    for (const id of ids.slice(i, i + SESSION_TRIM_CHUNK))
-      sessionsTrimmed += store.sessions.trim(id, policy.sessionLogCount);
+    // A chunk's trims go out together: the writer runs them in order, one answer each.
+    const trimmed = await Promise.all(
+      ids.slice(i, i + SESSION_TRIM_CHUNK).map((id) => store.write.sessions.trim(id, policy.sessionLogCount)),
+    );
+    for (const n of trimmed) sessionsTrimmed += n;
     await yieldToLoop();
   }
   return { eventsDeleted, objectsDeleted, sessionsTrimmed, keepAfterId, interrupted: false };

@@ -27,8 +27,8 @@ import type { JournalWriter, WireResult } from './wire.js';
 export type { IngestStore } from './batch-writer.js';
 
 export interface EventIngestDeps {
-  /** Written through `writer`, or inline when none. */
-  readonly store: IngestStore;
+  /** Written inline (InlineJournalWriter) when no `writer` is given. */
+  readonly store?: IngestStore;
   /** The journal writer; default: an InlineJournalWriter on `store` (commits in this thread). */
   readonly writer?: JournalWriter;
   readonly logger: Logger;
@@ -87,7 +87,8 @@ export class EventIngest {
 
   constructor(deps: EventIngestDeps) {
     this.deps = deps;
-    this.writer = deps.writer ?? new InlineJournalWriter(deps.store);
+    if (!deps.writer && !deps.store) throw new Error('EventIngest needs a writer or a store to write inline');
+    this.writer = deps.writer ?? new InlineJournalWriter(deps.store!);
     this.maxBatchItems = deps.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
     this.gate = new BatchGate(() => {
       if (!this.inFlight) this.dispatch();

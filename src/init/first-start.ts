@@ -26,7 +26,8 @@ export const FIRST_ACCOUNT_GRANTS = ['device_control', 'restart_services', 'syst
 export interface InitDeps {
   readonly dataDir: string;
   readonly settings: { current(): Settings; replaceForInit(next: Settings): Promise<Settings> };
-  readonly grants: { set(userId: number, scopes: string[], grantedBy: string): void };
+  /** The grant is a command to the store's one writer (`store.write.grants`), awaited. */
+  readonly grants: { set(userId: number, scopes: string[], grantedBy: string): Promise<void> };
   readonly logger: Logger;
   readonly hash?: (password: string) => Promise<string>;
 }
@@ -88,7 +89,7 @@ export async function initialiseDataDir(deps: InitDeps): Promise<InitResult> {
       },
     ],
   });
-  deps.grants.set(1, [...FIRST_ACCOUNT_GRANTS], 'first-start');
+  await deps.grants.set(1, [...FIRST_ACCOUNT_GRANTS], 'first-start');
   deps.logger.info('data dir initialised', {
     data_dir: dataDir,
     login: FIRST_LOGIN,

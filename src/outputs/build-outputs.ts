@@ -25,7 +25,7 @@ import { ClientAllowList } from './client-allow-list.js';
 import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
 import { JsonDriver } from './json-driver.js';
-import { Outbox, type OutboxCursors, type OutboxJournal } from './outbox.js';
+import { Outbox, type OutboxCursorWrites, type OutboxCursors, type OutboxJournal } from './outbox.js';
 import { OutputService } from './output-service.js';
 import { outputTimings, type OutputTimings } from './output-timings.js';
 import { SerialLink } from './serial-link.js';
@@ -39,6 +39,8 @@ import { WebhookOutput } from './webhook-output.js';
 export interface OutputStore {
   readonly events: OutboxJournal;
   readonly cursors: OutboxCursors;
+  /** The cursor writes, explicit and awaited (the Store's `write` view fits). */
+  readonly write: { readonly cursors: OutboxCursorWrites };
   readonly objects: { get(id: number): ObjectRecord | null };
   readonly overrides: {
     resolve(device: { uid?: string | null; account?: string | null }, relatedOid: string | null): string | null;
@@ -138,6 +140,7 @@ function newOutbox(settings: OutputSettings, deps: OutputDeps): Outbox {
     outputId: settings.id,
     journal: deps.store.events,
     cursors: deps.store.cursors,
+    cursorWrites: deps.store.write.cursors,
     filter: createEventFilter(settings.filters),
     resolveAccount: createAccountResolver(deps.store, settings.oid),
   });

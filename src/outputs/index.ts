@@ -3,7 +3,14 @@ export { buildOutput, buildOutputs, type OutputDeps, type OutputStore } from './
 export { outputTimings, MLR2_TIMINGS, type OutputTimings } from './output-timings.js';
 export { OutputWorkerHost, type OutputHostOptions } from './output-host.js';
 export { OutputService, type OutputServiceOptions } from './output-service.js';
-export { Outbox, type OutboxOptions, type OutgoingEvent, type OutboxJournal, type OutboxCursors } from './outbox.js';
+export {
+  Outbox,
+  type OutboxOptions,
+  type OutgoingEvent,
+  type OutboxJournal,
+  type OutboxCursors,
+  type OutboxCursorWrites,
+} from './outbox.js';
 export type { ByteLink, LinkFraming } from './byte-link.js';
 export { TcpLink, type TcpLinkOptions } from './tcp-link.js';
 export { UdpLink, type UdpLinkOptions } from './udp-link.js';

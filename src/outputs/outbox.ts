@@ -6,7 +6,8 @@
  *   - the head event stays the head until it is done, so nothing is reordered;
  *   - the cursor is written in batches (every `flushEvery` events or when the owner calls flush(), on a timer, when
  *     it fails and when it stops): one fsync per batch instead of per event. A crash re-sends at most the events
- *     ACKed since the last flush (docs/outputs.md §Outbox).
+ *     ACKed since the last flush (docs/outputs.md §Outbox). Each write is a command to the store's one writer
+ *     (docs/store.md §One writer), awaited; one at a time, so the stored cursor only moves forward.
  * Reads are bounded batches, so a backlog of hours never sits in memory and never blocks the event loop for long.
  */
 import { describeError } from '../core/errors.js';
@@ -21,18 +22,24 @@ export interface OutboxJournal {
   maxId(): number;
 }
 
+/** The cursor reads, on the caller's connection (`store.cursors`). */
 export interface OutboxCursors {
   get(outputId: number): number;
   sequence(outputId: number): number;
-  advance(outputId: number, lastEventId: number, sequence?: number | null): void;
-  reset(outputId: number, lastEventId: number): void;
   all(): { outputId: number }[];
+}
+
+/** The cursor writes: commands to the store's one writer (`store.write.cursors`), each awaited. */
+export interface OutboxCursorWrites {
+  advance(outputId: number, lastEventId: number, sequence?: number | null): Promise<void>;
+  reset(outputId: number, lastEventId: number): Promise<void>;
 }
 
 export interface OutboxOptions {
   readonly outputId: number;
   readonly journal: OutboxJournal;
   readonly cursors: OutboxCursors;
+  readonly cursorWrites: OutboxCursorWrites;
   readonly filter: EventFilter;
   readonly resolveAccount: AccountResolver;
   /** Rows per journal read (default 256). */
@@ -70,6 +77,10 @@ export class Outbox {
   /** The protocol's sequence number to store with the cursor (DC-09), and what is stored. */
   private sequenceSource: (() => number) | null = null;
   private persistedSequence = 0;
+  /** The cursor write under way (flushes run one after the other). */
+  private flushing: Promise<void> = Promise.resolve();
+  /** A flush started by pass() is under way: the next one waits for it rather than queueing behind it. */
+  private autoFlushing = false;
 
   constructor(options: OutboxOptions) {
     this.options = options;
@@ -82,10 +93,10 @@ export class Outbox {
    * Loads the cursor. An output that never stored one starts at the journal head (decision, docs/outputs.md): a newly
    * configured destination gets the events from now on, not the whole history of the box.
    */
-  open(): number {
+  async open(): Promise<number> {
     const { cursors, journal } = this.options;
     const known = cursors.all().some((c) => c.outputId === this.outputId);
-    if (!known) cursors.reset(this.outputId, journal.maxId());
+    if (!known) await this.options.cursorWrites.reset(this.outputId, journal.maxId());
     const cursor = cursors.get(this.outputId);
     this.persistedSequence = cursors.sequence(this.outputId);
     this.queue = [];
@@ -163,12 +174,26 @@ export class Outbox {
     return this.skippedSinceTake.splice(0);
   }
 
-  /** Writes the cursor if it moved. Throws the store's error (the caller logs it and tries again later). */
-  flush(): void {
+  /**
+   * Writes the cursor if it moved, after the write under way. Rejects with the store's error (the caller logs it
+   * and tries again later).
+   */
+  flush(): Promise<void> {
+    const run = this.flushing.then(() => this.write());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves once every cursor write started so far has been answered (stored or failed). */
+  idle(): Promise<void> {
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
     const sequence = this.sequenceSource ? this.sequenceSource() : null;
     if (this.passed === this.persisted && (sequence === null || sequence === this.persistedSequence)) return;
     const target = this.passed;
-    this.options.cursors.advance(this.outputId, target, sequence);
+    await this.options.cursorWrites.advance(this.outputId, target, sequence);
     this.persisted = target;
     if (sequence !== null) this.persistedSequence = sequence;
   }
@@ -179,9 +204,9 @@ export class Outbox {
   }
 
   /** flush() for the delivery loops: a failure is logged, never thrown (the store reports its own trouble). */
-  flushOrLog(logger: Logger): void {
+  async flushOrLog(logger: Logger): Promise<void> {
     try {
-      this.flush();
+      await this.flush();
     } catch (err) {
       logger.error('cannot persist the output cursor', { output: this.outputId, error: describeError(err) });
     }
@@ -200,7 +225,12 @@ export class Outbox {
 
   private pass(id: number): void {
     if (id > this.passed) this.passed = id;
-    if (this.passed - this.persisted >= this.flushEvery) this.flush();
+    // Not awaited: the delivery goes on while the writer commits; a failure is tried again by the next flush.
+    if (this.autoFlushing || this.passed - this.persisted < this.flushEvery) return;
+    this.autoFlushing = true;
+    this.flush()
+      .catch(() => undefined)
+      .finally(() => (this.autoFlushing = false));
   }
 
   private fill(): boolean {

@@ -28,11 +28,8 @@ export interface WriterConnector {
 
 export interface OutputHostOptions {
   readonly dbPath: string;
-  /**
-   * The single writer: the worker's cursor writes go to it (docs/store.md §One writer) and its own
-   * connection only reads. Without it (tests) the worker writes its cursors on its own connection.
-   */
-  readonly writer?: WriterConnector;
+  /** The single writer: the worker's cursor writes go to it (docs/store.md §One writer), its own connection only reads. */
+  readonly writer: WriterConnector;
   readonly outputs: readonly OutputSettings[];
   readonly health: HealthRegistry;
   readonly logger: Logger;
@@ -105,15 +102,13 @@ export class OutputWorkerHost implements Service {
     let first: WriterEndpoint | null = null;
     let spawned: Worker | null = null;
     this.disconnectWriter?.();
-    this.disconnectWriter =
-      this.o.writer?.connect((endpoint) => {
-        if (!spawned) first = endpoint;
-        else spawned.postMessage({ type: 'writer', endpoint } satisfies HostMessage, endpoint ? [endpoint.port] : []);
-      }) ?? null;
+    this.disconnectWriter = this.o.writer.connect((endpoint) => {
+      if (!spawned) first = endpoint;
+      else spawned.postMessage({ type: 'writer', endpoint } satisfies HostMessage, endpoint ? [endpoint] : []);
+    });
     const endpoint = first as WriterEndpoint | null;
     const init: WorkerInit = {
       dbPath: this.o.dbPath,
-      writer: this.o.writer !== undefined,
       ...(endpoint ? { endpoint } : {}),
       outputs: this.enabled,
       logLevel: this.o.logLevel ?? 'info',
@@ -122,7 +117,7 @@ export class OutputWorkerHost implements Service {
     };
     const worker = new Worker(new URL('./worker/output-worker.js', import.meta.url), {
       workerData: init,
-      transferList: endpoint ? [endpoint.port] : [],
+      transferList: endpoint ? [endpoint] : [],
     });
     spawned = worker;
     this.worker = worker;

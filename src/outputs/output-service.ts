@@ -101,7 +101,7 @@ export class OutputService<R> implements Service {
     this.stopping = false;
     this.report('starting', null);
     try {
-      const cursor = outbox.open();
+      const cursor = await outbox.open();
       const { sequence } = this.o.driver;
       if (sequence) {
         sequence.restore(outbox.storedSequence);
@@ -121,7 +121,7 @@ export class OutputService<R> implements Service {
     this.noClientSince = this.tick();
     this.passive?.onClientWaiting(() => this.wakeup.ring());
     this.unsubscribe = this.o.onEventStored?.(() => this.wakeup.ring()) ?? null;
-    this.timers.push(setInterval(() => this.flushCursor(), timings.cursorFlushMs));
+    this.timers.push(setInterval(() => void this.flushCursor(), timings.cursorFlushMs));
     this.timers.push(setInterval(() => this.refreshMetrics(), timings.metricsIntervalMs));
     this.refreshMetrics();
     if (timings.supervisionIntervalMs > 0) this.nextSupervisionAt = this.tick() + timings.supervisionIntervalMs;
@@ -144,7 +144,7 @@ export class OutputService<R> implements Service {
     this.unsubscribe?.();
     this.unsubscribe = null;
     await this.session.close();
-    this.flushCursor();
+    await this.flushCursor();
     // Removed, not 'stopped': an output deleted from the settings must not keep /health at 503.
     this.o.health.remove(this.name);
     this.o.logger.info('output stopped', { output: this.o.id, cursor: this.o.outbox.cursor });
@@ -321,7 +321,7 @@ export class OutputService<R> implements Service {
     this.failed = true;
     this.metrics.set({ failed: true });
     this.report('failed', reason);
-    this.flushCursor();
+    void this.flushCursor();
     this.o.logger.error('output failed: only supervision messages until one is acknowledged', {
       output: this.o.id,
       reason,
@@ -333,8 +333,8 @@ export class OutputService<R> implements Service {
     this.nextSupervisionAt = interval > 0 ? this.tick() + interval : Infinity;
   }
 
-  private flushCursor(): void {
-    this.o.outbox.flushOrLog(this.o.logger);
+  private flushCursor(): Promise<void> {
+    return this.o.outbox.flushOrLog(this.o.logger);
   }
 
   private refreshMetrics(): void {

@@ -81,14 +81,14 @@ export class WebhookOutput implements Service {
     try {
       const ca = settings.ca_file === '' ? null : await this.readCa(settings.ca_file);
       this.client = new WebhookClient({ url: this.o.url, timeoutMs: settings.timeout_ms, ca });
-      const cursor = outbox.open();
+      const cursor = await outbox.open();
       logger.info('output starting', { output: this.o.id, protocol: 'JSON', link: this.where(), cursor });
     } catch (err) {
       this.report('failed', `cannot start: ${describeError(err)}`);
       throw err;
     }
     this.unsubscribe = this.o.onEventStored?.(() => this.wakeup.ring()) ?? null;
-    this.timers.push(setInterval(() => this.flushCursor(), timings.cursorFlushMs));
+    this.timers.push(setInterval(() => void this.flushCursor(), timings.cursorFlushMs));
     this.timers.push(setInterval(() => this.refreshMetrics(), timings.metricsIntervalMs));
     // Nothing is known to be wrong until a POST fails: `ok`, and the link counts as up (docs/outputs.md §Webhook).
     this.metrics.set({ connected: true });
@@ -113,7 +113,7 @@ export class WebhookOutput implements Service {
     this.timers = [];
     this.unsubscribe?.();
     this.unsubscribe = null;
-    this.flushCursor();
+    await this.flushCursor();
     this.o.health.remove(this.name);
     this.o.logger.info('output stopped', { output: this.o.id, cursor: this.o.outbox.cursor });
   }
@@ -187,7 +187,7 @@ export class WebhookOutput implements Service {
     this.metrics.set({ failed: true });
     this.report('failed', reason);
     if (!first) return;
-    this.flushCursor();
+    void this.flushCursor();
     this.o.logger.error('output failed: the head events are retried until the receiver accepts them', {
       output: this.o.id,
       reason,
@@ -227,8 +227,8 @@ export class WebhookOutput implements Service {
     return `webhook ${this.o.url.origin}`;
   }
 
-  private flushCursor(): void {
-    this.o.outbox.flushOrLog(this.o.logger);
+  private flushCursor(): Promise<void> {
+    return this.o.outbox.flushOrLog(this.o.logger);
   }
 
   private refreshMetrics(): void {

@@ -267,9 +267,17 @@ export class FrameSession<Peer = void> {
         this.deps.rules.journaled?.(item.events, this.deps.clock.now());
         if (!this.trusted) this.trust();
       } else {
-        this.link?.welcomed(results[i]!, slot);
+        const storing = this.link?.welcomed(results[i]!, slot);
         // A welcomed HELLO is a valid frame too: a linked device may stay silent until its next NULL.
         if (!this.trusted && results[i]!.objectId !== null) this.trust();
+        if (storing) {
+          // Its enrolled key is being stored: the reply (and every one after it) waits for that (stream only).
+          void storing.then(() => {
+            slot.ready = true;
+            this.flushReplies();
+          });
+          continue;
+        }
       }
       slot.ready = true;
       if (channel.framing === 'datagram') {

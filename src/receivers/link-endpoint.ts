@@ -94,30 +94,42 @@ export class LinkEndpoint {
     counters.linkIgnored++;
   }
 
-  /** The HELLO's object is committed: the enrolled key is stored, the WELCOME may go out, the link attaches right after it. */
-  welcomed(result: IngestResult, slot: ReplySlot): void {
-    if (this.state !== 'pending' || result.objectId === null) return;
+  /**
+   * The HELLO's object is committed: the enrolled key is stored, the WELCOME may go out, the link attaches right
+   * after it. Null when `slot` is filled now; else the key is being stored (a command to the store's one writer)
+   * and `slot` is filled when the returned promise resolves (it never rejects).
+   */
+  welcomed(result: IngestResult, slot: ReplySlot): Promise<void> | null {
+    if (this.state !== 'pending' || result.objectId === null) return null;
     const objectId = result.objectId;
     const uid = result.object?.uid ?? this.pendingUid;
-    if (this.enrolledKey) {
-      // Two connections enrolling one UID at once: the first stored wins, the other is refused.
-      if (this.deps.links.keys.state(uid, this.deps.clock.now(), this.rules.enrolment).key !== null) {
-        this.refused('AUTH', { uid, reason: 'already_enrolled' });
-        slot.reply = encodeRefuse({ seq: this.challengeSeq(), timestamp: this.deps.clock.now(), reason: 'AUTH' });
-        this.reset();
-        return;
-      }
-      try {
-        this.deps.links.keys.enrol(uid, this.enrolledKey);
-      } catch (err) {
+    const key = this.enrolledKey;
+    if (!key) {
+      this.link(objectId, uid, result, slot);
+      return null;
+    }
+    // Two connections enrolling one UID at once: the first stored wins, the other is refused.
+    if (this.deps.links.keys.state(uid, this.deps.clock.now(), this.rules.enrolment).key !== null) {
+      this.refused('AUTH', { uid, reason: 'already_enrolled' });
+      slot.reply = encodeRefuse({ seq: this.challengeSeq(), timestamp: this.deps.clock.now(), reason: 'AUTH' });
+      this.reset();
+      return null;
+    }
+    return this.deps.links.keys.enrol(uid, key).then(
+      () => {
+        this.deps.logger.info('device enrolled on the link', { uid, remote: this.remoteAddress });
+        if (this.state === 'pending') this.link(objectId, uid, result, slot);
+      },
+      (err: unknown) => {
         // Without the stored key the device could never prove itself: no WELCOME, it enrols again.
         this.deps.logger.error('device key not stored; enrolment refused', { uid, error: describeError(err) });
         slot.reply = encodeRefuse({ seq: this.challengeSeq(), timestamp: this.deps.clock.now(), reason: 'AUTH' });
         this.reset();
-        return;
-      }
-      this.deps.logger.info('device enrolled on the link', { uid, remote: this.remoteAddress });
-    }
+      },
+    );
+  }
+
+  private link(objectId: number, uid: string, result: IngestResult, slot: ReplySlot): void {
     this.enrolledKey = null;
     this.challenge = null;
     this.device = { objectId, uid, account: result.object?.account ?? '' };

@@ -17,7 +17,7 @@ import { IdentityConflicts } from '../devices/identity-conflicts.js';
 import { LinkRegistry, type LinkObjectReader } from '../devices/link-registry.js';
 import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
-import { EventIngest, type EventIngestDeps, type IngestStore } from '../ingest/event-ingest.js';
+import { EventIngest, type EventIngestDeps } from '../ingest/event-ingest.js';
 import type { IngestEvents } from '../ingest/types.js';
 import { borrowedWriter, type JournalWriter } from '../ingest/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
@@ -33,8 +33,8 @@ import { TcpReceiver } from './tcp-receiver.js';
 import { UdpReceiver } from './udp-receiver.js';
 
 export interface ReceiverRuntimeDeps {
-  /** The store (src/store/store.ts Store fits). */
-  readonly store: IngestStore & {
+  /** The store (src/store/store.ts Store fits): its reads, and the writes this runtime sends its one writer. */
+  readonly store: {
     /**
      * `all()`: the addresses objects last reported from, known sources for the per-source rules (docs/receivers.md);
      * `findByUid()`: the device link's enrolment rule (docs/device-link.md §4.4).
@@ -44,18 +44,20 @@ export interface ReceiverRuntimeDeps {
       findByUid?(uid: string): unknown;
     };
     /** Where modem receivers keep the callers learned from encrypted SMS (docs/modem.md §Test calls). */
-    readonly meta?: MetaPort;
+    readonly meta?: Pick<MetaPort, 'get'>;
     /** The device-link keys (docs/device-link.md §4.4); without them keys live in memory (tests of other parts). */
     readonly deviceKeys?: DeviceKeyStore['deviceKeys'];
+    /** The writes: commands to the store's one writer (the Store's `write` view fits). */
+    readonly write?: {
+      readonly meta: Pick<MetaPort, 'set'>;
+      readonly deviceKeys: DeviceKeyStore['write']['deviceKeys'];
+    };
     readonly overrides?: OverrideResolver;
     /** The ingest drains its last batch to the writer before the store closes it (Store.stop). */
     onStop?(hook: () => Promise<void>): () => void;
   };
-  /**
-   * The store's single writer (docs/writer.md), shared: the store closes it. Without one (unit
-   * tests of parts that never store), batches commit on the store's own connection.
-   */
-  readonly writer?: JournalWriter;
+  /** The store's single writer (docs/writer.md), shared: the store closes it. */
+  readonly writer: JournalWriter;
   readonly health: HealthRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -72,7 +74,7 @@ export interface ReceiverRuntimeDeps {
 }
 
 /** A store without a meta table (tests of other parts): learned callers last until the receiver restarts. */
-const NO_META: MetaPort = { get: () => null, set: () => undefined };
+const NO_META: MetaPort = { get: () => null, set: async () => undefined };
 
 export class ReceiverRuntime {
   readonly bus: TypedBus<IngestEvents>;
@@ -94,10 +96,8 @@ export class ReceiverRuntime {
     this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
     const store = deps.store;
     // The store closes its writer after this ingest's drain (Store.stop).
-    const writer = deps.writer && borrowedWriter(deps.writer);
     this.ingest = new EventIngest({
-      store,
-      ...(writer && { writer }),
+      writer: borrowedWriter(deps.writer),
       logger: deps.logger.child('ingest'),
       bus: this.bus,
       health: deps.health,
@@ -112,15 +112,14 @@ export class ReceiverRuntime {
       logger: deps.logger.child('link-identity'),
       health: deps.health,
     });
+    const write = store.write;
     const keyStore =
-      'deviceKeys' in store
+      'deviceKeys' in store && write
         ? // Read through the store at each use, like the objects below.
           new StoreDeviceKeys({
-            deviceKeys: {
-              get: (uid) => store.deviceKeys!.get(uid),
-              enrol: (uid, key) => store.deviceKeys!.enrol(uid, key),
-            },
+            deviceKeys: { get: (uid) => store.deviceKeys!.get(uid) },
             objects: { findByUid: (uid) => store.objects.findByUid?.(uid) ?? null },
+            write: { deviceKeys: { enrol: (uid, key) => write.deviceKeys.enrol(uid, key) } },
           })
         : undefined;
     this.links = new LinkRegistry({
@@ -190,7 +189,10 @@ export class ReceiverRuntime {
       health: this.deps.health,
       logger: this.deps.logger.child('rx'),
       pins: this.pins,
-      meta: () => store.meta ?? NO_META,
+      meta: () =>
+        store.meta && store.write
+          ? { get: (key) => store.meta!.get(key), set: (key, value) => store.write!.meta.set(key, value) }
+          : NO_META,
     });
   }
 }

@@ -32,8 +32,9 @@ export interface EnrolmentStore {
   };
   readonly deviceKeys: {
     get(uid: string): unknown;
-    reset(uid: string, enrolUntil: number): void;
   };
+  /** The reset is a command to the store's one writer, awaited. */
+  readonly write: { readonly deviceKeys: { reset(uid: string, enrolUntil: number): Promise<void> } };
 }
 
 export type EnrolmentRequest = { readonly partialUid: string } | { readonly uid: string };
@@ -51,16 +52,16 @@ export interface DeviceEnrolmentDeps {
 }
 
 /** Forgets the device's key and lets its UID enrol for ENROLMENT_WINDOW_MS. */
-export function resetDeviceKey(
+export async function resetDeviceKey(
   deps: DeviceEnrolmentDeps,
   principal: Principal,
   request: EnrolmentRequest,
-): DeviceEnrolmentResult {
+): Promise<DeviceEnrolmentResult> {
   if (!hasScope(principal, DEVICE_SCOPE)) return FORBIDDEN;
   const uid = targetUid(deps.store, principal, request);
   if (uid === null) return { kind: 'no-object' };
   const enrolUntil = deps.clock.now() + ENROLMENT_WINDOW_MS;
-  deps.store.deviceKeys.reset(uid, enrolUntil);
+  await deps.store.write.deviceKeys.reset(uid, enrolUntil);
   deps.logger.info('device key reset: enrolment open', {
     uid,
     by: principal.subject,

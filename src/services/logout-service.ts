@@ -26,7 +26,7 @@ export async function logout(
   if (claims.jti === null) return 'no-id';
   const userId = /^user:(\d+)$/.exec(claims.sub)?.[1];
   try {
-    deps.store.revokeToken(claims.jti, userId === undefined ? null : Number(userId), claims.exp * 1000);
+    await deps.store.revokeToken(claims.jti, userId === undefined ? null : Number(userId), claims.exp * 1000);
     logger.info('logout', { sub: claims.sub });
     return 'revoked';
   } catch (err) {

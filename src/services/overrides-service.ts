@@ -36,7 +36,9 @@ export interface StoredOverride {
 }
 
 export interface OverridesDeps {
-  readonly store: Pick<ApiStorePort, 'objects' | 'overrides' | 'isWritable'>;
+  readonly store: Pick<ApiStorePort, 'objects' | 'overrides' | 'isWritable'> & {
+    readonly write: Pick<ApiStorePort['write'], 'overrides'>;
+  };
   readonly logger: Logger;
 }
 
@@ -47,7 +49,11 @@ export type SetOverrideOutcome =
   | { readonly kind: 'not-visible' }
   | { readonly kind: 'ok'; readonly override: OidOverride };
 
-export function setOverride(deps: OverridesDeps, principal: Principal, body: unknown): SetOverrideOutcome {
+export async function setOverride(
+  deps: OverridesDeps,
+  principal: Principal,
+  body: unknown,
+): Promise<SetOverrideOutcome> {
   if (!hasScope(principal, OVERRIDE_SCOPE)) return FORBIDDEN;
   const verdict = parseOidOverride(body);
   if (!verdict.ok) return { kind: 'invalid', error: verdict.error };
@@ -55,12 +61,12 @@ export function setOverride(deps: OverridesDeps, principal: Principal, body: unk
   const by = principal.subject;
   const match = `${override.matchKind}:${override.matchValue}`;
   try {
-    if (!deps.store.isWritable()) return NOT_READY;
+    if (!(await deps.store.isWritable())) return NOT_READY;
     if (!overrideAllowed(deps.store.objects, override, principal.visibleReceivers)) {
       deps.logger.info('override refused: device not visible to the caller', { by, match });
       return { kind: 'not-visible' };
     }
-    deps.store.overrides.set({ ...override });
+    await deps.store.write.overrides.set({ ...override });
   } catch (err) {
     deps.logger.error('override not stored', { by, error: describeError(err) });
     if (isStoreProblem(err)) return NOT_READY;

@@ -24,7 +24,7 @@ export const RECORDS_SCOPE = 'settings';
 
 export interface UsersDeps {
   readonly settings: Pick<ApiSettingsPort, 'current'>;
-  readonly store: Pick<ApiStorePort, 'grants'>;
+  readonly store: Pick<ApiStorePort, 'grants'> & { readonly write: Pick<ApiStorePort['write'], 'grants'> };
   readonly logger: Logger;
 }
 
@@ -97,19 +97,19 @@ export function readUserGrants(deps: UsersDeps, principal: Principal, idText: st
 }
 
 /** Replaces the user's grants with `body.scopes` (`{"scopes": [...]}`, nothing else). */
-export function setUserGrants(
+export async function setUserGrants(
   deps: UsersDeps,
   principal: Principal,
   idText: string | undefined,
   body: unknown,
-): GrantsOutcome {
+): Promise<GrantsOutcome> {
   if (!hasScope(principal, GRANTS_SCOPE)) return FORBIDDEN;
   const user = findUser(deps, idText);
   if (!user) return { kind: 'not-found' };
   const scopes = parseGrantBody(body);
   if (!scopes) return { kind: 'invalid' };
   try {
-    deps.store.grants.set(user.id, scopes, principal.subject);
+    await deps.store.write.grants.set(user.id, scopes, principal.subject);
   } catch (err) {
     return failed(deps, err);
   }

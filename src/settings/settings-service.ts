@@ -11,15 +11,21 @@ import { toPublicView, type PublicSettings } from './public-view.js';
 import { defaultSettings, type Settings } from './schema.js';
 import { validateSettingsUpdate, validateStoredSettings, type ValidationResult } from './validate.js';
 
-/** The store's settings repository (src/store): save() writes everything in ONE SQLite transaction. */
-export interface SettingsRepository {
-  /** The stored settings, or null when nothing was stored yet. Parsed here with the schema. */
-  load(): unknown;
-  save(settings: Settings): void;
+/**
+ * The store's settings (src/store Store fits): load() reads on the caller's connection; the save is a
+ * command to the store's one writer (docs/store.md §One writer) that writes everything in ONE SQLite
+ * transaction, awaited.
+ */
+export interface SettingsStore {
+  readonly settings: {
+    /** The stored settings, or null when nothing was stored yet. Parsed here with the schema. */
+    load(): unknown;
+  };
+  readonly write: { readonly settings: { save(settings: Settings): Promise<unknown> } };
 }
 
 export interface SettingsServiceDeps {
-  repo: SettingsRepository;
+  store: SettingsStore;
   env: ValidationEnv;
   logger: Logger;
 }
@@ -49,7 +55,7 @@ export class SettingsService implements Service {
 
   /** Loads the stored settings, or the defaults when nothing is stored (nothing is saved then). */
   async start(): Promise<void> {
-    const raw = this.deps.repo.load();
+    const raw = this.deps.store.settings.load();
     if (raw === null || raw === undefined) {
       this.settings = deepFreeze(defaultSettings());
       this.deps.logger.info('no stored settings, using defaults');
@@ -86,7 +92,7 @@ export class SettingsService implements Service {
         return result;
       }
       const sections = Object.keys(patch as object).join(',');
-      this.commit(result.next, previous, sections);
+      await this.commit(result.next, previous, sections);
       return { ok: true, next: this.current() };
     });
   }
@@ -99,7 +105,7 @@ export class SettingsService implements Service {
     return this.enqueue(async () => {
       const result = validateStoredSettings(next, { maxUsers: this.deps.env.maxUsers });
       if (!result.ok) throw new VigilError('INVALID_SETTINGS', 'initial settings are invalid', result.errors);
-      this.commit(result.settings, this.current(), 'init');
+      await this.commit(result.settings, this.current(), 'init');
       return this.current();
     });
   }
@@ -116,9 +122,9 @@ export class SettingsService implements Service {
     return run;
   }
 
-  private commit(next: Settings, previous: Settings, sections: string): void {
+  private async commit(next: Settings, previous: Settings, sections: string): Promise<void> {
     try {
-      this.deps.repo.save(next);
+      await this.deps.store.write.settings.save(next);
     } catch (err) {
       this.deps.logger.error('settings save failed', { error: describeError(err) });
       throw new VigilError('STORE_FAILURE', 'settings could not be saved', [], { cause: err });

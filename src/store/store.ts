@@ -1,52 +1,59 @@
 /**
  * The local store as a Service: opens the SQLite file, migrates it, hands out repositories,
  * and reports its health ('store' / kind 'store') to the registry the API, LEDs and watchdog read.
+ *
+ * Reads are synchronous on this store's connection (`store.objects.get(id)`); every write after
+ * start() is an explicit, awaited command to the one writer (`await store.write.meta.set(k, v)`,
+ * write-view.ts, docs/store.md §One writer): the writer thread when one is given, else a
+ * LocalWriter on this connection, so the protocol is the same either way.
  */
 import { VigilError, describeError } from '../core/errors.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import type { HealthRegistry, ComponentState } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import {
-  openDatabase,
-  probeWrite,
-  walCheckpoint,
-  type CheckpointMode,
-  type CheckpointResult,
-  type Database,
-} from './database.js';
+import { openDatabase, type CheckpointMode, type CheckpointResult, type Database } from './database.js';
 import type { EventJournal } from './event-journal.js';
-import type { GrantsRepo } from './grants-repo.js';
-import type { MetaRepo } from './meta-repo.js';
-import { checkCompatible, latestVersion, migrate } from './migrations.js';
 import type { ObjectsRepo } from './objects-repo.js';
-import type { OidOverridesRepo } from './oid-overrides-repo.js';
-import type { OutputCursors } from './output-cursors.js';
-import { LiveSightings } from './live-sightings.js';
-import { createRepos, type Repos } from './repos.js';
-import { routeWrites } from './routed-repos.js';
 import type { SessionsRepo } from './sessions-repo.js';
-import type { DeviceKeysRepo } from './device-keys-repo.js';
-import type { SettingsRepo } from './settings-repo.js';
+import { checkCompatible, latestVersion, migrate } from './migrations.js';
+import { LiveSightings } from './live-sightings.js';
+import { LocalWriter } from './local-writer.js';
+import { createRepos, type Repos } from './repos.js';
 import { TokenEpochs, readEpochRows } from './token-epochs.js';
 import { RevokedTokens } from './revoked-tokens-repo.js';
 import { storeError } from './sql.js';
-import type { WriteCall, WriteCommand } from '../writer/write-commands.js';
+import type { WriteCommand, WriteResult } from './write-commands.js';
+import { writeView, type ReadRepo, type WriteView } from './write-view.js';
 
 export type { CheckpointMode } from './database.js';
 
 /**
- * The single writer of the file (docs/store.md §One writer): in the gateway, the journal writer
- * thread (src/writer/writer-proxy.ts). Started once the file is migrated; every write of this
- * store is then a command to it, and this store's own connection is query-only.
+ * The single writer of the file (docs/store.md §One writer): in the gateway, the writer thread
+ * (src/writer/writer-proxy.ts). Started once the file is migrated; every write of this store is
+ * then a command to it, and this store's own connection is query-only.
  */
 export interface StoreWriter {
   start(): Promise<void>;
-  readonly call: WriteCall;
-  /** call() with its own timeout (the write probe). */
-  send(command: WriteCommand, timeoutMs: number): unknown;
+  /**
+   * Resolves with the command's result once the writer ran it; rejects with its VigilError
+   * (STORE_FAILURE when it does not answer within `timeoutMs`, default the writer's own).
+   */
+  send<C extends WriteCommand>(command: C, timeoutMs?: number): Promise<WriteResult<C>>;
   /** Drains, writes what it still holds, runs PRAGMA optimize and closes its connection. */
   close(): Promise<void>;
+}
+
+/**
+ * The repositories with their writes on this store's own connection, for the journal writer that
+ * runs in this thread (src/ingest InlineJournalWriter: tests of single parts). Read through the
+ * store at each use; refused while a writer thread owns the file.
+ */
+export interface LocalWrites {
+  readonly events: EventJournal;
+  readonly objects: ObjectsRepo;
+  readonly sessions: SessionsRepo;
+  transaction<T>(fn: () => T): T;
 }
 
 export interface StoreOptions {
@@ -56,7 +63,7 @@ export interface StoreOptions {
    * real write failures, since file modes do not stop root).
    */
   readonly readonly?: boolean;
-  /** The single writer; without it (tests, tools) this store writes on its own connection. */
+  /** The single writer; without it (tests, tools) a LocalWriter runs the commands on this store's connection. */
   readonly writer?: StoreWriter;
 }
 
@@ -75,8 +82,12 @@ export class Store implements Service {
   private readonly clock: Clock;
   private readonly readonly: boolean;
   private readonly writer: StoreWriter | null;
+  /** The writer when no thread is given: the same commands on this connection. */
+  private local: LocalWriter | null = null;
   private db: Database | null = null;
   private repos: Repos | null = null;
+  /** `store.write.<repo>.<method>(...)`: every write, explicit and awaited (write-view.ts). */
+  readonly write: WriteView;
   private writeFailure: string | null = null;
   private readonly stopHooks = new Set<() => Promise<void>>();
   /** In memory, so token checks work while the store is closed or failing (token-epochs.ts). */
@@ -96,6 +107,18 @@ export class Store implements Service {
     this.clock = options.clock ?? systemClock;
     this.readonly = options.readonly === true;
     this.writer = this.readonly ? null : (options.writer ?? null);
+    const view = writeView((command) => this.send(command), this.clock);
+    this.write = {
+      ...view,
+      settings: {
+        // The in-memory token epochs follow the save once it committed.
+        save: async (document) => {
+          const rows = await view.settings.save(document);
+          this.tokenEpochs.replace(rows);
+          return rows;
+        },
+      },
+    };
   }
 
   async start(): Promise<void> {
@@ -105,7 +128,7 @@ export class Store implements Service {
     try {
       db = openDatabase(this.path, { readonly: this.readonly });
       const version = this.readonly ? this.checkReadonlyVersion(db) : migrate(db, this.logger).to;
-      let repos = createRepos(db, this.clock, this.sightings);
+      const repos = createRepos(db, this.clock, this.sightings);
       if (!this.readonly) {
         // Nothing is connected yet: every session still open was cut by the previous run's end.
         const closed = repos.sessions.closeDangling(this.clock.now());
@@ -115,12 +138,13 @@ export class Store implements Service {
         // From here on the writer thread is the only writer: this connection only reads.
         await this.writer.start();
         db.pragma('query_only = ON');
-        repos = routeWrites(repos, this.writer.call, this.clock);
+      } else {
+        this.local = new LocalWriter(db);
       }
       this.tokenEpochs.replace(readEpochRows(db));
       this.revokedTokens.replace(repos.revokedTokens.live());
       this.db = db;
-      this.repos = { ...repos, settings: this.mirrorEpochs(repos.settings) };
+      this.repos = repos;
       this.writeFailure = null;
       this.health?.setMetrics(HEALTH_NAME, { schema_version: version });
       this.report(this.readonly ? 'degraded' : 'ok', this.readonly ? 'opened read-only' : null);
@@ -138,22 +162,18 @@ export class Store implements Service {
    * Ends a token before its expiry (logout). Recorded in the file so a restart keeps it; when the
    * file cannot take it, the token stays revoked in memory for this run and the failure is thrown.
    */
-  revokeToken(jti: string, userId: number | null, expiresAt: number): void {
+  async revokeToken(jti: string, userId: number | null, expiresAt: number): Promise<void> {
     this.revokedTokens.add(jti, expiresAt);
-    const result = this.open().revokedTokens.revoke(jti, userId, expiresAt);
+    const result = await this.write.revokedTokens.revoke(jti, userId, expiresAt);
     this.revokedTokens.replace(result.rows);
     if (result.epochs) this.tokenEpochs.replace(result.epochs);
   }
 
-  /** The settings repository, whose save also refreshes the in-memory token epochs once committed. */
-  private mirrorEpochs(settings: SettingsRepo): SettingsRepo {
-    const view = Object.create(settings) as SettingsRepo;
-    view.save = (document) => {
-      const rows = settings.save(document);
-      this.tokenEpochs.replace(rows);
-      return rows;
-    };
-    return view;
+  /** A command to the one writer; rejects (never throws) while the store is closed. */
+  private send<C extends WriteCommand>(command: C, timeoutMs?: number): Promise<WriteResult<C>> {
+    if (!this.repos) return Promise.reject(new VigilError('STORE_UNAVAILABLE', `store ${this.path} is not open`));
+    if (this.writer) return this.writer.send(command, timeoutMs);
+    return (this.local as LocalWriter).send(command);
   }
 
   /**
@@ -176,6 +196,8 @@ export class Store implements Service {
     const db = this.db;
     this.db = null;
     this.repos = null;
+    this.local?.close();
+    this.local = null;
     if (!db) return;
     if (this.writer) {
       try {
@@ -195,31 +217,31 @@ export class Store implements Service {
     this.logger.info('store closed', { path: this.path });
   }
 
-  get settings(): SettingsRepo {
+  get settings(): ReadRepo<'settings'> {
     return this.open().settings;
   }
-  get grants(): GrantsRepo {
+  get grants(): ReadRepo<'grants'> {
     return this.open().grants;
   }
-  get objects(): ObjectsRepo {
+  get objects(): ReadRepo<'objects'> {
     return this.open().objects;
   }
-  get overrides(): OidOverridesRepo {
+  get overrides(): ReadRepo<'overrides'> {
     return this.open().overrides;
   }
-  get events(): EventJournal {
+  get events(): ReadRepo<'events'> {
     return this.open().events;
   }
-  get cursors(): OutputCursors {
+  get cursors(): ReadRepo<'cursors'> {
     return this.open().cursors;
   }
-  get meta(): MetaRepo {
+  get meta(): ReadRepo<'meta'> {
     return this.open().meta;
   }
-  get sessions(): SessionsRepo {
+  get sessions(): ReadRepo<'sessions'> {
     return this.open().sessions;
   }
-  get deviceKeys(): DeviceKeysRepo {
+  get deviceKeys(): ReadRepo<'deviceKeys'> {
     return this.open().deviceKeys;
   }
 
@@ -228,25 +250,21 @@ export class Store implements Service {
    * 'failed' and the reason, when the store is closed, read-only, locked by another process or
    * otherwise refuses writes; the oid-override endpoint answers 503 `Database is not ready`.
    */
-  isWritable(): boolean {
+  async isWritable(): Promise<boolean> {
     const db = this.db;
     if (!db?.open) return false;
     if (db.inTransaction) return true; // a write is under way on this very connection
-    if (this.writer) {
-      let failure: string | null;
-      try {
-        failure = this.writer.send(
-          { repo: 'store', method: 'probe', args: [this.clock.now(), PROBE_BUSY_TIMEOUT_MS] },
-          PROBE_ANSWER_TIMEOUT_MS,
-        ) as string | null;
-      } catch (err) {
-        failure = describeError(err);
-      }
-      this.noteWritability(failure);
-      return failure === null;
+    let failure: string | null;
+    try {
+      failure = await this.send(
+        { repo: 'store', method: 'probe', args: [this.clock.now(), PROBE_BUSY_TIMEOUT_MS] },
+        PROBE_ANSWER_TIMEOUT_MS,
+      );
+    } catch (err) {
+      failure = describeError(err);
     }
-    const failure = probeWrite(db, this.clock.now(), PROBE_BUSY_TIMEOUT_MS);
-    this.noteWritability(failure);
+    // The store may have stopped meanwhile: a closed store says nothing about the file.
+    if (this.db === db) this.noteWritability(failure);
     return failure === null;
   }
 
@@ -282,15 +300,29 @@ export class Store implements Service {
     }
   }
 
-  /** Copies the WAL into the main file; TRUNCATE also shrinks the WAL to zero bytes. */
-  checkpoint(mode: CheckpointMode = 'TRUNCATE'): CheckpointResult {
-    this.open();
-    if (this.writer) return this.writer.call({ repo: 'store', method: 'checkpoint', args: [mode] });
-    try {
-      return walCheckpoint(this.db as Database, mode);
-    } catch (err) {
-      throw storeError(err, 'checkpoint');
-    }
+  /**
+   * The repositories with their writes on this connection, for a journal writer in this thread
+   * (LocalWrites); transaction() refuses when a writer thread owns the file.
+   */
+  localWrites(): LocalWrites {
+    const open = (): Repos => this.open();
+    return {
+      get events() {
+        return open().events;
+      },
+      get objects() {
+        return open().objects;
+      },
+      get sessions() {
+        return open().sessions;
+      },
+      transaction: (fn) => this.transaction(fn),
+    };
+  }
+
+  /** Copies the WAL into the main file (by the one writer); TRUNCATE also shrinks the WAL to zero bytes. */
+  checkpoint(mode: CheckpointMode = 'TRUNCATE'): Promise<CheckpointResult> {
+    return this.send({ repo: 'store', method: 'checkpoint', args: [mode] });
   }
 
   private noteWritability(failure: string | null): void {

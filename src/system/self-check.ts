@@ -6,8 +6,8 @@
  *   - the journal writer answered within writerStallMs (its ping round trip and any batch in
  *     flight: JournalWriter.liveness());
  *   - the store takes writes: the writer committed a batch since the last check, or else a real
- *     probe write succeeds (Store.isWritable()). Under load the commits prove it, and the probe,
- *     which takes the write lock on the main thread, never contends with the writer.
+ *     probe write by the writer succeeds (Store.isWritable(), awaited: the event loop turns while
+ *     the writer answers). Under load the commits prove it, and the probe is not sent.
  * Every intervalMs the result goes to the health registry as component `self-check` (kind
  * `self-check`); passing() is true only while the latest result passed and is fresh, so a check
  * timer that stopped turning cannot keep the watchdog fed.
@@ -62,7 +62,7 @@ export function eventLoopDelayMeter(): LoopDelayMeter {
 
 export interface SelfCheckDeps {
   readonly health: HealthRegistry;
-  readonly store: { isWritable(): boolean };
+  readonly store: { isWritable(): Promise<boolean> };
   readonly writer: Pick<JournalWriter, 'ping' | 'liveness'>;
   readonly logger: Logger;
   readonly bounds?: Partial<SelfCheckBounds>;
@@ -84,6 +84,9 @@ export class SelfCheck implements Service {
   private latest: SelfCheckResult | null = null;
   /** The writer's commit count at the previous check. */
   private commitsSeen: number | null = null;
+  /** The check under way (its probe awaits the writer): the timer does not start another. */
+  private running: Promise<SelfCheckResult> | null = null;
+  private stopped = false;
 
   constructor(deps: SelfCheckDeps) {
     this.deps = deps;
@@ -93,16 +96,19 @@ export class SelfCheck implements Service {
 
   async start(): Promise<void> {
     if (this.timer) return;
+    this.stopped = false;
     this.loopDelay.enable();
-    this.run();
-    this.timer = setInterval(() => this.run(), this.bounds.intervalMs);
+    this.timer = setInterval(() => void this.run(), this.bounds.intervalMs);
     this.timer.unref();
+    await this.run();
   }
 
   async stop(): Promise<void> {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = null;
+    this.stopped = true;
+    await this.running;
     this.loopDelay.disable();
     this.latest = null;
     this.deps.health.remove(SELF_CHECK_HEALTH);
@@ -123,7 +129,12 @@ export class SelfCheck implements Service {
   }
 
   /** Runs every check now (the timer does it every intervalMs) and reports the result. */
-  run(): SelfCheckResult {
+  run(): Promise<SelfCheckResult> {
+    if (!this.running) this.running = this.check().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async check(): Promise<SelfCheckResult> {
     const { health, store, writer, logger } = this.deps;
     const failures: string[] = [];
     const lagMs = Math.round(this.loopDelay.maxMs());
@@ -138,9 +149,10 @@ export class SelfCheck implements Service {
     writer.ping();
     const committedLately = this.commitsSeen !== null && liveness.commits > this.commitsSeen;
     this.commitsSeen = liveness.commits;
-    if (!committedLately && !store.isWritable()) failures.push('store is not writable');
+    if (!committedLately && !(await store.isWritable())) failures.push('store is not writable');
     const previous = this.latest;
     const latest: SelfCheckResult = { failures, at: performance.now() };
+    if (this.stopped) return latest;
     this.latest = latest;
     const metrics = { loop_lag_ms: lagMs, writer_stalled_ms: stalledMs, last_commit_at: liveness.lastCommitAt };
     if (failures.length === 0) {

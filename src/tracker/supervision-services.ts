@@ -63,7 +63,7 @@ export interface SupervisionParts {
 export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
   const { store, settings, clock, logger, ingest } = deps;
   const recorder = new InternalEventRecorder({
-    journal: ingestJournal(() => store.events, ingest.bus),
+    journal: ingestJournal(() => store.write.events, ingest.bus),
     entries: () => settings.current().internal_events,
     clock,
     logger: logger.child('internal'),
@@ -101,6 +101,7 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
     new Tracker({
       objects: store.objects,
       meta: store.meta,
+      write: store.write,
       settings: () => settings.current().tracker,
       bus: ingest.bus,
       // The journal writer thread stores sightings throttled (src/ingest/seen-log.ts).

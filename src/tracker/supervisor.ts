@@ -13,6 +13,7 @@ import type { Logger } from '../core/logger.js';
 import type { TrackerSettings } from '../settings/schema.js';
 import type { ConnectionState, ObjectRecord, SupervisionPatch } from '../store/types.js';
 import { EMPTY_LEARNER, learnFromLinkTest, type LearnerState } from './period-learner.js';
+import type { PendingWrites } from './pending-writes.js';
 import { isOverdue, paramsFor, restartGraceMs, timeoutMs } from './supervision-rules.js';
 
 /** objects.supervision_state values written by the tracker; null = not supervised (no period). */
@@ -25,8 +26,12 @@ export const REFRESH_MS = 10 * 60_000;
 export interface SupervisionObjects {
   all(): ObjectRecord[];
   get(id: number): ObjectRecord | null;
-  updateSupervision(id: number, patch: SupervisionPatch): void;
-  setConnectionState(id: number, state: ConnectionState): void;
+}
+
+/** The supervision writes: commands to the store's one writer (`store.write.objects`). */
+export interface SupervisionWrites {
+  updateSupervision(id: number, patch: SupervisionPatch): Promise<void>;
+  setConnectionState(id: number, state: ConnectionState): Promise<void>;
 }
 
 /** What the previous run left in the meta checkpoint (wall ms). */
@@ -66,6 +71,9 @@ export interface WatchState {
 
 export interface SupervisorDeps {
   readonly objects: SupervisionObjects;
+  readonly writes: SupervisionWrites;
+  /** Where the writes in flight are followed (the tracker's, so its stop() waits for them). */
+  readonly pending: PendingWrites;
   readonly settings: () => TrackerSettings;
   /** The supervision clock. */
   readonly now: () => number;
@@ -258,13 +266,15 @@ export class Supervisor {
     }
   }
 
-  /** The in-memory state leads; a failed write is logged and rewritten at the next transition. */
+  /**
+   * The in-memory state leads; the writes go out now, in order, and a failed one is logged and
+   * rewritten at the next transition.
+   */
   private persist(id: number, patch: SupervisionPatch, connection?: ConnectionState): void {
-    try {
-      this.deps.objects.updateSupervision(id, patch);
-      if (connection) this.deps.objects.setConnectionState(id, connection);
-    } catch (err) {
-      this.deps.logger.error('cannot persist supervision state', { object_id: id, error: describeError(err) });
-    }
+    const { writes, pending, logger } = this.deps;
+    const failed = (err: unknown): void =>
+      logger.error('cannot persist supervision state', { object_id: id, error: describeError(err) });
+    pending.add(writes.updateSupervision(id, patch), failed);
+    if (connection) pending.add(writes.setConnectionState(id, connection), failed);
   }
 }

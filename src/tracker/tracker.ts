@@ -16,7 +16,14 @@ import type { EventSubject } from '../internal-events/catalog.js';
 import type { RaiseInternalEvent } from '../internal-events/recorder.js';
 import { systemTimers, type TimerApi } from '../protocols/device-link/command-queue.js';
 import type { TrackerSettings } from '../settings/schema.js';
-import { Supervisor, type RunCheckpoint, type SupervisionObjects, type Transition } from './supervisor.js';
+import { PendingWrites } from './pending-writes.js';
+import {
+  Supervisor,
+  type RunCheckpoint,
+  type SupervisionObjects,
+  type SupervisionWrites,
+  type Transition,
+} from './supervisor.js';
 
 export const CHECKPOINT_KEY = 'tracker.checkpoint';
 /** Health entry (kind `supervision`): metrics `supervised` and `lost`, read by the trouble LED (docs/leds.md). */
@@ -27,13 +34,16 @@ export const DEFAULT_CHECKPOINT_INTERVAL_MS = 60_000;
 
 export interface TrackerMeta {
   get(key: string): string | null;
-  set(key: string, value: string): void;
-  delete(key: string): void;
 }
 
 export interface TrackerDeps {
   readonly objects: SupervisionObjects;
   readonly meta: TrackerMeta;
+  /** The tracker's writes: commands to the store's one writer (the Store's `write` view fits). */
+  readonly write: {
+    readonly objects: SupervisionWrites;
+    readonly meta: { set(key: string, value: string): Promise<void>; delete(key: string): Promise<void> };
+  };
   /** The tracker section, read at every use so a settings change applies at once. */
   readonly settings: () => TrackerSettings;
   /**
@@ -81,6 +91,7 @@ export class Tracker implements Service {
   private running = false;
   private runStartedAt = 0;
   private lastCheckpoint = 0;
+  private readonly pending = new PendingWrites();
 
   constructor(deps: TrackerDeps) {
     this.deps = deps;
@@ -90,6 +101,8 @@ export class Tracker implements Service {
     const supervision = deps.supervisionClock ?? deps.clock;
     this.supervisor = new Supervisor({
       objects: deps.objects,
+      writes: deps.write.objects,
+      pending: this.pending,
       settings: deps.settings,
       now: () => supervision.now(),
       logger: deps.logger,
@@ -122,6 +135,7 @@ export class Tracker implements Service {
     });
     this.sweep();
     this.arm();
+    await this.pending.idle();
   }
 
   async stop(): Promise<void> {
@@ -133,6 +147,12 @@ export class Tracker implements Service {
     if (this.timer !== null) this.timers.clearTimeout(this.timer);
     this.timer = null;
     this.writeCheckpoint(this.deps.clock.now());
+    await this.pending.idle();
+  }
+
+  /** Resolves once every write sent so far (supervision state, checkpoint) has been answered. */
+  idle(): Promise<void> {
+    return this.pending.idle();
   }
 
   /** A committed message of the object (the ingest's object-seen); public for tests and other feeds. */
@@ -188,7 +208,10 @@ export class Tracker implements Service {
   private sightingsFlushed(previous: RunCheckpoint | null): boolean {
     try {
       const mark = Number(this.deps.meta.get(SIGHTINGS_FLUSHED_KEY));
-      if (mark > 0) this.deps.meta.delete(SIGHTINGS_FLUSHED_KEY);
+      if (mark > 0)
+        this.pending.add(this.deps.write.meta.delete(SIGHTINGS_FLUSHED_KEY), (err) =>
+          this.deps.logger.error('cannot remove the sightings mark', { error: describeError(err) }),
+        );
       return previous !== null && mark >= previous.aliveAt;
     } catch (err) {
       // Unknown: allowing for the lag is the safe side (a real loss reported later, never a false one).
@@ -199,11 +222,10 @@ export class Tracker implements Service {
 
   private writeCheckpoint(wallNow: number): void {
     this.lastCheckpoint = wallNow;
-    try {
-      this.deps.meta.set(CHECKPOINT_KEY, JSON.stringify({ run_started_at: this.runStartedAt, alive_at: wallNow }));
-    } catch (err) {
-      this.deps.logger.error('cannot write supervision checkpoint', { error: describeError(err) });
-    }
+    const checkpoint = JSON.stringify({ run_started_at: this.runStartedAt, alive_at: wallNow });
+    this.pending.add(this.deps.write.meta.set(CHECKPOINT_KEY, checkpoint), (err) =>
+      this.deps.logger.error('cannot write supervision checkpoint', { error: describeError(err) }),
+    );
   }
 
   private arm(): void {

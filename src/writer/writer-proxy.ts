@@ -1,12 +1,14 @@
 /**
  * The writer thread seen from the main thread: the journal writer of the group commit
  * (docs/receivers.md §Group commit) and the store's single writer (docs/store.md §One writer,
- * StoreWriter: typed write commands over a synchronous channel). The gateway's Store starts it once
- * the file is migrated; used on its own (tests) it starts on the first write. It is kept
- * unreferenced while no batch is in flight, so it never holds a process open by itself.
+ * StoreWriter: typed write commands, each a Promise settled by the thread's answer,
+ * command-channel.ts). The gateway's Store starts it once the file is migrated; used on its own
+ * (tests) it starts on the first write. It is kept unreferenced while no batch is in flight, so it
+ * never holds a process open by itself.
  *
- * If the thread dies, the batch in flight rejects (no ACK: the devices retransmit), write
- * commands fail with STORE_UNAVAILABLE, and the next write or command starts a new thread, not
+ * If the thread dies, the batch in flight rejects (no ACK: the devices retransmit), commands
+ * awaiting an answer reject with STORE_FAILURE, new commands fail with STORE_UNAVAILABLE, and the
+ * next write or command starts a new thread, not
  * before a backoff delay that doubles per consecutive death (RESTART_DELAYS_MS) and resets after a
  * committed batch. Other threads' channels (connect()) are renewed with each new thread.
  * close() waits for the batch in flight,
@@ -22,7 +24,7 @@ import { Worker } from 'node:worker_threads';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import type { StoreWriter } from '../store/store.js';
-import type { WriteCall, WriteCommand, WriteResult } from './write-commands.js';
+import type { WriteCommand, WriteResult } from '../store/write-commands.js';
 import { WriteClient, writerChannel, type WriterEndpoint } from './command-channel.js';
 import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from '../ingest/wire.js';
 import {
@@ -84,15 +86,13 @@ export class WriterProxy implements JournalWriter, StoreWriter {
     await this.startThread();
   }
 
-  readonly call: WriteCall = <C extends WriteCommand>(command: C): WriteResult<C> =>
-    this.send(command, undefined) as WriteResult<C>;
-
-  send(command: WriteCommand, timeoutMs: number | undefined): unknown {
+  /** A write command (StoreWriter.send): settles with the thread's answer; nothing here waits for it. */
+  send<C extends WriteCommand>(command: C, timeoutMs?: number): Promise<WriteResult<C>> {
     if (!this.worker && !this.closing) {
-      // Dead (or never started): a new thread for the next caller; this one cannot wait for it.
+      // Dead (or never started): a new thread for the next caller; this one fails (STORE_UNAVAILABLE).
       this.startThread().catch(() => undefined);
     }
-    return timeoutMs === undefined ? this.client.call(command) : this.client.send(command, timeoutMs);
+    return this.client.send(command, timeoutMs);
   }
 
   /**
@@ -162,7 +162,7 @@ export class WriterProxy implements JournalWriter, StoreWriter {
 
   private attach(worker: Worker, listener: EndpointListener): void {
     const { writer, caller } = writerChannel();
-    worker.postMessage({ type: 'endpoint', endpoint: writer }, [writer.port]);
+    worker.postMessage({ type: 'endpoint', endpoint: writer }, [writer]);
     listener(caller);
   }
 
@@ -188,7 +188,7 @@ export class WriterProxy implements JournalWriter, StoreWriter {
     };
     const worker = new Worker(this.options.script ?? new URL('./writer-thread.js', import.meta.url), {
       workerData: init,
-      transferList: [channel.writer.port],
+      transferList: [channel.writer],
     });
     this.starts++;
     return new Promise<Worker>((resolve, reject) => {

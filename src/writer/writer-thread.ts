@@ -12,7 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { describeError, isVigilError } from '../core/errors.js';
 import { openDatabase, type Database } from '../store/database.js';
 import { createRepos } from '../store/repos.js';
-import { CommandClock, executeWrite } from './write-commands.js';
+import { CommandClock, executeWrite } from '../store/write-commands.js';
 import { serveWrites } from './command-channel.js';
 import { BatchWriter, type IngestStore } from '../ingest/batch-writer.js';
 import { SIGHTINGS_FLUSHED_KEY, SeenLog } from '../ingest/seen-log.js';
@@ -105,7 +105,7 @@ port.on('message', (request: WriterRequest) => {
   } catch (err) {
     error = describeError(err);
   }
-  for (const endpoint of endpoints) endpoint.port.close();
+  for (const endpoint of endpoints) endpoint.close();
   open.close();
   post({ type: 'closed', error });
   port.close();

@@ -221,7 +221,13 @@ test('a token of a user deleted since issue is 401', async () => {
 test('a scope removed from the user since issue is 403 on the next request', async () => {
   const admin = await h.token(ADMIN.id);
   const operator = await h.token(OPERATOR.id);
-  h.store.objects.upsertMain({ uid: 'AB', account: '1234', receiverId: 1, receiverKind: 'tcp', at: h.clock.now() });
+  await h.store.write.objects.upsertMain({
+    uid: 'AB',
+    account: '1234',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at: h.clock.now(),
+  });
   const body = { uid: 'AB', new_override_oid: '12' };
   await expectResponse(await call(h, 'PUT', '/api/oid-override', { token: operator, body }), 200, { success: true });
   const users = [...usersWithout(0, (u) => (u.id === OPERATOR.id ? { ...u, scopes: ['events'] } : u))];

@@ -16,10 +16,27 @@ test.before.each(async () => {
   h = await createHarness();
   const at = h.clock.now();
   ids = {
-    a: h.store.objects.upsertMain({ uid: A.uid, account: '1234', receiverId: 1, receiverKind: 'tcp', hwId: 'HW-7', at })
+    a: (
+      await h.store.write.objects.upsertMain({
+        uid: A.uid,
+        account: '1234',
+        receiverId: 1,
+        receiverKind: 'tcp',
+        hwId: 'HW-7',
+        at,
+      })
+    ).id,
+    b: (await h.store.write.objects.upsertMain({ uid: B.uid, account: '0042', receiverId: 2, receiverKind: 'udp', at }))
       .id,
-    b: h.store.objects.upsertMain({ uid: B.uid, account: '0042', receiverId: 2, receiverKind: 'udp', at }).id,
-    c: h.store.objects.upsertMain({ uid: '5555AAAA', account: '5555', receiverId: 1, receiverKind: 'tcp', at }).id,
+    c: (
+      await h.store.write.objects.upsertMain({
+        uid: '5555AAAA',
+        account: '5555',
+        receiverId: 1,
+        receiverKind: 'tcp',
+        at,
+      })
+    ).id,
   };
   installer = (
     await h.deps.tokens.issueToken({ sub: 'installer', scopes: ['device_control', 'omit_mpass'], minutes: 5 })

@@ -61,8 +61,8 @@ function event(account: string, receiverId: number | null = 1): NewEvent {
 }
 
 /** Stores events as the ingest does: committed, then announced. */
-function store(events: NewEvent[]): number[] {
-  const ids = h.store.events.append(events).map((r) => r.id);
+async function store(events: NewEvent[]): Promise<number[]> {
+  const ids = (await h.store.write.events.append(events)).map((r) => r.id);
   for (const id of ids) for (const l of listeners) l(id);
   return ids;
 }
@@ -97,7 +97,7 @@ test('events arrive live, one JSON object per event with the id in the SSE id fi
   const client = await open(token);
   assert.is(client.response.headers.get('content-type'), 'text/event-stream');
   assert.is(await ready(client), 0);
-  const stored = store([event('1001'), event('1002'), event('1003')]);
+  const stored = await store([event('1001'), event('1002'), event('1003')]);
   const got = await events(client, 3);
   assert.equal(ids(got), stored);
   const listing = (await (await call(h, 'GET', '/api/events', { token })).json()) as { items: unknown[] };
@@ -112,18 +112,18 @@ test('a client that disconnects resumes with Last-Event-ID and gets exactly the 
   const token = await h.token(ADMIN.id);
   const first = await open(token);
   await ready(first);
-  const early = store(accounts(5));
+  const early = await store(accounts(5));
   const seen = await events(first, 5);
   assert.equal(ids(seen), early);
   await first.close();
   // stored while nobody listens: more than two pages of the stream's 50
-  const missed = h.store.events.append(accounts(137, 'M')).map((r) => r.id);
+  const missed = (await h.store.write.events.append(accounts(137, 'M'))).map((r) => r.id);
   const second = await open(token, '', { 'Last-Event-ID': first.parser.lastEventId });
   assert.is(await ready(second), early.at(-1));
   const backlog = await events(second, 137);
   assert.equal(ids(backlog), missed);
   // then live, right after the backlog, without a duplicate
-  const live = store([event('L0001')]);
+  const live = await store([event('L0001')]);
   const next = await events(second, 1);
   assert.equal(ids(next), live);
   assert.is(await second.next(300).then((m) => (m?.event === 'comment' ? null : m)), null);
@@ -131,7 +131,7 @@ test('a client that disconnects resumes with Last-Event-ID and gets exactly the 
 
 test('?after= resumes too; Last-Event-ID wins over it (an EventSource reconnects to the URL it opened)', async () => {
   const token = await h.token(ADMIN.id);
-  const all = h.store.events.append(accounts(10)).map((r) => r.id);
+  const all = (await h.store.write.events.append(accounts(10))).map((r) => r.id);
   const byParam = await open(token, `?after=${all[3]}`);
   assert.is(await ready(byParam), all[3]);
   assert.equal(ids(await events(byParam, 6)), all.slice(4));
@@ -150,7 +150,13 @@ test('a user limited to receiver 1 never gets receiver 2 events nor the gateway 
   const other = await open(token, '?receiver=2');
   await ready(mine);
   await ready(other);
-  const stored = store([event('R2-1', 2), event('R1-1', 1), event('GW-1', null), event('R2-2', 2), event('R1-2', 1)]);
+  const stored = await store([
+    event('R2-1', 2),
+    event('R1-1', 1),
+    event('GW-1', null),
+    event('R2-2', 2),
+    event('R1-2', 1),
+  ]);
   const got = await events(mine, 2);
   assert.equal(ids(got), [stored[1], stored[4]]);
   assert.equal(
@@ -169,10 +175,10 @@ test('a user limited to receiver 1 never gets receiver 2 events nor the gateway 
 test('the filters of GET /api/events apply (account, code), through the same parsers', async () => {
   const token = await h.token(ADMIN.id);
   // "from now" is the newest event the caller sees, filters aside
-  const [newest] = store([event('9999')]);
+  const [newest] = await store([event('9999')]);
   const client = await open(token, '?account=4242&code=ba');
   assert.is(await ready(client), newest);
-  const stored = store([event('1111'), event('4242'), event('4242', 2)]);
+  const stored = await store([event('1111'), event('4242'), event('4242', 2)]);
   assert.equal(ids(await events(client, 2)), [stored[1], stored[2]]);
   const bad = await fetch(`${base}/api/events/stream?cursor=5&limit=10&receiver=x`, {
     headers: { Authorization: `Bearer ${token}` },
@@ -225,7 +231,7 @@ test('logout of the token ends the stream within the re-check interval; nothing 
   await ready(client);
   const res = await call(h, 'POST', '/api/logout', { token });
   assert.is(res.status, 200);
-  store([event('AFTER')]);
+  await store([event('AFTER')]);
   const rest = await client.collect((m) => m.event === 'ended', 3000);
   assert.equal(
     rest.map((m) => m.event),
@@ -257,7 +263,7 @@ test("narrowing the user's visible_receivers in the settings ends the stream bef
     ],
   });
   assert.ok(saved.ok);
-  store([event('HIDDEN', 2)]);
+  await store([event('HIDDEN', 2)]);
   const rest = await client.collect((m) => m.event === 'ended', 3000);
   assert.equal(
     rest.map((m) => m.event),
@@ -325,7 +331,7 @@ test('a client that stops reading is cut off once a write waits longer than the 
   const token = await h.token(ADMIN.id);
   // ~4.5 KB per event: 3,000 of them overfill the loopback socket buffers of a reader that reads nothing
   const big = (i: number): NewEvent => ({ ...event(`S${i}`), raw: new Uint8Array(2048).fill(i % 256) });
-  h.store.events.append(Array.from({ length: 3000 }, (_, i) => big(i)));
+  await h.store.write.events.append(Array.from({ length: 3000 }, (_, i) => big(i)));
   const port = (server.address() as AddressInfo).port;
   const socket = connect(port, '127.0.0.1');
   socket.pause();

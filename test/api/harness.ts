@@ -63,7 +63,7 @@ export async function createHarness(): Promise<Harness> {
   const store = new Store(dbPath, logger.child('store'), health, { clock });
   await store.start();
   const settings = new SettingsService({
-    repo: store.settings,
+    store: store,
     env: defaultValidationEnv({
       hash: (p) => hashPassword(p, CHEAP),
       checkDatabase: async () => null,
@@ -102,7 +102,7 @@ export async function createHarness(): Promise<Harness> {
     ],
   } as Settings;
   await settings.replaceForInit(initial);
-  store.grants.set(OPERATOR.id, ['device_control'], 'test');
+  await store.write.grants.set(OPERATOR.id, ['device_control'], 'test');
 
   const links = new Map<number, DeviceLinkHandle>();
   const restarts = { count: 0, fail: null as Error | null };
@@ -184,13 +184,25 @@ function serialRoots(base: string): { dev: string; sysTty: string } {
  * One device with a related object on each of receivers 1 (UID A1A1, OID 1111, related 7777) and 2 (B2B2,
  * 2222, related 8888), and account 3333 reported on both (C3C3 on 1, D4D4 on 2).
  */
-export function seedTwoReceivers(store: Harness['store'], at: number): void {
-  const visible = store.objects.upsertMain({ uid: 'A1A1', account: '1111', receiverId: 1, receiverKind: 'tcp', at });
-  store.objects.upsertRelated(visible.id, '7777', { at });
-  const hidden = store.objects.upsertMain({ uid: 'B2B2', account: '2222', receiverId: 2, receiverKind: 'udp', at });
-  store.objects.upsertRelated(hidden.id, '8888', { at });
-  store.objects.upsertMain({ uid: 'C3C3', account: '3333', receiverId: 1, receiverKind: 'tcp', at });
-  store.objects.upsertMain({ uid: 'D4D4', account: '3333', receiverId: 2, receiverKind: 'udp', at });
+export async function seedTwoReceivers(store: Harness['store'], at: number): Promise<void> {
+  const visible = await store.write.objects.upsertMain({
+    uid: 'A1A1',
+    account: '1111',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
+  await store.write.objects.upsertRelated(visible.id, '7777', { at });
+  const hidden = await store.write.objects.upsertMain({
+    uid: 'B2B2',
+    account: '2222',
+    receiverId: 2,
+    receiverKind: 'udp',
+    at,
+  });
+  await store.write.objects.upsertRelated(hidden.id, '8888', { at });
+  await store.write.objects.upsertMain({ uid: 'C3C3', account: '3333', receiverId: 1, receiverKind: 'tcp', at });
+  await store.write.objects.upsertMain({ uid: 'D4D4', account: '3333', receiverId: 2, receiverKind: 'udp', at });
 }
 
 export interface CallOptions {

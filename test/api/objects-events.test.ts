@@ -41,8 +41,8 @@ function event(overrides: Partial<NewEvent> = {}): NewEvent {
 }
 
 /** Appends events and returns their ids in input order. */
-function append(...events: NewEvent[]): number[] {
-  return h.store.events.append(events).map((r) => r.id);
+async function append(...events: NewEvent[]): Promise<number[]> {
+  return (await h.store.write.events.append(events)).map((r) => r.id);
 }
 
 interface Page {
@@ -74,7 +74,9 @@ async function walk(path: string, token = admin): Promise<{ ids: number[]; pages
 }
 
 test('an event is shown with every field, times as ISO 8601 and the raw frame as upper-case hex', async () => {
-  const [id] = append(event({ deviceTime: START - 5000, objectId: 9, text: 'Front door', flags: 1, encrypted: true }));
+  const [id] = await append(
+    event({ deviceTime: START - 5000, objectId: 9, text: 'Front door', flags: 1, encrypted: true }),
+  );
   await expectResponse(await call(h, 'GET', '/api/events', { token: admin }), 200, {
     items: [
       {
@@ -104,12 +106,12 @@ test('an event is shown with every field, times as ISO 8601 and the raw frame as
 
 test('an empty journal is an empty page; events come newest first', async () => {
   await expectResponse(await call(h, 'GET', '/api/events', { token: admin }), 200, { items: [], next_cursor: null });
-  const added = append(event(), event({ receivedAt: START + 1 }), event({ receivedAt: START + 2 }));
+  const added = await append(event(), event({ receivedAt: START + 1 }), event({ receivedAt: START + 2 }));
   assert.equal(ids(await page('/api/events')), [...added].reverse());
 });
 
 test('paging by cursor visits every event exactly once, newest first, with and without a filter', async () => {
-  const all = append(
+  const all = await append(
     ...Array.from({ length: 25 }, (_, i) => event({ account: i % 2 ? '1234' : '0042', receivedAt: START + i })),
   );
   const first = await page('/api/events?limit=7');
@@ -125,15 +127,15 @@ test('paging by cursor visits every event exactly once, newest first, with and w
 });
 
 test('events appended while paging do not shift the pages (cursor by id)', async () => {
-  const old = append(...Array.from({ length: 6 }, () => event()));
+  const old = await append(...Array.from({ length: 6 }, () => event()));
   const first = await page('/api/events?limit=3');
-  append(event(), event());
+  await append(event(), event());
   const second = await page(`/api/events?limit=3&cursor=${first.next_cursor}`);
   assert.equal([...ids(first), ...ids(second)], [...old].reverse());
 });
 
 test('limit defaults to 100 and accepts 1 and 1000', async () => {
-  append(...Array.from({ length: 1001 }, () => event()));
+  await append(...Array.from({ length: 1001 }, () => event()));
   const byDefault = await page('/api/events');
   assert.is(byDefault.items.length, 100);
   assert.ok(byDefault.next_cursor !== null);
@@ -144,7 +146,7 @@ test('limit defaults to 100 and accepts 1 and 1000', async () => {
 });
 
 test('filters: receiver, account exactly, code case-insensitively, half-open time windows', async () => {
-  const [a, b, c, d] = append(
+  const [a, b, c, d] = await append(
     event({ receivedAt: START }),
     event({ receivedAt: START + MIN, receiverId: 2, receiverKind: 'udp', account: '001234' }),
     event({ receivedAt: START + 2 * MIN, code: 'FA' }),
@@ -225,7 +227,7 @@ test('instants: ISO 8601 with Z or an offset, ms epoch, fractions cut to millise
 });
 
 test('visible receivers: a limited user never sees other receivers or gateway events, even when asking for them', async () => {
-  const [r1, , internal] = append(
+  const [r1, , internal] = await append(
     event({ receiverId: 1 }),
     event({ receiverId: 2, receiverKind: 'udp' }),
     event({ receiverId: null, receiverKind: null, protocol: 'INTERNAL', eventClass: 'internal', account: '0000' }),
@@ -260,7 +262,7 @@ test('scopes, authentication and methods: 401 first, then 405 with Allow, then 4
 });
 
 test('HEAD answers 200 with no body and changes nothing', async () => {
-  append(event());
+  await append(event());
   for (const path of ['/api/events', '/api/objects']) {
     const res = await call(h, 'HEAD', path, { token: admin });
     assert.is(res.status, 200);
@@ -277,8 +279,8 @@ test('a closed store answers 503 `Database is not ready` as text', async () => {
 
 // ---- objects ---------------------------------------------------------------------------
 
-function device(uid: string | null, account: string, receiverId = 1, at = START) {
-  return h.store.objects.upsertMain({
+async function device(uid: string | null, account: string, receiverId = 1, at = START) {
+  return await h.store.write.objects.upsertMain({
     uid,
     account,
     receiverId,
@@ -291,9 +293,9 @@ function device(uid: string | null, account: string, receiverId = 1, at = START)
 }
 
 test('an object is shown with every field; oid is the account while no override is set', async () => {
-  const d = device('00A1B2C3D4', '0042');
-  h.store.objects.markSeen(d.id, START + MIN, '198.51.100.8', { ping: true });
-  h.store.objects.setConnectionState(d.id, 'online');
+  const d = await device('00A1B2C3D4', '0042');
+  await h.store.write.objects.markSeen(d.id, START + MIN, '198.51.100.8', { ping: true });
+  await h.store.write.objects.setConnectionState(d.id, 'online');
   await expectResponse(await call(h, 'GET', '/api/objects', { token: admin }), 200, {
     items: [
       {
@@ -319,12 +321,22 @@ test('an object is shown with every field; oid is the account while no override 
 });
 
 test('override OIDs are resolved: by UID, by account, and per related object', async () => {
-  const withUid = device('00A1B2C3D4', '0042');
-  const plain = device(null, '1234');
-  const related = h.store.objects.upsertRelated(withUid.id, '0077', { at: START });
-  h.store.overrides.set({ matchKind: 'uid', matchValue: '00a1b2c3d4', relatedOid: null, overrideOid: '9001' });
-  h.store.overrides.set({ matchKind: 'oid', matchValue: '1234', relatedOid: null, overrideOid: '9002' });
-  h.store.overrides.set({ matchKind: 'uid', matchValue: '00A1B2C3D4', relatedOid: '0077', overrideOid: '9003' });
+  const withUid = await device('00A1B2C3D4', '0042');
+  const plain = await device(null, '1234');
+  const related = await h.store.write.objects.upsertRelated(withUid.id, '0077', { at: START });
+  await h.store.write.overrides.set({
+    matchKind: 'uid',
+    matchValue: '00a1b2c3d4',
+    relatedOid: null,
+    overrideOid: '9001',
+  });
+  await h.store.write.overrides.set({ matchKind: 'oid', matchValue: '1234', relatedOid: null, overrideOid: '9002' });
+  await h.store.write.overrides.set({
+    matchKind: 'uid',
+    matchValue: '00A1B2C3D4',
+    relatedOid: '0077',
+    overrideOid: '9003',
+  });
   const body = (await page('/api/objects')) as unknown as { items: Record<string, unknown>[] };
   const pick = (o: Record<string, unknown>) => [
     o.id,
@@ -345,10 +357,8 @@ test('override OIDs are resolved: by UID, by account, and per related object', a
 });
 
 test('objects: filters, paging without duplicates or gaps, and visible receivers', async () => {
-  const made = Array.from(
-    { length: 11 },
-    (_, i) => device(null, i === 0 || i === 3 ? '0042' : `A${i}`, i % 2 ? 2 : 1).id,
-  );
+  const made: number[] = [];
+  for (let i = 0; i < 11; i++) made.push((await device(null, i === 0 || i === 3 ? '0042' : `A${i}`, i % 2 ? 2 : 1)).id);
   assert.equal((await walk('/api/objects?limit=4')).ids, [...made].reverse());
   const onTwo = made.filter((_, i) => i % 2).reverse();
   assert.equal((await walk('/api/objects?receiver=2&limit=2')).ids, onTwo);

@@ -13,7 +13,7 @@ test.before.each(async () => {
   h = await createHarness();
   admin = await h.token(ADMIN.id);
   operator = await h.token(OPERATOR.id);
-  seedTwoReceivers(h.store, h.clock.now());
+  await seedTwoReceivers(h.store, h.clock.now());
 });
 test.after.each(async () => {
   await h.close();

@@ -64,7 +64,7 @@ async function serve(update: boolean): Promise<void> {
 test.before.each(async () => {
   h = await createHarness();
   box = fakeBox(join(h.dataDir, 'box'));
-  h.store.grants.set(VIEWER.id, ['system_update'], 'test');
+  await h.store.write.grants.set(VIEWER.id, ['system_update'], 'test');
   granted = await h.token(VIEWER.id);
   admin = await h.token(ADMIN.id);
   reconciled = 0;

@@ -39,7 +39,7 @@ async function serveApp(app: ReturnType<typeof createApp>): Promise<void> {
 
 test.before.each(async () => {
   h = await createHarness();
-  h.store.grants.set(VIEWER.id, ['system_update'], 'test');
+  await h.store.write.grants.set(VIEWER.id, ['system_update'], 'test');
   granted = await h.token(VIEWER.id);
   admin = await h.token(ADMIN.id);
   await serveApp(h.app);
@@ -87,7 +87,7 @@ function dataDirLeftovers(): string[] {
 }
 
 test('a backup downloaded as a stream restores onto another data dir with the same settings and users', async () => {
-  h.store.overrides.set({ matchKind: 'oid', matchValue: '1234', relatedOid: null, overrideOid: '9002' });
+  await h.store.write.overrides.set({ matchKind: 'oid', matchValue: '1234', relatedOid: null, overrideOid: '9002' });
   const { res, bytes } = await download();
   assert.is(res.headers.get('content-type'), 'application/octet-stream');
   assert.is(res.headers.get('content-disposition'), 'attachment; filename="vigil-site-7-2026-01-01.vbk"');
@@ -162,7 +162,7 @@ test('a caller hanging up mid-download stops the backup and removes its snapshot
   // About 40 MB of journal: far more than loopback's socket buffers hold, so the writer must wait for the reader.
   const raw = randomBytes(2048);
   for (let batch = 0; batch < 20; batch++) {
-    h.store.events.append(
+    await h.store.write.events.append(
       Array.from({ length: 1000 }, (_, i) => ({
         receivedAt: START,
         receiverId: 1,
@@ -390,7 +390,7 @@ test('GET /api/system reports what exists and, without A/B updates, no slots; th
     rebooted: false,
   });
   h.health.report('storage', 'storage', 'ok', null, { free_mib: 2048, total_mib: 4096, trouble_below_mib: 64 });
-  h.store.meta.set('instance_id', '6f1c2a4e-0000-4000-8000-000000000001');
+  await h.store.write.meta.set('instance_id', '6f1c2a4e-0000-4000-8000-000000000001');
   await expectResponse(await get('/api/system', granted), 200, {
     version: '9.9.9-test',
     instance_id: '6f1c2a4e-0000-4000-8000-000000000001',

@@ -26,7 +26,7 @@ async function bigStore(dir: string): Promise<void> {
   await store.start();
   const raw = randomBytes(2048);
   for (let batch = 0; batch < 20; batch++) {
-    store.events.append(
+    await store.write.events.append(
       Array.from({ length: 1000 }, (_, i) => ({
         receivedAt: 1,
         receiverId: 1,

@@ -51,7 +51,12 @@ test('a backup from a running box restores onto an empty data dir: same settings
     let backedUpIds: number[];
     try {
       assert.ok((await gateway.settings.update({ general: { instance_name: 'depot-north' } })).ok);
-      gateway.store.overrides.set({ matchKind: 'oid', matchValue: '1234', relatedOid: null, overrideOid: '9002' });
+      await gateway.store.write.overrides.set({
+        matchKind: 'oid',
+        matchValue: '1234',
+        relatedOid: null,
+        overrideOid: '9002',
+      });
       secret = gateway.settings.current().api.api_jwt_secret;
       backedUpIds = gateway.store.events.query({ receiverIds: null, limit: 100 }).items.map((e) => e.id);
       // Taken while the gateway runs: the snapshot is a read beside the writer thread.

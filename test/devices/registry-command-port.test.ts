@@ -16,7 +16,7 @@ let ids: { a: number; b: number; c: number; bare: number };
 test.before(async () => {
   await store.start();
   const at = Date.UTC(2026, 0, 1);
-  const a = store.objects.upsertMain({
+  const a = await store.write.objects.upsertMain({
     uid: '00A1B2C3D4',
     account: '1234',
     receiverId: 1,
@@ -24,9 +24,21 @@ test.before(async () => {
     hwId: 'HW-7',
     at,
   });
-  const b = store.objects.upsertMain({ uid: 'FF0000C3D4', account: '0042', receiverId: 2, receiverKind: 'tcp', at });
-  const c = store.objects.upsertMain({ uid: '1111119999', account: '9999', receiverId: 1, receiverKind: 'tcp', at });
-  const bare = store.objects.upsertMain({ account: '7777', receiverId: 1, receiverKind: 'tcp', at });
+  const b = await store.write.objects.upsertMain({
+    uid: 'FF0000C3D4',
+    account: '0042',
+    receiverId: 2,
+    receiverKind: 'tcp',
+    at,
+  });
+  const c = await store.write.objects.upsertMain({
+    uid: '1111119999',
+    account: '9999',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
+  const bare = await store.write.objects.upsertMain({ account: '7777', receiverId: 1, receiverKind: 'tcp', at });
   ids = { a: a.id, b: b.id, c: c.id, bare: bare.id };
 });
 
@@ -76,7 +88,12 @@ test('a matching device without a live link is NO_CONNECTION with what the store
 });
 
 test('the OID reported is the override OID when one is set for the device', async () => {
-  store.overrides.set({ matchKind: 'uid', matchValue: '1111119999', relatedOid: null, overrideOid: 'ABCD' });
+  await store.write.overrides.set({
+    matchKind: 'uid',
+    matchValue: '1111119999',
+    relatedOid: null,
+    overrideOid: 'ABCD',
+  });
   assert.equal(await port().execute(request('1119999')), {
     ok: false,
     error: 'NO_CONNECTION',

@@ -64,6 +64,12 @@ test('an MLR2 event in on one COM line is ACKed there and forwarded on the other
       ],
     });
     assert.equal(result, { ok: true, next: result.ok ? result.next : null });
+    // The save's settings_changed event is a write command of its own: once it is in the journal, the new
+    // output starts after it (at the journal head) and forwards only what follows.
+    await waitFor(
+      () => gateway.store.events.readAfter(0, 100).some((e) => e.protocol === 'INTERNAL' && e.code === '306'),
+      5000,
+    );
     await gateway.services.restart();
     await waitFor(
       () => gateway.health.get('rx:com:5')?.state === 'ok' && gateway.health.get('out:1')?.state === 'ok',

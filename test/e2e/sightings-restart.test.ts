@@ -83,11 +83,11 @@ interface ObjectItem {
   connection_state: string;
 }
 
-async function withStore<T>(path: string, fn: (store: Store) => T, readonly = true): Promise<T> {
+async function withStore<T>(path: string, fn: (store: Store) => T | Promise<T>, readonly = true): Promise<T> {
   const store = new Store(path, silentLogger, undefined, { readonly });
   await store.start();
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
     await store.stop();
   }
@@ -162,14 +162,14 @@ test('the API shows sightings the file has not yet; after SIGKILL a live device 
     // The worst case: the previous run's last checkpoint taken just before the crash, long after the stored last_seen.
     await withStore(
       db,
-      (store) => {
+      async (store) => {
         assert.is(
           store.meta.get(SIGHTINGS_FLUSHED_KEY),
           null,
           'a crash leaves no mark that the sightings were written',
         );
         const checkpoint = JSON.parse(store.meta.get(CHECKPOINT_KEY)!) as { run_started_at: number };
-        store.meta.set(
+        await store.write.meta.set(
           CHECKPOINT_KEY,
           JSON.stringify({ run_started_at: checkpoint.run_started_at, alive_at: killedAt }),
         );

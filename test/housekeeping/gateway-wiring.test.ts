@@ -27,7 +27,12 @@ test('by default only the retention job runs; the status output starts at restar
     });
     assert.ok(saved.ok);
     assert.is(gateway.health.get('status-output'), undefined, 'not before restart-services');
-    gateway.store.objects.upsertMain({ account: '4321', receiverId: 3, receiverKind: 'tcp', at: Date.UTC(2026, 0, 1) });
+    await gateway.store.write.objects.upsertMain({
+      account: '4321',
+      receiverId: 3,
+      receiverKind: 'tcp',
+      at: Date.UTC(2026, 0, 1),
+    });
     await gateway.services.restart();
     assert.is(gateway.health.get('status-output')?.state, 'ok');
 
@@ -66,7 +71,7 @@ test('enabling the database starts the MySQL sync at restart-services, and it mi
     assert.ok(saved.ok, saved.ok ? '' : saved.errors.join('; '));
     await gateway.services.restart();
     await waitFor(() => gateway.health.get('mysql-sync')?.state === 'ok', 10_000);
-    const [stored] = gateway.store.events.append([sampleEvent({ text: 'wired' })]);
+    const [stored] = await gateway.store.write.events.append([sampleEvent({ text: 'wired' })]);
     await waitFor(
       async () => (await mariadb.exec(`SELECT text FROM vigil.events WHERE id = ${stored!.id}`)) === 'wired\n',
       10_000,

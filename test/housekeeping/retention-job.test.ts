@@ -29,7 +29,7 @@ test('the job runs once shortly after start, then every interval, reading the po
   });
   try {
     const now = f.clock.now();
-    f.store.events.append([
+    await f.store.write.events.append([
       sampleEvent({ receivedAt: now - 20 * DAY_MS }),
       sampleEvent({ receivedAt: now - 5 * DAY_MS }),
     ]);
@@ -60,9 +60,8 @@ test('a failed pass reports degraded with the reason and is retried', async () =
   const f = await startStore();
   let calls = 0;
   const failing: RetentionStore = {
-    events: f.store.events,
     objects: f.store.objects,
-    sessions: f.store.sessions,
+    write: f.store.write,
     cursors: {
       all: () => {
         calls++;

@@ -26,8 +26,8 @@ function policy(overrides: Partial<RetentionPolicy> = {}): RetentionPolicy {
 }
 
 /** Appends events received at the given times; returns their ids. */
-function append(store: Store, times: number[]): number[] {
-  return store.events.append(times.map((t) => sampleEvent({ receivedAt: t }))).map((r) => r.id);
+async function append(store: Store, times: number[]): Promise<number[]> {
+  return (await store.write.events.append(times.map((t) => sampleEvent({ receivedAt: t })))).map((r) => r.id);
 }
 
 function remainingIds(store: Store): number[] {
@@ -53,7 +53,7 @@ test('events older than remove_events_age are deleted; one received exactly at t
   const f = await startStore();
   try {
     const cutoff = NOW - 10 * DAY_MS;
-    const ids = append(f.store, [cutoff - 2 * DAY_MS, cutoff - 1, cutoff, cutoff + 1, NOW]);
+    const ids = await append(f.store, [cutoff - 2 * DAY_MS, cutoff - 1, cutoff, cutoff + 1, NOW]);
     const report = await runRetention(f.store, policy(), NOW);
     assert.is(report.eventsDeleted, 2);
     assert.is(report.keepAfterId, null);
@@ -67,13 +67,13 @@ test('events after the lowest cursor of the enabled outputs are never deleted, h
   const f = await startStore();
   try {
     const old = NOW - 100 * DAY_MS;
-    const ids = append(
+    const ids = await append(
       f.store,
       Array.from({ length: 10 }, () => old),
     );
-    f.store.cursors.reset(1, ids[4]!);
-    f.store.cursors.reset(2, ids[7]!);
-    f.store.cursors.reset(3, 0); // a disabled output's cursor does not count (not in outputIds)
+    await f.store.write.cursors.reset(1, ids[4]!);
+    await f.store.write.cursors.reset(2, ids[7]!);
+    await f.store.write.cursors.reset(3, 0); // a disabled output's cursor does not count (not in outputIds)
     const report = await runRetention(f.store, policy({ outputIds: [1, 2] }), NOW);
     assert.is(report.keepAfterId, ids[4]);
     assert.is(report.eventsDeleted, 5);
@@ -86,7 +86,7 @@ test('events after the lowest cursor of the enabled outputs are never deleted, h
 test('an enabled output without a stored cursor, or a MySQL sync floor, holds events back', async () => {
   const f = await startStore();
   try {
-    const ids = append(
+    const ids = await append(
       f.store,
       Array.from({ length: 6 }, () => NOW - 100 * DAY_MS),
     );
@@ -115,11 +115,11 @@ test('a large backlog is deleted in bounded batches with event-loop turns in bet
   try {
     const total = EVENT_BATCH_LIMIT * 2 + 123;
     for (let i = 0; i < total; i += 5000)
-      append(
+      await append(
         f.store,
         Array.from({ length: Math.min(5000, total - i) }, () => NOW - 50 * DAY_MS),
       );
-    const keep = append(f.store, [NOW]);
+    const keep = await append(f.store, [NOW]);
     let immediates = 0;
     const count = (): void => {
       immediates++;
@@ -139,18 +139,28 @@ test('lost objects not heard from for remove_lost_objects_age are deleted with t
   const f = await startStore();
   try {
     const old = NOW - 31 * DAY_MS;
-    const lostOld = f.store.objects.upsertMain({ account: '1', receiverId: 1, receiverKind: 'tcp', at: old });
-    const lostRecent = f.store.objects.upsertMain({
+    const lostOld = await f.store.write.objects.upsertMain({
+      account: '1',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: old,
+    });
+    const lostRecent = await f.store.write.objects.upsertMain({
       account: '2',
       receiverId: 1,
       receiverKind: 'tcp',
       at: NOW - 29 * DAY_MS,
     });
-    const onlineOld = f.store.objects.upsertMain({ account: '3', receiverId: 1, receiverKind: 'tcp', at: old });
-    f.store.objects.setConnectionState(lostOld.id, 'lost');
-    f.store.objects.setConnectionState(lostRecent.id, 'lost');
-    const related = f.store.objects.upsertRelated(lostOld.id, '77', { at: old });
-    f.store.sessions.open(lostOld.id, old, null);
+    const onlineOld = await f.store.write.objects.upsertMain({
+      account: '3',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: old,
+    });
+    await f.store.write.objects.setConnectionState(lostOld.id, 'lost');
+    await f.store.write.objects.setConnectionState(lostRecent.id, 'lost');
+    const related = await f.store.write.objects.upsertRelated(lostOld.id, '77', { at: old });
+    await f.store.write.sessions.open(lostOld.id, old, null);
     const report = await runRetention(f.store, policy(), NOW);
     assert.is(report.objectsDeleted, 1); // the lost device; its related object goes by cascade, uncounted (SQLite changes())
     assert.is(f.store.objects.get(lostOld.id), null);
@@ -166,10 +176,12 @@ test('lost objects not heard from for remove_lost_objects_age are deleted with t
 test('each object keeps its newest device_session_log_count sessions', async () => {
   const f = await startStore();
   try {
-    const a = f.store.objects.upsertMain({ account: '1', receiverId: 1, receiverKind: 'tcp', at: NOW });
-    const b = f.store.objects.upsertMain({ account: '2', receiverId: 1, receiverKind: 'tcp', at: NOW });
-    const aSessions = Array.from({ length: 8 }, (_, i) => f.store.sessions.open(a.id, NOW + i, `10.0.0.1:${i}`));
-    const bSessions = Array.from({ length: 2 }, (_, i) => f.store.sessions.open(b.id, NOW + i, null));
+    const a = await f.store.write.objects.upsertMain({ account: '1', receiverId: 1, receiverKind: 'tcp', at: NOW });
+    const b = await f.store.write.objects.upsertMain({ account: '2', receiverId: 1, receiverKind: 'tcp', at: NOW });
+    const aSessions: number[] = [];
+    for (let i = 0; i < 8; i++) aSessions.push(await f.store.write.sessions.open(a.id, NOW + i, `10.0.0.1:${i}`));
+    const bSessions: number[] = [];
+    for (let i = 0; i < 2; i++) bSessions.push(await f.store.write.sessions.open(b.id, NOW + i, null));
     const report = await runRetention(f.store, policy({ sessionLogCount: 3 }), NOW);
     assert.is(report.sessionsTrimmed, 5);
     assert.equal(
@@ -188,7 +200,7 @@ test('each object keeps its newest device_session_log_count sessions', async () 
 test('a pass stops between batches when asked to', async () => {
   const f = await startStore();
   try {
-    append(
+    await append(
       f.store,
       Array.from({ length: EVENT_BATCH_LIMIT + 10 }, () => NOW - 50 * DAY_MS),
     );

@@ -21,7 +21,11 @@ async function rig(gatherMaxMs?: number): Promise<{ ingest: EventIngest; store: 
   const dir = tempDir('vigil-gate-');
   const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
   await store.start();
-  const ingest = new EventIngest({ store, logger: silentLogger, ...(gatherMaxMs !== undefined && { gatherMaxMs }) });
+  const ingest = new EventIngest({
+    store: store.localWrites(),
+    logger: silentLogger,
+    ...(gatherMaxMs !== undefined && { gatherMaxMs }),
+  });
   return {
     ingest,
     store,

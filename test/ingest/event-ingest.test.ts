@@ -22,17 +22,17 @@ let failAppend = false;
 const flaky: IngestStore = {
   get events() {
     return {
-      appendRows: (rows: Parameters<Store['events']['appendRows']>[0]) => {
+      appendRows: (rows: Parameters<ReturnType<Store['localWrites']>['events']['appendRows']>[0]) => {
         if (failAppend) throw new VigilError('STORE_FAILURE', 'append events: disk I/O error');
-        return store.events.appendRows(rows);
+        return store.localWrites().events.appendRows(rows);
       },
     };
   },
   get objects() {
-    return store.objects;
+    return store.localWrites().objects;
   },
   get sessions() {
-    return store.sessions;
+    return store.localWrites().sessions;
   },
   transaction: (fn) => store.transaction(fn),
 };
@@ -246,8 +246,8 @@ test('a session row opens with the first identified item, is trimmed to the log 
 
 test('an identity not confirmed for REVALIDATE_MS is read back: an object deleted meanwhile is created again', async () => {
   const [first] = await ingest.submit([frame('K001')]);
-  store.objects.setConnectionState(first!.objectId!, 'lost');
-  assert.is(store.objects.deleteLostOlderThan(T0 + 1), 1);
+  await store.write.objects.setConnectionState(first!.objectId!, 'lost');
+  assert.is(await store.write.objects.deleteLostOlderThan(T0 + 1), 1);
   const [soon] = await ingest.submit([frame('K001', { receivedAt: T0 + 1000 })]);
   assert.is(soon!.objectId, first!.objectId, 'within the window the cache is trusted');
   const [later] = await ingest.submit([frame('K001', { receivedAt: T0 + REVALIDATE_MS + 1 })]);

@@ -21,7 +21,7 @@ async function rig(script?: URL) {
   const store = new Store(path, silentLogger, new HealthRegistry());
   await store.start();
   const writer = new WriterProxy({ path, logger: silentLogger, ...(script ? { script } : {}) });
-  const ingest = new EventIngest({ store, writer, logger: silentLogger });
+  const ingest = new EventIngest({ writer, logger: silentLogger });
   store.onStop(() => ingest.close());
   return {
     path,

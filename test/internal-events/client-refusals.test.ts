@@ -11,9 +11,9 @@ import { InternalEventRecorder } from '../../src/internal-events/recorder.js';
 import { ClientRefusals, MAX_EVENTS_PER_MINUTE } from '../../src/internal-events/client-refusals.js';
 import { OutputWorkerHost } from '../../src/outputs/index.js';
 import { freePort, waitFor } from '../helpers/net.js';
-import { startStore } from '../store/helpers/store-fixture.js';
 import { AutomationClient } from '../outputs/helpers/automation-client.js';
 import { FAST, outputSettings } from '../outputs/helpers/output-fixture.js';
+import { startWriterStore } from '../store/helpers/writer-fixture.js';
 
 function setup() {
   const clock = new ManualClock(1_000_000);
@@ -52,10 +52,10 @@ test('a scan from many addresses journals at most MAX_EVENTS_PER_MINUTE events a
 });
 
 test('through the output worker: a client from 127.0.0.2 is refused and journaled without an internal_events entry', async () => {
-  const fx = await startStore();
+  const fx = await startWriterStore();
   const refusals = new ClientRefusals({ clock: fx.clock, logger: silentLogger });
   const recorder = new InternalEventRecorder({
-    journal: { append: async (batch) => fx.store.events.append([...batch]).map((r) => r.id) },
+    journal: { append: async (batch) => (await fx.store.write.events.append([...batch])).map((r) => r.id) },
     entries: () => [],
     clock: fx.clock,
     logger: silentLogger,
@@ -64,6 +64,7 @@ test('through the output worker: a client from 127.0.0.2 is refused and journale
   const port = await freePort();
   const host = new OutputWorkerHost({
     dbPath: fx.path,
+    writer: fx.writer,
     outputs: [
       outputSettings({
         id: 7,

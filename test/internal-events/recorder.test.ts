@@ -72,7 +72,7 @@ test('journaled with the configured codes into the real journal and announced on
       },
     ];
     const recorder = new InternalEventRecorder({
-      journal: ingestJournal(() => fx.store.events, bus),
+      journal: ingestJournal(() => fx.store.write.events, bus),
       entries: () => entries,
       clock: fx.clock,
       logger: silentLogger,

@@ -20,7 +20,7 @@ async function seed(dataDir: string, port: number): Promise<void> {
   const store = new Store(join(dataDir, 'vigil.db'), silentLogger);
   await store.start();
   try {
-    const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger: silentLogger });
+    const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger: silentLogger });
     await settings.start();
     const result = await settings.update({
       receivers: { tcp_receivers: [{ id: 1, name: 'rx', port, bind_address: '127.0.0.1' }] },

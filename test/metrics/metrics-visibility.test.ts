@@ -56,7 +56,7 @@ test('a caller who sees every receiver gets every series', async () => {
 });
 
 test('a user limited to receiver 1 gets receiver 1 and the gateway-wide series, nothing of receiver 2', async () => {
-  h.store.grants.set(OPERATOR.id, ['device_control', 'metrics'], 'test');
+  await h.store.write.grants.set(OPERATOR.id, ['device_control', 'metrics'], 'test');
   const text = await scrape(await h.token(OPERATOR.id));
   for (const series of [
     'vigil_connected_devices{receiver="1"} 2',

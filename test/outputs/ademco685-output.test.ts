@@ -44,7 +44,7 @@ test('the 685 timings are the receiver manual figures: ACK within 2 s, 2 transmi
 test('event kinds reach the reader byte for byte, in journal order, and the cursor follows the ACKs', async () => {
   const out = start685();
   await out.start();
-  const ids = fx.append([
+  const ids = await fx.append([
     cidEvent(),
     cidEvent({ qualifier: 'R', eventClass: 'restore' }),
     cidEvent({ code: '401', groupNo: '02', zoneNo: '005', eventClass: 'other' }),
@@ -81,7 +81,7 @@ test('event kinds reach the reader byte for byte, in journal order, and the curs
 test('an account longer than 4 significant digits is skipped and counted, never cut; the next event goes out', async () => {
   const out = start685();
   await out.start();
-  const ids = fx.append([cidEvent({ account: '123456' }), cidEvent({ zoneNo: '002' })]);
+  const ids = await fx.append([cidEvent({ account: '123456' }), cidEvent({ zoneNo: '002' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[1], 2000);
   assert.equal(peer.events(), [alarm(2)]);
   await waitFor(() => fx.health.get('out:1')?.metrics.unsendable === 1, 1000);
@@ -92,7 +92,7 @@ test('a NAKed message is sent again at once; two NAKs make the computer fault, a
   peer.policy = (m, copy) => (m.kind === 'okay' || copy >= 2 ? 'ack' : 'nak');
   const out = start685();
   await out.start();
-  const [id] = fx.append([cidEvent({ zoneNo: '001' })]);
+  const [id] = await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.store.cursors.get(1) === id, 2000);
   assert.equal(peer.events(), [alarm(1), alarm(1)]);
   assert.equal(fx.states, []);
@@ -105,12 +105,12 @@ test('no ACK: 2 transmissions, failed, OKAY probes only, then restored and resum
   peer.policy = () => (answering ? 'ack' : 'silent');
   const out = start685();
   await out.start();
-  fx.append([cidEvent({ zoneNo: '001' })]);
+  await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
   assert.equal(peer.events(), [alarm(1), alarm(1)]);
   assert.is(fx.health.get('out:1')?.detail, 'event 1 not acknowledged after 2 transmissions');
-  fx.append([cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '002' })]);
   const before = peer.messages.length;
   await waitFor(() => peer.okays() >= 2, 2000, 5);
   assert.ok(
@@ -140,7 +140,7 @@ test('a late ACK of an earlier copy is not taken for the ACK of the next message
   };
   const out = start685();
   await out.start();
-  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[2], 3000);
   assert.equal(peer.events(), [alarm(1), alarm(1), alarm(2), alarm(2), alarm(3), alarm(3)]);
   assert.equal(fx.states, []);

@@ -74,7 +74,7 @@ test.after.each(async () => {
 
 test('alarm, restore, closing by user, test and a SIA event without Contact ID code go out byte for byte', async () => {
   await out.start();
-  const ids = fx.append([
+  const ids = await fx.append([
     cidEvent(),
     cidEvent({ qualifier: 'R' }),
     cidEvent({ qualifier: 'R', code: '401', groupNo: '01', zoneNo: '012' }),
@@ -98,15 +98,15 @@ test('NAK: sent again; silence: failed after 2 transmissions, OKAY probes, resto
   reader.peer.policy = (m, copy) =>
     !answering ? 'silent' : m.kind === 'event' && m.number === '001' && copy === 1 ? 'nak' : 'ack';
   await out.start();
-  const [first] = fx.append([cidEvent({ zoneNo: '001' })]);
+  const [first] = await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.store.cursors.get(1) === first, 3000);
   assert.equal(reader.peer.events(), ['30 1234 18 E130 01 C001 ', '30 1234 18 E130 01 C001 ']);
   answering = false;
-  fx.append([cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '002' })]);
   await waitFor(() => fx.states.length === 1, 4000);
   assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
   assert.equal(reader.peer.events().slice(2), ['30 1234 18 E130 01 C002 ', '30 1234 18 E130 01 C002 ']);
-  fx.append([cidEvent({ zoneNo: '003' })]);
+  await fx.append([cidEvent({ zoneNo: '003' })]);
   await waitFor(() => reader.peer.okays() >= 1, 2000);
   answering = true;
   await waitFor(() => fx.states.length === 2, 3000);

@@ -92,7 +92,7 @@ for (const transport of ['tcp', 'udp'] as const) {
     const p = await startPeer(transport);
     const out = dc09Output(p);
     await out.start();
-    const ids = fx.append([
+    const ids = await fx.append([
       cidEvent(),
       siaEvent({ groupNo: '1', code: 'BA', zoneNo: '03' }),
       cidEvent({ qualifier: 'R', account: '12', zoneNo: '7' }),
@@ -119,7 +119,7 @@ for (const transport of ['tcp', 'udp'] as const) {
     const p = await startPeer(transport, { key: KEY });
     const out = dc09Output(p, { encryption_enabled: true, encryption_key: KEY_TEXT });
     await out.start();
-    const ids = fx.append([cidEvent(), siaEvent()]);
+    const ids = await fx.append([cidEvent(), siaEvent()]);
     await waitFor(() => fx.store.cursors.get(1) === ids[1], 3000);
     const now = fx.clock.now();
     assert.equal(
@@ -139,9 +139,9 @@ test('NAK: the output adopts the receiver clock from the NAK, sends again, and s
   const p = await startPeer('tcp', { skewMs: HOUR });
   const out = dc09Output(p);
   await out.start();
-  const ids = fx.append([cidEvent({ zoneNo: '001' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[0], 3000);
-  fx.append([cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '002' })]);
   await p.waitForFrames(3);
   const now = fx.clock.now();
   assert.equal(
@@ -176,7 +176,7 @@ test('DUH for one event while link tests are ACKed: that event is skipped, the n
     frame.decision.message?.token !== 'NULL' && frame.decision.events[0]?.zoneNo === '002' ? 'duh' : 'normal';
   const out = dc09Output(p);
   await out.start();
-  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[2], 3000);
   const kinds = p.frames.map((f) => (f.decision.message?.token === 'NULL' ? 'NULL' : f.decision.events[0]?.zoneNo));
   assert.equal(kinds, ['001', '002', '002', '002', '002', 'NULL', '003']);
@@ -193,7 +193,7 @@ test('a receiver that refuses everything (wrong key): the output fails, skips no
   const p = await startPeer('tcp', { key: Buffer.from('another-key-16ch', 'latin1') });
   const out = dc09Output(p, { encryption_enabled: true, encryption_key: KEY_TEXT });
   await out.start();
-  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
   assert.is(fx.store.cursors.get(1) < ids[0]!, true);
@@ -214,7 +214,7 @@ test('udp: silence fails the output after 1 + retries datagrams; NULL probes res
   p.policy = () => (answering ? 'normal' : 'silent');
   const out = dc09Output(p, { retries: 2 }, { ...FAST, retries: 2 });
   await out.start();
-  const ids = fx.append([siaEvent({ zoneNo: '1' }), siaEvent({ zoneNo: '2' })]);
+  const ids = await fx.append([siaEvent({ zoneNo: '1' }), siaEvent({ zoneNo: '2' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.is(p.eventFrames().length, 3);
   await waitFor(() => p.nullFrames().length >= 2, 2000);
@@ -238,7 +238,7 @@ test('sequence numbers continue after a restart of the output (stored with the c
   const p = await startPeer('tcp');
   const first = dc09Output(p);
   await first.start();
-  const ids = fx.append([cidEvent(), cidEvent({ zoneNo: '016' })]);
+  const ids = await fx.append([cidEvent(), cidEvent({ zoneNo: '016' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[1], 3000);
   const started = fx.clock.now();
   assert.is(fx.health.get('out:1')?.metrics.counters_since, started);
@@ -248,7 +248,7 @@ test('sequence numbers continue after a restart of the output (stored with the c
   fx.clock.advance(60_000);
   const second = dc09Output(p);
   await second.start();
-  const [next] = fx.append([cidEvent({ zoneNo: '017' })]);
+  const [next] = await fx.append([cidEvent({ zoneNo: '017' })]);
   await waitFor(() => fx.store.cursors.get(1) === next, 3000);
   const now = fx.clock.now();
   assert.is(

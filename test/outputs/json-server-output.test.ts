@@ -44,7 +44,7 @@ test('one NDJSON line per event with the documented schema; the ACK names the ev
   const port = await jsonServer();
   const c = await client(port);
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const [id] = fx.append([cidEvent({ receivedAt: Date.UTC(2026, 10, 26, 15, 0, 0, 250), receiverId: 1 })]);
+  const [id] = await fx.append([cidEvent({ receivedAt: Date.UTC(2026, 10, 26, 15, 0, 0, 250), receiverId: 1 })]);
   await waitFor(() => fx.store.cursors.get(1) === id, 3000);
   const [line] = c.json();
   assert.equal(Object.keys(line!), ['type', 'id', 'version', 'gateway', 'event']);
@@ -91,7 +91,7 @@ test('without the ACK the cursor does not move: a line written is not a line del
   c.policy = () => 'silent';
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
   const cursor = fx.store.cursors.get(1);
-  fx.append([cidEvent()]);
+  await fx.append([cidEvent()]);
   await c.waitForMessages(2, 3000);
   assert.is(fx.store.cursors.get(1), cursor);
   assert.is(c.json()[1]!.id, c.json()[0]!.id, 'sent again after the ACK timeout');
@@ -102,7 +102,7 @@ test('a client that disconnects mid-stream gets the rest without a gap, in order
   const first = await client(port);
   first.policy = (_m, i) => (i < 4 ? 'ack' : 'close');
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const ids = fx.append(Array.from({ length: 12 }, () => cidEvent()));
+  const ids = await fx.append(Array.from({ length: 12 }, () => cidEvent()));
   await waitFor(() => first.closed, 3000);
   const second = await client(port);
   await waitFor(() => fx.store.cursors.get(1) === ids[11], 3000);

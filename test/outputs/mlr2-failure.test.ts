@@ -23,7 +23,7 @@ test('a NAKed line is sent again at once and delivered on the third transmission
   peer.policy = (text, copy) => (text === HEARTBEAT || copy >= 3 ? 'ack' : 'nak');
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  const [id] = fx.append([cidEvent({ zoneNo: '001' })]);
+  const [id] = await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.store.cursors.get(1) === id, 2000);
   assert.equal(peer.events(), [line(1), line(1), line(1)]);
   await waitFor(() => fx.health.get('out:1')?.metrics.retries === 2, 1000);
@@ -36,7 +36,7 @@ test('silence: 1 + 3 transmissions, then failed, heartbeats only, and resume fro
   peer.policy = () => (answering ? 'ack' : 'silent');
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  fx.append([cidEvent({ zoneNo: '001' })]);
+  await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
   assert.equal(peer.events(), [line(1), line(1), line(1), line(1)]);
@@ -46,7 +46,7 @@ test('silence: 1 + 3 transmissions, then failed, heartbeats only, and resume fro
   assert.is(health.metrics.failed, true);
 
   // Failed: a new event is not sent; only heartbeats go out.
-  fx.append([cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '002' })]);
   const before = peer.lines.length;
   await waitFor(() => peer.heartbeats() >= 3, 2000, 5);
   assert.ok(
@@ -73,7 +73,7 @@ test('a dropped connection while waiting for the ACK: reconnect and send the sam
   peer.policy = (_text, copy) => (copy === 1 ? 'drop' : 'ack');
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  const [a, b] = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' })]);
+  const [a, b] = await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' })]);
   await waitFor(() => fx.store.cursors.get(1) === b, 3000);
   assert.ok(a! < b!);
   assert.equal(peer.events(), [line(1), line(1), line(2), line(2)]);
@@ -85,7 +85,7 @@ test('restart mid-backlog: the persisted cursor resumes where the ACKs stopped; 
   const first = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await first.start();
   await first.stop();
-  const ids = fx.append(Array.from({ length: 300 }, (_, i) => cidEvent({ zoneNo: zone(i + 1) })));
+  const ids = await fx.append(Array.from({ length: 300 }, (_, i) => cidEvent({ zoneNo: zone(i + 1) })));
   const running = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await running.start();
   // The cursor is persisted while the output runs, not only at stop.
@@ -115,7 +115,7 @@ test('a late ACK of an earlier copy is not taken for the ACK of the next line', 
   };
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[2], 3000);
   // Line 2 was sent twice: its first copy was never ACKed, and the stray late ACK of line 1 did not count for it.
   // Line 3 is sent twice too: the output cannot tell that line 2's unanswered copy will never be ACKed late, so it
@@ -131,7 +131,7 @@ test('the peer is down when the output starts: health says why, and delivery sta
   await waitFor(() => fx.health.get('out:1')?.state === 'degraded', 2000);
   assert.match(fx.health.get('out:1')!.detail ?? '', /cannot connect to tcp 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
   await peer.listen(port);
-  const [id] = fx.append([cidEvent({ zoneNo: '001' })]);
+  const [id] = await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.store.cursors.get(1) === id, 3000);
   assert.is(fx.health.get('out:1')?.state, 'ok');
   assert.equal(peer.events(), [line(1)]);

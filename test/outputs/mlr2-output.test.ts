@@ -18,7 +18,7 @@ eachTestWithPeer(test, Mlr2Peer, (setup) => {
 test('Contact ID and SIA events reach the peer in journal order, byte for byte, and the cursor follows the ACKs', async () => {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}`, receiver_number: 3, line_number: 2 });
   await out.start();
-  const ids = fx.append([
+  const ids = await fx.append([
     cidEvent(),
     siaEvent({ code: 'BA', zoneNo: '3' }),
     cidEvent({ qualifier: 'R', code: '130', zoneNo: '015' }),
@@ -48,7 +48,7 @@ test('Contact ID and SIA events reach the peer in journal order, byte for byte, 
 test('MLR2-DG sends SIA events as SIA Protocol 2 blocks with the area; Contact ID is unchanged', async () => {
   const out = fx.output({ protocol: 'MLR2-DG', identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  fx.append([
+  await fx.append([
     siaEvent({ groupNo: '1', code: 'BA', zoneNo: '01' }),
     cidEvent(),
     siaEvent({ account: '0123456789', groupNo: null, code: 'FA', zoneNo: '12' }),
@@ -59,26 +59,26 @@ test('MLR2-DG sends SIA events as SIA Protocol 2 blocks with the area; Contact I
 });
 
 test('an override OID replaces the account on the wire; gateway events go out under the output oid', async () => {
-  const main = fx.store.objects.upsertMain({
+  const main = await fx.store.write.objects.upsertMain({
     account: '1234',
     uid: 'AB12',
     receiverId: 1,
     receiverKind: 'tcp',
     at: fx.clock.now(),
   });
-  const related = fx.store.objects.upsertRelated(main.id, '5678', { at: fx.clock.now() });
-  const plain = fx.store.objects.upsertMain({
+  const related = await fx.store.write.objects.upsertRelated(main.id, '5678', { at: fx.clock.now() });
+  const plain = await fx.store.write.objects.upsertMain({
     account: '4321',
     receiverId: 1,
     receiverKind: 'tcp',
     at: fx.clock.now(),
   });
-  fx.store.overrides.set({ matchKind: 'uid', matchValue: 'AB12', relatedOid: null, overrideOid: '9999' });
-  fx.store.overrides.set({ matchKind: 'uid', matchValue: 'AB12', relatedOid: '5678', overrideOid: 'A5' });
-  fx.store.overrides.set({ matchKind: 'oid', matchValue: '4321', relatedOid: null, overrideOid: '4000' });
+  await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'AB12', relatedOid: null, overrideOid: '9999' });
+  await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'AB12', relatedOid: '5678', overrideOid: 'A5' });
+  await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '4321', relatedOid: null, overrideOid: '4000' });
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}`, oid: 0xbeef });
   await out.start();
-  fx.append([
+  await fx.append([
     cidEvent({ objectId: main.id }),
     cidEvent({ objectId: related.id, account: '5678' }),
     siaEvent({ objectId: plain.id, account: '4321' }),
@@ -112,7 +112,7 @@ test('filters: other receivers, other classes and ignorable startup events never
     filters: { receivers: [2], event_classes: ['alarm', 'internal'] },
   });
   await out.start();
-  const ids = fx.append([
+  const ids = await fx.append([
     cidEvent({ receiverId: 1, zoneNo: '001' }),
     cidEvent({ receiverId: 2, zoneNo: '002' }),
     cidEvent({ receiverId: 2, zoneNo: '003', eventClass: 'restore', qualifier: 'R' }),
@@ -150,7 +150,7 @@ test('the heartbeat goes out at its period, byte for byte, and is ACKed like an 
 test('an event the layout cannot carry is skipped with an error log; the next one is delivered', async () => {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  const ids = fx.append([
+  const ids = await fx.append([
     cidEvent({ account: '123456' }),
     siaEvent({ code: 'BA', zoneNo: '123456' }),
     cidEvent({ zoneNo: '009' }),
@@ -170,10 +170,10 @@ test('an event the layout cannot carry is skipped with an error log; the next on
 });
 
 test('a new output starts at the journal head; events journaled before it existed are not sent', async () => {
-  fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' })]);
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` });
   await out.start();
-  fx.append([cidEvent({ zoneNo: '003' })]);
+  await fx.append([cidEvent({ zoneNo: '003' })]);
   await peer.waitForEvents(1);
   await out.stop();
   assert.equal(peer.events(), ['5011 181234E13001003']);
@@ -182,7 +182,9 @@ test('a new output starts at the journal head; events journaled before it existe
 test('without the new-event signal the output still finds new events by its slow poll', async () => {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` }, { onEventStored: undefined });
   await out.start();
-  fx.store.events.append([{ ...(await import('../store/helpers/store-fixture.js')).sampleEvent(cidEvent()) }]);
+  await fx.store.write.events.append([
+    { ...(await import('../store/helpers/store-fixture.js')).sampleEvent(cidEvent()) },
+  ]);
   await peer.waitForEvents(1, 2000);
   assert.equal(peer.events(), ['5011 181234E13001015']);
   await out.stop();

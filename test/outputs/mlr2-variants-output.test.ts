@@ -25,7 +25,7 @@ const events = () => [
 async function run(settings: Record<string, unknown>, expectedLines: number): Promise<string[]> {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}`, receiver_number: 1, ...settings });
   await out.start();
-  const ids = fx.append(events());
+  const ids = await fx.append(events());
   await waitFor(() => fx.store.cursors.get(1) === ids[3], 3000);
   await waitFor(() => peer.lines.length >= expectedLines, 1000);
   await out.stop();
@@ -58,7 +58,7 @@ test('MLR2-DG with a 3-digit line: 5RRLLL and SRRLLL; the long account is skippe
     mlr2: { line_digits: 3, long_accounts: 'skip' },
   });
   await out.start();
-  const ids = fx.append(events());
+  const ids = await fx.append(events());
   await waitFor(() => fx.store.cursors.get(1) === ids[3], 3000);
   assert.equal(
     peer.lines.map((l) => l.text),

@@ -30,6 +30,7 @@ function outbox(
     outputId: 7,
     journal: fx.store.events,
     cursors: fx.store.cursors,
+    cursorWrites: fx.store.write.cursors,
     filter: createEventFilter(options.filters ?? { receivers: [], event_classes: [] }),
     resolveAccount: createAccountResolver(fx.store, options.oid ?? 0xabc),
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
@@ -37,10 +38,11 @@ function outbox(
   });
 }
 
-function append(count: number, extra: (i: number) => Record<string, unknown> = () => ({})): number[] {
-  return fx.store.events
-    .append(Array.from({ length: count }, (_, i) => sampleEvent({ zoneNo: String(i + 1), ...extra(i) })))
-    .map((r) => r.id);
+async function append(count: number, extra: (i: number) => Record<string, unknown> = () => ({})): Promise<number[]> {
+  const refs = await fx.store.write.events.append(
+    Array.from({ length: count }, (_, i) => sampleEvent({ zoneNo: String(i + 1), ...extra(i) })),
+  );
+  return refs.map((r) => r.id);
 }
 
 function drain(box: Outbox): StoredEvent[] {
@@ -52,25 +54,25 @@ function drain(box: Outbox): StoredEvent[] {
   return out;
 }
 
-test('a new output starts at the journal head and stores that position at once', () => {
-  const before = append(3);
+test('a new output starts at the journal head and stores that position at once', async () => {
+  const before = await append(3);
   const box = outbox();
-  assert.is(box.open(), before[2]);
+  assert.is(await box.open(), before[2]);
   assert.is(fx.store.cursors.get(7), before[2]);
   assert.is(box.head(), null);
-  const after = append(2);
+  const after = await append(2);
   assert.equal(
     drain(box).map((e) => e.id),
     after,
   );
 });
 
-test('peek() takes the head and the taken events behind it in the read batch, and moves nothing', () => {
-  fx.store.cursors.reset(7, 0);
+test('peek() takes the head and the taken events behind it in the read batch, and moves nothing', async () => {
+  await fx.store.write.cursors.reset(7, 0);
   const classes = ['restore', 'alarm', 'restore', 'alarm', 'alarm', 'alarm', 'alarm'];
-  const ids = append(7, (i) => ({ eventClass: classes[i] }));
+  const ids = await append(7, (i) => ({ eventClass: classes[i] }));
   const box = outbox({ filters: { receivers: [], event_classes: ['alarm'] }, batchSize: 4 });
-  box.open();
+  await box.open();
   // The restore before the head is passed (everything before the head is done); the one between is not.
   // The batch ends with the rows already read (4: ids[0..3]).
   assert.equal(
@@ -99,11 +101,11 @@ test('peek() takes the head and the taken events behind it in the read batch, an
   );
 });
 
-test('an output with a stored cursor resumes after it, in id order, across read batches', () => {
-  const ids = append(7);
-  fx.store.cursors.reset(7, ids[1]!);
+test('an output with a stored cursor resumes after it, in id order, across read batches', async () => {
+  const ids = await append(7);
+  await fx.store.write.cursors.reset(7, ids[1]!);
   const box = outbox({ batchSize: 2 });
-  assert.is(box.open(), ids[1]);
+  assert.is(await box.open(), ids[1]);
   assert.equal(
     drain(box).map((e) => e.id),
     ids.slice(2),
@@ -111,11 +113,11 @@ test('an output with a stored cursor resumes after it, in id order, across read 
   assert.is(box.cursor, ids[6]);
 });
 
-test('the head stays the same until done(); done() of another id changes nothing', () => {
-  const ids = append(2);
-  fx.store.cursors.reset(7, 0);
+test('the head stays the same until done(); done() of another id changes nothing', async () => {
+  const ids = await append(2);
+  await fx.store.write.cursors.reset(7, 0);
   const box = outbox();
-  box.open();
+  await box.open();
   assert.is(box.head()!.event.id, ids[0]);
   assert.is(box.head()!.event.id, ids[0]);
   box.done(ids[1]!);
@@ -126,8 +128,8 @@ test('the head stays the same until done(); done() of another id changes nothing
   assert.is(box.cursor, ids[0]);
 });
 
-test('filtered and ignorable events are passed by the cursor and reported by skipped()', () => {
-  const ids = append(
+test('filtered and ignorable events are passed by the cursor and reported by skipped()', async () => {
+  const ids = await append(
     5,
     (i) =>
       [
@@ -138,9 +140,9 @@ test('filtered and ignorable events are passed by the cursor and reported by ski
         { receiverId: null, receiverKind: null, eventClass: 'internal' },
       ][i]!,
   );
-  fx.store.cursors.reset(7, 0);
+  await fx.store.write.cursors.reset(7, 0);
   const box = outbox({ filters: { receivers: [2], event_classes: ['alarm', 'internal'] } });
-  box.open();
+  await box.open();
   assert.equal(
     drain(box).map((e) => e.id),
     [ids[1], ids[4]],
@@ -153,55 +155,66 @@ test('filtered and ignorable events are passed by the cursor and reported by ski
   assert.is(box.cursor, ids[4]);
 });
 
-test('the cursor is written every flushEvery events and on flush(), never per event', () => {
-  const ids = append(10);
-  fx.store.cursors.reset(7, 0);
+test('the cursor is written every flushEvery events and on flush(), never per event', async () => {
+  const ids = await append(10);
+  await fx.store.write.cursors.reset(7, 0);
   const box = outbox({ flushEvery: 4 });
-  box.open();
+  await box.open();
   const persisted: number[] = [];
   for (let i = 0; i < 10; i++) {
     box.done(box.head()!.event.id);
+    await box.idle();
     persisted.push(fx.store.cursors.get(7));
   }
   assert.equal(persisted, [0, 0, 0, ids[3], ids[3], ids[3], ids[3], ids[7], ids[7], ids[7]]);
-  box.flush();
+  await box.flush();
   assert.is(fx.store.cursors.get(7), ids[9]);
   assert.is(box.backlog(), 0);
 });
 
-test('a reopened outbox (a restart) resends only what was not persisted: at least once, in order', () => {
-  const ids = append(6);
-  fx.store.cursors.reset(7, 0);
+test('a reopened outbox (a restart) resends only what was not persisted: at least once, in order', async () => {
+  const ids = await append(6);
+  await fx.store.write.cursors.reset(7, 0);
   const first = outbox({ flushEvery: 1000 });
-  first.open();
+  await first.open();
   for (let i = 0; i < 4; i++) first.done(first.head()!.event.id);
-  first.flush();
+  await first.flush();
   first.done(first.head()!.event.id); // ACKed but not yet persisted when the "crash" happens
   const second = outbox();
-  second.open();
+  await second.open();
   assert.equal(
     drain(second).map((e) => e.id),
     ids.slice(4),
   );
 });
 
-test('accounts: override of the device (UID first), of a related object, by account without an object, gateway oid', () => {
+test('accounts: override of the device (UID first), of a related object, by account without an object, gateway oid', async () => {
   const at = fx.clock.now();
-  const withUid = fx.store.objects.upsertMain({
+  const withUid = await fx.store.write.objects.upsertMain({
     account: '1111',
     uid: 'C0FFEE',
     receiverId: 1,
     receiverKind: 'tcp',
     at,
   });
-  const related = fx.store.objects.upsertRelated(withUid.id, '2222', { at });
-  const noOverride = fx.store.objects.upsertMain({ account: '3333', receiverId: 1, receiverKind: 'tcp', at });
-  fx.store.overrides.set({ matchKind: 'oid', matchValue: '1111', relatedOid: null, overrideOid: 'AAAA' });
-  fx.store.overrides.set({ matchKind: 'uid', matchValue: 'c0ffee', relatedOid: null, overrideOid: 'BBBB' });
-  fx.store.overrides.set({ matchKind: 'uid', matchValue: 'C0FFEE', relatedOid: '2222', overrideOid: 'CCCC' });
-  fx.store.overrides.set({ matchKind: 'oid', matchValue: '4444', relatedOid: null, overrideOid: 'DDDD' });
-  fx.store.cursors.reset(7, 0);
-  append(
+  const related = await fx.store.write.objects.upsertRelated(withUid.id, '2222', { at });
+  const noOverride = await fx.store.write.objects.upsertMain({
+    account: '3333',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
+  await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '1111', relatedOid: null, overrideOid: 'AAAA' });
+  await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'c0ffee', relatedOid: null, overrideOid: 'BBBB' });
+  await fx.store.write.overrides.set({
+    matchKind: 'uid',
+    matchValue: 'C0FFEE',
+    relatedOid: '2222',
+    overrideOid: 'CCCC',
+  });
+  await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '4444', relatedOid: null, overrideOid: 'DDDD' });
+  await fx.store.write.cursors.reset(7, 0);
+  await append(
     5,
     (i) =>
       [
@@ -213,7 +226,7 @@ test('accounts: override of the device (UID first), of a related object, by acco
       ][i]!,
   );
   const box = outbox({ oid: 0x2a });
-  box.open();
+  await box.open();
   const accounts: string[] = [];
   for (let head = box.head(); head; head = box.head()) {
     accounts.push(head.account);

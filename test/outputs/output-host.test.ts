@@ -10,13 +10,14 @@ import { OutputWorkerHost } from '../../src/outputs/index.js';
 import { waitFor } from '../helpers/net.js';
 import { Mlr2Peer } from './helpers/mlr2-peer.js';
 import { FAST, cidEvent, outputSettings, recordOutputStates } from './helpers/output-fixture.js';
-import { sampleEvent, startStore, type StoreFixture } from '../store/helpers/store-fixture.js';
+import { sampleEvent } from '../store/helpers/store-fixture.js';
+import { startWriterStore, type WriterStoreFixture } from '../store/helpers/writer-fixture.js';
 
-let fx: StoreFixture;
+let fx: WriterStoreFixture;
 let peer: Mlr2Peer;
 
 test.before.each(async () => {
-  fx = await startStore();
+  fx = await startWriterStore();
   peer = new Mlr2Peer();
   await peer.listen();
 });
@@ -32,6 +33,7 @@ test('the worker delivers what the main thread journals and relays health, state
   recordOutputStates(fx.health, (id, state) => states.push(`${id}:${state}`));
   const host = new OutputWorkerHost({
     dbPath: fx.path,
+    writer: fx.writer,
     outputs: [
       outputSettings({ id: 5, identificator: `127.0.0.1:${peer.port}` }),
       outputSettings({ id: 6, enabled: false }),
@@ -48,7 +50,7 @@ test('the worker delivers what the main thread journals and relays health, state
     await host.start();
     await waitFor(() => fx.health.get('out:5')?.state === 'ok', 3000);
     assert.is(fx.health.get('out:6'), undefined, 'a disabled output does not run');
-    const refs = fx.store.events.append([
+    const refs = await fx.store.write.events.append([
       sampleEvent(cidEvent({ zoneNo: '001' })),
       sampleEvent(cidEvent({ zoneNo: '002' })),
     ]);
@@ -58,7 +60,7 @@ test('the worker delivers what the main thread journals and relays health, state
     await waitFor(() => fx.health.get('out:5')?.metrics.delivered === 2, 2000);
 
     peer.policy = () => 'silent';
-    fx.store.events.append([sampleEvent(cidEvent({ zoneNo: '003' }))]);
+    await fx.store.write.events.append([sampleEvent(cidEvent({ zoneNo: '003' }))]);
     for (const listener of listeners) listener();
     await waitFor(() => states.length === 1, 3000);
     assert.equal(states, ['5:failed']);
@@ -83,6 +85,7 @@ test('the worker delivers what the main thread journals and relays health, state
 test('a worker that cannot open the store reports every output failed and keeps retrying until stopped', async () => {
   const host = new OutputWorkerHost({
     dbPath: join(fx.path, 'not-a-dir', 'vigil.db'),
+    writer: fx.writer,
     outputs: [outputSettings({ id: 1 }), outputSettings({ id: 2 })],
     health: fx.health,
     logger: fx.logger,

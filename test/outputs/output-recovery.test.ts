@@ -25,11 +25,11 @@ const TIMINGS = { ackTimeoutMs: 200, retries: 1 };
 test('automation down longer than the retry budget: the alarm arrives within 2 s of its return', async () => {
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` }, { timings: TIMINGS });
   await out.start();
-  fx.append([cidEvent({ zoneNo: '001' })]);
+  await fx.append([cidEvent({ zoneNo: '001' })]);
   await peer.waitForEvents(1);
   const port = peer.port;
   await peer.close();
-  fx.append([cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '002' })]);
   await waitFor(() => fx.health.get('out:1')?.state === 'failed', 3000);
   await sleep(6000); // long enough for the heartbeat backoff to have grown, were it applied to connects
   await peer.listen(port);
@@ -46,7 +46,7 @@ test('while failed on a live link that does not answer: heartbeats 1 s doubling 
   peer.policy = () => (answering ? 'ack' : 'silent');
   const out = fx.output({ identificator: `127.0.0.1:${peer.port}` }, { timings: TIMINGS });
   await out.start();
-  fx.append([cidEvent({ zoneNo: '001' })]);
+  await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.health.get('out:1')?.state === 'failed', 3000);
   const failedAt = peer.lines.length;
   await sleep(9500);

@@ -83,7 +83,7 @@ test.after.each(async () => {
 
 test('events go out over the COM line in journal order, one line per ACK', async () => {
   await out.start();
-  const ids = fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '001' }), cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[2], 3000);
   assert.equal(automation.events(), [line('001'), line('002'), line('003')]);
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 1000);
@@ -94,12 +94,12 @@ test('events go out over the COM line in journal order, one line per ACK', async
 test('automation that stops ACKing: 1 + 3 transmissions, failed, heartbeats only, then restored and resumed', async () => {
   await out.start();
   automation.answering = false;
-  fx.append([cidEvent({ zoneNo: '001' })]);
+  await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => fx.states.length === 1, 4000);
   assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
   assert.equal(automation.events(), [line('001'), line('001'), line('001'), line('001')]);
   assert.is(fx.health.get('out:1')!.state, 'failed');
-  fx.append([cidEvent({ zoneNo: '002' })]);
+  await fx.append([cidEvent({ zoneNo: '002' })]);
   const before = automation.lines.length;
   await waitFor(() => automation.lines.length >= before + 2, 2000);
   assert.ok(
@@ -115,12 +115,12 @@ test('automation that stops ACKing: 1 + 3 transmissions, failed, heartbeats only
 
 test('unplugged: the output waits, events journaled meanwhile go out once the line is back', async () => {
   await out.start();
-  fx.append([cidEvent({ zoneNo: '001' })]);
+  await fx.append([cidEvent({ zoneNo: '001' })]);
   await waitFor(() => automation.events().length === 1, 3000);
   await automation.close();
   await pty.stop();
   await waitFor(() => fx.health.get('out:1')?.state === 'degraded', 3000);
-  const ids = fx.append([cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
+  const ids = await fx.append([cidEvent({ zoneNo: '002' }), cidEvent({ zoneNo: '003' })]);
   await pty.start();
   await automation.open(pty.b);
   await waitFor(() => fx.store.cursors.get(1) === ids[1], 5000);

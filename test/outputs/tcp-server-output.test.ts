@@ -78,7 +78,7 @@ test('MLR2: the automation client connects, gets the lines byte for byte in jour
   assert.is(fx.health.get('out:1')?.state, 'degraded', 'listening, no client yet');
   const c = await client('MLR2', port);
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const ids = fx.append([cidEvent(), siaEvent({ code: 'BA', zoneNo: '3' }), cidEvent({ qualifier: 'R' })]);
+  const ids = await fx.append([cidEvent(), siaEvent({ code: 'BA', zoneNo: '3' }), cidEvent({ qualifier: 'R' })]);
   await c.waitForMessages(3);
   assert.equal(c.texts(), ['5011 181234E13001015', '3011      1234BA0003', '5011 181234R13001015']);
   await waitFor(() => fx.store.cursors.get(1) === ids[2], 2000);
@@ -93,7 +93,7 @@ test('Ademco 685: the automation client gets the 685 lines byte for byte and ACK
   const { port } = await serverOutput('ADEMCO-685');
   const c = await client('ADEMCO-685', port);
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const ids = fx.append([cidEvent(), cidEvent({ qualifier: 'R', eventClass: 'restore' })]);
+  const ids = await fx.append([cidEvent(), cidEvent({ qualifier: 'R', eventClass: 'restore' })]);
   await c.waitForMessages(2);
   // docs/outputs.md §Ademco 685: RG, account, 18, QXYZ, GG, C/U + number, a space before the CR.
   assert.equal(c.texts(), ['11 1234 18 E130 01 C015 ', '11 1234 18 R130 01 C015 ']);
@@ -105,7 +105,7 @@ test('SIA-DC09: frames byte for byte, ACKed by the client with the receiver code
   const { port } = await serverOutput('SIA-DC09');
   const c = await client('SIA-DC09', port);
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const ids = fx.append([cidEvent(), siaEvent({ groupNo: '1', code: 'BA', zoneNo: '03' })]);
+  const ids = await fx.append([cidEvent(), siaEvent({ groupNo: '1', code: 'BA', zoneNo: '03' })]);
   await waitFor(() => fx.store.cursors.get(1) === ids[1], 3000);
   const now = fx.clock.now();
   const frame = (token: 'ADM-CID' | 'SIA-DCS', sequence: number, data: string): string =>
@@ -132,7 +132,9 @@ test('order and nothing lost across a disconnect: the next client resumes at the
   // ACKs three lines, then disconnects on receipt of the fourth without answering it.
   first.policy = (_m, i) => (i < 3 ? 'ack' : 'close');
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const ids = fx.append(Array.from({ length: 8 }, (_, i) => cidEvent({ zoneNo: String(i + 1).padStart(3, '0') })));
+  const ids = await fx.append(
+    Array.from({ length: 8 }, (_, i) => cidEvent({ zoneNo: String(i + 1).padStart(3, '0') })),
+  );
   await waitFor(() => first.closed, 3000);
   await waitFor(() => fx.health.get('out:1')?.state === 'degraded', 2000);
   assert.is(fx.store.cursors.get(1) <= ids[2]!, true);
@@ -156,7 +158,7 @@ test('no client for the configured time fails the output; a client that connects
   await waitFor(() => fx.health.get('out:1')?.state === 'failed', 3000);
   assert.match(fx.health.get('out:1')!.detail ?? '', /no automation client connected/);
   assert.equal(fx.states, [{ output: 1, state: 'failed' }]);
-  const ids = fx.append([cidEvent()]);
+  const ids = await fx.append([cidEvent()]);
   const c = await client('MLR2', port);
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 3000);
   assert.equal(fx.states, [
@@ -173,7 +175,7 @@ test('a client that drops away while an event waits fails the output only after 
   const c = await client('MLR2', port);
   c.policy = () => 'close';
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  fx.append([cidEvent()]);
+  await fx.append([cidEvent()]);
   await waitFor(() => c.closed, 2000);
   await sleep(1600);
   assert.is(fx.health.get('out:1')?.state, 'degraded', 'not failed by retries while nobody is connected');
@@ -213,7 +215,7 @@ test('one client at a time: a new connection replaces the old one and gets the u
   const old = await client('MLR2', port);
   old.policy = () => 'silent';
   await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
-  const ids = fx.append([cidEvent(), cidEvent({ zoneNo: '016' })]);
+  const ids = await fx.append([cidEvent(), cidEvent({ zoneNo: '016' })]);
   await old.waitForMessages(1);
   const fresh = await client('MLR2', port);
   await waitFor(() => fx.store.cursors.get(1) === ids[1], 3000);
@@ -227,7 +229,7 @@ test('allow-list: a client from 127.0.0.2 is closed at once, counted and reporte
   const { port } = await serverOutput('MLR2', { allowed: ['127.0.0.1'], onClientRefused: (r) => refusals.push(r) });
   const stranger = await client('MLR2', port, '127.0.0.2');
   await waitFor(() => stranger.closed, 2000);
-  fx.append([cidEvent()]);
+  await fx.append([cidEvent()]);
   await sleep(100);
   assert.equal(stranger.messages, [], 'the stranger never gets a byte');
   assert.is(refusals.length, 1);

@@ -59,7 +59,7 @@ test.after.each(async () => {
 test('one POST per event: the documented body, X-Vigil-Event-Id and a signature the receiver verifies', async () => {
   const p = await startPeer();
   const at = Date.UTC(2026, 10, 26, 15, 0, 0, 250);
-  const object = fx.store.objects.upsertMain({
+  const object = await fx.store.write.objects.upsertMain({
     uid: 'A1B2C3',
     account: '1234',
     receiverId: 1,
@@ -68,7 +68,7 @@ test('one POST per event: the documented body, X-Vigil-Event-Id and a signature 
   });
   const out = webhookOutput(url(p));
   await out.start();
-  const [id] = fx.append([
+  const [id] = await fx.append([
     cidEvent({
       receivedAt: at,
       objectId: object.id,
@@ -120,7 +120,7 @@ test('one POST per event: the documented body, X-Vigil-Event-Id and a signature 
 test('a gateway event goes out under the output oid; no object and no event time are null', async () => {
   const p = await startPeer();
   await webhookOutput(url(p)).start();
-  const [id] = fx.append([
+  const [id] = await fx.append([
     cidEvent({
       receiverId: null,
       receiverKind: null,
@@ -141,7 +141,7 @@ test('a gateway event goes out under the output oid; no object and no event time
 test('answers 500 for a while: nothing lost, order kept, failed after the retries and restored by the first 2xx', async () => {
   const p = await startPeer({ answer: ({ index }) => (index >= 3 && index < 8 ? 500 : 200) });
   await webhookOutput(url(p)).start();
-  const ids = fx.append(range(1, 20).map((z) => cidEvent({ zoneNo: String(z) })));
+  const ids = await fx.append(range(1, 20).map((z) => cidEvent({ zoneNo: String(z) })));
   await waitFor(() => fx.store.cursors.get(1) === ids.at(-1), 10_000);
   assert.equal(p.deliveredIds, ids);
   // The refused POSTs were all the same event, the head: nothing behind it went out meanwhile.
@@ -166,7 +166,7 @@ test('a 4xx refusal fails the output at once with the status code and never skip
   let status = 404;
   const p = await startPeer({ answer: () => status });
   await webhookOutput(url(p), { retries: 10 }).start();
-  const ids = fx.append([cidEvent(), cidEvent({ zoneNo: '2' })]);
+  const ids = await fx.append([cidEvent(), cidEvent({ zoneNo: '2' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   const health = fx.health.get('out:1')!;
   assert.is(health.state, 'failed');
@@ -203,7 +203,7 @@ test('a wrong secret is a 401 from the receiver: the output fails and delivers n
     { instanceName: 'Site A' },
   );
   await out.start();
-  fx.append([cidEvent()]);
+  await fx.append([cidEvent()]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.ok(p.posts.every((x) => x.verdict === 'bad-signature'));
   assert.match(fx.health.get('out:1')!.detail ?? '', 'HTTP 401');
@@ -213,7 +213,7 @@ test('batches: up to batch_size events per POST, in order, filtered events betwe
   const p = await startPeer();
   await webhookOutput(url(p), { batch_size: 3 }, { filters: { receivers: [], event_classes: ['alarm'] } }).start();
   const classes = ['alarm', 'restore', 'alarm', 'alarm', 'restore', 'alarm', 'alarm'] as const;
-  const ids = fx.append(classes.map((eventClass) => cidEvent({ eventClass })));
+  const ids = await fx.append(classes.map((eventClass) => cidEvent({ eventClass })));
   await waitFor(() => fx.store.cursors.get(1) === ids[6], 3000);
   const alarms = ids.filter((_, i) => classes[i] === 'alarm');
   assert.equal(
@@ -234,7 +234,7 @@ test('a restart mid-backlog resumes from the cursor: every event once, in order'
   const p = await startPeer({ answer: () => (served++ < limit ? 200 : 503) });
   const first = webhookOutput(url(p), { retries: 10 });
   await first.start();
-  const ids = fx.append(range(1, 30).map((z) => cidEvent({ zoneNo: String(z) })));
+  const ids = await fx.append(range(1, 30).map((z) => cidEvent({ zoneNo: String(z) })));
   await waitFor(() => p.posts.some((x) => x.status === 503), 5000);
   await first.stop();
   const delivered = p.deliveredIds.length;
@@ -253,14 +253,14 @@ test('https: a private CA in ca_file is trusted; without it the certificate is r
   });
   const httpsUrl = `https://127.0.0.1:${p.port}/hook`;
   await webhookOutput(httpsUrl, { retries: 0 }).start();
-  const [id] = fx.append([cidEvent()]);
+  const [id] = await fx.append([cidEvent()]);
   await waitFor(() => fx.states.length === 1, 5000);
   assert.match(fx.health.get('out:1')!.detail ?? '', /certificate/i);
   assert.is(p.posts.length, 0);
   await fx.cleanup();
   fx = await startOutputFixture();
   await webhookOutput(httpsUrl, { ca_file: tls.caCert }).start();
-  const [next] = fx.append([cidEvent()]);
+  const [next] = await fx.append([cidEvent()]);
   await waitFor(() => fx.store.cursors.get(1) === next, 5000);
   assert.equal(p.deliveredIds, [next]);
   assert.ok(id !== undefined);
@@ -275,7 +275,7 @@ test('a CA file gone since it was saved: the output reports failed with the reas
   const health = fx.health.get('out:1')!;
   assert.is(health.state, 'failed');
   assert.is(health.detail, 'cannot start: webhook.ca_file /nonexistent/vigil-ca.pem: file does not exist');
-  fx.append([cidEvent()]);
+  await fx.append([cidEvent()]);
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.is(p.posts.length, 0);
 });
@@ -284,7 +284,7 @@ test('a receiver that never answers: timeout, failed, and delivered once it answ
   let hang = true;
   const p = await startPeer({ answer: () => (hang ? 'hang' : 200) });
   await webhookOutput(url(p), { timeout_ms: 1000, retries: 0 }).start();
-  const [id] = fx.append([cidEvent()]);
+  const [id] = await fx.append([cidEvent()]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.is(fx.health.get('out:1')!.detail, `webhook http://127.0.0.1:${p.port}: no answer within 1000 ms; retrying`);
   hang = false;
@@ -298,7 +298,7 @@ test('nothing listening: connection refused is retried, and the events go out wh
   await p.close();
   peer = null;
   await webhookOutput(`http://127.0.0.1:${port}/`, { retries: 1 }).start();
-  const ids = fx.append([cidEvent(), cidEvent({ zoneNo: '2' })]);
+  const ids = await fx.append([cidEvent(), cidEvent({ zoneNo: '2' })]);
   await waitFor(() => fx.states.length === 1, 3000);
   assert.match(fx.health.get('out:1')!.detail ?? '', 'ECONNREFUSED');
   assert.is(fx.health.get('out:1')!.metrics.connected, false);

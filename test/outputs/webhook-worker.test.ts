@@ -9,18 +9,20 @@ import { OutputWorkerHost } from '../../src/outputs/index.js';
 import { waitFor } from '../helpers/net.js';
 import { FAST, cidEvent, outputSettings } from './helpers/output-fixture.js';
 import { WebhookPeer } from './helpers/webhook-peer.js';
-import { sampleEvent, startStore } from '../store/helpers/store-fixture.js';
+import { sampleEvent } from '../store/helpers/store-fixture.js';
+import { startWriterStore } from '../store/helpers/writer-fixture.js';
 
 const SECRET = 'webhook-secret-0123456789';
 
 test('the worker POSTs what the main thread journals, signed, with the instance name as gateway', async () => {
-  const fx = await startStore();
+  const fx = await startWriterStore();
   // The worker signs with the system clock.
   const peer = new WebhookPeer({ secret: SECRET });
   await peer.listen();
   const listeners = new Set<() => void>();
   const host = new OutputWorkerHost({
     dbPath: fx.path,
+    writer: fx.writer,
     outputs: [
       outputSettings({
         id: 7,
@@ -50,7 +52,7 @@ test('the worker POSTs what the main thread journals, signed, with the instance 
   try {
     await host.start();
     await waitFor(() => fx.health.get('out:7')?.state === 'ok', 3000);
-    const refs = fx.store.events.append([
+    const refs = await fx.store.write.events.append([
       sampleEvent(cidEvent({ zoneNo: '001' })),
       sampleEvent(cidEvent({ zoneNo: '002' })),
     ]);

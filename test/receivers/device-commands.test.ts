@@ -122,6 +122,7 @@ test("the command deadline defaults to the contract's 10 s", () => {
   assert.is(DEFAULT_RECEIVER_OPTIONS.commandTimeoutMs, 10_000);
   const runtime = new ReceiverRuntime({
     store: rig.store,
+    writer: rig.writer,
     health: rig.health,
     clock: { now: Date.now },
     logger: rig.logger,

@@ -34,7 +34,7 @@ let token: string;
 async function seed(): Promise<void> {
   const store = new Store(join(dir.path, 'vigil.db'), logger);
   await store.start();
-  const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger });
+  const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger });
   await settings.start();
   const base = defaultSettings();
   await settings.replaceForInit({

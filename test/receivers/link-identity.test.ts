@@ -63,7 +63,7 @@ test.before(async () => {
   closedPort = portOf((await rig.tcp({ id: 2, link_enrolment: 'closed' })).address);
   api = await apiFor(rig);
   recorder = new InternalEventRecorder({
-    journal: ingestJournal(() => rig.store.events),
+    journal: ingestJournal(() => rig.store.write.events),
     entries: () => DEFAULT_INTERNAL_EVENTS as never,
     clock: systemClock,
     logger: rig.logger,

@@ -32,7 +32,7 @@ let heldPort: number;
 async function seed(): Promise<void> {
   const store = new Store(join(dir.path, 'vigil.db'), logger);
   await store.start();
-  const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger });
+  const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger });
   await settings.start();
   const base = defaultSettings();
   await settings.replaceForInit({ ...base, api: { ...base.api, api_jwt_secret: SECRET } });

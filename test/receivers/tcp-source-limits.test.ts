@@ -141,7 +141,7 @@ test('the budget sheds strangers that sent nothing, the longest idle first, and 
 test('an address an object last reported from (stored) is known from the start: it is never a stranger', async () => {
   const rig = await startRig({ receiver: { connectionBudget: 10 } });
   // Stored before the receivers are built, as after a gateway restart.
-  rig.store.objects.upsertMain({
+  await rig.store.write.objects.upsertMain({
     account: '5555',
     receiverId: 1,
     receiverKind: 'tcp',

@@ -28,7 +28,14 @@ function setup() {
           OBJECTS.filter((o) => o.uid.endsWith(partial) && (!ids || ids.includes(o.receiverId))),
         findByUid: (uid) => OBJECTS.find((o) => o.uid === uid) ?? null,
       },
-      deviceKeys: { get: () => null, reset: (uid, until) => resets.push([uid, until]) },
+      deviceKeys: { get: () => null },
+      write: {
+        deviceKeys: {
+          reset: async (uid: string, until: number) => {
+            resets.push([uid, until]);
+          },
+        },
+      },
     },
   };
   return {
@@ -44,9 +51,9 @@ const who = (scopes: string[], visibleReceivers: number[] | null): Principal => 
   visibleReceivers,
 });
 
-test('an installer with device_control resets one visible device and opens its window', () => {
+test('an installer with device_control resets one visible device and opens its window', async () => {
   const { service, resets } = setup();
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'aaaa0001' }), {
+  assert.equal(await service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'aaaa0001' }), {
     kind: 'done',
     uid: '00AAAA0001',
     enrolUntil: 5_000 + ENROLMENT_WINDOW_MS,
@@ -54,16 +61,24 @@ test('an installer with device_control resets one visible device and opens its w
   assert.equal(resets, [['00AAAA0001', 5_000 + ENROLMENT_WINDOW_MS]]);
 });
 
-test('without device_control, on another receiver, ambiguous, or an unknown UID for a limited user: nothing is reset', () => {
+test('without device_control, on another receiver, ambiguous, or an unknown UID for a limited user: nothing is reset', async () => {
   const { service, resets } = setup();
-  assert.equal(service.resetDeviceKey(who(['objects'], null), { partialUid: 'AAAA0001' }), { kind: 'forbidden' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'BBBB0001' }), { kind: 'no-object' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1]), { uid: '00BBBB0001' }), { kind: 'no-object' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], null), { partialUid: '0001' }), { kind: 'no-object' });
-  assert.equal(service.resetDeviceKey(who(['device_control'], [1, 2]), { uid: '00DDDD0001' }), { kind: 'no-object' });
+  assert.equal(await service.resetDeviceKey(who(['objects'], null), { partialUid: 'AAAA0001' }), { kind: 'forbidden' });
+  assert.equal(await service.resetDeviceKey(who(['device_control'], [1]), { partialUid: 'BBBB0001' }), {
+    kind: 'no-object',
+  });
+  assert.equal(await service.resetDeviceKey(who(['device_control'], [1]), { uid: '00BBBB0001' }), {
+    kind: 'no-object',
+  });
+  assert.equal(await service.resetDeviceKey(who(['device_control'], null), { partialUid: '0001' }), {
+    kind: 'no-object',
+  });
+  assert.equal(await service.resetDeviceKey(who(['device_control'], [1, 2]), { uid: '00DDDD0001' }), {
+    kind: 'no-object',
+  });
   assert.equal(resets, []);
   assert.is(
-    service.resetDeviceKey(who(['device_control'], null), { uid: '00dddd0001' }).kind,
+    (await service.resetDeviceKey(who(['device_control'], null), { uid: '00dddd0001' })).kind,
     'done',
     'a caller who sees every receiver may open a new UID',
   );

@@ -22,7 +22,13 @@ test.before.each(async () => {
     ['A1A1', 1],
     ['B2B2', 2],
   ] as const) {
-    const device = h.store.objects.upsertMain({ uid, account: '1111', receiverId, receiverKind: 'tcp', at });
+    const device = await h.store.write.objects.upsertMain({
+      uid,
+      account: '1111',
+      receiverId,
+      receiverKind: 'tcp',
+      at,
+    });
     h.links.set(device.id, {
       execute: async (r) => {
         seen.push(r);

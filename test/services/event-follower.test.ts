@@ -46,9 +46,9 @@ test('a burst of 450 events announced at once is delivered whole, in id order, o
   const got: number[] = [];
   const { f, announce } = follower({ send: async (e) => void got.push(e.id) });
   f.start();
-  const ids = fx.store.events
-    .append(Array.from({ length: 450 }, (_, i) => sampleEvent({ account: String(i) })))
-    .map((r) => r.id);
+  const ids = (
+    await fx.store.write.events.append(Array.from({ length: 450 }, (_, i) => sampleEvent({ account: String(i) })))
+  ).map((r) => r.id);
   announce(ids);
   await until(() => got.length >= 450, 5000);
   await new Promise((r) => setTimeout(r, 120));
@@ -57,7 +57,7 @@ test('a burst of 450 events announced at once is delivered whole, in id order, o
 });
 
 test('a send that does not complete within stallMs ends the follower as stalled', async () => {
-  fx.store.events.append([sampleEvent(), sampleEvent()]);
+  await fx.store.write.events.append([sampleEvent(), sampleEvent()]);
   let sends = 0;
   const { f } = follower({ stallMs: 100, send: () => (sends++, new Promise<void>(() => undefined)) });
   const started = Date.now();
@@ -72,10 +72,10 @@ test('a lost authority ends the follower as revoked and nothing more is sent', a
   const got: number[] = [];
   const { f, announce } = follower({ authority: { holds: async () => holds }, send: async (e) => void got.push(e.id) });
   f.start();
-  announce(fx.store.events.append([sampleEvent()]).map((r) => r.id));
+  announce((await fx.store.write.events.append([sampleEvent()])).map((r) => r.id));
   await until(() => got.length === 1, 2000);
   holds = false;
-  announce(fx.store.events.append([sampleEvent()]).map((r) => r.id));
+  announce((await fx.store.write.events.append([sampleEvent()])).map((r) => r.id));
   assert.is(await f.ended, 'revoked');
   assert.equal(got, [1]);
 });
@@ -92,7 +92,7 @@ test('a failing journal read is retried on the next wake-up from the same positi
   };
   const got: number[] = [];
   const { f } = follower({ send: async (e: ApiEventRow) => void got.push(e.id) }, flaky);
-  fx.store.events.append([sampleEvent(), sampleEvent()]);
+  await fx.store.write.events.append([sampleEvent(), sampleEvent()]);
   f.start();
   await new Promise((r) => setTimeout(r, 120));
   assert.equal(got, []);

@@ -29,16 +29,22 @@ test.before.each(async () => {
     zoneNo: '005',
     raw: new Uint8Array([0x0a]),
   };
-  h.store.events.append([
+  await h.store.write.events.append([
     base,
     { ...base, receiverId: 2, receiverKind: 'udp', account: '2222' },
     { ...base, receiverId: null, receiverKind: null, account: '' },
   ] as NewEvent[]);
   const at = h.clock.now();
-  const a = h.store.objects.upsertMain({ uid: 'A1A1', account: '1111', receiverId: 1, receiverKind: 'tcp', at });
-  h.store.objects.upsertRelated(a.id, '7777', { at });
-  h.store.objects.upsertMain({ uid: 'B2B2', account: '2222', receiverId: 2, receiverKind: 'udp', at });
-  h.store.overrides.set({ matchKind: 'uid', matchValue: 'A1A1', relatedOid: '7777', overrideOid: '9999' });
+  const a = await h.store.write.objects.upsertMain({
+    uid: 'A1A1',
+    account: '1111',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
+  await h.store.write.objects.upsertRelated(a.id, '7777', { at });
+  await h.store.write.objects.upsertMain({ uid: 'B2B2', account: '2222', receiverId: 2, receiverKind: 'udp', at });
+  await h.store.write.overrides.set({ matchKind: 'uid', matchValue: 'A1A1', relatedOid: '7777', overrideOid: '9999' });
 });
 test.after.each(async () => {
   await h.close();

@@ -105,7 +105,7 @@ test('restart: refused on both edges without restart_services, nothing restarted
 });
 
 test('restart: a grant reaches both edges at the next login, and both restart through the same function', async () => {
-  p.h.store.grants.set(2, ['device_control', 'restart_services'], 'test');
+  await p.h.store.write.grants.set(2, ['device_control', 'restart_services'], 'test');
   // Both sessions carry tokens issued before the grant: both still refuse.
   await expectResponse(await p.api('GET', '/api/restart-services'), 403, 'FORBIDDEN');
   assert.is((await p.page.post('/restart', { confirm: 'yes' }, '/')).status, 403);

@@ -19,7 +19,7 @@ export interface Parity {
 
 export async function createParity(): Promise<Parity> {
   const h = await createWebHarness();
-  seedTwoReceivers(h.store, h.clock.now());
+  await seedTwoReceivers(h.store, h.clock.now());
 
   return createParityLogins({ h });
 }

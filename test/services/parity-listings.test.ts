@@ -31,8 +31,8 @@ test.before.each(async () => {
     zoneNo: '005',
     raw: new Uint8Array([0x0a]),
   };
-  const [r1, r2, gateway] = p.h.store.events
-    .append([
+  const [r1, r2, gateway] = (
+    await p.h.store.write.events.append([
       base,
       { ...base, receiverId: 2, receiverKind: 'udp', transport: 'udp', account: '2222', receivedAt: START + 1 },
       {
@@ -46,7 +46,7 @@ test.before.each(async () => {
         receivedAt: START + 2,
       },
     ] as NewEvent[])
-    .map((r) => r.id);
+  ).map((r) => r.id);
   ids = { r1: r1!, r2: r2!, gateway: gateway! };
 });
 test.after.each(async () => {

@@ -73,7 +73,7 @@ test('without system_update: refused on both edges, no System tab, nothing made 
 });
 
 test('with the grant: a backup from either edge restores through the other, the same answer on both', async () => {
-  p.h.store.grants.set(2, ['device_control', 'system_update'], 'test');
+  await p.h.store.write.grants.set(2, ['device_control', 'system_update'], 'test');
   const q = await createParityLogins(p);
   const view = await q.page.get('/system');
   assert.is(view.status, 200);
@@ -122,7 +122,7 @@ test('with the grant: a backup from either edge restores through the other, the 
 });
 
 test('with the grant: a wrong passphrase and a short one are refused with the same words on both edges; nothing staged', async () => {
-  p.h.store.grants.set(2, ['system_update'], 'test');
+  await p.h.store.write.grants.set(2, ['system_update'], 'test');
   const q = await createParityLogins(p);
   const file = Buffer.from(
     await (await q.api('GET', '/api/system/backup', { headers: { [HEADER]: PASSPHRASE } })).arrayBuffer(),
@@ -161,7 +161,7 @@ test('with the grant: a wrong passphrase and a short one are refused with the sa
 });
 
 test('the page refuses a multipart upload before reading it, and a raw upload without the CSRF header', async () => {
-  p.h.store.grants.set(2, ['system_update'], 'test');
+  await p.h.store.write.grants.set(2, ['system_update'], 'test');
   const q = await createParityLogins(p);
   const multipart = await q.page.request(
     'POST',
@@ -187,7 +187,7 @@ test('the page refuses a multipart upload before reading it, and a raw upload wi
 });
 
 test('restart: both edges call restartGateway; the page needs the confirmation box', async () => {
-  p.h.store.grants.set(2, ['system_update'], 'test');
+  await p.h.store.write.grants.set(2, ['system_update'], 'test');
   const q = await createParityLogins(p);
   assert.is((await q.page.post('/system/restart', {}, '/system')).status, 400);
   const page = await q.page.post('/system/restart', { confirm: 'yes' }, '/system');
@@ -223,7 +223,7 @@ test('system updates: refused on both edges without the grant; with it, the same
   assert.is((await p.page.post('/system/reboot', { confirm: 'yes' }, '/')).status, 403);
   assert.is((await p.page.post('/system/update/acknowledge', {}, '/')).status, 403);
 
-  p.h.store.grants.set(2, ['device_control', 'system_update'], 'test');
+  await p.h.store.write.grants.set(2, ['device_control', 'system_update'], 'test');
   p = await createParityLogins(p);
   const unavailable = 'UPDATE_UNAVAILABLE: system updates are not available on this system (no A/B slots or no RAUC)';
   await expectResponse(await p.api('POST', '/api/system/update', { raw: 'hsqs' }), 503, unavailable);

@@ -67,13 +67,15 @@ test('users: records need settings, grants need users, neither is forbidden', ()
   assert.ok(grants.kind === 'ok' && grants.users.every((u) => u.record === null && u.grants !== null));
 });
 
-test('grants: unknown ids are not-found, bad bodies invalid, a change is stored in canonical order', () => {
+test('grants: unknown ids are not-found, bad bodies invalid, a change is stored in canonical order', async () => {
   for (const id of ['0', '01', 'abc', '99', undefined])
     assert.equal(readUserGrants(deps, admin, id), { kind: 'not-found' });
-  assert.equal(setUserGrants(deps, principal(['settings']), String(VIEWER.id), { scopes: [] }), { kind: 'forbidden' });
-  assert.equal(setUserGrants(deps, admin, String(VIEWER.id), { scopes: ['root'] }), { kind: 'invalid' });
-  assert.equal(setUserGrants(deps, admin, String(VIEWER.id), { scopes: [], extra: 1 }), { kind: 'invalid' });
-  const ok = setUserGrants(deps, admin, String(VIEWER.id), {
+  assert.equal(await setUserGrants(deps, principal(['settings']), String(VIEWER.id), { scopes: [] }), {
+    kind: 'forbidden',
+  });
+  assert.equal(await setUserGrants(deps, admin, String(VIEWER.id), { scopes: ['root'] }), { kind: 'invalid' });
+  assert.equal(await setUserGrants(deps, admin, String(VIEWER.id), { scopes: [], extra: 1 }), { kind: 'invalid' });
+  const ok = await setUserGrants(deps, admin, String(VIEWER.id), {
     scopes: ['restart_services', 'device_control', 'device_control'],
   });
   assert.equal(ok, { kind: 'ok', userId: VIEWER.id, scopes: ['device_control', 'restart_services'] });
@@ -83,7 +85,7 @@ test('grants: unknown ids are not-found, bad bodies invalid, a change is stored 
 test('grants: a closed store is not-ready', async () => {
   await h.store.stop();
   assert.equal(readUserGrants(deps, admin, String(OPERATOR.id)), { kind: 'not-ready' });
-  assert.equal(setUserGrants(deps, admin, String(OPERATOR.id), { scopes: [] }), { kind: 'not-ready' });
+  assert.equal(await setUserGrants(deps, admin, String(OPERATOR.id), { scopes: [] }), { kind: 'not-ready' });
 });
 
 test.run();

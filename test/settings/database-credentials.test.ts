@@ -44,9 +44,9 @@ test('pointing sqlhost at another server with the masked password is refused, no
   const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
   try {
     await store.start();
-    store.settings.save(withDatabase());
+    await store.write.settings.save(withDatabase());
     const service = new SettingsService({
-      repo: store.settings,
+      store: store,
       env: defaultValidationEnv({ hash: async () => 'unused' }),
       logger: silentLogger,
     });

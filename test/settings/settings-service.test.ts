@@ -8,32 +8,34 @@ import * as assert from 'uvu/assert';
 import { isVigilError, type VigilError } from '../../src/core/errors.js';
 import { createLogger, silentLogger } from '../../src/core/logger.js';
 import { defaultSettings, type Settings } from '../../src/settings/schema.js';
-import { SettingsService, type SettingsRepository } from '../../src/settings/settings-service.js';
+import { SettingsService, type SettingsStore } from '../../src/settings/settings-service.js';
 import { Store } from '../../src/store/store.js';
 import { sleep } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { SECRET64, testEnv, user } from './support.js';
 
-class MemoryRepo implements SettingsRepository {
+class MemoryRepo implements SettingsStore {
   saved: Settings[] = [];
   failNext = false;
   constructor(private stored: unknown = null) {}
-  load(): unknown {
-    return this.stored;
-  }
-  save(settings: Settings): void {
-    if (this.failNext) throw new Error('disk full');
-    this.saved.push(structuredClone(settings));
-    this.stored = structuredClone(settings);
-  }
+  readonly settings = { load: (): unknown => this.stored };
+  readonly write = {
+    settings: {
+      save: async (settings: Settings): Promise<void> => {
+        if (this.failNext) throw new Error('disk full');
+        this.saved.push(structuredClone(settings));
+        this.stored = structuredClone(settings);
+      },
+    },
+  };
 }
 
 async function started(
-  repo: SettingsRepository = new MemoryRepo(),
+  store: SettingsStore = new MemoryRepo(),
   env = testEnv(),
   logger = silentLogger,
 ): Promise<SettingsService> {
-  const service = new SettingsService({ repo, env, logger });
+  const service = new SettingsService({ store, env, logger });
   await service.start();
   return service;
 }
@@ -65,7 +67,7 @@ test('stored settings from an older version gain the defaults of new fields; inv
   assert.is(service.current().general.synchronize_device_time_interval, 1440);
   assert.is(service.current().api.api_port, 8443);
   const broken = new SettingsService({
-    repo: new MemoryRepo({ api: { api_port: 0 } }),
+    store: new MemoryRepo({ api: { api_port: 0 } }),
     env: testEnv(),
     logger: silentLogger,
   });
@@ -221,14 +223,14 @@ test('settings survive a restart through the real SQLite store', async () => {
   try {
     const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
     await store.start();
-    const service = await started(store.settings);
+    const service = await started(store);
     await service.update({ general: { instance_name: 'persisted' }, users: [user(1)], outputs: [] });
     const saved = service.current();
     await store.stop();
 
     const reopened = new Store(join(dir.path, 'vigil.db'), silentLogger);
     await reopened.start();
-    const again = await started(reopened.settings);
+    const again = await started(reopened);
     assert.equal(again.current(), saved);
     await reopened.stop();
   } finally {

@@ -25,7 +25,7 @@ async function seedReceivers(dataDir: string, tcpPort: number, udpPort: number):
   const store = new Store(join(dataDir, 'vigil.db'), silentLogger);
   await store.start();
   try {
-    const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger: silentLogger });
+    const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger: silentLogger });
     await settings.start();
     const result = await settings.update({
       receivers: {

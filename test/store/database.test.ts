@@ -100,7 +100,7 @@ test('migration 2 drops every secondary journal index of a version-1 file and ke
 test('migrations are idempotent across reopen: the second start applies nothing and keeps the data', async () => {
   const fx = await startStore();
   try {
-    fx.store.meta.set('instance_id', 'abc');
+    await fx.store.write.meta.set('instance_id', 'abc');
     assert.is(fx.logs.filter((l) => l.includes('migration applied')).length, MIGRATIONS.length);
     await fx.store.stop();
     const again = await fx.reopen();

@@ -6,6 +6,7 @@ import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { rejects } from '../helpers/rejects.js';
 
 test('device keys: enrol stores 32 bytes and closes the window; reset forgets the key and opens one; nothing else reads them', async () => {
   const dir = tempDir();
@@ -14,17 +15,17 @@ test('device keys: enrol stores 32 bytes and closes the window; reset forgets th
   await store.start();
   try {
     assert.is(store.deviceKeys.get('00ab12'), null);
-    store.deviceKeys.reset('00ab12', 9_000);
+    await store.write.deviceKeys.reset('00ab12', 9_000);
     assert.equal(store.deviceKeys.get('00AB12'), { uid: '00AB12', key: null, enrolUntil: 9_000, updatedAt: 1_000 });
     clock.advance(500);
-    store.deviceKeys.enrol('00AB12', Buffer.alloc(32, 3));
+    await store.write.deviceKeys.enrol('00AB12', Buffer.alloc(32, 3));
     assert.equal(store.deviceKeys.get('00AB12'), {
       uid: '00AB12',
       key: Buffer.alloc(32, 3),
       enrolUntil: null,
       updatedAt: 1_500,
     });
-    assert.throws(() => store.deviceKeys.enrol('00AB12', Buffer.alloc(16)), 'a key is 32 bytes (CHECK)');
+    await rejects(store.write.deviceKeys.enrol('00AB12', Buffer.alloc(16)), 'a key is 32 bytes (CHECK)');
   } finally {
     await store.stop();
     dir.remove();

@@ -10,7 +10,7 @@ const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 test('append stores a batch in order and returns the ids in input order', async () => {
   const fx = await startStore();
   try {
-    const refs = fx.store.events.append([
+    const refs = await fx.store.write.events.append([
       sampleEvent({ account: '0001', receivedAt: T0 }),
       sampleEvent({ account: '0002', receivedAt: T0 + 1 }),
       sampleEvent({ account: '0003', receivedAt: T0 + 2 }),
@@ -20,7 +20,7 @@ test('append stores a batch in order and returns the ids in input order', async 
       { id: 2, receivedAt: T0 + 1 },
       { id: 3, receivedAt: T0 + 2 },
     ]);
-    assert.equal(fx.store.events.append([]), []);
+    assert.equal(await fx.store.write.events.append([]), []);
     assert.is(fx.store.events.maxId(), 3);
   } finally {
     await fx.cleanup();
@@ -46,7 +46,7 @@ test('a stored event comes back field for field, raw bytes exact, code upper-cas
       flags: EVENT_FLAG_IGNORABLE_STARTUP,
       raw: new Uint8Array(raw),
     });
-    const [ref] = fx.store.events.append([event]);
+    const [ref] = await fx.store.write.events.append([event]);
     assert.equal(fx.store.events.get(ref!.id), {
       id: 1,
       receivedAt: T0,
@@ -81,10 +81,10 @@ test('a stored event comes back field for field, raw bytes exact, code upper-cas
 test('a batch with one invalid event stores none of them', async () => {
   const fx = await startStore();
   try {
-    fx.store.events.append([sampleEvent()]);
+    await fx.store.write.events.append([sampleEvent()]);
     const bad = sampleEvent({ eventClass: 'nonsense' as NewEvent['eventClass'] });
     try {
-      fx.store.events.append([sampleEvent({ account: 'A' }), bad, sampleEvent({ account: 'B' })]);
+      await fx.store.write.events.append([sampleEvent({ account: 'A' }), bad, sampleEvent({ account: 'B' })]);
       assert.unreachable('CHECK constraint must fail');
     } catch (err) {
       assert.ok(isVigilError(err, 'CONFLICT'));
@@ -100,7 +100,7 @@ test('a batch with one invalid event stores none of them', async () => {
   }
 });
 
-function seed(append: (events: NewEvent[]) => unknown): void {
+async function seed(append: (events: NewEvent[]) => unknown): Promise<void> {
   // ids 1..12: receivers 1/2 alternate, accounts A/B/C cycle, codes BA/BR, a minute apart
   const events: NewEvent[] = [];
   for (let i = 0; i < 12; i++) {
@@ -113,13 +113,13 @@ function seed(append: (events: NewEvent[]) => unknown): void {
       }),
     );
   }
-  append(events);
+  await append(events);
 }
 
 test('query is newest first and pages by id cursor until nextCursor is null', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     const seen: number[][] = [];
     let before: number | undefined;
     for (let page = 0; page < 10; page++) {
@@ -148,7 +148,7 @@ test('query is newest first and pages by id cursor until nextCursor is null', as
 test('query filters by visibility, receiver, account, code and half-open time window', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     const ids = (filter: Parameters<typeof fx.store.events.query>[0]): number[] =>
       fx.store.events.query(filter).items.map((e) => e.id);
     assert.equal(ids({ receiverIds: [2], limit: 100 }), [12, 10, 8, 6, 4, 2]);
@@ -168,7 +168,7 @@ test('query filters by visibility, receiver, account, code and half-open time wi
 test('events without a receiver are visible only to callers who see all receivers', async () => {
   const fx = await startStore();
   try {
-    fx.store.events.append([
+    await fx.store.write.events.append([
       sampleEvent({ receiverId: null, receiverKind: null, protocol: 'INTERNAL', eventClass: 'internal' }),
     ]);
     assert.is(fx.store.events.query({ receiverIds: null, limit: 10 }).items.length, 1);
@@ -192,7 +192,7 @@ test('a limit outside 1..1000 is refused', async () => {
 test('readAfter returns events after the cursor oldest first, in bounded batches', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     assert.equal(
       fx.store.events.readAfter(0, 3).map((e) => e.id),
       [1, 2, 3],
@@ -211,19 +211,19 @@ test('readAfter returns events after the cursor oldest first, in bounded batches
 test('retention deletes old events in bounded batches, spares undelivered ones, and ids never go back', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     const cutoff = T0 + 8 * 60_000; // ids 1..8 are older
     // the slowest output has delivered up to id 5 only
-    assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 3);
-    assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 2);
-    assert.is(fx.store.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 0);
+    assert.is(await fx.store.write.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 3);
+    assert.is(await fx.store.write.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 2);
+    assert.is(await fx.store.write.events.deleteOlderThan(cutoff, { keepAfterId: 5, batchLimit: 3 }), 0);
     assert.equal(
       fx.store.events.readAfter(0, 100).map((e) => e.id),
       [6, 7, 8, 9, 10, 11, 12],
     );
-    assert.is(fx.store.events.deleteOlderThan(T0 + 24 * 3600_000), 7);
+    assert.is(await fx.store.write.events.deleteOlderThan(T0 + 24 * 3600_000), 7);
     assert.is(fx.store.events.maxId(), 12);
-    const [next] = fx.store.events.append([sampleEvent()]);
+    const [next] = await fx.store.write.events.append([sampleEvent()]);
     assert.is(next!.id, 13);
   } finally {
     await fx.cleanup();
@@ -233,13 +233,13 @@ test('retention deletes old events in bounded batches, spares undelivered ones, 
 test('after retention emptied the journal a restarted store goes on above the last id, in one consecutive batch', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
-    assert.is(fx.store.events.deleteOlderThan(T0 + 24 * 3600_000), 12);
+    await seed((e) => fx.store.write.events.append(e));
+    assert.is(await fx.store.write.events.deleteOlderThan(T0 + 24 * 3600_000), 12);
     await fx.store.stop();
     const again = await fx.reopen();
     assert.equal(again.events.readAfter(0, 100), []);
     assert.is(again.events.maxId(), 12);
-    const refs = again.events.append([sampleEvent(), sampleEvent(), sampleEvent()]);
+    const refs = await again.write.events.append([sampleEvent(), sampleEvent(), sampleEvent()]);
     assert.equal(
       refs.map((r) => r.id),
       [13, 14, 15],
@@ -252,7 +252,7 @@ test('after retention emptied the journal a restarted store goes on above the la
 test('a filter without an index stops at the scan budget: a short page with a cursor at the last row examined', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     // account B is ids 11, 8, 5, 2; a budget of 4 rows examines 12..9 per call
     const q = (before?: number) =>
       fx.store.events.query({ receiverIds: null, account: 'B', limit: 3, ...(before ? { before } : {}) }, 4);
@@ -302,7 +302,7 @@ test('a filter without an index stops at the scan budget: a short page with a cu
 test('with `after` the walk runs oldest first under the same budget and visibility, cursor = next after', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     // account B is ids 2, 5, 8, 11; a budget of 4 rows examines 1..4, 5..8, 9..12
     const pages: Array<[number[], number | null]> = [];
     let after = 0;
@@ -342,7 +342,7 @@ test('with `after` the walk runs oldest first under the same budget and visibili
 test('a time window becomes an id range: only rows inside it are examined, so the budget covers the window', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
+    await seed((e) => fx.store.write.events.append(e));
     // minutes 2..9 are ids 3..9; with a budget of 7 the whole window fits and no cursor is left
     const page = fx.store.events.query(
       { receiverIds: null, account: 'A', from: T0 + 2 * 60_000, to: T0 + 9 * 60_000, limit: 10 },
@@ -400,8 +400,8 @@ test('time bounds are found by binary search over ids, across the gaps retention
   try {
     // 1,000 rows a second apart, then the oldest 300 and a run in the middle deleted
     const rows = Array.from({ length: 1000 }, (_, i) => sampleEvent({ receivedAt: T0 + i * 1000, account: String(i) }));
-    fx.store.events.append(rows);
-    assert.is(fx.store.events.deleteOlderThan(T0 + 300_000, { batchLimit: 1000 }), 300);
+    await fx.store.write.events.append(rows);
+    assert.is(await fx.store.write.events.deleteOlderThan(T0 + 300_000, { batchLimit: 1000 }), 300);
     const db = openDatabase(fx.path);
     db.prepare('DELETE FROM events WHERE id BETWEEN 500 AND 700').run();
     db.close();
@@ -415,7 +415,7 @@ test('time bounds are found by binary search over ids, across the gaps retention
     assert.equal(ids(998, 5000), [1000, 999]);
     assert.equal(ids(1000, 5000), []);
     // the exact predicate still holds where a clock step broke the order
-    fx.store.events.append([sampleEvent({ receivedAt: T0, account: 'stepped back' })]);
+    await fx.store.write.events.append([sampleEvent({ receivedAt: T0, account: 'stepped back' })]);
     assert.equal(ids(998, 5000), [1000, 999]);
   } finally {
     await fx.cleanup();
@@ -425,9 +425,9 @@ test('time bounds are found by binary search over ids, across the gaps retention
 test('retention with nothing old examines no rows', async () => {
   const fx = await startStore();
   try {
-    seed((e) => fx.store.events.append(e));
-    assert.is(fx.store.events.deleteOlderThan(T0), 0);
-    assert.is(fx.store.events.deleteOlderThan(T0 + 60_000), 1);
+    await seed((e) => fx.store.write.events.append(e));
+    assert.is(await fx.store.write.events.deleteOlderThan(T0), 0);
+    assert.is(await fx.store.write.events.deleteOlderThan(T0 + 60_000), 1);
     assert.equal(fx.store.events.readAfter(0, 100).map((e) => e.id)[0], 2);
   } finally {
     await fx.cleanup();

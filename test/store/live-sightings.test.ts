@@ -13,9 +13,14 @@ test('every objects read shows what was heard when it is newer than the stored l
   const fx = await startStore();
   try {
     const { store } = fx;
-    const device = store.objects.upsertMain({ account: '5001', receiverId: 1, receiverKind: 'tcp', at: T0 });
-    const related = store.objects.upsertRelated(device.id, '5002', { at: T0 });
-    store.objects.markSeen(device.id, T0 + 10 * S, null, { ping: true });
+    const device = await store.write.objects.upsertMain({
+      account: '5001',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: T0,
+    });
+    const related = await store.write.objects.upsertRelated(device.id, '5002', { at: T0 });
+    await store.write.objects.markSeen(device.id, T0 + 10 * S, null, { ping: true });
     store.sightings.note(device.id, T0 + 40 * S, false);
     store.sightings.note(device.id, T0 + 30 * S, true);
     store.sightings.note(related.id, T0 + 40 * S, false);
@@ -43,17 +48,22 @@ test('a stored value newer than what was heard wins, and an entry the store caug
   const fx = await startStore();
   try {
     const { store } = fx;
-    const device = store.objects.upsertMain({ account: '5003', receiverId: 1, receiverKind: 'udp', at: T0 });
+    const device = await store.write.objects.upsertMain({
+      account: '5003',
+      receiverId: 1,
+      receiverKind: 'udp',
+      at: T0,
+    });
     store.sightings.note(device.id, T0 + 20 * S, true);
     assert.is(store.sightings.size, 1);
-    store.objects.markSeen(device.id, T0 + 20 * S, null, { ping: true }); // the sweep
+    await store.write.objects.markSeen(device.id, T0 + 20 * S, null, { ping: true }); // the sweep
     assert.equal(
       [store.objects.get(device.id)!.lastSeen, store.objects.get(device.id)!.lastPing],
       [T0 + 20 * S, T0 + 20 * S],
     );
     assert.is(store.sightings.size, 0, 'the store shows the same from now on');
     store.sightings.note(device.id, T0 + 25 * S, false);
-    store.objects.markSeen(device.id, T0 + 60 * S, null); // heard elsewhere meanwhile: the stored value is newer
+    await store.write.objects.markSeen(device.id, T0 + 60 * S, null); // heard elsewhere meanwhile: the stored value is newer
     assert.equal(
       [store.objects.get(device.id)!.lastSeen, store.objects.get(device.id)!.lastPing],
       [T0 + 60 * S, T0 + 20 * S],

@@ -65,9 +65,9 @@ test('after a rollback the older build opens the newer file, reads and writes it
     const store = new Store(path, silentLogger);
     await store.start();
     try {
-      store.meta.set('written_by', 'older build');
+      await store.write.meta.set('written_by', 'older build');
       assert.is(store.meta.get('written_by'), 'older build');
-      store.events.append([
+      await store.write.events.append([
         {
           receivedAt: 1,
           receiverId: null,

@@ -10,7 +10,7 @@ import { startStore } from './helpers/store-fixture.js';
 test('quirk marks are added, never cleared, and read back in a fixed order', async () => {
   const fx = await startStore();
   try {
-    const o = fx.store.objects.upsertMain({
+    const o = await fx.store.write.objects.upsertMain({
       account: '9413',
       receiverId: 1,
       receiverKind: 'tcp',
@@ -19,9 +19,9 @@ test('quirk marks are added, never cleared, and read back in a fixed order', asy
       at: 1,
     });
     assert.is(fx.store.objects.get(o.id)!.dc09Quirks, undefined);
-    fx.store.objects.addQuirks(o.id, quirkMask(['empty-line']));
-    fx.store.objects.addQuirks(o.id, quirkMask(['binary-crc']));
-    fx.store.objects.addQuirks(o.id, quirkMask(['binary-crc']));
+    fx.store.localWrites().objects.addQuirks(o.id, quirkMask(['empty-line']));
+    fx.store.localWrites().objects.addQuirks(o.id, quirkMask(['binary-crc']));
+    fx.store.localWrites().objects.addQuirks(o.id, quirkMask(['binary-crc']));
     assert.equal(fx.store.objects.get(o.id)!.dc09Quirks, ['binary-crc', 'empty-line']);
   } finally {
     await fx.cleanup();

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
 import type { MainObjectInput } from '../../src/store/types.js';
 import { startStore } from './helpers/store-fixture.js';
+import { rejects } from '../helpers/rejects.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -21,7 +22,7 @@ function main(overrides: Partial<MainObjectInput> = {}): MainObjectInput {
 test('a new main device gets a full record; the account keeps its leading zeros', async () => {
   const fx = await startStore();
   try {
-    const record = fx.store.objects.upsertMain(main({ uid: 'ab12cd34', hwId: 'HW-7', firmware: '1.2.3' }));
+    const record = await fx.store.write.objects.upsertMain(main({ uid: 'ab12cd34', hwId: 'HW-7', firmware: '1.2.3' }));
     assert.equal(record, {
       id: 1,
       account: '001234',
@@ -51,8 +52,8 @@ test('a new main device gets a full record; the account keeps its leading zeros'
 test('a device with a UID is one object wherever it connects; its account and receiver follow it', async () => {
   const fx = await startStore();
   try {
-    const first = fx.store.objects.upsertMain(main({ uid: 'AB12CD34' }));
-    const moved = fx.store.objects.upsertMain(
+    const first = await fx.store.write.objects.upsertMain(main({ uid: 'AB12CD34' }));
+    const moved = await fx.store.write.objects.upsertMain(
       main({
         uid: 'ab12cd34',
         account: '9999',
@@ -77,10 +78,10 @@ test('a device with a UID is one object wherever it connects; its account and re
 test('a device without a UID is its account on its receiver: same account on another receiver is another object', async () => {
   const fx = await startStore();
   try {
-    const a = fx.store.objects.upsertMain(main());
-    const again = fx.store.objects.upsertMain(main({ at: T0 + 5 }));
-    const other = fx.store.objects.upsertMain(main({ receiverId: 2 }));
-    const zeros = fx.store.objects.upsertMain(main({ account: '1234' }));
+    const a = await fx.store.write.objects.upsertMain(main());
+    const again = await fx.store.write.objects.upsertMain(main({ at: T0 + 5 }));
+    const other = await fx.store.write.objects.upsertMain(main({ receiverId: 2 }));
+    const zeros = await fx.store.write.objects.upsertMain(main({ account: '1234' }));
     assert.is(again.id, a.id);
     assert.is.not(other.id, a.id);
     assert.is.not(zeros.id, a.id);
@@ -100,8 +101,8 @@ test('a device without a UID is its account on its receiver: same account on ano
 test('a device that identifies itself later adopts its UID-less record', async () => {
   const fx = await startStore();
   try {
-    const before = fx.store.objects.upsertMain(main());
-    const after = fx.store.objects.upsertMain(main({ uid: 'FEED0001', hwId: 'HW', at: T0 + 10 }));
+    const before = await fx.store.write.objects.upsertMain(main());
+    const after = await fx.store.write.objects.upsertMain(main({ uid: 'FEED0001', hwId: 'HW', at: T0 + 10 }));
     assert.is(after.id, before.id);
     assert.is(after.uid, 'FEED0001');
     assert.is(fx.store.objects.all().length, 1);
@@ -113,10 +114,10 @@ test('a device that identifies itself later adopts its UID-less record', async (
 test('partial UID matches main devices whose UID ends with it (upper-case hex), several when ambiguous', async () => {
   const fx = await startStore();
   try {
-    const a = fx.store.objects.upsertMain(main({ uid: '00A1B2C3', receiverId: 1 }));
-    const b = fx.store.objects.upsertMain(main({ uid: '77F1B2C3', receiverId: 2 }));
-    fx.store.objects.upsertMain(main({ uid: 'B2C30000', receiverId: 1 }));
-    fx.store.objects.upsertMain(main({ account: 'NOUID' }));
+    const a = await fx.store.write.objects.upsertMain(main({ uid: '00A1B2C3', receiverId: 1 }));
+    const b = await fx.store.write.objects.upsertMain(main({ uid: '77F1B2C3', receiverId: 2 }));
+    await fx.store.write.objects.upsertMain(main({ uid: 'B2C30000', receiverId: 1 }));
+    await fx.store.write.objects.upsertMain(main({ account: 'NOUID' }));
     const ids = (partial: string, visible: number[] | null = null): number[] =>
       fx.store.objects.findByPartialUid(partial, visible).map((o) => o.id);
     assert.equal(ids('a1b2c3'), [a.id]);
@@ -135,13 +136,13 @@ test('partial UID matches main devices whose UID ends with it (upper-case hex), 
 test('related objects are their account within their main device and inherit its receiver', async () => {
   const fx = await startStore();
   try {
-    const hub = fx.store.objects.upsertMain(main({ uid: 'AAAA0001' }));
-    const hub2 = fx.store.objects.upsertMain(
+    const hub = await fx.store.write.objects.upsertMain(main({ uid: 'AAAA0001' }));
+    const hub2 = await fx.store.write.objects.upsertMain(
       main({ uid: 'AAAA0002', receiverId: 3, receiverKind: 'com', transport: 'serial' }),
     );
-    const panel = fx.store.objects.upsertRelated(hub.id, '5555', { at: T0 + 1 });
-    const same = fx.store.objects.upsertRelated(hub.id, '5555', { at: T0 + 2, hwId: 'P-1' });
-    const other = fx.store.objects.upsertRelated(hub2.id, '5555', { at: T0 + 3 });
+    const panel = await fx.store.write.objects.upsertRelated(hub.id, '5555', { at: T0 + 1 });
+    const same = await fx.store.write.objects.upsertRelated(hub.id, '5555', { at: T0 + 2, hwId: 'P-1' });
+    const other = await fx.store.write.objects.upsertRelated(hub2.id, '5555', { at: T0 + 3 });
     assert.is(same.id, panel.id);
     assert.equal(
       [same.mainObjectId, same.receiverId, same.hwId, same.lastSeen, same.remoteAddress],
@@ -157,9 +158,8 @@ test('related objects are their account within their main device and inherit its
     );
     // a related account never shows up as a main device
     assert.equal(fx.store.objects.findByAccount('5555'), []);
-    assert.throws(
-      () => fx.store.objects.upsertRelated(panel.id, '1', { at: T0 }),
-      (err: unknown) => isVigilError(err, 'NOT_FOUND'),
+    await rejects(fx.store.write.objects.upsertRelated(panel.id, '1', { at: T0 }), (err: unknown) =>
+      isVigilError(err, 'NOT_FOUND'),
     );
   } finally {
     await fx.cleanup();
@@ -169,17 +169,17 @@ test('related objects are their account within their main device and inherit its
 test('markSeen, pings, connection state and supervision fields update; time never moves back', async () => {
   const fx = await startStore();
   try {
-    const o = fx.store.objects.upsertMain(main());
-    fx.store.objects.markSeen(o.id, T0 + 100, '10.0.0.9:1');
-    fx.store.objects.markSeen(o.id, T0 + 50, null, { ping: true });
-    fx.store.objects.setConnectionState(o.id, 'lost');
-    fx.store.objects.updateSupervision(o.id, {
+    const o = await fx.store.write.objects.upsertMain(main());
+    await fx.store.write.objects.markSeen(o.id, T0 + 100, '10.0.0.9:1');
+    await fx.store.write.objects.markSeen(o.id, T0 + 50, null, { ping: true });
+    await fx.store.write.objects.setConnectionState(o.id, 'lost');
+    await fx.store.write.objects.updateSupervision(o.id, {
       supervisionState: 'restoring',
       linkPeriodS: 90,
       sms: true,
       restoreCount: 2,
     });
-    fx.store.objects.updateSupervision(o.id, {});
+    await fx.store.write.objects.updateSupervision(o.id, {});
     const r = fx.store.objects.get(o.id);
     assert.equal(
       [
@@ -202,7 +202,8 @@ test('markSeen, pings, connection state and supervision fields update; time neve
 test('list is newest first, filtered by visibility/account/receiver, paged by cursor', async () => {
   const fx = await startStore();
   try {
-    for (let i = 0; i < 6; i++) fx.store.objects.upsertMain(main({ account: `A${i % 2}`, receiverId: (i % 3) + 1 }));
+    for (let i = 0; i < 6; i++)
+      await fx.store.write.objects.upsertMain(main({ account: `A${i % 2}`, receiverId: (i % 3) + 1 }));
     const ids = (f: Partial<Parameters<typeof fx.store.objects.list>[0]>): number[] =>
       fx.store.objects.list({ receiverIds: null, limit: 100, ...f }).items.map((o) => o.id);
     assert.equal(ids({}), [6, 5, 4, 3, 2, 1]);
@@ -222,14 +223,14 @@ test('list is newest first, filtered by visibility/account/receiver, paged by cu
 test('retention removes lost objects older than the cutoff with their related objects and sessions', async () => {
   const fx = await startStore();
   try {
-    const oldLost = fx.store.objects.upsertMain(main({ uid: '01', at: T0 }));
-    const related = fx.store.objects.upsertRelated(oldLost.id, '77', { at: T0 });
-    const oldOnline = fx.store.objects.upsertMain(main({ uid: '02', at: T0 }));
-    const recentLost = fx.store.objects.upsertMain(main({ uid: '03', at: T0 + 10_000 }));
-    fx.store.objects.setConnectionState(oldLost.id, 'lost');
-    fx.store.objects.setConnectionState(recentLost.id, 'lost');
-    fx.store.sessions.open(oldLost.id, T0, null);
-    assert.is(fx.store.objects.deleteLostOlderThan(T0 + 5000), 1);
+    const oldLost = await fx.store.write.objects.upsertMain(main({ uid: '01', at: T0 }));
+    const related = await fx.store.write.objects.upsertRelated(oldLost.id, '77', { at: T0 });
+    const oldOnline = await fx.store.write.objects.upsertMain(main({ uid: '02', at: T0 }));
+    const recentLost = await fx.store.write.objects.upsertMain(main({ uid: '03', at: T0 + 10_000 }));
+    await fx.store.write.objects.setConnectionState(oldLost.id, 'lost');
+    await fx.store.write.objects.setConnectionState(recentLost.id, 'lost');
+    await fx.store.write.sessions.open(oldLost.id, T0, null);
+    assert.is(await fx.store.write.objects.deleteLostOlderThan(T0 + 5000), 1);
     assert.equal(
       fx.store.objects.all().map((o) => o.id),
       [oldOnline.id, recentLost.id],
@@ -237,7 +238,7 @@ test('retention removes lost objects older than the cutoff with their related ob
     assert.is(fx.store.objects.get(related.id), null);
     assert.equal(fx.store.sessions.recent(oldLost.id, 10), []);
     // ids are never reused
-    assert.is(fx.store.objects.upsertMain(main({ uid: '04' })).id, recentLost.id + 1);
+    assert.is((await fx.store.write.objects.upsertMain(main({ uid: '04' }))).id, recentLost.id + 1);
   } finally {
     await fx.cleanup();
   }
@@ -246,11 +247,12 @@ test('retention removes lost objects older than the cutoff with their related ob
 test('session log: open, update, close, keep the newest N per device', async () => {
   const fx = await startStore();
   try {
-    const o = fx.store.objects.upsertMain(main());
-    const ids = [0, 1, 2, 3].map((i) => fx.store.sessions.open(o.id, T0 + i * 1000, `10.0.0.${i}:1`));
-    fx.store.sessions.update(ids[3]!, { events: 1, bytesIn: 10, bytesOut: 5 });
-    fx.store.sessions.close(ids[2]!, T0 + 2500, { events: 4, bytesIn: 400, bytesOut: 80 });
-    assert.is(fx.store.sessions.trim(o.id, 2), 2);
+    const o = await fx.store.write.objects.upsertMain(main());
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await fx.store.write.sessions.open(o.id, T0 + i * 1000, `10.0.0.${i}:1`));
+    await fx.store.write.sessions.update(ids[3]!, { events: 1, bytesIn: 10, bytesOut: 5 });
+    await fx.store.write.sessions.close(ids[2]!, T0 + 2500, { events: 4, bytesIn: 400, bytesOut: 80 });
+    assert.is(await fx.store.write.sessions.trim(o.id, 2), 2);
     assert.equal(fx.store.sessions.recent(o.id, 25), [
       {
         id: ids[3],

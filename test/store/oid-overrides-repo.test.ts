@@ -5,9 +5,14 @@ import { startStore } from './helpers/store-fixture.js';
 test('an override can be set before the device ever connected and applies once it shows up', async () => {
   const fx = await startStore();
   try {
-    fx.store.overrides.set({ matchKind: 'uid', matchValue: 'ab12cd34', relatedOid: null, overrideOid: '00ff' });
+    await fx.store.write.overrides.set({
+      matchKind: 'uid',
+      matchValue: 'ab12cd34',
+      relatedOid: null,
+      overrideOid: '00ff',
+    });
     assert.is(fx.store.objects.all().length, 0);
-    const device = fx.store.objects.upsertMain({
+    const device = await fx.store.write.objects.upsertMain({
       uid: 'AB12CD34',
       account: '1234',
       receiverId: 1,
@@ -24,10 +29,10 @@ test('set upserts, stores upper-case hex and keeps related overrides apart from 
   const fx = await startStore();
   try {
     const { overrides } = fx.store;
-    overrides.set({ matchKind: 'oid', matchValue: '00ab', relatedOid: null, overrideOid: 'c1' });
+    await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '00ab', relatedOid: null, overrideOid: 'c1' });
     fx.clock.advance(1000);
-    overrides.set({ matchKind: 'oid', matchValue: '00AB', relatedOid: '', overrideOid: 'c2' });
-    overrides.set({ matchKind: 'oid', matchValue: '00AB', relatedOid: '5e', overrideOid: 'd1' });
+    await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '00AB', relatedOid: '', overrideOid: 'c2' });
+    await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '00AB', relatedOid: '5e', overrideOid: 'd1' });
     assert.equal(overrides.list(), [
       { matchKind: 'oid', matchValue: '00AB', relatedOid: null, overrideOid: 'C2', updatedAt: fx.clock.now() },
       { matchKind: 'oid', matchValue: '00AB', relatedOid: '5E', overrideOid: 'D1', updatedAt: fx.clock.now() },
@@ -43,9 +48,9 @@ test('resolve: a UID match wins over an OID match; OID matching is exact (leadin
   const fx = await startStore();
   try {
     const { overrides } = fx.store;
-    overrides.set({ matchKind: 'oid', matchValue: '0012', relatedOid: null, overrideOid: 'AAAA' });
+    await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '0012', relatedOid: null, overrideOid: 'AAAA' });
     assert.is(overrides.resolve({ uid: 'FEED', account: '0012' }, null), 'AAAA');
-    overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: null, overrideOid: 'BBBB' });
+    await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: null, overrideOid: 'BBBB' });
     assert.is(overrides.resolve({ uid: 'feed', account: '0012' }, null), 'BBBB');
     assert.is(overrides.resolve({ uid: null, account: '0012' }, null), 'AAAA');
     assert.is(overrides.resolve({ account: '12' }, null), null);
@@ -59,14 +64,14 @@ test('resolve: related and main overrides never stand in for each other', async 
   const fx = await startStore();
   try {
     const { overrides } = fx.store;
-    overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: null, overrideOid: 'A1' });
-    overrides.set({ matchKind: 'oid', matchValue: '0012', relatedOid: '0777', overrideOid: 'B2' });
+    await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: null, overrideOid: 'A1' });
+    await fx.store.write.overrides.set({ matchKind: 'oid', matchValue: '0012', relatedOid: '0777', overrideOid: 'B2' });
     const device = { uid: 'FEED', account: '0012' };
     assert.is(overrides.resolve(device, null), 'A1');
     // the UID has no related override for 0777, the OID has: the OID's applies
     assert.is(overrides.resolve(device, '0777'), 'B2');
     assert.is(overrides.resolve(device, '0778'), null);
-    overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: '0777', overrideOid: 'C3' });
+    await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: '0777', overrideOid: 'C3' });
     assert.is(overrides.resolve(device, '0777'), 'C3');
   } finally {
     await fx.cleanup();
@@ -76,7 +81,7 @@ test('resolve: related and main overrides never stand in for each other', async 
 test('overrides persist across close and reopen', async () => {
   const fx = await startStore();
   try {
-    fx.store.overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: null, overrideOid: 'A1' });
+    await fx.store.write.overrides.set({ matchKind: 'uid', matchValue: 'FEED', relatedOid: null, overrideOid: 'A1' });
     await fx.store.stop();
     const again = await fx.reopen();
     assert.is(again.overrides.resolve({ uid: 'FEED' }, null), 'A1');

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
 import type { StoredSettings, StoredUser } from '../../src/store/types.js';
 import { startStore } from './helpers/store-fixture.js';
+import { rejects } from '../helpers/rejects.js';
 
 function user(id: number, login: string, extra: Partial<StoredUser> = {}): StoredUser {
   return {
@@ -40,7 +41,7 @@ test('settings round-trip: every section back, in saved key order, users last', 
   const fx = await startStore();
   try {
     const settings = sample([user(2, 'bob'), user(1, 'alice', { scopes: ['settings', 'users'] })]);
-    fx.store.settings.save(settings);
+    await fx.store.write.settings.save(settings);
     const loaded = fx.store.settings.load();
     assert.equal(loaded, settings);
     assert.equal(Object.keys(loaded ?? {}), ['general', 'api', 'ignorable_startup_events', 'tracker', 'users']);
@@ -56,7 +57,7 @@ test('settings round-trip: every section back, in saved key order, users last', 
 test('saving users [] still counts as saved: load returns the document, not null', async () => {
   const fx = await startStore();
   try {
-    fx.store.settings.save({ users: [] });
+    await fx.store.write.settings.save({ users: [] });
     assert.equal(fx.store.settings.load(), { users: [] });
   } finally {
     await fx.cleanup();
@@ -67,7 +68,7 @@ test('settings survive close and reopen', async () => {
   const fx = await startStore();
   try {
     const settings = sample([user(1, 'admin')]);
-    fx.store.settings.save(settings);
+    await fx.store.write.settings.save(settings);
     await fx.store.stop();
     const again = await fx.reopen();
     assert.equal(again.settings.load(), settings);
@@ -79,13 +80,13 @@ test('settings survive close and reopen', async () => {
 test('a removed section is deleted; an unchanged section keeps its updated_at', async () => {
   const fx = await startStore();
   try {
-    fx.store.settings.save(sample([]));
+    await fx.store.write.settings.save(sample([]));
     const first = fx.clock.now();
     fx.clock.advance(60_000);
     const next = sample([]);
     delete next.tracker;
     next.api = { api_port: 8443, api_http_port: 80 };
-    fx.store.settings.save(next);
+    await fx.store.write.settings.save(next);
     assert.equal(fx.store.settings.load(), next);
     await fx.store.stop();
     const raw = new BetterSqlite3(fx.path, { readonly: true });
@@ -104,16 +105,16 @@ test('a removed section is deleted; an unchanged section keeps its updated_at', 
 test('users are inserted, updated and deleted by id: kept users keep their grants, removed users lose them', async () => {
   const fx = await startStore();
   try {
-    fx.store.settings.save(sample([user(1, 'admin'), user(2, 'operator'), user(3, 'viewer')]));
-    fx.store.grants.set(1, ['device_control', 'restart_services'], 'admin');
-    fx.store.grants.set(3, ['omit_mpass'], 'admin');
+    await fx.store.write.settings.save(sample([user(1, 'admin'), user(2, 'operator'), user(3, 'viewer')]));
+    await fx.store.write.grants.set(1, ['device_control', 'restart_services'], 'admin');
+    await fx.store.write.grants.set(3, ['omit_mpass'], 'admin');
     // user 1 changes password and scopes, user 3 is removed, user 4 is new
     const next = sample([
       user(1, 'admin', { password_hash: 'scrypt$new', scopes: ['settings'] }),
       user(2, 'operator'),
       user(4, 'auditor', { visible_receivers: { all: false, custom: [1, 2] } }),
     ]);
-    fx.store.settings.save(next);
+    await fx.store.write.settings.save(next);
     assert.equal(fx.store.settings.load()?.users, next.users);
     assert.equal(fx.store.grants.get(1), ['device_control', 'restart_services']);
     assert.equal(fx.store.grants.get(3), []);
@@ -129,9 +130,9 @@ test('users are inserted, updated and deleted by id: kept users keep their grant
 test('two users may swap logins in one save', async () => {
   const fx = await startStore();
   try {
-    fx.store.settings.save(sample([user(1, 'alice'), user(2, 'bob')]));
+    await fx.store.write.settings.save(sample([user(1, 'alice'), user(2, 'bob')]));
     const swapped = sample([user(1, 'bob'), user(2, 'alice')]);
-    fx.store.settings.save(swapped);
+    await fx.store.write.settings.save(swapped);
     assert.equal(
       fx.store.settings.load()?.users.map((u) => [u.id, u.login]),
       [
@@ -148,10 +149,10 @@ test('a save that breaks a constraint is CONFLICT and changes nothing (one trans
   const fx = await startStore();
   try {
     const before = sample([user(1, 'alice')]);
-    fx.store.settings.save(before);
+    await fx.store.write.settings.save(before);
     const bad = { ...sample([user(1, 'alice'), user(2, 'alice')]), general: { instance_name: 'changed' } };
     try {
-      fx.store.settings.save(bad);
+      await fx.store.write.settings.save(bad);
       assert.unreachable('duplicate login must fail');
     } catch (err) {
       assert.ok(isVigilError(err, 'CONFLICT'));
@@ -166,18 +167,18 @@ test('a save that breaks a constraint is CONFLICT and changes nothing (one trans
 test('grants: set replaces and de-duplicates, empty set clears, unknown user is NOT_FOUND', async () => {
   const fx = await startStore();
   try {
-    fx.store.settings.save(sample([user(1, 'admin')]));
-    fx.store.grants.set(1, ['device_control', 'device_control', 'omit_mpass'], 'root');
+    await fx.store.write.settings.save(sample([user(1, 'admin')]));
+    await fx.store.write.grants.set(1, ['device_control', 'device_control', 'omit_mpass'], 'root');
     assert.equal(fx.store.grants.all(), [
       { userId: 1, scopes: ['device_control', 'omit_mpass'], grantedAt: fx.clock.now(), grantedBy: 'root' },
     ]);
-    fx.store.grants.set(1, [], 'root');
+    await fx.store.write.grants.set(1, [], 'root');
     assert.equal(fx.store.grants.get(1), []);
-    fx.store.grants.set(1, ['restart_services'], 'root');
-    fx.store.grants.clear(1);
+    await fx.store.write.grants.set(1, ['restart_services'], 'root');
+    await fx.store.write.grants.clear(1);
     assert.equal(fx.store.grants.all(), []);
-    assert.throws(
-      () => fx.store.grants.set(99, ['device_control'], 'root'),
+    await rejects(
+      fx.store.write.grants.set(99, ['device_control'], 'root'),
       (err: unknown) => isVigilError(err, 'NOT_FOUND') && (err as Error).message === 'no user with id 99',
     );
   } finally {

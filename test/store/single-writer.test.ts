@@ -13,6 +13,7 @@ import { waitFor } from '../helpers/net.js';
 import { FAST, cidEvent, outputSettings } from '../outputs/helpers/output-fixture.js';
 import { Mlr2Peer } from '../outputs/helpers/mlr2-peer.js';
 import { sampleEvent, startStore, type StoreFixture } from './helpers/store-fixture.js';
+import { rejects } from '../helpers/rejects.js';
 
 async function rig(): Promise<{ fx: StoreFixture; writer: WriterProxy }> {
   // The writer needs the file's path, which the fixture makes: a first inline store creates it.
@@ -26,9 +27,9 @@ async function rig(): Promise<{ fx: StoreFixture; writer: WriterProxy }> {
 test('writes go to the writer thread and come back with their results; the store cannot write without it', async () => {
   const { fx, writer } = await rig();
   try {
-    fx.store.meta.set('answer', '42');
+    await fx.store.write.meta.set('answer', '42');
     assert.is(fx.store.meta.get('answer'), '42', 'read back on the main connection');
-    const device = fx.store.objects.upsertMain({
+    const device = await fx.store.write.objects.upsertMain({
       uid: 'ABCDEF012345',
       account: '1234',
       receiverId: 1,
@@ -36,7 +37,7 @@ test('writes go to the writer thread and come back with their results; the store
       at: fx.clock.now(),
     });
     assert.is(fx.store.objects.get(device.id)?.uid, 'ABCDEF012345', 'the record the writer returned is the stored one');
-    const [ref] = fx.store.events.append([sampleEvent({ account: '1234' })]);
+    const [ref] = await fx.store.write.events.append([sampleEvent({ account: '1234' })]);
     assert.is(fx.store.events.get(ref!.id)?.account, '1234');
     assert.throws(
       () => fx.store.transaction(() => 1),
@@ -44,14 +45,14 @@ test('writes go to the writer thread and come back with their results; the store
     );
 
     await writer.close();
-    assert.throws(
-      () => fx.store.meta.set('answer', '43'),
+    await rejects(
+      fx.store.write.meta.set('answer', '43'),
       (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
       'the main connection does not write by itself',
     );
     assert.is(fx.store.meta.get('answer'), '42');
     await writer.start();
-    fx.store.meta.set('answer', '44');
+    await fx.store.write.meta.set('answer', '44');
     assert.is(fx.store.meta.get('answer'), '44', 'a new writer thread serves the same store');
   } finally {
     await fx.cleanup();
@@ -66,7 +67,7 @@ test("the main connection is query-only; the writer's errors come back as the sa
     assert.throws(() => db.prepare("INSERT INTO meta (key, value) VALUES ('x', 'y')").run(), /readonly|read-only/i);
     let code = '';
     try {
-      fx.store.grants.set(123456, ['device_control'], 'test');
+      await fx.store.write.grants.set(123456, ['device_control'], 'test');
     } catch (err) {
       code = isVigilError(err) ? err.code : 'not a VigilError';
     }
@@ -80,7 +81,12 @@ test("the caller's clock stamps the writer's rows", async () => {
   const { fx } = await rig();
   try {
     fx.clock.set(Date.UTC(2030, 4, 6, 7, 8, 9));
-    fx.store.overrides.set({ matchKind: 'uid', matchValue: 'abc123', relatedOid: null, overrideOid: '9999' });
+    await fx.store.write.overrides.set({
+      matchKind: 'uid',
+      matchValue: 'abc123',
+      relatedOid: null,
+      overrideOid: '9999',
+    });
     assert.is(fx.store.overrides.list()[0]?.updatedAt, Date.UTC(2030, 4, 6, 7, 8, 9));
   } finally {
     await fx.cleanup();
@@ -91,14 +97,14 @@ test('isWritable probes through the writer: a write lock held elsewhere makes it
   const { fx } = await rig();
   const other = new BetterSqlite3(fx.path);
   try {
-    assert.ok(fx.store.isWritable());
+    assert.ok(await fx.store.isWritable());
     other.exec('BEGIN IMMEDIATE');
-    assert.not.ok(fx.store.isWritable());
+    assert.not.ok(await fx.store.isWritable());
     assert.match(fx.health.get('store')?.detail ?? '', /not writable: database is locked/);
     other.exec('ROLLBACK');
-    assert.ok(fx.store.isWritable());
+    assert.ok(await fx.store.isWritable());
     assert.is(fx.health.get('store')?.state, 'ok');
-    assert.equal(Object.keys(fx.store.checkpoint('PASSIVE')).sort(), ['busy', 'checkpointed', 'log']);
+    assert.equal(Object.keys(await fx.store.checkpoint('PASSIVE')).sort(), ['busy', 'checkpointed', 'log']);
   } finally {
     other.close();
     await fx.cleanup();
@@ -125,14 +131,14 @@ test("the output worker's cursor writes go to the writer, also after the writer 
   try {
     await host.start();
     await waitFor(() => fx.health.get('out:5')?.state === 'ok', 3000);
-    const first = fx.store.events.append([sampleEvent(cidEvent({ zoneNo: '001' }))]);
+    const first = await fx.store.write.events.append([sampleEvent(cidEvent({ zoneNo: '001' }))]);
     for (const listener of listeners) listener();
     await peer.waitForEvents(1);
     await waitFor(() => fx.store.cursors.get(5) === first[0]!.id, 3000);
 
     await writer.close();
     await writer.start();
-    const second = fx.store.events.append([sampleEvent(cidEvent({ zoneNo: '002' }))]);
+    const second = await fx.store.write.events.append([sampleEvent(cidEvent({ zoneNo: '002' }))]);
     for (const listener of listeners) listener();
     await peer.waitForEvents(2);
     await waitFor(() => fx.store.cursors.get(5) === second[0]!.id, 3000);
@@ -154,16 +160,16 @@ test('token epochs: raised by the writer in the settings save, mirrored on the m
       scopes: ['events'],
       visible_receivers: { all: true, custom: [] },
     });
-    fx.store.settings.save({ users: [user(1, 'h1'), user(2, 'h2')] });
+    await fx.store.write.settings.save({ users: [user(1, 'h1'), user(2, 'h2')] });
     assert.equal([fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)], [0, 0], 'new ids start at 0');
-    fx.store.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
+    await fx.store.write.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
     assert.equal(
       [fx.store.tokenEpochs.get(1), fx.store.tokenEpochs.get(2)],
       [1, 0],
       'a password change raises only that user',
     );
-    fx.store.settings.save({ users: [user(1, 'h1-new')] });
-    fx.store.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
+    await fx.store.write.settings.save({ users: [user(1, 'h1-new')] });
+    await fx.store.write.settings.save({ users: [user(1, 'h1-new'), user(2, 'h2')] });
     assert.is(fx.store.tokenEpochs.get(2), 1, 'deleted and re-created: higher than before');
     const again = await fx.reopen({ readonly: true });
     assert.equal([again.tokenEpochs.get(1), again.tokenEpochs.get(2)], [1, 1]);

@@ -7,6 +7,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { Store } from '../../src/store/store.js';
 import { sampleEvent, startStore } from './helpers/store-fixture.js';
+import { rejects } from '../helpers/rejects.js';
 
 test('repositories are unavailable before start and after stop; stop is idempotent', async () => {
   const fx = await startStore();
@@ -16,7 +17,7 @@ test('repositories are unavailable before start and after stop; stop is idempote
       () => idle.events,
       (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
     );
-    assert.not.ok(idle.isWritable());
+    assert.not.ok(await idle.isWritable());
     await idle.stop();
     await fx.store.stop();
     await fx.store.stop();
@@ -24,7 +25,7 @@ test('repositories are unavailable before start and after stop; stop is idempote
       () => fx.store.meta,
       (err: unknown) => isVigilError(err, 'STORE_UNAVAILABLE'),
     );
-    assert.not.ok(fx.store.isWritable());
+    assert.not.ok(await fx.store.isWritable());
   } finally {
     await fx.cleanup();
   }
@@ -38,7 +39,7 @@ test('start reports the store healthy with its schema version; stop reports it s
       [health?.kind, health?.state, health?.detail, health?.metrics],
       ['store', 'ok', null, { schema_version: MIGRATIONS.length }],
     );
-    assert.ok(fx.store.isWritable());
+    assert.ok(await fx.store.isWritable());
     await fx.store.stop();
     assert.is(fx.health.get('store')?.state, 'stopped');
   } finally {
@@ -49,18 +50,18 @@ test('start reports the store healthy with its schema version; stop reports it s
 test('a store opened read-only is not writable: isWritable is false and health failed with the reason', async () => {
   const fx = await startStore();
   try {
-    fx.store.events.append([sampleEvent()]);
+    await fx.store.write.events.append([sampleEvent()]);
     await fx.store.stop();
     const ro = await fx.reopen({ readonly: true });
     assert.is(fx.health.get('store')?.state, 'degraded');
     assert.is(ro.events.maxId(), 1); // reads still work
-    assert.not.ok(ro.isWritable());
+    assert.not.ok(await ro.isWritable());
     assert.equal(
       [fx.health.get('store')?.state, fx.health.get('store')?.detail],
       ['failed', 'not writable: attempt to write a readonly database'],
     );
-    assert.throws(
-      () => ro.events.append([sampleEvent()]),
+    await rejects(
+      ro.write.events.append([sampleEvent()]),
       (err: unknown) => isVigilError(err, 'STORE_FAILURE') && /readonly database/.test((err as Error).message),
     );
   } finally {
@@ -74,14 +75,14 @@ test('a store locked by another process is not writable, and is again once the l
   try {
     other.exec('BEGIN IMMEDIATE'); // another writer holds the write lock (a sqlite3 shell, a backup)
     const started = Date.now();
-    assert.not.ok(fx.store.isWritable());
+    assert.not.ok(await fx.store.isWritable());
     assert.ok(Date.now() - started < 2000, 'the probe must not wait the full busy timeout');
     assert.equal(
       [fx.health.get('store')?.state, fx.health.get('store')?.detail],
       ['failed', 'not writable: database is locked'],
     );
     other.exec('ROLLBACK');
-    assert.ok(fx.store.isWritable());
+    assert.ok(await fx.store.isWritable());
     assert.equal([fx.health.get('store')?.state, fx.health.get('store')?.detail], ['ok', null]);
     // the probe left no trace and restored the busy timeout
     assert.is(fx.store.meta.get('write_probe'), null);
@@ -95,14 +96,14 @@ test('output cursors start at 0, only advance, and persist across reopen', async
   const fx = await startStore();
   try {
     assert.is(fx.store.cursors.get(7), 0);
-    fx.store.cursors.advance(7, 42);
-    fx.store.cursors.advance(7, 40); // a late ack of an older batch
-    fx.store.cursors.advance(8, 3);
+    await fx.store.write.cursors.advance(7, 42);
+    await fx.store.write.cursors.advance(7, 40); // a late ack of an older batch
+    await fx.store.write.cursors.advance(8, 3);
     await fx.store.stop();
     const again = await fx.reopen();
     assert.is(again.cursors.get(7), 42);
-    again.cursors.reset(7, 10);
-    again.cursors.remove(8);
+    await again.write.cursors.reset(7, 10);
+    await again.write.cursors.remove(8);
     assert.equal(again.cursors.all(), [{ outputId: 7, lastEventId: 10, updatedAt: fx.clock.now() }]);
   } finally {
     await fx.cleanup();
@@ -113,10 +114,10 @@ test('meta get/set/delete', async () => {
   const fx = await startStore();
   try {
     assert.is(fx.store.meta.get('instance_id'), null);
-    fx.store.meta.set('instance_id', 'one');
-    fx.store.meta.set('instance_id', 'two');
+    await fx.store.write.meta.set('instance_id', 'one');
+    await fx.store.write.meta.set('instance_id', 'two');
     assert.is(fx.store.meta.get('instance_id'), 'two');
-    fx.store.meta.delete('instance_id');
+    await fx.store.write.meta.delete('instance_id');
     assert.is(fx.store.meta.get('instance_id'), null);
   } finally {
     await fx.cleanup();
@@ -126,8 +127,13 @@ test('meta get/set/delete', async () => {
 test('sessions left open by a previous run are closed at the next start', async () => {
   const fx = await startStore();
   try {
-    const o = fx.store.objects.upsertMain({ account: '1', receiverId: 1, receiverKind: 'tcp', at: fx.clock.now() });
-    fx.store.sessions.open(o.id, fx.clock.now(), null);
+    const o = await fx.store.write.objects.upsertMain({
+      account: '1',
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: fx.clock.now(),
+    });
+    await fx.store.write.sessions.open(o.id, fx.clock.now(), null);
     await fx.store.stop();
     fx.clock.advance(30_000);
     const again = await fx.reopen();
@@ -140,9 +146,9 @@ test('sessions left open by a previous run are closed at the next start', async 
 test('checkpoint(TRUNCATE) moves the WAL into the database file and empties the WAL', async () => {
   const fx = await startStore();
   try {
-    fx.store.events.append(Array.from({ length: 200 }, () => sampleEvent()));
+    await fx.store.write.events.append(Array.from({ length: 200 }, () => sampleEvent()));
     assert.ok(statSync(`${fx.path}-wal`).size > 0);
-    const result = fx.store.checkpoint();
+    const result = await fx.store.checkpoint();
     assert.is(result.busy, 0);
     assert.is(statSync(`${fx.path}-wal`).size, 0);
   } finally {

@@ -35,7 +35,7 @@ async function rig(bounds: Partial<SelfCheckBounds>, script?: URL) {
   const store = new Store(path, silentLogger, health);
   await store.start();
   const writer = new WriterProxy({ path, logger: silentLogger, ...(script ? { script } : {}) });
-  const ingest = new EventIngest({ store, writer, logger: silentLogger });
+  const ingest = new EventIngest({ writer, logger: silentLogger });
   store.onStop(() => ingest.close());
   const check = new SelfCheck({ health, store, writer: ingest.writerProbe, logger, bounds });
   return {
@@ -76,13 +76,13 @@ test('a blocked event loop fails the next check, once; the one after passes agai
     await sleep(50);
     blockLoop(400);
     await sleep(30);
-    const failed = r.check.run();
+    const failed = await r.check.run();
     assert.is(failed.failures.length, 1);
     assert.match(failed.failures[0]!, /^event loop blocked for (\d+) ms \(limit 150 ms\)$/);
     assert.is(r.check.passing(), false);
     assert.is(r.health.get('self-check')!.state, 'failed');
     await sleep(50);
-    assert.equal(r.check.run().failures, []);
+    assert.equal((await r.check.run()).failures, []);
     assert.ok(r.check.passing());
     assert.ok(r.logs.some((l) => l.includes('self-check failing') && l.includes('event loop blocked')));
     assert.ok(r.logs.some((l) => l.includes('self-check passing again')));
@@ -101,11 +101,11 @@ test('a journal writer that stops answering fails the check until it answers', a
     writeFileSync(`${r.path}.stall`, '900');
     await r.check.start(); // pings the writer, which now stalls
     await sleep(400);
-    const failed = r.check.run();
+    const failed = await r.check.run();
     assert.equal(failed.failures.length, 1);
     assert.match(failed.failures[0]!, /^journal writer has not answered for \d+ ms \(limit 200 ms\)$/);
     await waitFor(() => r.writer.liveness().stalledMs === 0, 3000, 10);
-    assert.equal(r.check.run().failures, []);
+    assert.equal((await r.check.run()).failures, []);
   } finally {
     await r.close();
   }
@@ -117,7 +117,7 @@ test('a store that takes no writes fails the check', async () => {
     await r.check.start();
     assert.ok(r.check.passing());
     await r.store.stop();
-    assert.equal(r.check.run().failures, ['store is not writable']);
+    assert.equal((await r.check.run()).failures, ['store is not writable']);
     assert.is(r.check.passing(), false);
     await r.store.start();
   } finally {
@@ -136,13 +136,13 @@ test('while the writer commits, its commits prove the store writable: no probe w
       bounds: { intervalMs: 60_000 },
       store: { isWritable: () => (probes++, r.store.isWritable()) },
     });
-    check.run();
+    await check.run();
     assert.is(probes, 1, 'the first check always probes');
     await r.ingest.submit([frame('W003')]);
     await r.ingest.submit([frame('W004')]);
-    assert.equal(check.run().failures, []);
+    assert.equal((await check.run()).failures, []);
     assert.is(probes, 1, 'commits since the last check: no probe');
-    assert.equal(check.run().failures, []);
+    assert.equal((await check.run()).failures, []);
     assert.is(probes, 2, 'idle again: probed');
   } finally {
     await r.close();
@@ -152,7 +152,7 @@ test('while the writer commits, its commits prove the store writable: no probe w
 test('a passing result that is not renewed goes stale: a stopped check timer cannot keep the watchdog fed', async () => {
   const r = await rig({ intervalMs: 40 });
   try {
-    r.check.run();
+    await r.check.run();
     assert.ok(r.check.passing());
     await sleep(150);
     assert.is(r.check.passing(), false, 'older than 2.5 intervals');

@@ -157,9 +157,9 @@ test('Store.freePageBytes: rows retention deleted leave free pages, counted as s
     const fresh = fx.store.freePageBytes();
     assert.ok(fresh < 8 * 1024, `a fresh file has almost no free pages: ${fresh} bytes`);
     const old = Array.from({ length: 2000 }, (_, i) => sampleEvent({ account: `old-${i}`, receivedAt: 1_000 + i }));
-    fx.store.events.append(old);
+    await fx.store.write.events.append(old);
     let deleted = 0;
-    for (let n = -1; n !== 0; ) deleted += n = fx.store.events.deleteOlderThan(10_000, { batchLimit: 500 });
+    for (let n = -1; n !== 0; ) deleted += n = await fx.store.write.events.deleteOlderThan(10_000, { batchLimit: 500 });
     assert.is(deleted, 2000);
     const afterDelete = fx.store.freePageBytes();
     assert.ok(afterDelete > fresh + 100 * 1024, `free pages after deleting 2,000 rows: ${afterDelete} bytes`);
@@ -178,7 +178,7 @@ test('Store.freePageBytes: rows retention deleted leave free pages, counted as s
       "the free pages are counted with the file system's space",
     );
 
-    fx.store.events.append(
+    await fx.store.write.events.append(
       Array.from({ length: 500 }, (_, i) => sampleEvent({ account: `new-${i}`, receivedAt: 20_000 + i })),
     );
     assert.ok(fx.store.freePageBytes() < afterDelete, 'new rows went into the free pages');

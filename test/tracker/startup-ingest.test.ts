@@ -89,7 +89,7 @@ test('a matching event at a session start is journaled, flagged and not forwarde
   const fx = await startStore();
   try {
     const bus = new TypedBus<IngestEvents>(silentLogger);
-    const ingest = new EventIngest({ store: fx.store, logger: silentLogger, bus, startupRules: rules });
+    const ingest = new EventIngest({ store: fx.store.localWrites(), logger: silentLogger, bus, startupRules: rules });
     const connectedAt = START + 3600 * S;
     const s = session(connectedAt);
     const [startup] = await ingest.submit([
@@ -121,7 +121,7 @@ test('datagrams: the session of a new account starts at its first datagram, a si
     const bus = new TypedBus<IngestEvents>(silentLogger);
     const announced: number[] = [];
     bus.on('event-stored', ({ event }) => announced.push(event.flags ?? 0));
-    const ingest = new EventIngest({ store: fx.store, logger: silentLogger, bus, startupRules: rules });
+    const ingest = new EventIngest({ store: fx.store.localWrites(), logger: silentLogger, bus, startupRules: rules });
     const t = START + 3600 * S; // long after the gateway started
     const at = [t, t + 30 * S, t + 90 * S, t + 300 * S];
     const ids: number[] = [];
@@ -150,7 +150,7 @@ test('datagrams: the session of a new account starts at its first datagram, a si
 test('without startup rules nothing is flagged', async () => {
   const fx = await startStore();
   try {
-    const ingest = new EventIngest({ store: fx.store, logger: silentLogger });
+    const ingest = new EventIngest({ store: fx.store.localWrites(), logger: silentLogger });
     const [r] = await ingest.submit([datagram([cid('305', '00', '00A')], START + 1 * S)]);
     assert.is(fx.store.events.get(r!.eventIds[0]!)!.flags, 0);
   } finally {

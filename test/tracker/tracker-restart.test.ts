@@ -11,15 +11,20 @@ const S = 1000;
 const HOUR = 3600 * S;
 
 /** An object the previous run had learned: period 60 s (timeout 240 s), last heard at `lastSeen`. */
-function supervisedObject(t: TrackerFixture, account: string, lastSeen: number, state = 'supervised'): number {
-  const obj = t.addObject({ account, at: lastSeen });
-  t.fx.store.objects.updateSupervision(obj.id, { linkPeriodS: 60, supervisionState: state });
-  if (state === 'lost') t.fx.store.objects.setConnectionState(obj.id, 'lost');
+async function supervisedObject(
+  t: TrackerFixture,
+  account: string,
+  lastSeen: number,
+  state = 'supervised',
+): Promise<number> {
+  const obj = await t.addObject({ account, at: lastSeen });
+  await t.fx.store.write.objects.updateSupervision(obj.id, { linkPeriodS: 60, supervisionState: state });
+  if (state === 'lost') await t.fx.store.write.objects.setConnectionState(obj.id, 'lost');
   return obj.id;
 }
 
-function checkpoint(t: TrackerFixture, runStartedAt: number, aliveAt: number): void {
-  t.fx.store.meta.set(CHECKPOINT_KEY, JSON.stringify({ run_started_at: runStartedAt, alive_at: aliveAt }));
+async function checkpoint(t: TrackerFixture, runStartedAt: number, aliveAt: number): Promise<void> {
+  await t.fx.store.write.meta.set(CHECKPOINT_KEY, JSON.stringify({ run_started_at: runStartedAt, alive_at: aliveAt }));
 }
 
 async function lostAccounts(t: TrackerFixture): Promise<string[]> {
@@ -31,13 +36,13 @@ async function lostAccounts(t: TrackerFixture): Promise<string[]> {
 test('a restart floods no false "lost": each object gets its remaining time, at least one period plus tolerance', async () => {
   const t = await trackerFixture();
   try {
-    const a = supervisedObject(t, '000A', T0);
-    const b = supervisedObject(t, '000B', T0);
+    const a = await supervisedObject(t, '000A', T0);
+    const b = await supervisedObject(t, '000B', T0);
     await t.tracker.start();
     t.timers.advance(20 * S);
-    t.message(b);
+    await t.message(b);
     t.timers.advance(170 * S);
-    t.message(a);
+    await t.message(a);
     t.timers.advance(10 * S); // A heard 10 s before the stop (230 s left), B 180 s before (60 s left)
     await t.tracker.stop();
     t.clock.advance(HOUR); // the gateway is down for an hour: the devices' messages went nowhere
@@ -58,10 +63,10 @@ test('a restart floods no false "lost": each object gets its remaining time, at 
 test('a restart misses no real loss: a deadline that passed while the previous run watched is reported at start', async () => {
   const t = await trackerFixture();
   try {
-    const silent = supervisedObject(t, '0001', T0);
-    const fine = supervisedObject(t, '0002', T0 + 200 * S);
+    const silent = await supervisedObject(t, '0001', T0);
+    const fine = await supervisedObject(t, '0002', T0 + 200 * S);
     // The previous run watched until T0+250 s and died before its sweep saw 0001 overdue (240 s).
-    checkpoint(t, T0 - HOUR, T0 + 250 * S);
+    await checkpoint(t, T0 - HOUR, T0 + 250 * S);
     t.clock.set(T0 + 2 * HOUR);
     await t.tracker.start();
     assert.equal(await lostAccounts(t), ['E350#0001']);
@@ -75,15 +80,15 @@ test('a restart misses no real loss: a deadline that passed while the previous r
 test('a lost object stays lost across a restart without a second event, and its restore count carries on', async () => {
   const t = await trackerFixture({ event_count_for_restore: 3 });
   try {
-    const id = supervisedObject(t, '0003', T0 - HOUR, 'lost');
-    t.fx.store.objects.updateSupervision(id, { restoreCount: 1 });
-    checkpoint(t, T0 - 2 * HOUR, T0 - 10 * S);
+    const id = await supervisedObject(t, '0003', T0 - HOUR, 'lost');
+    await t.fx.store.write.objects.updateSupervision(id, { restoreCount: 1 });
+    await checkpoint(t, T0 - 2 * HOUR, T0 - 10 * S);
     await t.tracker.start();
     t.timers.advance(100 * S);
     assert.equal(await lostAccounts(t), []);
-    t.message(id);
+    await t.message(id);
     assert.is(t.object(id).restoreCount, 2);
-    t.message(id);
+    await t.message(id);
     assert.equal(await lostAccounts(t), ['R350#0003']);
   } finally {
     await t.cleanup();
@@ -93,8 +98,8 @@ test('a lost object stays lost across a restart without a second event, and its 
 test('a crash loop shorter than one period + tolerance never makes a silent object lost', async () => {
   const t = await trackerFixture();
   try {
-    supervisedObject(t, '0004', T0 - 5 * HOUR);
-    checkpoint(t, T0 - HOUR, T0 - HOUR);
+    await supervisedObject(t, '0004', T0 - 5 * HOUR);
+    await checkpoint(t, T0 - HOUR, T0 - HOUR);
     for (let run = 0; run < 5; run++) {
       t.clock.advance(30 * S); // down for 30 s
       await t.newTracker().start();
@@ -114,7 +119,7 @@ test('a crash loop shorter than one period + tolerance never makes a silent obje
 test('without a checkpoint (first run) every supervised object gets its full timeout from the start', async () => {
   const t = await trackerFixture();
   try {
-    supervisedObject(t, '0005', T0 - 5 * HOUR);
+    await supervisedObject(t, '0005', T0 - 5 * HOUR);
     await t.tracker.start();
     t.timers.advance(240 * S);
     assert.equal(await lostAccounts(t), []);
@@ -129,8 +134,8 @@ test("the remaining time is taken in the previous run's clock base: a clock step
   const t = await trackerFixture();
   try {
     // The previous run's clock was a day ahead: it heard the object 5 s before its last checkpoint.
-    supervisedObject(t, '0006', T0 + 24 * HOUR);
-    checkpoint(t, T0 + 23 * HOUR, T0 + 24 * HOUR + 5 * S);
+    await supervisedObject(t, '0006', T0 + 24 * HOUR);
+    await checkpoint(t, T0 + 23 * HOUR, T0 + 24 * HOUR + 5 * S);
     await t.tracker.start();
     t.timers.advance(235 * S);
     assert.equal(await lostAccounts(t), []);
@@ -145,8 +150,8 @@ test('an object heard after the last checkpoint (a stale one) gets no more than 
   const t = await trackerFixture();
   try {
     // Checkpoints are written once a minute: the run heard the object 50 s after its last one, then died.
-    supervisedObject(t, '0008', T0 - HOUR + 50 * S);
-    checkpoint(t, T0 - 2 * HOUR, T0 - HOUR);
+    await supervisedObject(t, '0008', T0 - HOUR + 50 * S);
+    await checkpoint(t, T0 - 2 * HOUR, T0 - HOUR);
     await t.tracker.start();
     t.timers.advance(240 * S);
     assert.equal(await lostAccounts(t), []);
@@ -160,12 +165,13 @@ test('an object heard after the last checkpoint (a stale one) gets no more than 
 test('a wall-clock step while running changes no deadline: silences are measured on the supervision clock', async () => {
   const t = await trackerFixture();
   try {
-    const id = supervisedObject(t, '0007', T0);
+    const id = await supervisedObject(t, '0007', T0);
     const steady = new ManualClock(1_000_000);
     const timers = new ClockTimers(steady);
     const tracker = new Tracker({
       objects: t.fx.store.objects,
       meta: t.fx.store.meta,
+      write: t.fx.store.write,
       settings: () => t.tracker_settings,
       storedSightingsLagMs: 0,
       bus: t.bus,
@@ -177,11 +183,11 @@ test('a wall-clock step while running changes no deadline: silences are measured
     });
     t.tracker = tracker;
     await tracker.start();
-    t.message(id);
+    await t.message(id);
     t.clock.advance(24 * HOUR); // NTP steps the wall clock a day forward
     timers.advance(239 * S);
     assert.equal(await lostAccounts(t), []);
-    t.message(id);
+    await t.message(id);
     t.clock.advance(-48 * HOUR); // and two days back
     timers.advance(241 * S);
     assert.equal(await lostAccounts(t), ['E350#0007'], 'a step back does not postpone the loss either');
@@ -196,6 +202,7 @@ test("the checkpoint records this run's start and is refreshed while supervising
     await t.tracker.start();
     assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 });
     t.timers.advance(90 * S);
+    await t.tracker.idle();
     assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 + 60 * S });
     await t.tracker.stop();
     assert.equal(JSON.parse(t.fx.store.meta.get(CHECKPOINT_KEY)!), { run_started_at: T0, alive_at: T0 + 90 * S });
@@ -211,13 +218,13 @@ test('after a crash the stored last_seen may lag one sweep: a device heard befor
     t.sightingsLagMs = SEEN_MAX_LAG_MS;
     // Heard at T0 (stored by the sweep at T0+59 s) and at T0+60 s (pending: the next sweep was due at
     // T0+119 s); the last checkpoint at T0+117 s, the crash at T0+118 s.
-    const live = supervisedObject(t, '0009', T0);
-    checkpoint(t, T0 - HOUR, T0 + 117 * S);
+    const live = await supervisedObject(t, '0009', T0);
+    await checkpoint(t, T0 - HOUR, T0 + 117 * S);
     t.clock.set(T0 + 150 * S);
     await t.newTracker().start();
     assert.equal(await lostAccounts(t), [], 'taken at the stored value, it would be overdue since T0+70 s');
     t.timers.advance(50 * S);
-    t.message(live); // its next link test after the restart
+    await t.message(live); // its next link test after the restart
     t.timers.advance(70 * S);
     assert.equal(await lostAccounts(t), []);
     t.timers.advance(1 * S);
@@ -235,9 +242,9 @@ async function silentObjectLostAfter(mark: number | null): Promise<{ lostAfterMs
   const t = await trackerFixture({ timeout_multiplier: 3, timeout_tolerance: 10 });
   try {
     t.sightingsLagMs = SEEN_MAX_LAG_MS;
-    supervisedObject(t, '000C', T0);
-    checkpoint(t, T0 - HOUR, T0 + 100 * S);
-    if (mark !== null) t.fx.store.meta.set(SIGHTINGS_FLUSHED_KEY, String(mark));
+    await supervisedObject(t, '000C', T0);
+    await checkpoint(t, T0 - HOUR, T0 + 100 * S);
+    if (mark !== null) await t.fx.store.write.meta.set(SIGHTINGS_FLUSHED_KEY, String(mark));
     t.clock.set(T0 + HOUR);
     await t.newTracker().start();
     const markLeft = t.fx.store.meta.get(SIGHTINGS_FLUSHED_KEY);
@@ -264,9 +271,9 @@ test('a mark older than the last checkpoint (a clean stop of some earlier run) d
   const t = await trackerFixture({ timeout_multiplier: 1, timeout_tolerance: 10 });
   try {
     t.sightingsLagMs = SEEN_MAX_LAG_MS;
-    supervisedObject(t, '000E', T0);
-    checkpoint(t, T0 - HOUR, T0 + 117 * S);
-    t.fx.store.meta.set(SIGHTINGS_FLUSHED_KEY, String(T0 + 116 * S));
+    await supervisedObject(t, '000E', T0);
+    await checkpoint(t, T0 - HOUR, T0 + 117 * S);
+    await t.fx.store.write.meta.set(SIGHTINGS_FLUSHED_KEY, String(T0 + 116 * S));
     t.clock.set(T0 + 150 * S);
     await t.newTracker().start();
     assert.equal(await lostAccounts(t), [], 'the lag is allowed for');

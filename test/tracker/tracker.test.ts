@@ -7,12 +7,12 @@ import { T0, trackerFixture, type TrackerFixture } from './helpers/tracker-fixtu
 const S = 1000;
 
 /** Pings every 60 s three times: the object learns period 60 s (timeout 60×3+60 = 240 s by default). */
-function learnSixtySeconds(t: TrackerFixture, id: number): void {
-  t.message(id, true);
+async function learnSixtySeconds(t: TrackerFixture, id: number): Promise<void> {
+  await t.message(id, true);
   t.timers.advance(60 * S);
-  t.message(id, true);
+  await t.message(id, true);
   t.timers.advance(60 * S);
-  t.message(id, true);
+  await t.message(id, true);
 }
 
 async function events(t: TrackerFixture): Promise<StoredEvent[]> {
@@ -28,15 +28,15 @@ function brief(e: StoredEvent): string {
 test('an object is unsupervised until two agreeing link-test gaps teach it its period, which is persisted', async () => {
   const t = await trackerFixture();
   try {
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     t.timers.advance(60 * S);
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     assert.is(t.tracker.supervisor.state(obj.id)?.periodS, null, 'one gap is not enough');
     assert.is(t.object(obj.id).linkPeriodS, null);
     t.timers.advance(61 * S);
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     assert.is(t.tracker.supervisor.state(obj.id)?.periodS, 61, 'the larger of two agreeing gaps');
     const record = t.object(obj.id);
     assert.equal([record.linkPeriodS, record.supervisionState], [61, 'supervised']);
@@ -48,15 +48,15 @@ test('an object is unsupervised until two agreeing link-test gaps teach it its p
 test('the tracker health entry counts supervised and lost objects for the trouble LED', async () => {
   const t = await trackerFixture({ timeout_multiplier: 2, timeout_tolerance: 30 });
   try {
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    learnSixtySeconds(t, obj.id);
+    await learnSixtySeconds(t, obj.id);
     const entry = () => t.fx.health.get('tracker')!;
     t.timers.advance(1 * S);
     assert.equal([entry().kind, entry().state, entry().metrics], ['supervision', 'ok', { supervised: 1, lost: 0 }]);
     t.timers.advance(151 * S);
     assert.equal(entry().metrics, { supervised: 1, lost: 1 });
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     t.timers.advance(1 * S);
     assert.equal(entry().metrics, { supervised: 1, lost: 0 }, 'restored at the next sweep');
     await t.tracker.stop();
@@ -69,11 +69,11 @@ test('the tracker health entry counts supervised and lost objects for the troubl
 test('an object without a learned period never goes lost, however long it is silent', async () => {
   const t = await trackerFixture();
   try {
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     t.timers.advance(60 * S);
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     t.timers.advance(3 * 3600 * S);
     assert.equal(await events(t), []);
     assert.is(t.object(obj.id).connectionState, 'online');
@@ -85,9 +85,9 @@ test('an object without a learned period never goes lost, however long it is sil
 test('lost after period × multiplier + tolerance of silence: not at the deadline, one sweep tick after', async () => {
   const t = await trackerFixture({ timeout_multiplier: 2, timeout_tolerance: 30 });
   try {
-    const obj = t.addObject({ account: '0042' });
+    const obj = await t.addObject({ account: '0042' });
     await t.tracker.start();
-    learnSixtySeconds(t, obj.id);
+    await learnSixtySeconds(t, obj.id);
     t.timers.advance(150 * S - 1);
     assert.is(t.tracker.supervisor.state(obj.id)?.lost, false);
     t.timers.advance(1); // exactly 60×2+30 s of silence: a sweep runs now and still finds it fine
@@ -113,17 +113,17 @@ test('lost after period × multiplier + tolerance of silence: not at the deadlin
 test('a lost object is restored after event_count_for_restore messages, with its own event', async () => {
   const t = await trackerFixture({ event_count_for_restore: 3 });
   try {
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    learnSixtySeconds(t, obj.id);
+    await learnSixtySeconds(t, obj.id);
     t.timers.advance(241 * S);
-    t.message(obj.id);
+    await t.message(obj.id);
     assert.is(t.object(obj.id).restoreCount, 1);
     t.timers.advance(10 * S);
-    t.message(obj.id, true);
+    await t.message(obj.id, true);
     assert.equal([t.object(obj.id).restoreCount, t.object(obj.id).connectionState], [2, 'lost']);
     t.timers.advance(10 * S);
-    t.message(obj.id);
+    await t.message(obj.id);
     const record = t.object(obj.id);
     assert.equal([record.restoreCount, record.connectionState, record.supervisionState], [0, 'online', 'supervised']);
     assert.equal((await events(t)).map(brief), [
@@ -138,17 +138,17 @@ test('a lost object is restored after event_count_for_restore messages, with its
 test('restore messages must follow each other within the timeout, or the count starts over', async () => {
   const t = await trackerFixture({ event_count_for_restore: 2 });
   try {
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    learnSixtySeconds(t, obj.id);
+    await learnSixtySeconds(t, obj.id);
     t.timers.advance(241 * S);
-    t.message(obj.id);
+    await t.message(obj.id);
     t.timers.advance(241 * S); // longer than the timeout: the first message no longer counts
-    t.message(obj.id);
+    await t.message(obj.id);
     assert.is(t.tracker.supervisor.state(obj.id)?.lost, true);
     assert.is(t.object(obj.id).restoreCount, 1);
     t.timers.advance(240 * S);
-    t.message(obj.id);
+    await t.message(obj.id);
     assert.is(t.tracker.supervisor.state(obj.id)?.lost, false);
   } finally {
     await t.cleanup();
@@ -165,12 +165,12 @@ test('an SMS object uses sms_timeout_multiplier, sms_timeout_tolerance and event
     event_count_for_restore_sms: 2,
   });
   try {
-    const sms = t.addObject({ account: '5555', sms: true });
-    const ip = t.addObject({ account: '6666' });
+    const sms = await t.addObject({ account: '5555', sms: true });
+    const ip = await t.addObject({ account: '6666' });
     await t.tracker.start();
     for (let i = 0; i < 3; i++) {
-      t.message(sms.id, true);
-      t.message(ip.id, true);
+      await t.message(sms.id, true);
+      await t.message(ip.id, true);
       if (i < 2) t.timers.advance(60 * S);
     }
     t.timers.advance(61 * S);
@@ -179,9 +179,9 @@ test('an SMS object uses sms_timeout_multiplier, sms_timeout_tolerance and event
     assert.is(t.tracker.supervisor.state(sms.id)?.lost, false, 'SMS object at 60×2+600 s');
     t.timers.advance(1 * S);
     assert.is(t.tracker.supervisor.state(sms.id)?.lost, true);
-    t.message(sms.id);
+    await t.message(sms.id);
     assert.is(t.tracker.supervisor.state(sms.id)?.lost, true, 'one SMS message is not enough');
-    t.message(sms.id);
+    await t.message(sms.id);
     assert.is(t.tracker.supervisor.state(sms.id)?.lost, false);
     assert.equal(
       (await events(t)).map((e) => `${e.qualifier}${e.code} #${e.account}`),
@@ -196,13 +196,13 @@ test('a type left out of internal_events is not journaled; the supervision state
   const t = await trackerFixture();
   try {
     t.internal_events = t.internal_events.filter((e) => e.type !== 'object_lost');
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    learnSixtySeconds(t, obj.id);
+    await learnSixtySeconds(t, obj.id);
     t.timers.advance(241 * S);
     assert.equal(await events(t), []);
     assert.is(t.object(obj.id).connectionState, 'lost');
-    t.message(obj.id);
+    await t.message(obj.id);
     assert.equal(
       (await events(t)).map((e) => e.text),
       ['Object restored'],
@@ -222,9 +222,9 @@ test('configured codes are journaled numerically normalised and announced on the
     t.bus.on('event-stored', ({ id, event }) => {
       if (event.protocol === 'INTERNAL') stored.push(id);
     });
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    learnSixtySeconds(t, obj.id);
+    await learnSixtySeconds(t, obj.id);
     t.timers.advance(241 * S);
     const journal = await events(t);
     assert.equal(journal.map(brief), [`R00A 0F 001 #1234 obj=${obj.id} rx=1 Gone`]);
@@ -238,9 +238,9 @@ test('configured codes are journaled numerically normalised and announced on the
 test('a link-test event (CID 602) teaches the period of an object that sends no NULL', async () => {
   const t = await trackerFixture();
   try {
-    const obj = t.addObject();
+    const obj = await t.addObject();
     await t.tracker.start();
-    const linkTest = (): void => {
+    const linkTest = async (): Promise<void> => {
       t.bus.emit('event-stored', {
         id: 1,
         event: {
@@ -256,13 +256,13 @@ test('a link-test event (CID 602) teaches the period of an object that sends no 
           raw: Buffer.alloc(0),
         },
       });
-      t.message(obj.id);
+      await t.message(obj.id);
     };
-    linkTest();
+    await linkTest();
     t.timers.advance(3600 * S);
-    linkTest();
+    await linkTest();
     t.timers.advance(3600 * S);
-    linkTest();
+    await linkTest();
     assert.is(t.object(obj.id).linkPeriodS, 3600);
   } finally {
     await t.cleanup();
@@ -272,11 +272,11 @@ test('a link-test event (CID 602) teaches the period of an object that sends no 
 test('related objects are not supervised on their own', async () => {
   const t = await trackerFixture();
   try {
-    const main = t.addObject();
-    const related = t.fx.store.objects.upsertRelated(main.id, '7777', { at: t.clock.now() });
-    t.fx.store.objects.updateSupervision(related.id, { linkPeriodS: 10, supervisionState: 'supervised' });
+    const main = await t.addObject();
+    const related = await t.fx.store.write.objects.upsertRelated(main.id, '7777', { at: t.clock.now() });
+    await t.fx.store.write.objects.updateSupervision(related.id, { linkPeriodS: 10, supervisionState: 'supervised' });
     await t.tracker.start();
-    t.message(related.id, true);
+    await t.message(related.id, true);
     t.timers.advance(3600 * S);
     assert.is(t.tracker.supervisor.state(related.id), undefined);
     assert.equal(await events(t), []);

@@ -33,7 +33,7 @@ async function seedReceivers(dataDir: string, rx1: number, rx2: number): Promise
   const store = new Store(join(dataDir, 'vigil.db'), silentLogger);
   await store.start();
   try {
-    const settings = new SettingsService({ repo: store.settings, env: defaultValidationEnv(), logger: silentLogger });
+    const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger: silentLogger });
     await settings.start();
     const result = await settings.update({
       general: { instance_name: 'Riverside cabinet 7' },
@@ -83,8 +83,8 @@ export async function startRig(extra: Partial<GatewayOptions> = {}): Promise<Bro
     ],
   });
   if (!added.ok) throw new Error(added.errors.join('\n'));
-  gateway.store.grants.set(2, ['device_control'], 'test');
-  gateway.store.grants.set(1, ['device_control', 'restart_services', 'omit_mpass'], 'test');
+  await gateway.store.write.grants.set(2, ['device_control'], 'test');
+  await gateway.store.write.grants.set(1, ['device_control', 'restart_services', 'omit_mpass'], 'test');
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   // Kept after the test (outside the data dir) so a human can look at them.
   const shots = tempDir('vigil-web-screenshots-').path;

@@ -22,7 +22,7 @@ const problems: string[] = [];
 
 test.before(async () => {
   rig = await startRig();
-  rig.gateway.store.grants.set(1, ['system_update'], 'test');
+  await rig.gateway.store.write.grants.set(1, ['system_update'], 'test');
   const context = await rig.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   page = await context.newPage();
   page.on('console', (m) => {

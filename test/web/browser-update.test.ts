@@ -35,7 +35,7 @@ test.before(async () => {
       bootEnvPath: box.bootEnv,
     },
   });
-  rig.gateway.store.grants.set(1, ['system_update'], 'test');
+  await rig.gateway.store.write.grants.set(1, ['system_update'], 'test');
   page = await (await rig.browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   page.on('console', (m) => {
     if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());

@@ -15,10 +15,22 @@ let token: string;
 test.before(async () => {
   h = await createWebHarness();
   const at = h.clock.now();
-  h.store.objects.upsertMain({ uid: '00AAAA0001', account: '1234', receiverId: 1, receiverKind: 'tcp', at });
-  h.store.objects.upsertMain({ uid: '00BBBB0001', account: '4321', receiverId: 2, receiverKind: 'udp', at });
-  h.store.deviceKeys.enrol('00AAAA0001', Buffer.alloc(32, 1));
-  h.store.deviceKeys.enrol('00BBBB0001', Buffer.alloc(32, 2));
+  await h.store.write.objects.upsertMain({
+    uid: '00AAAA0001',
+    account: '1234',
+    receiverId: 1,
+    receiverKind: 'tcp',
+    at,
+  });
+  await h.store.write.objects.upsertMain({
+    uid: '00BBBB0001',
+    account: '4321',
+    receiverId: 2,
+    receiverKind: 'udp',
+    at,
+  });
+  await h.store.write.deviceKeys.enrol('00AAAA0001', Buffer.alloc(32, 1));
+  await h.store.write.deviceKeys.enrol('00BBBB0001', Buffer.alloc(32, 2));
   page = new Browser(h);
   const login = await page.login(OPERATOR.login, OPERATOR.password);
   if (login.status !== 303 && login.status !== 302) throw new Error(`login answered ${login.status}`);
@@ -58,7 +70,7 @@ test('the visible device is reset by either; the answers name the UID and the wi
     h.actions.some((a) => a.startsWith('operator: device key reset for UID 00AAAA0001')),
     'journaled with the login',
   );
-  h.store.deviceKeys.enrol('00AAAA0001', Buffer.alloc(32, 3));
+  await h.store.write.deviceKeys.enrol('00AAAA0001', Buffer.alloc(32, 3));
   const answer = await api({ partial_uid: 'AAAA0001' });
   assert.equal(answer, {
     status: 200,

@@ -49,8 +49,8 @@ function event(account: string): NewEvent {
   };
 }
 
-function store(account: string): void {
-  for (const { id } of h.store.events.append([event(account)])) h.bus.emit('stored', id);
+async function store(account: string): Promise<void> {
+  for (const { id } of await h.store.write.events.append([event(account)])) h.bus.emit('stored', id);
 }
 
 interface Live {
@@ -141,12 +141,12 @@ for (const [how, revoke] of REVOCATIONS) {
   test(`the live tail ends within one re-check interval when ${how}`, async () => {
     const live = await openLive(VIEWER.login, VIEWER.password);
     try {
-      store('1111');
+      await store('1111');
       assert.match(await live.readUntil('"account":"1111"', 3000), '"account":"1111"', 'streams before');
       const result = await revoke();
       if (result && typeof result === 'object' && 'ok' in result)
         assert.ok((result as { ok: boolean }).ok, JSON.stringify(result));
-      store('2222');
+      await store('2222');
       // One interval, plus scheduling slack on a loaded machine.
       const end = await live.readUntilEnd(RECHECK_MS + 1500);
       assert.ok(end.ended, `still open after ${end.afterMs} ms`);
@@ -168,7 +168,7 @@ test('a settings change that leaves the user alone keeps the live tail open', as
     assert.ok(saved.ok);
     const end = await live.readUntilEnd(RECHECK_MS * 2 + 200);
     assert.not.ok(end.ended);
-    store('3333');
+    await store('3333');
     assert.match(await live.readUntil('"account":"3333"', 3000), '"account":"3333"');
   } finally {
     await live.cancel();

@@ -40,7 +40,7 @@ function event(overrides: Partial<NewEvent> = {}): NewEvent {
 }
 
 test('events: a bad filter is answered with the API message beside its field; paging uses the API cursors', async () => {
-  h.store.events.append(
+  await h.store.write.events.append(
     Array.from({ length: 60 }, (_, i) => event({ receivedAt: START + i, account: i % 2 ? '1234' : '0042' })),
   );
   const b = new Browser(h);
@@ -60,11 +60,11 @@ test('events: a bad filter is answered with the API message beside its field; pa
 
 test('objects: lost ones first; a limited user lists only their receivers', async () => {
   const seen = (uid: string, account: string, receiverId: number) =>
-    h.store.objects.upsertMain({ uid, account, receiverId, receiverKind: 'tcp', at: START });
-  const a = seen('AAAA0001', '1001', 1);
-  seen('BBBB0002', '2002', 2);
-  const c = seen('CCCC0003', '3003', 1);
-  h.store.objects.setConnectionState(a.id, 'lost');
+    h.store.write.objects.upsertMain({ uid, account, receiverId, receiverKind: 'tcp', at: START });
+  const a = await seen('AAAA0001', '1001', 1);
+  await seen('BBBB0002', '2002', 2);
+  const c = await seen('CCCC0003', '3003', 1);
+  await h.store.write.objects.setConnectionState(a.id, 'lost');
   const admin = new Browser(h);
   await admin.login(ADMIN.login, ADMIN.password);
   const html = await (await admin.get('/objects')).text();
@@ -83,7 +83,7 @@ test('objects: lost ones first; a limited user lists only their receivers', asyn
 });
 
 test('the live tail streams new events after the page, only those the user may see', async () => {
-  const [shown] = h.store.events.append([event()]).map((r) => r.id);
+  const [shown] = (await h.store.write.events.append([event()])).map((r) => r.id);
   const operator = new Browser(h);
   await operator.login(OPERATOR.login, OPERATOR.password);
   const res = await operator.get(`/events/live?after=${shown}`);
@@ -92,9 +92,12 @@ test('the live tail streams new events after the page, only those the user may s
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  const ids = h.store.events
-    .append([event({ receiverId: 2, receiverKind: 'udp', account: '7777' }), event({ account: '4242' })])
-    .map((r) => r.id);
+  const ids = (
+    await h.store.write.events.append([
+      event({ receiverId: 2, receiverKind: 'udp', account: '7777' }),
+      event({ account: '4242' }),
+    ])
+  ).map((r) => r.id);
   for (const id of ids) h.bus.emit('stored', id);
   const deadline = Date.now() + 3000;
   while (!text.includes('4242') && Date.now() < deadline) {
@@ -112,7 +115,7 @@ test('the live tail streams new events after the page, only those the user may s
 });
 
 test('the live tail delivers a burst larger than one journal read whole and in order (no gap)', async () => {
-  const [shown] = h.store.events.append([event()]).map((r) => r.id);
+  const [shown] = (await h.store.write.events.append([event()])).map((r) => r.id);
   const admin = new Browser(h);
   await admin.login(ADMIN.login, ADMIN.password);
   const res = await admin.get(`/events/live?after=${shown}`);
@@ -121,9 +124,9 @@ test('the live tail delivers a burst larger than one journal read whole and in o
   const decoder = new TextDecoder();
   const parser = new SseParser();
   const got: number[] = [];
-  const ids = h.store.events
-    .append(Array.from({ length: 450 }, (_, i) => event({ account: `B${i}` })))
-    .map((r) => r.id);
+  const ids = (
+    await h.store.write.events.append(Array.from({ length: 450 }, (_, i) => event({ account: `B${i}` })))
+  ).map((r) => r.id);
   for (const id of ids) h.bus.emit('stored', id);
   const deadline = Date.now() + 5000;
   while (got.length < ids.length && Date.now() < deadline) {
@@ -175,7 +178,7 @@ test('grants are saved through the API parser and journaled; restart needs its c
   assert.equal(h.store.grants.get(3).sort(), ['device_control', 'metrics']);
   assert.ok(h.actions.includes('admin: grants of user 3 set to device_control,metrics'));
   const restarter = new Browser(h);
-  h.store.grants.set(1, ['restart_services'], 'test');
+  await h.store.write.grants.set(1, ['restart_services'], 'test');
   await restarter.login(ADMIN.login, ADMIN.password);
   const unconfirmed = await restarter.post('/restart', {}, '/restart');
   assert.is(unconfirmed.status, 400);

@@ -41,7 +41,7 @@ async function rig(options: { script?: URL; seenPersistMs?: number } = {}): Prom
   await store.start();
   const writer = new WriterProxy({ path, logger, ...options });
   const bus = new TypedBus<IngestEvents>(logger);
-  const ingest = new EventIngest({ store, writer, logger, bus, health, sessionLogCount: () => 5 });
+  const ingest = new EventIngest({ writer, logger, bus, health, sessionLogCount: () => 5 });
   store.onStop(() => ingest.close());
   return {
     store,
@@ -129,7 +129,7 @@ test('while one batch commits the next accumulates: at most one in flight, every
       ping: () => real.ping(),
       liveness: () => real.liveness(),
     };
-    const ingest = new EventIngest({ store: r.store, writer: gated, logger: createLogger('t', () => undefined) });
+    const ingest = new EventIngest({ writer: gated, logger: createLogger('t', () => undefined) });
     const first = ingest.submit([frame('P000')]);
     await new Promise((resolve) => setImmediate(resolve));
     const rest: Array<Promise<unknown>> = [];

@@ -46,7 +46,7 @@ export function registerDeviceEnrolment(
     const request = parseEnrolmentRequest(body.ok ? body.value : undefined);
     if (!request) return c.text(INVALID_REQUEST, 400);
     try {
-      const result = resetDeviceKey(deps.deviceEnrolment, c.get('principal'), request);
+      const result = await resetDeviceKey(deps.deviceEnrolment, c.get('principal'), request);
       switch (result.kind) {
         case 'forbidden':
           return c.text('FORBIDDEN', 403);

@@ -23,7 +23,7 @@ export function registerOidOverride(app: Hono<ApiEnv>, deps: ApiDeps, auth: Midd
   async function put(c: Context<ApiEnv>): Promise<Response> {
     const body = await readJson(c);
     try {
-      const outcome = setOverride(service, c.get('principal'), body.ok ? body.value : undefined);
+      const outcome = await setOverride(service, c.get('principal'), body.ok ? body.value : undefined);
       switch (outcome.kind) {
         case 'forbidden':
           return c.json({ error: FORBIDDEN }, 403);

@@ -22,10 +22,10 @@ export const INVALID_SCOPES = `scopes: must be an array of ${GRANTABLE_SCOPES.jo
 export function registerUserGrants(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const service = { settings: deps.settings, store: deps.store, logger: deps.logger.child('grants') };
 
-  function answer(c: Context<ApiEnv>, run: () => GrantsOutcome): Response {
+  async function answer(c: Context<ApiEnv>, run: () => GrantsOutcome | Promise<GrantsOutcome>): Promise<Response> {
     let outcome: GrantsOutcome;
     try {
-      outcome = run();
+      outcome = await run();
     } catch {
       return errorResponse(c, 500, SERVER_FAILURE, 'json');
     }
@@ -43,7 +43,7 @@ export function registerUserGrants(app: Hono<ApiEnv>, deps: ApiDeps, auth: Middl
     }
   }
 
-  function read(c: Context<ApiEnv>): Response {
+  function read(c: Context<ApiEnv>): Promise<Response> {
     return answer(c, () => readUserGrants(service, c.get('principal'), c.req.param('id')));
   }
 

@@ -10,9 +10,10 @@ import type { OutputTimings } from '../output-timings.js';
 export interface WorkerInit {
   /** The SQLite file the main thread's Store opened (the worker opens its own connection to it). */
   readonly dbPath: string;
-  /** True: writes go to the single writer (docs/store.md §One writer), this worker's connection only reads. */
-  readonly writer: boolean;
-  /** The channel to the writer, when it ran as the worker was started. */
+  /**
+   * The channel to the single writer (docs/store.md §One writer), when it ran as the worker was started: the
+   * cursor writes go to it, this worker's connection only reads.
+   */
   readonly endpoint?: WriterEndpoint;
   readonly outputs: readonly OutputSettings[];
   readonly logLevel: LogLevel;

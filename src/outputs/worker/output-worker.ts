@@ -12,7 +12,7 @@ import { EventJournal } from '../../store/event-journal.js';
 import { ObjectsRepo } from '../../store/objects-repo.js';
 import { OidOverridesRepo } from '../../store/oid-overrides-repo.js';
 import { OutputCursors } from '../../store/output-cursors.js';
-import { routeWrites } from '../../store/routed-repos.js';
+import { writeView } from '../../store/write-view.js';
 import { WriteClient } from '../../writer/command-channel.js';
 import { buildOutputs } from '../build-outputs.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './messages.js';
@@ -26,7 +26,7 @@ const logger = relayLogger(post, init.logLevel);
 const wakeListeners = new Set<() => void>();
 let db: Database | null = null;
 /** The cursor writes' way to the single writer (null endpoint until the writer runs). */
-const writer = init.writer ? new WriteClient(init.endpoint ?? null) : null;
+const writer = new WriteClient(init.endpoint ?? null);
 let services: Service[] = [];
 // biome-ignore lint/correctness/noUnusedVariables: read by `??=` below, so a second stop message does not stop twice
 let stopping: Promise<void> | null = null;
@@ -35,17 +35,14 @@ async function start(): Promise<void> {
   try {
     db = openDatabase(init.dbPath);
     const clock = systemClock;
-    let cursors = new OutputCursors(db, clock);
-    if (writer) {
-      // Only the writer thread writes the file: this connection reads, cursor moves are commands.
-      db.pragma('query_only = ON');
-      cursors = routeWrites({ cursors }, writer.call, clock).cursors;
-    }
+    // Only the writer thread writes the file: this connection reads, cursor moves are commands.
+    db.pragma('query_only = ON');
     const store = {
       events: new EventJournal(db),
-      cursors,
+      cursors: new OutputCursors(db, clock),
       objects: new ObjectsRepo(db),
       overrides: new OidOverridesRepo(db, clock),
+      write: { cursors: writeView((command) => writer.send(command), clock).cursors },
     };
     services = buildOutputs(init.outputs, {
       store,
@@ -92,7 +89,7 @@ port.on('message', (message: HostMessage) => {
   } else if (message.type === 'stop') {
     stopping ??= stop();
   } else if (message.type === 'writer') {
-    writer?.replace(message.endpoint);
+    writer.replace(message.endpoint);
   }
 });
 

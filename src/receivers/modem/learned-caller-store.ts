@@ -6,10 +6,10 @@
 import type { LearnedCallers } from './known-callers.js';
 import type { LearnedCallerStore } from './modem-receiver.js';
 
-/** The slice of the store's MetaRepo this needs. */
+/** The slice of the store's meta table this needs: the read, and the write as a command to the one writer. */
 export interface MetaPort {
   get(key: string): string | null;
-  set(key: string, value: string): void;
+  set(key: string, value: string): Promise<void>;
 }
 
 export function learnedCallersKey(receiverId: number): string {
@@ -23,8 +23,8 @@ export function metaCallerStore(meta: () => MetaPort, receiverId: number): Learn
       const text = meta().get(key);
       return text === null ? {} : JSON.parse(text);
     },
-    save(learned: LearnedCallers): void {
-      meta().set(key, JSON.stringify(learned));
+    save(learned: LearnedCallers): Promise<void> {
+      return meta().set(key, JSON.stringify(learned));
     },
   };
 }

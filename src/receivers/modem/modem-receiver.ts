@@ -44,7 +44,8 @@ export interface ModemReceiverDeps {
 /** The store's record of the callers one modem receiver learned (src/receivers/modem/learned-caller-store.ts). */
 export interface LearnedCallerStore {
   load(): unknown;
-  save(learned: LearnedCallers): void;
+  /** A command to the store's one writer; rejects when it was not stored. */
+  save(learned: LearnedCallers): Promise<void>;
 }
 
 /** A call rings every few seconds with RING + CLIP: one call is one link test. */
@@ -239,12 +240,10 @@ export class ModemReceiver implements Service {
   /** An encrypted SMS for `account` from `sender` committed: its number is known for the account from now on. */
   private learnCaller(sender: string, account: string, at: number): void {
     if (!this.callers.learn(sender, account, at)) return;
-    try {
-      this.deps.learnedCallers.save(this.callers.learned());
-    } catch (err) {
+    this.deps.learnedCallers.save(this.callers.learned()).catch((err: unknown) => {
       // Known until the receiver restarts; the next encrypted SMS saves it again.
       this.deps.logger.warn('cannot store the learned callers', { error: describeError(err) });
-    }
+    });
   }
 
   /** A call from `number`: one link test for every object the number is known for. */

@@ -115,7 +115,7 @@ export class MysqlSync implements Service {
     if (!this.stopped) return;
     this.stopped = false;
     this.servers.succeeded();
-    this.instanceId = this.ensureInstanceId();
+    this.instanceId = await this.ensureInstanceId();
     this.objects = new TableMirror(objectsTable(this.instanceId), this.options.batchSize);
     this.overrides = new TableMirror(overridesTable(this.instanceId), this.options.batchSize);
     this.report('degraded', `connecting to ${this.servers.currentName}`);
@@ -269,12 +269,11 @@ export class MysqlSync implements Service {
     return backoff;
   }
 
-  private ensureInstanceId(): string {
-    const meta = this.deps.store.meta;
-    let id = meta.get(INSTANCE_ID_KEY);
+  private async ensureInstanceId(): Promise<string> {
+    let id = this.deps.store.meta.get(INSTANCE_ID_KEY);
     if (!id) {
       id = randomUUID();
-      meta.set(INSTANCE_ID_KEY, id);
+      await this.deps.store.write.meta.set(INSTANCE_ID_KEY, id);
     }
     return id;
   }

@@ -26,15 +26,18 @@ export { INSTANCE_ID_KEY } from '../meta-repo.js';
 
 export interface MetaPort {
   get(key: string): string | null;
-  set(key: string, value: string): void;
 }
 
-/** The slice of the store the sync reads; all reads are synchronous and bounded. */
+/**
+ * The slice of the store the sync uses: its reads are synchronous and bounded; its writes (the
+ * cursor, the installation id) are commands to the store's one writer, awaited.
+ */
 export interface SyncStore {
   readonly events: { readAfter(lastId: number, limit: number): StoredEvent[]; maxId(): number };
   readonly objects: { all(): ObjectRecord[] };
   readonly overrides: { list(): OidOverride[] };
   readonly meta: MetaPort;
+  readonly write: { readonly meta: { set(key: string, value: string): Promise<void> } };
 }
 
 export function readEventsCursor(meta: MetaPort): number {
@@ -75,7 +78,7 @@ export async function replicateEventBatch(
   if (batch.length === 0) return { sent: 0, cursor, more: false };
   await db.query(EVENTS_UPSERT, [batch.map((e) => [installation, ...eventRow(e)])]);
   const last = batch[batch.length - 1]!.id;
-  store.meta.set(EVENTS_CURSOR_KEY, String(last));
+  await store.write.meta.set(EVENTS_CURSOR_KEY, String(last));
   return { sent: batch.length, cursor: last, more: batch.length === batchSize };
 }
 

@@ -47,7 +47,7 @@ export function registerDeviceEnrolment(web: Hono<WebEnv>, deps: WebDeps, sessio
     const partialUid = typeof body.partial_uid === 'string' ? body.partial_uid.trim() : '';
     if (!PARTIAL_RE.test(partialUid)) return page(c, partialUid, { error: ['1 to 32 hex digits'] }, 400);
     const { principal, login } = c.get('session');
-    const result = resetDeviceKey(service, principal, { partialUid });
+    const result = await resetDeviceKey(service, principal, { partialUid });
     if (result.kind === 'forbidden') return forbidden(c, deps, '/device');
     if (result.kind === 'no-object') {
       deps.journalAction(login, `device key reset for partial UID ${partialUid.toUpperCase()}: NO_OBJECT`);

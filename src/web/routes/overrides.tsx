@@ -65,7 +65,7 @@ export function registerOverrides(web: Hono<WebEnv>, deps: WebDeps, session: Mid
       related_oid: typeof body.related_oid === 'string' ? body.related_oid.trim() : '',
       new_override_oid: typeof body.new_override_oid === 'string' ? body.new_override_oid.trim() : '',
     };
-    const outcome = setOverride(service, c.get('principal'), { ...form });
+    const outcome = await setOverride(service, c.get('principal'), { ...form });
     switch (outcome.kind) {
       case 'forbidden':
         return forbidden(c, deps, '/overrides');

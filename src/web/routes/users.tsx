@@ -41,7 +41,7 @@ export function registerUsers(web: Hono<WebEnv>, deps: WebDeps, session: Middlew
     const body = await c.req.parseBody({ all: true });
     const raw = body.scopes;
     const { login, principal } = c.get('session');
-    const outcome = setUserGrants(service, principal, c.req.param('id'), {
+    const outcome = await setUserGrants(service, principal, c.req.param('id'), {
       scopes: raw === undefined ? [] : Array.isArray(raw) ? raw : [raw],
     });
     switch (outcome.kind) {

@@ -28,7 +28,7 @@ export const FAST: OutputTimings = {
 export interface OutputFixture extends StoreFixture {
   readonly states: Array<{ output: number; state: string }>;
   /** Journals the events (one transaction) and signals "event-stored"; returns their ids. */
-  append(events: Partial<NewEvent>[]): number[];
+  append(events: Partial<NewEvent>[]): Promise<number[]>;
   output(settings: Partial<OutputSettings>, deps?: Partial<OutputDeps>): Service;
 }
 
@@ -107,8 +107,8 @@ export async function startOutputFixture(): Promise<OutputFixture> {
       for (const service of built) await service.stop();
       await base.cleanup();
     },
-    append(events) {
-      const refs = base.store.events.append(events.map((e) => sampleEvent(e)));
+    async append(events) {
+      const refs = await base.store.write.events.append(events.map((e) => sampleEvent(e)));
       for (const listener of listeners) listener();
       return refs.map((r) => r.id);
     },

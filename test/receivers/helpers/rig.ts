@@ -21,6 +21,7 @@ import {
 } from '../../../src/settings/schema-receivers.js';
 import type { Store } from '../../../src/store/store.js';
 import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
+import type { WriterProxy } from '../../../src/writer/writer-proxy.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -75,6 +76,8 @@ export interface Rig {
   readonly store: Store;
   readonly health: HealthRegistry;
   readonly runtime: ReceiverRuntime;
+  /** The store's writer thread (the store closes it). */
+  readonly writer: WriterProxy;
   readonly logs: string[];
   readonly logger: Logger;
   readonly dbPath: string;
@@ -126,6 +129,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     store,
     health,
     runtime,
+    writer,
     logs,
     logger,
     dbPath,

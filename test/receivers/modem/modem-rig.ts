@@ -118,7 +118,10 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
       health,
       logger,
       pins,
-      learnedCallers: metaCallerStore(() => store.meta, settings.id),
+      learnedCallers: metaCallerStore(
+        () => ({ get: (key) => store.meta.get(key), set: (key, value) => store.write.meta.set(key, value) }),
+        settings.id,
+      ),
       ...(options.now ? { now: options.now } : {}),
       // 3 s: on a loaded 2-core CI host a simulated modem's answer has taken over 1 s; a test of the
       // timeout itself sets its own (modem-faults.test.ts).

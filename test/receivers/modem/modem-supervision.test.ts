@@ -37,6 +37,7 @@ test('test calls teach the period; lost after period × sms_timeout_multiplier +
   const tracker = new Tracker({
     objects: rig.store.objects,
     meta: rig.store.meta,
+    write: rig.store.write,
     settings: () => settings,
     bus: rig.runtime.bus,
     // This rig's ingest commits in the test's thread: sightings are stored throttled, as in the gateway.

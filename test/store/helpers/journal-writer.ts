@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     const events = Array.from({ length: Number(size) }, (_, i) =>
       sampleEvent({ text: `batch:${batch}`, sequence: String(i).padStart(4, '0') }),
     );
-    store.events.append(events);
+    await store.write.events.append(events);
     writeSync(1, `${batch}\n`);
   }
   await store.stop();

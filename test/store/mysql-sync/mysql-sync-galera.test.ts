@@ -112,21 +112,21 @@ test('three gateways at once, a node killed mid-sync and restarted: every event 
   const PER_ROUND = 40;
   const ROUNDS = 25;
   let round = 0;
-  const feed = (): void => {
+  const feed = async (): Promise<void> => {
     for (const [i, { f }] of boxes.entries()) {
-      f.store.events.append(
+      await f.store.write.events.append(
         Array.from({ length: PER_ROUND }, (_, k) =>
           sampleEvent({ account: `A${i}`, text: `${i}:${round}:${k}`, sequence: String(k + 1).padStart(4, '0') }),
         ),
       );
       if (round % 5 === 0) {
-        f.store.objects.upsertMain({
+        await f.store.write.objects.upsertMain({
           account: `A${i}-${round}`,
           receiverId: 1,
           receiverKind: 'tcp',
           at: Date.UTC(2026, 0, 1),
         });
-        f.store.overrides.set({
+        await f.store.write.overrides.set({
           matchKind: 'oid',
           matchValue: `A${i}-${round}`,
           relatedOid: null,
@@ -136,23 +136,23 @@ test('three gateways at once, a node killed mid-sync and restarted: every event 
     }
     round++;
   };
-  for (let r = 0; r < 5; r++) feed();
+  for (let r = 0; r < 5; r++) await feed();
   await Promise.all(boxes.map(({ sync }) => sync.start()));
   await waitFor(async () => (await eventCount(database)) > 0, 20_000);
   // Node 1 (the first server of "beta") dies while events keep coming.
   await cluster.nodes[1]!.kill();
   for (let r = 0; r < 10; r++) {
-    feed();
+    await feed();
     await sleep(200);
   }
   await waitFor(() => boxes[1]!.sync.server !== `127.0.0.1:${cluster.nodes[1]!.port}`, 20_000);
   await cluster.nodes[1]!.restart();
   while (round < ROUNDS) {
-    feed();
+    await feed();
     await sleep(100);
   }
   // Objects changed after the restart must follow too.
-  boxes[0]!.f.store.objects.setConnectionState(1, 'lost');
+  await boxes[0]!.f.store.write.objects.setConnectionState(1, 'lost');
   const total = boxes.length * PER_ROUND * ROUNDS;
   await waitFor(async () => (await eventCount(database)) === total, 60_000, 200);
   for (const [i, { f, sync }] of boxes.entries()) {
@@ -211,7 +211,7 @@ test('a node without the primary component (ERROR 1047): the reason is recorded 
       200,
     );
     const box = await gateway(database, 'delta', 2);
-    box.f.store.events.append(Array.from({ length: 30 }, (_, k) => sampleEvent({ text: `d${k}` })));
+    await box.f.store.write.events.append(Array.from({ length: 30 }, (_, k) => sampleEvent({ text: `d${k}` })));
     await box.sync.start();
     await waitFor(async () => (await eventCount(database)) === 30, 20_000, 100);
     assert.is(box.sync.server, `127.0.0.1:${cluster.nodes[0]!.port}`);

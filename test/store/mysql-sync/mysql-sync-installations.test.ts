@@ -119,8 +119,8 @@ async function count(database: string, sql: string): Promise<number> {
   }
 }
 
-function append(f: StoreFixture, count: number, tag: string, extra: Partial<NewEvent> = {}): void {
-  f.store.events.append(
+async function append(f: StoreFixture, count: number, tag: string, extra: Partial<NewEvent> = {}): Promise<void> {
+  await f.store.write.events.append(
     Array.from({ length: count }, (_, i) =>
       sampleEvent({ text: `${tag}:${i}`, sequence: String(i % 10000).padStart(4, '0'), ...extra }),
     ),
@@ -130,11 +130,21 @@ function append(f: StoreFixture, count: number, tag: string, extra: Partial<NewE
 test('three gateways sync into one schema: same local ids, no collisions, each its own rows', async () => {
   const database = await freshDatabase();
   const boxes = await Promise.all(['north', 'south', 'east'].map((name) => gateway(database, name)));
-  boxes.forEach(({ f }, i) => {
-    f.store.objects.upsertMain({ account: `10${i}`, receiverId: 1, receiverKind: 'tcp', at: Date.UTC(2026, 0, 1) });
-    f.store.overrides.set({ matchKind: 'oid', matchValue: '001234', relatedOid: null, overrideOid: `B${i}` });
-    append(f, 120 + i * 10, `box${i}`);
-  });
+  for (const [i, { f }] of boxes.entries()) {
+    await f.store.write.objects.upsertMain({
+      account: `10${i}`,
+      receiverId: 1,
+      receiverKind: 'tcp',
+      at: Date.UTC(2026, 0, 1),
+    });
+    await f.store.write.overrides.set({
+      matchKind: 'oid',
+      matchValue: '001234',
+      relatedOid: null,
+      overrideOid: `B${i}`,
+    });
+    await append(f, 120 + i * 10, `box${i}`);
+  }
   await Promise.all(boxes.map(({ sync }) => sync.start()));
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 120 + 130 + 140, 15_000);
   for (const [i, { f }] of boxes.entries()) {
@@ -175,8 +185,8 @@ test('three gateways sync into one schema: same local ids, no collisions, each i
   // A box deleting its lost object deletes only its own row.
   const first = boxes[0]!;
   const id0 = first.f.store.meta.get(INSTANCE_ID_KEY)!;
-  first.f.store.objects.setConnectionState(1, 'lost');
-  first.f.store.objects.deleteLostOlderThan(Date.UTC(2030, 0, 1));
+  await first.f.store.write.objects.setConnectionState(1, 'lost');
+  await first.f.store.write.objects.deleteLostOlderThan(Date.UTC(2030, 0, 1));
   await waitFor(
     async () => (await count(database, `SELECT COUNT(*) AS n FROM objects WHERE installation = '${id0}'`)) === 0,
     5000,
@@ -187,10 +197,10 @@ test('three gateways sync into one schema: same local ids, no collisions, each i
 test('a version-1 mirror is upgraded in place: its rows are stamped, nothing is sent again, others join', async () => {
   const database = await freshDatabase();
   const owner = await gateway(database, 'old-box');
-  append(owner.f, 80, 'before');
+  await append(owner.f, 80, 'before');
   // The previous build made the instance id at its first sync.
   const ownerId = randomUUID();
-  owner.f.store.meta.set(INSTANCE_ID_KEY, ownerId);
+  await owner.f.store.write.meta.set(INSTANCE_ID_KEY, ownerId);
   // Today's single-installation mirror, as the previous build leaves it: schema 1, claimed, 80 events, cursor 80.
   const db = await openRemoteDb(target(database), { connectTimeoutMs: 2000, queryTimeoutMs: 5000, onBroken: () => {} });
   try {
@@ -201,10 +211,10 @@ test('a version-1 mirror is upgraded in place: its rows are stamped, nothing is 
   } finally {
     await db.close();
   }
-  owner.f.store.meta.set(EVENTS_CURSOR_KEY, '80');
-  append(owner.f, 20, 'after');
+  await owner.f.store.write.meta.set(EVENTS_CURSOR_KEY, '80');
+  await append(owner.f, 20, 'after');
   const newcomer = await gateway(database, 'new-box');
-  append(newcomer.f, 30, 'new');
+  await append(newcomer.f, 30, 'new');
   await owner.sync.start();
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 100, 10_000);
   await waitFor(() => owner.f.health.get('mysql-sync')?.state === 'ok', 5000);
@@ -240,13 +250,13 @@ test('a version-1 mirror is upgraded in place: its rows are stamped, nothing is 
 test('a retired installation is refused (health says so) and its rows stay', async () => {
   const database = await freshDatabase();
   const box = await gateway(database, 'gone');
-  append(box.f, 5, 'a');
+  await append(box.f, 5, 'a');
   await box.sync.start();
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 5, 10_000);
   await box.sync.stop();
   const id = box.f.store.meta.get(INSTANCE_ID_KEY);
   await server.exec(`UPDATE ${database}.installations SET retired_at = NOW(3) WHERE installation = '${id}'`);
-  append(box.f, 5, 'b');
+  await append(box.f, 5, 'b');
   await box.sync.start();
   await waitFor(() => /was retired/.test(box.f.health.get('mysql-sync')?.detail ?? ''), 10_000);
   assert.is(box.f.health.get('mysql-sync')?.state, 'degraded');
@@ -257,7 +267,7 @@ test('the first server down: the sync fails over to the next, records the failur
   const database = await freshDatabase();
   const dead = await freePort(); // nothing listens there
   const box = await gateway(database, 'failover', target(database, [{ host: '127.0.0.1', port: server.port }], dead));
-  append(box.f, 10, 'x');
+  await append(box.f, 10, 'x');
   await box.sync.start();
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 10, 10_000);
   await waitFor(() => box.f.health.get('mysql-sync')?.state === 'ok', 5000);
@@ -274,7 +284,7 @@ test('every server down: health names the server that failed and the one tried n
   const database = await freshDatabase();
   const [first, second] = [await freePort(), await freePort()];
   const box = await gateway(database, 'alone', target(database, [{ host: '127.0.0.1', port: second }], first));
-  append(box.f, 3, 'kept');
+  await append(box.f, 3, 'kept');
   await box.sync.start();
   const reason = (from: number, to: number): RegExp =>
     new RegExp(
@@ -295,7 +305,7 @@ test('a first server that accepts TCP and never answers: the connect times out a
   const port = (silent.address() as AddressInfo).port;
   try {
     const box = await gateway(database, 'timeout', target(database, [{ host: '127.0.0.1', port: server.port }], port));
-    append(box.f, 4, 't');
+    await append(box.f, 4, 't');
     const started = Date.now();
     await box.sync.start();
     await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 4, 10_000);
@@ -320,10 +330,12 @@ test('dual path: copies of one signal received by two boxes fold into one signal
     text: `s${seq}`,
   });
   const frames = [signal('0001', t, '001'), signal('0002', t + 1000, '002'), signal('0003', null, '003')];
-  a.f.store.events.append(frames.map((s, i) => sampleEvent({ ...s, receivedAt: t + 5000 + i })));
-  b.f.store.events.append(frames.map((s, i) => sampleEvent({ ...s, receivedAt: t + 4000 + i })));
+  await a.f.store.write.events.append(frames.map((s, i) => sampleEvent({ ...s, receivedAt: t + 5000 + i })));
+  await b.f.store.write.events.append(frames.map((s, i) => sampleEvent({ ...s, receivedAt: t + 4000 + i })));
   // After a sequence wrap the number comes back with another device time: another signal.
-  a.f.store.events.append([sampleEvent({ ...signal('0001', t + 86_400_000, '001'), receivedAt: t + 90_000_000 })]);
+  await a.f.store.write.events.append([
+    sampleEvent({ ...signal('0001', t + 86_400_000, '001'), receivedAt: t + 90_000_000 }),
+  ]);
   await a.sync.start();
   await b.sync.start();
   await waitFor(async () => (await count(database, 'SELECT COUNT(*) AS n FROM events')) === 7, 10_000);

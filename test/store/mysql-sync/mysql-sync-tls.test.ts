@@ -125,7 +125,7 @@ test('verify refuses a certificate from the right CA that names another address'
 
 test('with sql_tls_mode required the sync logs in over TLS and replicates', async () => {
   await withSync(target('required'), async (f) => {
-    f.store.events.append([sampleEvent({ text: 'over-tls' })]);
+    await f.store.write.events.append([sampleEvent({ text: 'over-tls' })]);
     await waitFor(() => f.health.get('mysql-sync')?.state === 'ok', 15_000);
     await waitFor(async () => (await remoteEventCount()) >= 1, 15_000, 200);
   });
@@ -137,7 +137,7 @@ test('verify connects with the right CA and never logs in against a wrong one', 
   });
   const before = Number((await server.exec("SHOW GLOBAL STATUS LIKE 'Connections'")).split('\t')[1]);
   await withSync(target('verify', tls.wrongCaCert), async (f) => {
-    f.store.events.append([sampleEvent({ text: 'must-not-arrive' })]);
+    await f.store.write.events.append([sampleEvent({ text: 'must-not-arrive' })]);
     await waitFor(() => (f.health.get('mysql-sync')?.detail ?? '').startsWith(`${CONNECT_FAILED}; retrying`), 15_000);
     await sleep(300);
     assert.is(f.health.get('mysql-sync')?.state, 'degraded');

@@ -111,14 +111,14 @@ async function remoteEventIds(database: string): Promise<number[]> {
   }
 }
 
-function appendEvents(store: Store, count: number, tag: string): number[] {
-  return store.events
-    .append(
+async function appendEvents(store: Store, count: number, tag: string): Promise<number[]> {
+  return (
+    await store.write.events.append(
       Array.from({ length: count }, (_, i) =>
         sampleEvent({ text: `${tag}:${i}`, sequence: String(i % 10000).padStart(4, '0') }),
       ),
     )
-    .map((r) => r.id);
+  ).map((r) => r.id);
 }
 
 test('first connect creates the schema, stamps version and owner, and reports ok with metrics', async () => {
@@ -189,7 +189,7 @@ test('objects, events and OID overrides replicate with their values; changes and
   const sync = newSync(f, f.store, database);
   const t0 = Date.UTC(2026, 0, 1, 12, 0, 0, 250);
   try {
-    const main = f.store.objects.upsertMain({
+    const main = await f.store.write.objects.upsertMain({
       uid: 'a1b2c3',
       account: '001234',
       receiverId: 2,
@@ -200,16 +200,16 @@ test('objects, events and OID overrides replicate with their values; changes and
       firmware: '1.2.3',
       at: t0,
     });
-    const related = f.store.objects.upsertRelated(main.id, '0099', { at: t0 + 1000 });
-    const doomed = f.store.objects.upsertMain({
+    const related = await f.store.write.objects.upsertRelated(main.id, '0099', { at: t0 + 1000 });
+    const doomed = await f.store.write.objects.upsertMain({
       account: '5555',
       receiverId: 1,
       receiverKind: 'udp',
       at: t0 - 90 * 86_400_000,
     });
-    f.store.objects.setConnectionState(doomed.id, 'lost');
-    const [eventId] = f.store.events
-      .append([
+    await f.store.write.objects.setConnectionState(doomed.id, 'lost');
+    const [eventId] = (
+      await f.store.write.events.append([
         sampleEvent({
           receivedAt: t0,
           objectId: main.id,
@@ -219,9 +219,19 @@ test('objects, events and OID overrides replicate with their values; changes and
           text: 'Zürich',
         }),
       ])
-      .map((r) => r.id);
-    f.store.overrides.set({ matchKind: 'uid', matchValue: 'A1B2C3', relatedOid: null, overrideOid: 'BEEF' });
-    f.store.overrides.set({ matchKind: 'oid', matchValue: '001234', relatedOid: '0099', overrideOid: 'CAFE' });
+    ).map((r) => r.id);
+    await f.store.write.overrides.set({
+      matchKind: 'uid',
+      matchValue: 'A1B2C3',
+      relatedOid: null,
+      overrideOid: 'BEEF',
+    });
+    await f.store.write.overrides.set({
+      matchKind: 'oid',
+      matchValue: '001234',
+      relatedOid: '0099',
+      overrideOid: 'CAFE',
+    });
     await sync.start();
     await waitFor(async () => (await remoteEventIds(database)).length === 1, 10_000);
     await waitFor(() => f.health.get('mysql-sync')?.state === 'ok', 5000);
@@ -295,9 +305,14 @@ test('objects, events and OID overrides replicate with their values; changes and
     }
 
     // Changes: a state change, an override changed, a lost object removed by retention.
-    f.store.objects.setConnectionState(main.id, 'lost');
-    f.store.overrides.set({ matchKind: 'uid', matchValue: 'A1B2C3', relatedOid: null, overrideOid: 'F00D' });
-    assert.is(f.store.objects.deleteLostOlderThan(t0 - 30 * 86_400_000), 1);
+    await f.store.write.objects.setConnectionState(main.id, 'lost');
+    await f.store.write.overrides.set({
+      matchKind: 'uid',
+      matchValue: 'A1B2C3',
+      relatedOid: null,
+      overrideOid: 'F00D',
+    });
+    assert.is(await f.store.write.objects.deleteLostOlderThan(t0 - 30 * 86_400_000), 1);
     const check = await reader(database);
     try {
       await waitFor(async () => {
@@ -326,7 +341,7 @@ test('MariaDB killed mid-run: SQLite keeps taking events, health says so, and af
   const database = await freshDatabase();
   const sync = newSync(f, f.store, database);
   try {
-    const before = appendEvents(f.store, 120, 'before');
+    const before = await appendEvents(f.store, 120, 'before');
     await sync.start();
     await waitFor(async () => (await remoteEventIds(database)).length === 120, 10_000);
 
@@ -335,7 +350,7 @@ test('MariaDB killed mid-run: SQLite keeps taking events, health says so, and af
     let slowestAppendMs = 0;
     for (let round = 0; round < 20; round++) {
       const started = performance.now();
-      during.push(...appendEvents(f.store, 15, `during:${round}`));
+      during.push(...(await appendEvents(f.store, 15, `during:${round}`)));
       slowestAppendMs = Math.max(slowestAppendMs, performance.now() - started);
       await sleep(15); // the sync keeps retrying meanwhile
     }
@@ -348,7 +363,7 @@ test('MariaDB killed mid-run: SQLite keeps taking events, health says so, and af
     assert.is(f.store.events.countAfter(0), 420);
 
     await server.start();
-    const after = appendEvents(f.store, 30, 'after');
+    const after = await appendEvents(f.store, 30, 'after');
     const expected = [...before, ...during, ...after];
     await waitFor(async () => (await remoteEventIds(database)).length >= expected.length, 20_000);
     await sleep(100); // a duplicate, if any, would show up now
@@ -378,7 +393,7 @@ test('connections killed again and again while events keep coming: each event ex
     await sync.start();
     const expected: number[] = [];
     for (let round = 0; round < 12; round++) {
-      expected.push(...appendEvents(f.store, 25, `r${round}`));
+      expected.push(...(await appendEvents(f.store, 25, `r${round}`)));
       await sleep(20);
       if (round % 3 === 1) await killConnections();
     }
@@ -396,12 +411,12 @@ test('a batch the mirror already has, sent again (cursor behind), leaves every e
   const database = await freshDatabase();
   const sync = newSync(f, f.store, database);
   try {
-    const ids = appendEvents(f.store, 60, 'x');
+    const ids = await appendEvents(f.store, 60, 'x');
     await sync.start();
     await waitFor(async () => (await remoteEventIds(database)).length === 60, 10_000);
     await sync.stop();
     // As if the process died after MySQL committed but before the cursor was saved.
-    f.store.meta.set(EVENTS_CURSOR_KEY, '0');
+    await f.store.write.meta.set(EVENTS_CURSOR_KEY, '0');
     const again = newSync(f, f.store, database);
     await again.start();
     await waitFor(() => again.eventsSent === 60, 10_000);
@@ -416,7 +431,7 @@ test('after a gateway restart the sync resumes from its persisted cursor instead
   const f = await startStore();
   const database = await freshDatabase();
   try {
-    const first = appendEvents(f.store, 50, 'first');
+    const first = await appendEvents(f.store, 50, 'first');
     const sync = newSync(f, f.store, database);
     await sync.start();
     await waitFor(async () => (await remoteEventIds(database)).length === 50, 10_000);
@@ -429,7 +444,7 @@ test('after a gateway restart the sync resumes from its persisted cursor instead
     await conn.end();
 
     const store = await f.reopen();
-    const second = appendEvents(store, 20, 'second');
+    const second = await appendEvents(store, 20, 'second');
     const resumed = newSync(f, store, database);
     await resumed.start();
     await waitFor(async () => (await remoteEventIds(database)).length === 69, 10_000);

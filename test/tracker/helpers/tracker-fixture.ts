@@ -29,10 +29,10 @@ export interface TrackerFixture {
   sightingsLagMs: number;
   /** A new Tracker over the same store (after the old one was stopped). */
   newTracker(): Tracker;
-  addObject(overrides?: Partial<MainObjectInput>): ObjectRecord;
+  addObject(overrides?: Partial<MainObjectInput>): Promise<ObjectRecord>;
   object(id: number): ObjectRecord;
   /** One committed message of the object now, as the ingest reports it (last_seen, then object-seen). */
-  message(id: number, ping?: boolean): void;
+  message(id: number, ping?: boolean): Promise<void>;
   /** Internal events in the journal, oldest first. */
   internalEvents(): StoredEvent[];
   cleanup(): Promise<void>;
@@ -55,7 +55,7 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
     internal_events: defaults.internal_events.map((e) => ({ ...e })),
     sightingsLagMs: 0,
     recorder: new InternalEventRecorder({
-      journal: ingestJournal(() => fx.store.events, bus),
+      journal: ingestJournal(() => fx.store.write.events, bus),
       entries: () => self.internal_events,
       clock,
       logger: silentLogger,
@@ -64,6 +64,7 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
       self.tracker = new Tracker({
         objects: fx.store.objects,
         meta: fx.store.meta,
+        write: fx.store.write,
         settings: () => self.tracker_settings,
         storedSightingsLagMs: self.sightingsLagMs,
         bus,
@@ -75,8 +76,8 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
       });
       return self.tracker;
     },
-    addObject(overrides = {}) {
-      return fx.store.objects.upsertMain({
+    async addObject(overrides = {}) {
+      return await fx.store.write.objects.upsertMain({
         account: '1234',
         receiverId: 1,
         receiverKind: 'udp',
@@ -91,8 +92,8 @@ export async function trackerFixture(tracker: Partial<TrackerSettings> = {}): Pr
       if (!record) throw new Error(`no object ${id}`);
       return record;
     },
-    message(id, ping = false) {
-      fx.store.objects.markSeen(id, clock.now(), null, { ping });
+    async message(id, ping = false) {
+      await fx.store.write.objects.markSeen(id, clock.now(), null, { ping });
       bus.emit('object-seen', { objectId: id, at: clock.now(), ping, remoteAddress: null });
     },
     internalEvents() {

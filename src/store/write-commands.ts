@@ -1,27 +1,21 @@
 /**
  * The typed write commands of the single writer (docs/store.md §One writer). Every write to the
- * SQLite file is one of these, executed by the writer thread on its own connection; other threads
- * (the main thread, the output worker) send them through a WriteCall and read on their own
- * query-only connections.
+ * SQLite file after Store.start() is one of these, executed by the one writer on its connection
+ * (the writer thread, src/writer/, or a store's LocalWriter); callers send them through a WriteSend
+ * and get a Promise, and read on their own connections.
  *
  * A command is a repository method that writes, named in WRITE_METHODS, with the method's own
  * argument and result types; plus two of the store itself (`probe`, `checkpoint`). `at` is the
  * caller's clock when it sent the command: repositories that stamp a time (updated_at, granted_at)
  * read it through the writer's CommandClock, so an injected clock keeps working. To add a write:
- * add the method to its repository and its name here; callers keep calling the repository
- * (`store.meta.set(...)`) and the call is routed (routed-repos.ts). Arguments and results cross
- * threads by structured clone: plain data only.
+ * add the method to its repository and its name here; callers reach it as
+ * `await store.write.meta.set(...)` (write-view.ts). Arguments and results cross threads by
+ * structured clone: plain data only.
  */
 import { VigilError, type ErrorCode } from '../core/errors.js';
-import {
-  probeWrite,
-  walCheckpoint,
-  type CheckpointMode,
-  type CheckpointResult,
-  type Database,
-} from '../store/database.js';
-import type { Repos } from '../store/repos.js';
-import { storeError } from '../store/sql.js';
+import { probeWrite, walCheckpoint, type CheckpointMode, type CheckpointResult, type Database } from './database.js';
+import type { Repos } from './repos.js';
+import { storeError } from './sql.js';
 
 export const WRITE_METHODS = {
   settings: ['save'],
@@ -44,9 +38,9 @@ export const WRITE_METHODS = {
 } as const satisfies { readonly [R in keyof Repos]: readonly (keyof Repos[R])[] };
 
 type Fn = (...args: never[]) => unknown;
-type RepoName = keyof typeof WRITE_METHODS;
-type MethodOf<R extends RepoName> = (typeof WRITE_METHODS)[R][number];
-type MethodFn<R extends RepoName, M> = M extends keyof Repos[R]
+export type RepoName = keyof typeof WRITE_METHODS;
+export type MethodOf<R extends RepoName> = (typeof WRITE_METHODS)[R][number];
+export type MethodFn<R extends RepoName, M> = M extends keyof Repos[R]
   ? Repos[R][M] extends Fn
     ? Repos[R][M]
     : never
@@ -82,8 +76,11 @@ export type WriteResult<C extends WriteCommand> = C extends { repo: infer R exte
       ? CheckpointResult
       : never;
 
-/** Sends a command to the writer and returns its result (synchronously: see command-channel.ts). */
-export type WriteCall = <C extends WriteCommand>(command: C) => WriteResult<C>;
+/**
+ * Sends a command to the one writer; resolves with its result once the writer has run it (committed),
+ * rejects with the writer's VigilError. Nothing waits synchronously: the caller's event loop turns.
+ */
+export type WriteSend = <C extends WriteCommand>(command: C) => Promise<WriteResult<C>>;
 
 /** A failed command as it crosses threads; rebuilt into the same VigilError on the caller's side. */
 export interface WireError {
@@ -135,4 +132,4 @@ export function fromWireError(err: WireError): VigilError {
   return new VigilError(err.code, err.message, err.context);
 }
 
-export type { CheckpointMode, CheckpointResult } from '../store/database.js';
+export type { CheckpointMode, CheckpointResult } from './database.js';
