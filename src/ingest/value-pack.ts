@@ -91,7 +91,8 @@ export class ValueReader {
   }
 
   str(): string | null {
-    const at = this.numbers[this.at++]!;
+    // As an int32: a double used as an index takes the generic (slow) element load.
+    const at = this.numbers[this.at++]! | 0;
     return at === NO_STRING ? null : this.strings[at]!;
   }
 }
