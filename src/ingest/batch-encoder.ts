@@ -108,8 +108,6 @@ export class BatchEncoder {
     const events = item.events;
     const n = events.length;
     const firstRow = sent.rows.length;
-    // Filled by push, not preallocated: `new Array(n)` makes a holey array, which structured clone
-    // writes as a sparse one, index by index as named properties (docs/writer.md §Crossing).
     const wired: WireRow[] = [];
     for (const event of events) {
       const row = journalRow(event, item) as MutableRow;
