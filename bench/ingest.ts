@@ -9,7 +9,8 @@
  *   node dist/bench/ingest.js
  * BENCH_CASES=tcp:1:plain,tcp:10:plain,... (transport:devices:plain|aes[:paced]); BENCH_PACED_RATE=17000
  * paces every build at that total rate (default: half of the build's own saturating rate); BENCH_REPEAT=3 takes
- * the median run of each case; phase length BENCH_MEASURE_S=6 BENCH_WARMUP_S=1.5; BENCH_FLOOR_S=3;
+ * the median run of each case and prints every run under it (the spread); phase length BENCH_MEASURE_S=6
+ * BENCH_WARMUP_S=1.5; BENCH_FLOOR_S=3;
  * BENCH_GATEWAY_CLI=<other build>/dist/src/cli.js measures another build; BENCH_COMPARE=<tree of another
  * build> runs that build ("before") and this one ("after") side by side, the two phases of every
  * case back to back (order alternating per repeat), then one floor: the fairest before/after on a
@@ -112,6 +113,11 @@ function row(r: Row): (string | number)[] {
     r.naks + r.duhs,
     r.timeouts,
   ];
+}
+
+/** One run of a repeated case, for the spread under its median row. */
+function runFigures(r: PhaseResult): string {
+  return `${r.ackedPerS}/s ${r.cpuUsPerEvent} µs ${r.bytesPerEvent} B`;
 }
 
 /** Devices started per second: a steady-state measurement, not a reconnection storm. */
@@ -241,6 +247,7 @@ async function main(): Promise<void> {
         };
         rows.push(r);
         print(formatTable(HEADER, [row(r)]).split('\n')[2]!);
+        if (list.length > 1) print(`  ${g.label} runs: ${list.map(runFigures).join('; ')}`);
       }
       await sleep(300);
     }

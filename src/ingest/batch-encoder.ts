@@ -25,20 +25,33 @@ export type Op =
 
 export type MutableRow = { -readonly [K in keyof NewEvent]: NewEvent[K] };
 
+/**
+ * One frame or hello of a batch, in the batch's order (the order of WireResult.objectIds): where the
+ * writer's answer for it is found.
+ */
+export interface SentItem {
+  /** A frame's rows: Sent.rows[firstRow] onwards (rows are numbered across the batch, as their ids and flags). */
+  readonly firstRow: number;
+  readonly rowCount: number;
+  /** A hello's place among the batch's hellos (WireResult.helloObjects); -1 for a frame. */
+  readonly hello: number;
+}
+
 /** A batch that left: the wire form plus what this thread must apply, publish or undo. */
 export interface Sent {
   readonly ops: readonly Op[];
   batch: WireBatch;
-  /** Per wire op: the journal rows of a frame as the bus announces them (objectId set after COMMIT). */
-  readonly rows: Array<MutableRow[] | null>;
+  /** Every frame and hello of the batch, in order. */
+  readonly items: SentItem[];
+  /** Every journal row of the batch, in order, as the bus announces them (objectId and flags set after COMMIT). */
+  readonly rows: MutableRow[];
   readonly raws: Uint8Array[];
   rawLength: number;
+  hellos: number;
   readonly sessions: Map<number, SessionLog>;
   readonly devices: Map<number, LinkedDevice>;
   readonly counted: Array<[SessionLog, number]>;
-  items: number;
   linkTests: number;
-  rowCount: number;
 }
 
 export interface BatchEncoderOptions {
@@ -70,18 +83,9 @@ export class BatchEncoder {
           bytesIn: s.bytesIn,
           bytesOut: s.bytesOut,
         });
-        sent.rows.push(null);
         continue;
       }
-      sent.items += op.items.length;
-      for (const item of op.items) {
-        if (item.kind === 'frame') {
-          wire.push(this.frame(item, sent));
-        } else {
-          wire.push(this.hello(item, sent));
-          sent.rows.push(null);
-        }
-      }
+      for (const item of op.items) wire.push(item.kind === 'frame' ? this.frame(item, sent) : this.hello(item, sent));
     }
     // One buffer for every raw frame: transferred to the writer thread instead of cloned (a
     // frame is usually a view into a much larger socket chunk, which a clone would copy whole).
@@ -102,28 +106,25 @@ export class BatchEncoder {
 
   private frame(item: FrameItem, sent: Sent): WireFrame {
     const events = item.events;
-    // Filled by push, not preallocated: `new Array(n)` makes a holey array, which structured clone
-    // writes as a sparse one, index by index as named properties (docs/receivers.md, "Crossing to
-    // the writer").
-    const rows: MutableRow[] = [];
+    const n = events.length;
+    const firstRow = sent.rows.length;
     const wired: WireRow[] = [];
     for (const event of events) {
       const row = journalRow(event, item) as MutableRow;
-      rows.push(row);
+      sent.rows.push(row);
       wired.push(wireRow(row));
     }
-    sent.rows.push(rows);
+    sent.items.push({ firstRow, rowCount: n, hello: -1 });
     let raw: [number, number] = [0, 0];
-    if (rows.length > 0) {
+    if (n > 0) {
       raw = [sent.rawLength, item.raw.byteLength];
       sent.raws.push(item.raw);
       sent.rawLength += item.raw.byteLength;
     }
     if (item.linkTest) sent.linkTests++;
-    sent.rowCount += rows.length;
-    if (item.session && rows.length > 0) {
-      item.session.events += rows.length;
-      sent.counted.push([item.session, rows.length]);
+    if (item.session && n > 0) {
+      item.session.events += n;
+      sent.counted.push([item.session, n]);
     }
     const device = item.device;
     if (device) sent.devices.set(device.objectId, device);
@@ -145,6 +146,7 @@ export class BatchEncoder {
   }
 
   private hello(item: HelloItem, sent: Sent): WireOp {
+    sent.items.push({ firstRow: sent.rows.length, rowCount: 0, hello: sent.hellos++ });
     return {
       kind: 'hello',
       receiverId: item.receiver.id,
@@ -175,14 +177,14 @@ function emptySent(ops: readonly Op[]): Sent {
   return {
     ops,
     batch: { ops: [], raw: new Uint8Array(0), sessionLogCount: 0, startup: null },
+    items: [],
     rows: [],
     raws: [],
     rawLength: 0,
+    hellos: 0,
     sessions: new Map(),
     devices: new Map(),
     counted: [],
-    items: 0,
     linkTests: 0,
-    rowCount: 0,
   };
 }

@@ -18,7 +18,7 @@ import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
 import type { StartupRules } from './startup-events.js';
-import { BatchEncoder, type Op, type Sent } from './batch-encoder.js';
+import { BatchEncoder, type MutableRow, type Op, type Sent, type SentItem } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
 import { collectSightings } from './sightings.js';
 import type { IngestEvents, IngestItem, IngestResult, IngestSink, IngestStats, SessionLog } from './types.js';
@@ -56,6 +56,11 @@ export interface EventIngestDeps {
 
 export const DEFAULT_MAX_BATCH_ITEMS = 2000;
 const NO_IDS: readonly number[] = Object.freeze([]);
+
+/** The journal id of the batch's row number `n` (the ids are consecutive: WireResult.eventIds). */
+function idOf(eventIds: WireResult['eventIds'], n: number): number {
+  return typeof eventIds === 'number' ? eventIds + n : eventIds[n]!;
+}
 
 export class EventIngest {
   readonly stats: IngestStats = {
@@ -205,14 +210,15 @@ export class EventIngest {
     const now = performance.now();
     const commitMs = now - this.sentAt;
     // The gate decides whether what arrived during the commit leaves now or gathers the fleet first.
-    if (this.gate.answered(sent.items, this.queuedItems, commitMs)) this.dispatch();
+    const items = sent.items.length;
+    if (this.gate.answered(items, this.queuedItems, commitMs)) this.dispatch();
     const stats = this.stats;
     stats.flushes++;
-    stats.items += sent.items;
-    stats.events += sent.rowCount;
+    stats.items += items;
+    stats.events += sent.rows.length;
     stats.linkTests += sent.linkTests;
     stats.objectsRegistered += result.registered.length;
-    if (sent.items > stats.largestFlush) stats.largestFlush = sent.items;
+    if (items > stats.largestFlush) stats.largestFlush = items;
     if (this.failing) {
       this.failing = false;
       this.deps.logger.info('journal writes succeed again');
@@ -230,59 +236,50 @@ export class EventIngest {
    * The ACKs first, then the bus: a device waits for its ACK, and nothing on the bus (outputs'
    * wake-up, supervision, metrics, the status feed) has to run before it. Every row is durable
    * already; the listeners still hear every row in id order in this same turn of the event loop.
+   * The batch's frames and hellos are answered in order (WireResult.objectIds), the rows by their
+   * number in the batch (eventIds, flagged).
    */
   private publish(sent: Sent, result: WireResult): void {
-    const bus = this.deps.bus;
     const { objectIds, eventIds, helloObjects } = result;
-    const firstId = typeof eventIds === 'number' ? eventIds : 0;
-    const wire = sent.batch.ops;
-    let w = 0;
-    let oi = 0;
-    let ei = 0;
-    let hi = 0;
-    let fi = 0;
-    const flagged = result.flagged;
-    const stored: Array<IngestEvents['event-stored']> = [];
+    const rows = sent.rows;
+    for (const [n, flags] of result.flagged) rows[n]!.flags = flags;
+    let i = 0;
     for (const op of sent.ops) {
-      if (op.kind === 'close') {
-        w++;
-        continue;
-      }
+      if (op.kind === 'close') continue;
       const list: IngestResult[] = new Array(op.items.length);
-      for (let i = 0; i < op.items.length; i++) {
-        const item = wire[w++]!;
-        const objectId = objectIds[oi++] ?? null;
-        if (item.kind === 'hello') {
-          list[i] = { objectId, eventIds: NO_IDS, object: helloObjects[hi++]! };
-          continue;
-        }
-        if (item.kind !== 'frame') continue;
-        const rows = sent.rows[w - 1]!;
-        const n = rows.length;
-        let ids = NO_IDS;
-        if (n > 0) {
-          const own: number[] = new Array(n);
-          for (let k = 0; k < n; k++) {
-            const id = typeof eventIds === 'number' ? firstId + ei++ : eventIds[ei++]!;
-            own[k] = id;
-            const row = rows[k]!;
-            row.objectId = objectId;
-            // The flags the writer decided (rows are numbered across the batch, as their ids).
-            if (fi < flagged.length && flagged[fi]![0] === ei - 1) row.flags = flagged[fi++]![1];
-            if (bus) stored.push({ id, event: row });
-          }
-          ids = own;
-        }
-        list[i] = { objectId, eventIds: ids };
+      for (let k = 0; k < list.length; k++, i++) {
+        const item = sent.items[i]!;
+        const objectId = objectIds[i] ?? null;
+        if (item.hello >= 0) list[k] = { objectId, eventIds: NO_IDS, object: helloObjects[item.hello]! };
+        else list[k] = { objectId, eventIds: this.stored(item, rows, objectId, eventIds) };
       }
       this.settle(op.sink, list);
     }
+    const bus = this.deps.bus;
     if (!bus) return;
     for (const object of result.registered) bus.emit('object-registered', { object });
-    for (const payload of stored) bus.emit('event-stored', payload);
+    for (let n = 0; n < rows.length; n++) bus.emit('event-stored', { id: idOf(eventIds, n), event: rows[n]! });
     // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
-    for (const [objectId, s] of collectSightings(wire, objectIds))
+    for (const [objectId, s] of collectSightings(sent.batch.ops, objectIds))
       bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
+  }
+
+  /** A frame's rows get the object the writer attributed it to; their ids, in order. */
+  private stored(
+    item: SentItem,
+    rows: MutableRow[],
+    objectId: number | null,
+    eventIds: WireResult['eventIds'],
+  ): readonly number[] {
+    const count = item.rowCount;
+    if (count === 0) return NO_IDS;
+    const ids: number[] = new Array(count);
+    for (let k = 0; k < count; k++) {
+      const n = item.firstRow + k;
+      rows[n]!.objectId = objectId;
+      ids[k] = idOf(eventIds, n);
+    }
+    return ids;
   }
 
   /** A sink that throws (a bug) is logged; it must not keep the other submits of the batch from hearing. */
@@ -310,7 +307,7 @@ export class EventIngest {
     if (!this.failing) {
       this.failing = true;
       this.deps.logger.error('journal write failed: devices get no ACK and will retransmit', {
-        items: sent.items,
+        items: sent.items.length,
         error: message,
       });
       this.deps.health?.report('store', 'store', 'failed', `journal write failed: ${message}`);

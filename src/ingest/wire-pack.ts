@@ -1,113 +1,113 @@
 /**
- * A journal batch's ops as ONE flat array of primitives for the trip to the writer thread, and
- * back (docs/receivers.md §Group commit, "Crossing to the writer"). Structured clone writes every
- * property name of every object, and the receiving thread looks each name up again to rebuild the
- * object's shape; a flat array of numbers, strings and the rows' tuples clones as values only.
- * Measured, the object form cost ~2 µs per frame on each side at 100 frames per batch
- * (docs/writer.md §Crossing). Pure: values in, values out.
+ * A journal batch's ops packed for the trip to the writer thread, and back (docs/writer.md
+ * §Crossing): their numbers in one transferred Float64Array, their strings once each
+ * (value-pack.ts). Structured clone writes every property name of every object and every string
+ * it meets, and the receiving thread rebuilds each; packed, a batch's rows and ops cross as one
+ * buffer moved and a short list of distinct strings. Pure: values in, values out.
  *
  * Layout, op after op (`-1` marks an absent session or device):
  *   close  0, session…, at, events, bytesIn, bytesOut
- *   frame  1, base…, session…, account, linkTest, quirks, device…, rawOffset, rawLength, rows
+ *   frame  1, base…, session…, account, linkTest, quirks, device…, rawOffset, rawLength, row count, rows…
  *   hello  2, base…, session…, uid, account, hwId, firmware
  * base = receiverId, receiverKind, transport, remoteAddress, receivedAt;
  * session = key, id, connectedAt, remoteAddress (or -1); device = objectId, uid, account (or -1);
- * rows = the frame's WireRow tuples, as one array.
+ * rows = each wire row's values in its order (journal-columns.ts packRow).
  */
+import { packRow, readRow } from '../store/journal-columns.js';
 import type { ReceiverKind } from '../store/types.js';
+import { ValuePacker, ValueReader, type PackedValues } from './value-pack.js';
 import type { WireFrame, WireHello, WireOp, WireRow, WireSession } from './wire.js';
 
-/** Numbers, strings, booleans, nulls and each frame's wire rows, op after op (layout above). */
-export type PackedOps = Array<number | string | boolean | null | WireRow[]>;
+export type PackedOps = PackedValues;
 
 const CLOSE = 0;
 const FRAME = 1;
 const HELLO = 2;
 const NONE = -1;
+/** Numbers per op and per row, about: the packer's first size (it grows when a batch needs more). */
+const NUMBERS_PER_OP = 24;
+const NUMBERS_PER_ROW = 16;
 
 export function packOps(ops: readonly WireOp[]): PackedOps {
-  const out: PackedOps = [];
+  let capacity = ops.length * NUMBERS_PER_OP;
+  for (const op of ops) if (op.kind === 'frame') capacity += op.rows.length * NUMBERS_PER_ROW;
+  const p = new ValuePacker(capacity);
   for (const op of ops) {
     if (op.kind === 'close') {
-      out.push(CLOSE);
-      pushSession(out, op.session);
-      out.push(op.at, op.events, op.bytesIn, op.bytesOut);
+      p.num(CLOSE);
+      packSession(p, op.session);
+      p.num(op.at);
+      p.num(op.events);
+      p.num(op.bytesIn);
+      p.num(op.bytesOut);
       continue;
     }
-    out.push(
-      op.kind === 'frame' ? FRAME : HELLO,
-      op.receiverId,
-      op.receiverKind,
-      op.transport,
-      op.remoteAddress,
-      op.receivedAt,
-    );
-    pushSession(out, op.session);
+    p.num(op.kind === 'frame' ? FRAME : HELLO);
+    p.num(op.receiverId);
+    p.str(op.receiverKind);
+    p.str(op.transport);
+    p.str(op.remoteAddress);
+    p.num(op.receivedAt);
+    packSession(p, op.session);
     if (op.kind === 'frame') {
-      out.push(op.account, op.linkTest, op.quirks);
+      p.str(op.account);
+      p.bool(op.linkTest);
+      p.num(op.quirks);
       const device = op.device;
-      if (device) out.push(device.objectId, device.uid, device.account);
-      else out.push(NONE);
-      out.push(op.raw[0], op.raw[1], op.rows);
+      if (device) {
+        p.num(device.objectId);
+        p.str(device.uid);
+        p.str(device.account);
+      } else p.num(NONE);
+      p.num(op.raw[0]);
+      p.num(op.raw[1]);
+      p.num(op.rows.length);
+      for (const row of op.rows) packRow(p, row);
     } else {
-      out.push(op.uid, op.account, op.hwId, op.firmware);
+      p.str(op.uid);
+      p.str(op.account);
+      p.str(op.hwId);
+      p.str(op.firmware);
     }
   }
-  return out;
+  return p.done();
 }
 
 export function unpackOps(packed: PackedOps): WireOp[] {
   const ops: WireOp[] = [];
-  const p = packed;
-  let i = 0;
-  const session = (): WireSession | null => {
-    const key = p[i++] as number;
-    if (key === NONE) return null;
-    const s: WireSession = {
-      key,
-      id: p[i] as number | null,
-      connectedAt: p[i + 1] as number,
-      remoteAddress: p[i + 2] as string,
-    };
-    i += 3;
-    return s;
-  };
-  while (i < p.length) {
-    const kind = p[i++];
+  const r = new ValueReader(packed);
+  while (!r.done) {
+    const kind = r.int();
     if (kind === CLOSE) {
-      const s = session()!;
       ops.push({
         kind: 'close',
-        session: s,
-        at: p[i] as number,
-        events: p[i + 1] as number,
-        bytesIn: p[i + 2] as number,
-        bytesOut: p[i + 3] as number,
+        session: readSession(r)!,
+        at: r.int(),
+        events: r.int(),
+        bytesIn: r.int(),
+        bytesOut: r.int(),
       });
-      i += 4;
       continue;
     }
-    const receiverId = p[i] as number;
-    const receiverKind = p[i + 1] as ReceiverKind;
-    const transport = p[i + 2] as string;
-    const remoteAddress = p[i + 3] as string;
-    const receivedAt = p[i + 4] as number;
-    i += 5;
-    const s = session();
+    if (kind !== FRAME && kind !== HELLO)
+      throw new Error(`packed journal batch: unknown op ${String(kind)} at ${r.at - 1}`);
+    const receiverId = r.int();
+    const receiverKind = r.str() as ReceiverKind;
+    const transport = r.str()!;
+    const remoteAddress = r.str()!;
+    const receivedAt = r.int();
+    const session = readSession(r);
     if (kind === FRAME) {
-      const account = p[i] as string | null;
-      const linkTest = p[i + 1] as boolean;
-      const quirks = p[i + 2] as number;
-      i += 3;
-      let device: WireFrame['device'] = null;
-      if (p[i] === NONE) i++;
-      else {
-        device = { objectId: p[i] as number, uid: p[i + 1] as string, account: p[i + 2] as string };
-        i += 3;
-      }
-      const raw: [number, number] = [p[i] as number, p[i + 1] as number];
-      const rows = p[i + 2] as WireRow[];
-      i += 3;
+      const account = r.str();
+      const linkTest = r.bool();
+      const quirks = r.int();
+      const objectId = r.int();
+      const device: WireFrame['device'] = objectId === NONE ? null : { objectId, uid: r.str()!, account: r.str()! };
+      const raw: [number, number] = [r.int(), r.int()];
+      const count = r.int();
+      // Filled by push: the rows stay a packed array (docs/writer.md §Crossing).
+      const rows: WireRow[] = [];
+      for (let i = 0; i < count; i++) rows.push(readRow(r));
       ops.push({
         kind: 'frame',
         receiverId,
@@ -115,7 +115,7 @@ export function unpackOps(packed: PackedOps): WireOp[] {
         transport,
         remoteAddress,
         receivedAt,
-        session: s,
+        session,
         account,
         linkTest,
         quirks,
@@ -125,7 +125,6 @@ export function unpackOps(packed: PackedOps): WireOp[] {
       });
       continue;
     }
-    if (kind !== HELLO) throw new Error(`packed journal batch: unknown op ${String(kind)} at ${i - 1}`);
     const hello: WireHello = {
       kind: 'hello',
       receiverId,
@@ -133,19 +132,30 @@ export function unpackOps(packed: PackedOps): WireOp[] {
       transport,
       remoteAddress,
       receivedAt,
-      session: s,
-      uid: p[i] as string,
-      account: p[i + 1] as string | null,
-      hwId: p[i + 2] as string | null,
-      firmware: p[i + 3] as string | null,
+      session,
+      uid: r.str()!,
+      account: r.str(),
+      hwId: r.str(),
+      firmware: r.str(),
     };
-    i += 4;
     ops.push(hello);
   }
   return ops;
 }
 
-function pushSession(out: PackedOps, s: WireSession | null): void {
-  if (s) out.push(s.key, s.id, s.connectedAt, s.remoteAddress);
-  else out.push(NONE);
+function packSession(p: ValuePacker, s: WireSession | null): void {
+  if (!s) {
+    p.num(NONE);
+    return;
+  }
+  p.num(s.key);
+  p.num(s.id);
+  p.num(s.connectedAt);
+  p.str(s.remoteAddress);
+}
+
+function readSession(r: ValueReader): WireSession | null {
+  const key = r.int();
+  if (key === NONE) return null;
+  return { key, id: r.num(), connectedAt: r.int(), remoteAddress: r.str()! };
 }

@@ -156,6 +156,39 @@ export const insertParams = new Function(
   }).join(', ')}];`,
 )(storedCode) as (frame: FrameValues, row: WireRow, raw: Buffer, objectId: number | null) => EventInsertParams;
 
+/** Where a wire row's values are packed for the trip to the writer thread (src/ingest/value-pack.ts). */
+export interface RowPacker {
+  num(value: number | null): void;
+  bool(value: boolean): void;
+  str(value: string | null): void;
+}
+
+export interface RowReader {
+  num(): number | null;
+  bool(): boolean;
+  str(): string | null;
+}
+
+/** How a wire row's value of each kind is packed and read back (a blob is never in the row). */
+function packerMethod(c: JournalColumn): 'num' | 'bool' | 'str' {
+  if (c.kind === 'integer' || c.kind === 'time') return 'num';
+  if (c.kind === 'bool') return 'bool';
+  return 'str';
+}
+
+/** A wire row into the packer, value by value in the row's order (compiled like the builders above). */
+export const packRow = new Function(
+  'p',
+  'row',
+  ROW_COLUMNS.map((c) => `p.${packerMethod(c)}(row[${indexOf(c.field)}]);`).join('\n'),
+) as (p: RowPacker, row: WireRow) => void;
+
+/** The wire row packRow wrote, read back in the same order. */
+export const readRow = new Function(
+  'r',
+  `return [${ROW_COLUMNS.map((c) => `r.${packerMethod(c)}()`).join(', ')}];`,
+) as (r: RowReader) => WireRow;
+
 /** A whole NewEvent's insert parameters (internal events, tests, tools): the same builders. */
 export function toInsertParams(event: NewEvent): EventInsertParams {
   const raw = Buffer.from(event.raw.buffer, event.raw.byteOffset, event.raw.byteLength);

@@ -20,7 +20,10 @@ export interface WriterInit {
   readonly endpoint: WriterEndpoint;
 }
 
-/** A batch to commit: its seq, the ops packed flat (wire-pack.ts), the raw bytes (transferred), the rest of WireBatch. */
+/**
+ * A batch to commit: its seq, the ops packed (wire-pack.ts: their numbers transferred, their strings
+ * once each), the raw bytes (transferred), the rest of WireBatch.
+ */
 export type WriteRequest = readonly [
   seq: number,
   ops: PackedOps,
@@ -67,6 +70,11 @@ export function isWrite(request: WriterRequest): request is WriteRequest {
 /** An array is a committed batch; every other reply is an object with a `type`. */
 export function isDone(reply: WriterReply): reply is DoneReply {
   return Array.isArray(reply);
+}
+
+/** The buffers a request moves to the writer thread instead of cloning (postMessage's transfer list). */
+export function transferOf(request: WriteRequest): ArrayBuffer[] {
+  return [request[1][0].buffer as ArrayBuffer, request[2].buffer as ArrayBuffer];
 }
 
 export function packWrite(seq: number, batch: WireBatch): WriteRequest {

@@ -30,6 +30,7 @@ import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from '../in
 import {
   isDone,
   packWrite,
+  transferOf,
   unpackDone,
   type DoneReply,
   type WriterInit,
@@ -112,9 +113,10 @@ export class WriterProxy implements JournalWriter, StoreWriter {
     return new Promise<WireResult>((resolve, reject) => {
       this.pending.set(seq, { resolve, reject, since: performance.now() });
       if (this.pending.size === 1) worker.ref();
-      // The batch crosses as a tuple, its ops packed flat (thread-messages.ts, wire-pack.ts); the
-      // raw-bytes buffer moves to the writer thread (zero copy): nothing here reads it again.
-      worker.postMessage(packWrite(seq, batch) satisfies WriterRequest, [batch.raw.buffer as ArrayBuffer]);
+      // The batch crosses as a tuple, its ops packed (thread-messages.ts, wire-pack.ts); the packed
+      // numbers and the raw bytes move to the writer thread (zero copy): nothing here reads them again.
+      const request = packWrite(seq, batch);
+      worker.postMessage(request satisfies WriterRequest, transferOf(request));
     });
   }
 

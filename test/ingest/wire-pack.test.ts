@@ -1,4 +1,4 @@
-/** packOps / unpackOps: a journal batch's ops survive the flat form (and a structured clone) exactly, whatever is absent or null. */
+/** packOps / unpackOps: a journal batch's ops survive the packed form (and a structured clone) exactly, whatever is absent or null. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { packOps, unpackOps } from '../../src/ingest/wire-pack.js';
@@ -93,16 +93,21 @@ test('every op kind round-trips, through a structured clone as postMessage does'
   assert.equal(unpackOps(structuredClone(packOps(ops))), ops);
 });
 
-test('the packed form is a flat array of values and tuples: no object with named fields crosses', () => {
-  const packed = packOps(ops);
-  for (const value of packed) {
-    if (value !== null && typeof value === 'object') assert.ok(Array.isArray(value), 'only the rows array is nested');
-  }
+test('the packed form is numbers and strings only: no object with named fields crosses', () => {
+  const [numbers, strings] = packOps(ops);
+  assert.ok(numbers instanceof Float64Array, 'the numbers are one typed array (transferred)');
+  for (const value of strings) assert.type(value, 'string');
+});
+
+test('a string the batch repeats crosses once', () => {
+  const [, strings] = packOps(ops);
+  assert.equal(strings.length, new Set(strings).size);
+  assert.is(strings.filter((s) => s === 'SIA-DCS').length, 1);
 });
 
 test('an empty batch packs to nothing; an unknown op is refused, not guessed', () => {
   assert.equal(unpackOps(packOps([])), []);
-  assert.throws(() => unpackOps([7, 1, 2]), /unknown op 7/);
+  assert.throws(() => unpackOps([Float64Array.of(7, 1, 2), []]), /unknown op 7/);
 });
 
 test.run();
