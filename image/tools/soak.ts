@@ -8,8 +8,8 @@
  * `systemd-analyze blame` and reading the journal every 20 s, beside steady DC-09 traffic from several
  * panels (one TCP connection per frame, as a dial-up communicator sends) and the API polled like the page.
  */
-import { buildMessage } from '../../src/protocols/dc09/encoder.js';
-import { type Guest, sendFrame } from './guest.js';
+import type { Guest } from './guest.js';
+import { sendEvent } from './update-box.js';
 
 export interface SoakOptions {
   readonly guest: Guest;
@@ -54,23 +54,12 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   let acked = 0;
   let refused = 0;
   let sshRounds = 0;
-  let sequence = 1;
 
   const panel = async (index: number) => {
     const account = soakAccount(index);
     while (Date.now() < endsAt && sent < maxFrames) {
       sent += 1;
-      const frame = buildMessage({
-        token: 'SIA-DCS',
-        sequence: sequence++ % 10000,
-        receiver: 1,
-        line: 1,
-        account,
-        data: `#${account}|Nri1/BA0${sequence % 10}`,
-        timestamp: Date.now(),
-      });
-      const reply = await sendFrame(rxPort, frame, 30_000).catch(() => '');
-      if (reply.includes('"ACK"')) acked += 1;
+      if (await sendEvent(rxPort, account, 30_000).catch(() => false)) acked += 1;
       else refused += 1;
       await sleep(pauseMs);
     }

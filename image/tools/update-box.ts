@@ -84,7 +84,7 @@ export async function raucProgress(guest: Guest): Promise<{ percent: number; mes
 
 let sequence = 1;
 /** One DC-09 event for `account`; true when it was ACKed. */
-export async function sendEvent(rxPort: number, account: string): Promise<boolean> {
+export async function sendEvent(rxPort: number, account: string, timeoutMs?: number): Promise<boolean> {
   const frame = buildMessage({
     token: 'SIA-DCS',
     sequence: sequence++ % 10000,
@@ -94,7 +94,7 @@ export async function sendEvent(rxPort: number, account: string): Promise<boolea
     data: `#${account}|Nri1/BA0${sequence % 10}`,
     timestamp: Date.now(),
   });
-  return (await sendFrame(rxPort, frame)).includes('"ACK"');
+  return (await sendFrame(rxPort, frame, timeoutMs)).includes('"ACK"');
 }
 
 export async function eventsFor(guest: Guest, token: string, account: string): Promise<number> {
