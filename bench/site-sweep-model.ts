@@ -1,6 +1,6 @@
 /**
  * The site of bench/site.ts, accelerated, to choose the sightings sweep interval (SEEN_PERSIST_MS,
- * docs/benchmarks.md §Sightings sweep model): the store's own code on a real file (WAL,
+ * docs/benchmarks.md §Sightings sweep model): the writer's own code on a real file (WAL,
  * synchronous=FULL) — 1,000 objects, one journal row per commit (1 event/s, each its own fsynced
  * commit), every device heard once per 60 s (its link test), the writer's SeenLog deciding what is
  * written when, on a simulated clock. Link tests that only wait for the sweep commit nothing (an
@@ -15,8 +15,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemClock } from '../src/core/clock.js';
 import { silentLogger } from '../src/core/logger.js';
 import { SeenLog, type Sight } from '../src/ingest/seen-log.js';
+import { openDatabase } from '../src/store/database.js';
+import { createRepos } from '../src/store/repos.js';
 import { Store } from '../src/store/store.js';
 import { sampleJournalRows } from './lib/journal-sample.js';
 import { writeBytes } from './lib/proc-io.js';
@@ -34,7 +37,8 @@ function print(text: string): void {
 
 async function model(intervalS: number): Promise<{ bytesPerDay: number; commits: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-sweep-model-'));
-  const store = new Store(join(dir, 'vigil.db'), silentLogger);
+  const path = join(dir, 'vigil.db');
+  const store = new Store(path, silentLogger);
   try {
     await store.start();
     const rows = sampleJournalRows();
@@ -56,6 +60,12 @@ async function model(intervalS: number): Promise<{ bytesPerDay: number; commits:
         ).id,
       );
     }
+    // From here the writer's own repositories on their own connection, as the writer thread
+    // opens them (src/writer/writer-thread.ts): the store that registered the objects is stopped.
+    await store.stop();
+    const db = openDatabase(path);
+    const repos = createRepos(db, systemClock);
+    const tx = db.transaction((fn: () => void) => fn());
     let bytes0 = 0;
     let commits = 0;
     for (let s = 0; s < WARM_S + SIMULATED_S; s++) {
@@ -69,15 +79,15 @@ async function model(intervalS: number): Promise<{ bytesPerDay: number; commits:
       for (let i = s % LINK_TEST_S; i < DEVICES; i += LINK_TEST_S) {
         heard.set(ids[i]!, { at: t0 + now, ping: true, remote: `10.0.${i >> 8}.${i & 255}:4000` });
       }
-      const local = store.localWrites();
-      local.transaction(() => {
-        local.events.appendRows([rows[s % rows.length]!]);
-        seen.apply(local.objects, heard);
+      tx.immediate(() => {
+        repos.events.appendRows([rows[s % rows.length]!]);
+        seen.apply(repos.objects, heard);
       });
       seen.committed();
       commits++;
     }
     const bytes = writeBytes('self') - bytes0;
+    db.close();
     return { bytesPerDay: (bytes / SIMULATED_S) * 86_400, commits };
   } finally {
     await store.stop();

@@ -4,8 +4,8 @@
  * last_seen / last_ping (throttled, src/ingest/seen-log.ts), session rows — and returns what it
  * did. It is the one place that decides which object a message belongs to, so the rows' ignorable
  * startup flag (docs/supervision.md), which depends on the object for datagrams, is decided here
- * too, inside the same transaction. Runs wherever its store connection is: in the writer thread (src/writer/writer-thread.ts) or,
- * for tests and tools, in the caller's thread (InlineJournalWriter).
+ * too, inside the same transaction. It runs in the writer thread (src/writer/writer-thread.ts), on
+ * the thread's own connection.
  *
  * It keeps what it needs to answer without a SELECT on the hot path: the ObjectDirectory, the
  * session rows it opened (by session key) and the accounts devices adopted. Everything a batch
@@ -17,19 +17,9 @@ import { StartupEventClassifier, type StartupRules, type StartupRow } from './st
 import { ObjectDirectory, type ObjectsPort, type Sighting } from './object-directory.js';
 import { SeenLog } from './seen-log.js';
 import { collectSightings } from './sightings.js';
-import type {
-  JournalWriter,
-  WireBatch,
-  WireFrame,
-  WireHello,
-  WireOp,
-  WireResult,
-  WireRow,
-  WireSession,
-  WriterLiveness,
-} from './wire.js';
+import type { WireBatch, WireFrame, WireHello, WireOp, WireResult, WireRow, WireSession } from './wire.js';
 
-/** The slice of the store (src/store/store.ts) a batch is written through. */
+/** The writer thread's repositories a batch is written through, and its transaction. */
 export interface IngestStore {
   readonly events: { appendRows(rows: readonly EventInsertParams[]): number[] };
   readonly objects: ObjectsPort;
@@ -272,37 +262,4 @@ function compactIds(ids: readonly number[]): number | number[] {
 
 function sameAccount(a: string, b: string): boolean {
   return a === b || a.toUpperCase() === b.toUpperCase();
-}
-
-/** The writer in the caller's thread: each write commits synchronously, then resolves. */
-export class InlineJournalWriter implements JournalWriter {
-  private readonly writer: BatchWriter;
-  private lastCommitAt: number | null = null;
-  private commits = 0;
-
-  constructor(store: IngestStore, seenLog?: SeenLog) {
-    this.writer = new BatchWriter(store, seenLog);
-  }
-
-  write(batch: WireBatch): Promise<WireResult> {
-    try {
-      const result = this.writer.write(batch);
-      this.lastCommitAt = Date.now();
-      this.commits++;
-      return Promise.resolve(result);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.writer.flushSeen();
-  }
-
-  /** Nothing to ping: a write here runs to its end before anything else in this thread. */
-  ping(): void {}
-
-  liveness(): WriterLiveness {
-    return { stalledMs: 0, lastCommitAt: this.lastCommitAt, commits: this.commits };
-  }
 }

@@ -16,7 +16,6 @@ import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
-import { InlineJournalWriter, type IngestStore } from './batch-writer.js';
 import type { StartupRules } from './startup-events.js';
 import { BatchEncoder, type MutableRow, type Op, type Sent, type SentItem } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
@@ -24,13 +23,9 @@ import { collectSightings } from './sightings.js';
 import type { IngestEvents, IngestItem, IngestResult, IngestSink, IngestStats, SessionLog } from './types.js';
 import type { JournalWriter, WireResult } from './wire.js';
 
-export type { IngestStore } from './batch-writer.js';
-
 export interface EventIngestDeps {
-  /** Written inline (InlineJournalWriter) when no `writer` is given. */
-  readonly store?: IngestStore;
-  /** The journal writer; default: an InlineJournalWriter on `store` (commits in this thread). */
-  readonly writer?: JournalWriter;
+  /** The writer thread's journal side (src/writer/writer-proxy.ts), or a fake that speaks its protocol. */
+  readonly writer: JournalWriter;
   readonly logger: Logger;
   readonly bus?: TypedBus<IngestEvents>;
   /** The store's health entry is set 'failed' while batches fail, 'ok' when one commits again. */
@@ -92,8 +87,7 @@ export class EventIngest {
 
   constructor(deps: EventIngestDeps) {
     this.deps = deps;
-    if (!deps.writer && !deps.store) throw new Error('EventIngest needs a writer or a store to write inline');
-    this.writer = deps.writer ?? new InlineJournalWriter(deps.store!);
+    this.writer = deps.writer;
     this.maxBatchItems = deps.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS;
     this.gate = new BatchGate(() => {
       if (!this.inFlight) this.dispatch();

@@ -13,9 +13,6 @@ import type { HealthRegistry, ComponentState } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import { openDatabase, type CheckpointMode, type CheckpointResult, type Database } from './database.js';
-import type { EventJournal } from './event-journal.js';
-import type { ObjectsRepo } from './objects-repo.js';
-import type { SessionsRepo } from './sessions-repo.js';
 import { checkCompatible, latestVersion, migrate } from './migrations.js';
 import { LiveSightings } from './live-sightings.js';
 import { LocalWriter } from './local-writer.js';
@@ -42,18 +39,6 @@ export interface StoreWriter {
   send<C extends WriteCommand>(command: C, timeoutMs?: number): Promise<WriteResult<C>>;
   /** Drains, writes what it still holds, runs PRAGMA optimize and closes its connection. */
   close(): Promise<void>;
-}
-
-/**
- * The repositories with their writes on this store's own connection, for the journal writer that
- * runs in this thread (src/ingest InlineJournalWriter: tests of single parts). Read through the
- * store at each use; refused while a writer thread owns the file.
- */
-export interface LocalWrites {
-  readonly events: EventJournal;
-  readonly objects: ObjectsRepo;
-  readonly sessions: SessionsRepo;
-  transaction<T>(fn: () => T): T;
 }
 
 export interface StoreOptions {
@@ -269,24 +254,6 @@ export class Store implements Service {
   }
 
   /**
-   * Runs `fn` in ONE `BEGIN IMMEDIATE` transaction: the repository writes inside it (their own
-   * transactions nest as savepoints) commit together, with one fsync, or all roll back when `fn`
-   * throws. The receivers' group commit (src/ingest) journals many devices' events and updates
-   * their objects this way.
-   */
-  transaction<T>(fn: () => T): T {
-    this.open();
-    if (this.writer)
-      throw new VigilError('INTERNAL', 'transactions run in the writer thread (docs/store.md §One writer)');
-    const db = this.db as Database;
-    try {
-      return db.transaction(fn).immediate();
-    } catch (err) {
-      throw storeError(err, 'transaction');
-    }
-  }
-
-  /**
    * Bytes of the file's free pages (SQLite's freelist): room that rows deleted by retention left,
    * which new rows take before the file grows (docs/store.md §Free space). 0 while closed.
    */
@@ -298,26 +265,6 @@ export class Store implements Service {
     } catch (err) {
       throw storeError(err, 'free pages');
     }
-  }
-
-  /**
-   * The repositories with their writes on this connection, for a journal writer in this thread
-   * (LocalWrites); transaction() refuses when a writer thread owns the file.
-   */
-  localWrites(): LocalWrites {
-    const open = (): Repos => this.open();
-    return {
-      get events() {
-        return open().events;
-      },
-      get objects() {
-        return open().objects;
-      },
-      get sessions() {
-        return open().sessions;
-      },
-      transaction: (fn) => this.transaction(fn),
-    };
   }
 
   /** Copies the WAL into the main file (by the one writer); TRUNCATE also shrinks the WAL to zero bytes. */

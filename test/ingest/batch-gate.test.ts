@@ -1,8 +1,8 @@
 /**
  * Gathering (src/ingest/batch-gate.ts, docs/receivers.md §Group commit): after an answer, the
  * devices just ACKed and those already waiting go in ONE commit; a gather that times out sends
- * what it has and the next answers send at once, for longer after each miss. Real SQLite store,
- * inline writer (the gate's own rules: BatchGate alone).
+ * what it has and the next answers send at once, for longer after each miss. Real SQLite store
+ * with its writer thread (the gate's own rules: BatchGate alone).
  */
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -10,7 +10,9 @@ import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
 import { BatchGate, MAX_SKIP } from '../../src/ingest/batch-gate.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
-import { Store } from '../../src/store/store.js';
+import { borrowedWriter } from '../../src/ingest/wire.js';
+import type { Store } from '../../src/store/store.js';
+import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { sleep } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { frame } from './helpers/items.js';
@@ -19,10 +21,11 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 async function rig(gatherMaxMs?: number): Promise<{ ingest: EventIngest; store: Store; close(): Promise<void> }> {
   const dir = tempDir('vigil-gate-');
-  const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
+  const { store, writer } = storeWithWriter(join(dir.path, 'vigil.db'), silentLogger);
   await store.start();
   const ingest = new EventIngest({
-    store: store.localWrites(),
+    // Store.stop() closes the writer, after the ingest drained.
+    writer: borrowedWriter(writer),
     logger: silentLogger,
     ...(gatherMaxMs !== undefined && { gatherMaxMs }),
   });

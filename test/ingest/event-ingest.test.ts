@@ -1,48 +1,56 @@
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TypedBus } from '../../src/core/bus.js';
-import { VigilError } from '../../src/core/errors.js';
 import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { EventIngest, type IngestStore } from '../../src/ingest/event-ingest.js';
+import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { REVALIDATE_MS } from '../../src/ingest/object-directory.js';
 import type { FrameItem, HelloItem, IngestEvents, LinkedDevice, SessionLog } from '../../src/ingest/types.js';
+import { borrowedWriter } from '../../src/ingest/wire.js';
 import type { DecodedEvent } from '../../src/protocols/dc09/handler.js';
-import { Store } from '../../src/store/store.js';
+import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const dir = tempDir('vigil-ingest-');
-const store = new Store(join(dir.path, 'vigil.db'), silentLogger);
+const path = join(dir.path, 'vigil.db');
+// The gateway's topology: the store and its writer thread, which commits the ingest's batches.
+const { store, writer } = storeWithWriter(path, silentLogger);
 const health = new HealthRegistry();
 const bus = new TypedBus<IngestEvents>(silentLogger);
-/** The real store, with a switch that makes the journal insert throw inside the transaction. */
-let failAppend = false;
-const flaky: IngestStore = {
-  get events() {
-    return {
-      appendRows: (rows: Parameters<ReturnType<Store['localWrites']>['events']['appendRows']>[0]) => {
-        if (failAppend) throw new VigilError('STORE_FAILURE', 'append events: disk I/O error');
-        return store.localWrites().events.appendRows(rows);
-      },
-    };
-  },
-  get objects() {
-    return store.localWrites().objects;
-  },
-  get sessions() {
-    return store.localWrites().sessions;
-  },
-  transaction: (fn) => store.transaction(fn),
-};
-const ingest = new EventIngest({ store: flaky, logger: silentLogger, bus, health, sessionLogCount: () => 2 });
+const ingest = new EventIngest({
+  writer: borrowedWriter(writer),
+  logger: silentLogger,
+  bus,
+  health,
+  sessionLogCount: () => 2,
+});
+
+/**
+ * Makes every journal insert fail inside the writer's transaction (a real SQLite error, raised
+ * by a trigger made on a connection of the test's own), or stops doing so.
+ */
+function failAppends(on: boolean): void {
+  const db = new BetterSqlite3(path);
+  try {
+    db.exec(
+      on
+        ? "CREATE TRIGGER test_fail_append BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END"
+        : 'DROP TRIGGER test_fail_append',
+    );
+  } finally {
+    db.close();
+  }
+}
 
 test.before(async () => {
   await store.start();
 });
 
 test.after(async () => {
+  await ingest.close();
   await store.stop();
   dir.remove();
 });
@@ -175,7 +183,7 @@ test('bus: event-stored in journal order with ids, object-seen once per object p
 });
 
 test('a failed transaction rejects every waiting submit, rolls back objects and reports the store failed; success reports ok', async () => {
-  failAppend = true;
+  failAppends(true);
   const maxId = store.events.maxId();
   const outcomes = await Promise.allSettled([ingest.submit([frame('E001')]), ingest.submit([frame('E002')])]);
   assert.equal(
@@ -186,7 +194,7 @@ test('a failed transaction rejects every waiting submit, rolls back objects and 
   assert.is(store.events.maxId(), maxId);
   assert.is(health.get('store')!.state, 'failed');
   assert.match(health.get('store')!.detail!, /journal write failed: append events: disk I\/O error/);
-  failAppend = false;
+  failAppends(false);
   const [ok] = await ingest.submit([frame('E001')]);
   assert.ok(store.objects.get(ok!.objectId!), 'the cache was cleared: the object is created again');
   assert.is(health.get('store')!.state, 'ok');
@@ -256,7 +264,7 @@ test('an identity not confirmed for REVALIDATE_MS is read back: an object delete
 });
 
 test('a queue of maxBatchItems leaves at once, without waiting for the next turn', async () => {
-  const small = new EventIngest({ store: flaky, logger: silentLogger, maxBatchItems: 3 });
+  const small = new EventIngest({ writer: borrowedWriter(writer), logger: silentLogger, maxBatchItems: 3 });
   const pending = small.submit([frame('L001'), frame('L002'), frame('L003')]);
   assert.is(small.queued, 0);
   assert.is((await pending).length, 3);
@@ -266,7 +274,7 @@ test('a queue of maxBatchItems leaves at once, without waiting for the next turn
 test('submitTo: each sink hears its own results once; a sink that throws is logged and the others of the batch still hear', async () => {
   const errors: string[] = [];
   const logger = { ...silentLogger, error: (message: string) => void errors.push(message), child: () => logger };
-  const own = new EventIngest({ store: flaky, logger });
+  const own = new EventIngest({ writer: borrowedWriter(writer), logger });
   const heard: Array<[string, number]> = [];
   await new Promise<void>((resolve) => {
     own.submitTo([frame('S001')], {

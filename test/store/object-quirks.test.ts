@@ -5,6 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DC09_QUIRKS, quirkMask, quirkNames } from '../../src/core/dc09-quirks.js';
+import { openDatabase } from '../../src/store/database.js';
+import { createRepos } from '../../src/store/repos.js';
 import { startStore } from './helpers/store-fixture.js';
 
 test('quirk marks are added, never cleared, and read back in a fixed order', async () => {
@@ -19,10 +21,21 @@ test('quirk marks are added, never cleared, and read back in a fixed order', asy
       at: 1,
     });
     assert.is(fx.store.objects.get(o.id)!.dc09Quirks, undefined);
-    fx.store.localWrites().objects.addQuirks(o.id, quirkMask(['empty-line']));
-    fx.store.localWrites().objects.addQuirks(o.id, quirkMask(['binary-crc']));
-    fx.store.localWrites().objects.addQuirks(o.id, quirkMask(['binary-crc']));
-    assert.equal(fx.store.objects.get(o.id)!.dc09Quirks, ['binary-crc', 'empty-line']);
+    await fx.store.stop();
+    // Only the journal's group commit adds quirks (src/ingest/batch-writer.ts): the writer's own
+    // repository on its own connection, as the writer thread opens it.
+    const db = openDatabase(fx.path);
+    try {
+      const { objects } = createRepos(db, fx.clock);
+      objects.addQuirks(o.id, quirkMask(['empty-line']));
+      objects.addQuirks(o.id, quirkMask(['binary-crc']));
+      objects.addQuirks(o.id, quirkMask(['binary-crc']));
+      assert.equal(objects.get(o.id)!.dc09Quirks, ['binary-crc', 'empty-line']);
+    } finally {
+      db.close();
+    }
+    const reopened = await fx.reopen();
+    assert.equal(reopened.objects.get(o.id)!.dc09Quirks, ['binary-crc', 'empty-line'], 'stored');
   } finally {
     await fx.cleanup();
   }

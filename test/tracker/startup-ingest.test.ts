@@ -13,7 +13,7 @@ import { createEventFilter } from '../../src/outputs/event-filter.js';
 import type { DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { EVENT_FLAG_IGNORABLE_STARTUP } from '../../src/store/types.js';
 import type { StartupRules } from '../../src/ingest/startup-events.js';
-import { startStore } from '../store/helpers/store-fixture.js';
+import { startStoreWithWriter } from '../store/helpers/store-fixture.js';
 
 const START = Date.UTC(2026, 2, 1, 12, 0, 0);
 const S = 1000;
@@ -86,10 +86,10 @@ const rules = (): StartupRules => ({
 });
 
 test('a matching event at a session start is journaled, flagged and not forwarded; the same later is forwarded', async () => {
-  const fx = await startStore();
+  const fx = await startStoreWithWriter();
   try {
     const bus = new TypedBus<IngestEvents>(silentLogger);
-    const ingest = new EventIngest({ store: fx.store.localWrites(), logger: silentLogger, bus, startupRules: rules });
+    const ingest = new EventIngest({ writer: fx.writer, logger: silentLogger, bus, startupRules: rules });
     const connectedAt = START + 3600 * S;
     const s = session(connectedAt);
     const [startup] = await ingest.submit([
@@ -116,12 +116,12 @@ test('a matching event at a session start is journaled, flagged and not forwarde
 });
 
 test('datagrams: the session of a new account starts at its first datagram, a silence of 2 min starts another; the bus row carries the stored flag', async () => {
-  const fx = await startStore();
+  const fx = await startStoreWithWriter();
   try {
     const bus = new TypedBus<IngestEvents>(silentLogger);
     const announced: number[] = [];
     bus.on('event-stored', ({ event }) => announced.push(event.flags ?? 0));
-    const ingest = new EventIngest({ store: fx.store.localWrites(), logger: silentLogger, bus, startupRules: rules });
+    const ingest = new EventIngest({ writer: fx.writer, logger: silentLogger, bus, startupRules: rules });
     const t = START + 3600 * S; // long after the gateway started
     const at = [t, t + 30 * S, t + 90 * S, t + 300 * S];
     const ids: number[] = [];
@@ -148,9 +148,9 @@ test('datagrams: the session of a new account starts at its first datagram, a si
 });
 
 test('without startup rules nothing is flagged', async () => {
-  const fx = await startStore();
+  const fx = await startStoreWithWriter();
   try {
-    const ingest = new EventIngest({ store: fx.store.localWrites(), logger: silentLogger });
+    const ingest = new EventIngest({ writer: fx.writer, logger: silentLogger });
     const [r] = await ingest.submit([datagram([cid('305', '00', '00A')], START + 1 * S)]);
     assert.is(fx.store.events.get(r!.eventIds[0]!)!.flags, 0);
   } finally {

@@ -1,10 +1,14 @@
-/** A started Store on a real SQLite file in a fresh temp dir, with a hand-moved clock. */
+/**
+ * A started Store on a real SQLite file in a fresh temp dir, with a hand-moved clock; with
+ * startStoreWithWriter, run as the gateway runs it: its writer thread owns the file.
+ */
 import { join } from 'node:path';
 import { ManualClock } from '../../../src/core/clock.js';
 import { HealthRegistry } from '../../../src/core/health.js';
 import { createLogger, type Logger } from '../../../src/core/logger.js';
 import { Store, type StoreOptions } from '../../../src/store/store.js';
 import type { NewEvent } from '../../../src/store/types.js';
+import { WriterProxy } from '../../../src/writer/writer-proxy.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 export interface StoreFixture {
@@ -20,7 +24,25 @@ export interface StoreFixture {
   cleanup(): Promise<void>;
 }
 
-export async function startStore(options: StoreOptions = {}): Promise<StoreFixture> {
+export interface WriterStoreFixture extends StoreFixture {
+  /** The writer thread of `store`: the journal writer an EventIngest takes. */
+  readonly writer: WriterProxy;
+}
+
+/** The store with its own writer thread (src/writer/store-with-writer.ts); cleanup stops both. */
+export async function startStoreWithWriter(): Promise<WriterStoreFixture> {
+  let writer: WriterProxy | null = null;
+  const fx = await startStore({}, (path, logger) => {
+    writer = new WriterProxy({ path, logger: logger.child('writer') });
+    return writer;
+  });
+  return { ...fx, writer: writer! };
+}
+
+export async function startStore(
+  options: StoreOptions = {},
+  writerFor?: (path: string, logger: Logger) => WriterProxy,
+): Promise<StoreFixture> {
   const dir = tempDir('vigil-store-');
   const path = join(dir.path, 'data', 'vigil.db');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -29,7 +51,8 @@ export async function startStore(options: StoreOptions = {}): Promise<StoreFixtu
   const logger = createLogger('store', (line) => logs.push(line), 'debug');
   const opened: Store[] = [];
   const open = async (extra: StoreOptions = {}): Promise<Store> => {
-    const store = new Store(path, logger, health, { clock, ...options, ...extra });
+    const writer = writerFor?.(path, logger);
+    const store = new Store(path, logger, health, { clock, ...options, ...extra, ...(writer && { writer }) });
     opened.push(store);
     await store.start();
     return store;
