@@ -105,7 +105,9 @@ if [ "$BASE_ONLY" = 1 ]; then stage ""; exit 0; fi
 
 # ---------------------------------------------------------------- app
 stage "app (compile, production deps for arm64)"
-(cd "$REPO" && bash build.sh)
+# update-check compiles first and then builds its bundles while its own tools run from dist: it says
+# so (VIGIL_DIST_READY=1), and the tree is not compiled (dist removed) under them.
+[ "${VIGIL_DIST_READY:-0}" = 1 ] || (cd "$REPO" && bash build.sh)
 APP=$WORK/app
 rm -rf "$APP" && mkdir -p "$APP/dist"
 cp -a "$REPO/dist/src" "$APP/dist/"

@@ -28,6 +28,9 @@ bundle_c=$OUT/vigil-$version_c-arm64-test-unhealthy.raucb
 # BUNDLE.failed, which update-check.js reports instead of waiting.
 mkdir -p "$OUT"
 rm -f "$bundle_b.failed" "$bundle_c.failed"
+# Compiled once, here: the bundle builds below reuse this dist rather than rebuild it under the check.
+(cd "$REPO" && bash build.sh)
+export VIGIL_DIST_READY=1
 (
   [ -s "$bundle_b" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration \
     >"$OUT/bundle-b.log" 2>&1 || { touch "$bundle_b.failed"; exit 0; }
@@ -36,7 +39,6 @@ rm -f "$bundle_b.failed" "$bundle_c.failed"
 ) &
 builder=$!
 trap 'kill $builder 2>/dev/null || true' EXIT
-[ -f "$REPO/dist/image/tools/update-check.js" ] || (cd "$REPO" && bash build.sh)
 echo "update-check: $image; bundles $bundle_b, $bundle_c (build logs: $OUT/bundle-[bc].log)"
 node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
   --work "$OUT/update-check"

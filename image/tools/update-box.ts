@@ -4,7 +4,7 @@
  * the journal.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, copyFileSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { type Guest, poll, sendFrame } from './guest.js';
@@ -57,7 +57,7 @@ export async function requestReboot(guest: Guest, token: string, before: string)
   });
 }
 
-/** A copy of `bundle` with one 4 KiB block of its payload overwritten with noise, and a file of noise. */
+/** Two copies of `bundle`: one with a 4 KiB block of its payload overwritten with noise, one unsigned. */
 export function badBundles(bundle: string, dir: string): { corrupted: string; unsigned: string } {
   const corrupted = join(dir, 'corrupted.raucb');
   copyFileSync(bundle, corrupted);
@@ -68,8 +68,12 @@ export function badBundles(bundle: string, dir: string): { corrupted: string; un
   } finally {
     closeSync(fd);
   }
+  // The same bundle without its CMS signature: RAUC's trailer (the signature's size, 8 bytes big-endian)
+  // follows the signature, so the file keeps the image and says "signature size 0".
   const unsigned = join(dir, 'unsigned.raucb');
-  writeFileSync(unsigned, randomBytes(1 << 20));
+  const bytes = readFileSync(bundle);
+  const signatureSize = Number(bytes.readBigUInt64BE(bytes.length - 8));
+  writeFileSync(unsigned, Buffer.concat([bytes.subarray(0, bytes.length - 8 - signatureSize), Buffer.alloc(8)]));
   return { corrupted, unsigned };
 }
 
