@@ -7,13 +7,12 @@ import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { REVALIDATE_MS } from '../../src/ingest/object-directory.js';
-import type { FrameItem, HelloItem, IngestEvents, LinkedDevice, SessionLog } from '../../src/ingest/types.js';
+import type { IngestEvents, LinkedDevice } from '../../src/ingest/types.js';
 import { borrowedWriter } from '../../src/ingest/wire.js';
-import type { DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { T0, frame, hello, sessionLog } from './helpers/items.js';
 
-const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);
 const dir = tempDir('vigil-ingest-');
 const path = join(dir.path, 'vigil.db');
 // The gateway's topology: the store and its writer thread, which commits the ingest's batches.
@@ -54,67 +53,6 @@ test.after(async () => {
   await store.stop();
   dir.remove();
 });
-
-function event(account: string, code = 'BA', zone = '01'): DecodedEvent {
-  return {
-    protocol: 'SIA-DCS',
-    account,
-    receiver: '1',
-    line: '1',
-    sequence: '0001',
-    encrypted: false,
-    eventClass: 'alarm',
-    code,
-    groupNo: '1',
-    zoneNo: zone,
-    deviceTime: null,
-    deviceTimeText: null,
-  };
-}
-
-function frame(account: string | null, options: Partial<FrameItem> = {}): FrameItem {
-  return {
-    kind: 'frame',
-    receiver: { id: 1, kind: 'tcp' },
-    transport: 'tcp',
-    remoteAddress: '192.0.2.7:5000',
-    receivedAt: T0,
-    session: null,
-    raw: Buffer.from(`frame of ${account}`),
-    events: account === null ? [] : [event(account)],
-    linkTest: false,
-    account,
-    device: null,
-    ...options,
-  };
-}
-
-function hello(uid: string, account?: string, options: Partial<HelloItem> = {}): HelloItem {
-  return {
-    kind: 'hello',
-    receiver: { id: 1, kind: 'tcp' },
-    transport: 'tcp',
-    remoteAddress: '192.0.2.8:5001',
-    receivedAt: T0,
-    session: null,
-    uid,
-    ...(account ? { account } : {}),
-    ...options,
-  };
-}
-
-function sessionLog(): SessionLog {
-  return {
-    id: null,
-    objectId: null,
-    connectedAt: T0 - 1000,
-    remoteAddress: '192.0.2.9:6000',
-    events: 0,
-    bytesIn: 0,
-    bytesOut: 0,
-    closed: false,
-  };
-}
 
 test('submits from 200 devices in one event-loop turn commit in ONE transaction, each resolving with its ids', async () => {
   const flushes = ingest.stats.flushes;
