@@ -5,37 +5,26 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SerialPort } from 'serialport';
-import { serialLineFactory } from '../../hw/serial/index.js';
 import type { Service } from '../../src/core/service.js';
 import { waitFor } from '../helpers/net.js';
 import { PtyPair } from '../helpers/pty-pair.js';
 import { Ademco685Framer, Ademco685Peer } from './helpers/ademco685-peer.js';
 import { answer } from './helpers/tcp-ack-peer.js';
 import { FAST, cidEvent, siaEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
+import { SerialFarEnd, testSerialLines } from './helpers/serial-far-end.js';
 
 /** The 685 reader on a serial port: the TCP reader's framing, reading and policy, fed by the line. */
-class SerialReader {
+class SerialReader extends SerialFarEnd {
   readonly peer = new Ademco685Peer();
-  private port: SerialPort | null = null;
+  private framer = new Ademco685Framer();
 
-  async open(path: string): Promise<void> {
-    const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-    port.on('error', () => undefined);
-    const framer = new Ademco685Framer();
-    port.on('data', (chunk: Buffer) =>
-      framer.push(chunk, (text) =>
-        answer({ write: (b) => port.write(b), destroy: () => undefined }, this.peer.take(text)),
-      ),
-    );
-    this.port = port;
+  override open(path: string): Promise<void> {
+    this.framer = new Ademco685Framer();
+    return super.open(path);
   }
 
-  async close(): Promise<void> {
-    const port = this.port;
-    this.port = null;
-    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  protected received(chunk: Buffer, reply: (bytes: Buffer) => void): void {
+    this.framer.push(chunk, (text) => answer({ write: reply, destroy: () => undefined }, this.peer.take(text)));
   }
 }
 
@@ -54,13 +43,7 @@ test.before.each(async () => {
     { type: 3, protocol: 'ADEMCO-685', identificator: pty.a, receiver_number: 3, line_number: 0 },
     {
       timings: { ...FAST, retries: 1 },
-      serial: serialLineFactory({
-        health: fx.health,
-        logger: fx.logger,
-        backoffMinMs: 100,
-        backoffMaxMs: 400,
-        metricsIntervalMs: 50,
-      }),
+      serial: testSerialLines(fx),
     },
   );
 });

@@ -5,47 +5,33 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SerialPort } from 'serialport';
-import { serialLineFactory } from '../../hw/serial/index.js';
 import type { Service } from '../../src/core/service.js';
 import { waitFor } from '../helpers/net.js';
 import { PtyPair } from '../helpers/pty-pair.js';
 import { HEARTBEAT_LINE as HEARTBEAT } from './helpers/mlr2-peer.js';
 import { cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
+import { SerialFarEnd, testSerialLines } from './helpers/serial-far-end.js';
 
 const line = (zone: string): string => `5011 181234E13001${zone}`;
 
 /** The automation computer on the far end: collects DC4-terminated lines, answers ACK unless told to be silent. */
-class Automation {
+class Automation extends SerialFarEnd {
   readonly lines: string[] = [];
   answering = true;
-  private port: SerialPort | null = null;
   private pending = '';
 
-  async open(path: string): Promise<void> {
-    const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });
-    await new Promise<void>((resolve, reject) => port.open((err) => (err ? reject(err) : resolve())));
-    port.on('error', () => undefined);
-    port.on('data', (chunk: Buffer) => {
-      this.pending += chunk.toString('latin1');
-      let end: number;
-      while ((end = this.pending.indexOf('\x14')) >= 0) {
-        this.lines.push(this.pending.slice(0, end));
-        this.pending = this.pending.slice(end + 1);
-        if (this.answering) port.write(Buffer.from([0x06]));
-      }
-    });
-    this.port = port;
+  protected received(chunk: Buffer, reply: (bytes: Buffer) => void): void {
+    this.pending += chunk.toString('latin1');
+    let end: number;
+    while ((end = this.pending.indexOf('\x14')) >= 0) {
+      this.lines.push(this.pending.slice(0, end));
+      this.pending = this.pending.slice(end + 1);
+      if (this.answering) reply(Buffer.from([0x06]));
+    }
   }
 
   events(): string[] {
     return this.lines.filter((l) => l !== HEARTBEAT);
-  }
-
-  async close(): Promise<void> {
-    const port = this.port;
-    this.port = null;
-    if (port?.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
   }
 }
 
@@ -63,13 +49,7 @@ test.before.each(async () => {
   out = fx.output(
     { type: 3, protocol: 'MLR2', identificator: pty.a },
     {
-      serial: serialLineFactory({
-        health: fx.health,
-        logger: fx.logger,
-        backoffMinMs: 100,
-        backoffMaxMs: 400,
-        metricsIntervalMs: 50,
-      }),
+      serial: testSerialLines(fx),
     },
   );
 });
