@@ -30,6 +30,9 @@ export abstract class SerialFarEnd {
 }
 
 /** The serial lines for a test's outputs: reopened after 100-400 ms, metrics every 50 ms. */
-export function testSerialLines(deps: { health: HealthRegistry; logger: Logger }): ReturnType<typeof serialLineFactory> {
+export function testSerialLines(deps: {
+  health: HealthRegistry;
+  logger: Logger;
+}): ReturnType<typeof serialLineFactory> {
   return serialLineFactory({ ...deps, backoffMinMs: 100, backoffMaxMs: 400, metricsIntervalMs: 50 });
 }
