@@ -10,8 +10,9 @@ import { createAdaptorServer } from '@hono/node-server';
 import { connect, type AddressInfo, type Server } from 'node:net';
 import { createApp } from '../../src/api/app.js';
 import type { NewEvent } from '../../src/store/types.js';
-import { ADMIN, OPERATOR, START, TEXT, VIEWER, call, createHarness, type Harness } from './harness.js';
+import { ADMIN, OPERATOR, TEXT, VIEWER, call, createHarness, type Harness } from './harness.js';
 import { openSse, type SseClient, type SseMessage } from '../helpers/sse-client.js';
+import { alarmEvent } from './alarm-event.js';
 
 let h: Harness;
 let server: Server;
@@ -42,22 +43,12 @@ test.after.each(async () => {
 });
 
 function event(account: string, receiverId: number | null = 1): NewEvent {
-  return {
-    receivedAt: START,
+  return alarmEvent({
+    account,
     receiverId,
     receiverKind: receiverId === 2 ? 'udp' : 'tcp',
-    transport: 'tcp',
-    remoteAddress: '198.51.100.7',
-    account,
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '005',
     raw: new Uint8Array([0x0a, 0x42]),
-  };
+  });
 }
 
 /** Stores events as the ingest does: committed, then announced. */

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { instantParam } from '../../src/api/query-params.js';
 import type { NewEvent } from '../../src/store/types.js';
 import { ADMIN, OPERATOR, START, VIEWER, call, createHarness, expectResponse, type Harness } from './harness.js';
+import { alarmEvent } from './alarm-event.js';
 
 // Users (harness): ADMIN sees all receivers, scopes events+objects; OPERATOR sees receiver 1 only;
 // VIEWER sees all but has only `events`.
@@ -21,23 +22,7 @@ test.after.each(async () => {
 const MIN = 60_000;
 
 function event(overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    receivedAt: START,
-    receiverId: 1,
-    receiverKind: 'tcp',
-    transport: 'tcp',
-    remoteAddress: '198.51.100.7',
-    account: '1234',
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '005',
-    raw: new Uint8Array([0x0a, 0x41, 0xff, 0x0d]),
-    ...overrides,
-  };
+  return alarmEvent({ raw: new Uint8Array([0x0a, 0x41, 0xff, 0x0d]), ...overrides });
 }
 
 /** Appends events and returns their ids in input order. */

@@ -19,6 +19,7 @@ import { Store } from '../../src/store/store.js';
 import { RESTART_DELAY_MS } from '../../src/services/system-service.js';
 import { ADMIN, START, TEXT, VIEWER, createHarness, expectResponse, type Harness } from './harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { alarmEvent } from './alarm-event.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const HEADER = 'X-Vigil-Backup-Passphrase';
@@ -163,22 +164,9 @@ test('a caller hanging up mid-download stops the backup and removes its snapshot
   const raw = randomBytes(2048);
   for (let batch = 0; batch < 20; batch++) {
     await h.store.write.events.append(
-      Array.from({ length: 1000 }, (_, i) => ({
-        receivedAt: START,
-        receiverId: 1,
-        receiverKind: 'tcp',
-        transport: 'tcp',
-        remoteAddress: '198.51.100.7',
-        account: String(1000 + i),
-        protocol: 'SIA-DCS',
-        encrypted: false,
-        eventClass: 'alarm',
-        qualifier: 'E',
-        code: 'BA',
-        groupNo: '01',
-        zoneNo: '005',
-        raw: raw.subarray(0, 1024 + ((batch * 1000 + i) % 1024)),
-      })),
+      Array.from({ length: 1000 }, (_, i) =>
+        alarmEvent({ account: String(1000 + i), raw: raw.subarray(0, 1024 + ((batch * 1000 + i) % 1024)) }),
+      ),
     );
   }
   const abort = new AbortController();

@@ -17,6 +17,7 @@ import { isVigilError } from '../../src/core/errors.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { alarmEvent } from '../api/alarm-event.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -27,22 +28,7 @@ async function bigStore(dir: string): Promise<void> {
   const raw = randomBytes(2048);
   for (let batch = 0; batch < 20; batch++) {
     await store.write.events.append(
-      Array.from({ length: 1000 }, (_, i) => ({
-        receivedAt: 1,
-        receiverId: 1,
-        receiverKind: 'tcp',
-        transport: 'tcp',
-        remoteAddress: '198.51.100.7',
-        account: '1234',
-        protocol: 'SIA-DCS',
-        encrypted: false,
-        eventClass: 'alarm',
-        qualifier: 'E',
-        code: 'BA',
-        groupNo: '01',
-        zoneNo: '005',
-        raw: raw.subarray(0, 1024 + (i % 1024)),
-      })),
+      Array.from({ length: 1000 }, (_, i) => alarmEvent({ receivedAt: 1, raw: raw.subarray(0, 1024 + (i % 1024)) })),
     );
   }
   await store.stop();

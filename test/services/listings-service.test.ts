@@ -5,30 +5,16 @@ import { cursorParam } from '../../src/api/query-params.js';
 import { queryEvents } from '../../src/services/events-service.js';
 import { queryObjects } from '../../src/services/objects-service.js';
 import type { NewEvent } from '../../src/store/types.js';
-import { START, createHarness, type Harness } from '../api/harness.js';
+import { createHarness, type Harness } from '../api/harness.js';
 import { principal } from './principals.js';
+import { alarmEvent } from '../api/alarm-event.js';
 
 let h: Harness;
 let deps: { store: Harness['store']; logger: Harness['deps']['logger'] };
 test.before.each(async () => {
   h = await createHarness();
   deps = { store: h.store, logger: h.deps.logger };
-  const base: NewEvent = {
-    receivedAt: START,
-    receiverId: 1,
-    receiverKind: 'tcp',
-    transport: 'tcp',
-    remoteAddress: '198.51.100.7',
-    account: '1111',
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '005',
-    raw: new Uint8Array([0x0a]),
-  };
+  const base: NewEvent = alarmEvent({ account: '1111' });
   await h.store.write.events.append([
     base,
     { ...base, receiverId: 2, receiverKind: 'udp', account: '2222' },

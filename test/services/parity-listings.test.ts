@@ -10,27 +10,13 @@ import type { NewEvent } from '../../src/store/types.js';
 import { START, VIEWER, call } from '../api/harness.js';
 import { Browser } from '../web/web-harness.js';
 import { createParity, type Parity } from './parity-fixture.js';
+import { alarmEvent } from '../api/alarm-event.js';
 
 let p: Parity;
 let ids: { r1: number; r2: number; gateway: number };
 test.before.each(async () => {
   p = await createParity();
-  const base: NewEvent = {
-    receivedAt: START,
-    receiverId: 1,
-    receiverKind: 'tcp',
-    transport: 'tcp',
-    remoteAddress: '198.51.100.7',
-    account: '1111',
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '005',
-    raw: new Uint8Array([0x0a]),
-  };
+  const base: NewEvent = alarmEvent({ account: '1111' });
   const [r1, r2, gateway] = (
     await p.h.store.write.events.append([
       base,

@@ -11,8 +11,9 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo, Server } from 'node:net';
 import type { NewEvent } from '../../src/store/types.js';
 import { RECHECK_MS } from '../../src/services/live-authority.js';
-import { ADMIN, OPERATOR, START, VIEWER } from '../api/harness.js';
+import { ADMIN, OPERATOR, VIEWER } from '../api/harness.js';
 import { Browser, createWebHarness, type WebHarness } from './web-harness.js';
+import { alarmEvent } from '../api/alarm-event.js';
 
 let h: WebHarness;
 let server: Server;
@@ -31,22 +32,7 @@ test.after.each(async () => {
 });
 
 function event(account: string): NewEvent {
-  return {
-    receivedAt: START,
-    receiverId: 1,
-    receiverKind: 'tcp',
-    transport: 'tcp',
-    remoteAddress: '198.51.100.7',
-    account,
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '005',
-    raw: new Uint8Array([0x0a]),
-  };
+  return alarmEvent({ account });
 }
 
 async function store(account: string): Promise<void> {

@@ -10,6 +10,7 @@ import type { NewEvent } from '../../src/store/types.js';
 import { ADMIN, OPERATOR, START, VIEWER } from '../api/harness.js';
 import { Browser, createWebHarness, type WebHarness } from './web-harness.js';
 import { SseParser } from '../helpers/sse-client.js';
+import { alarmEvent } from '../api/alarm-event.js';
 
 let h: WebHarness;
 test.before.each(async () => {
@@ -20,23 +21,7 @@ test.after.each(async () => {
 });
 
 function event(overrides: Partial<NewEvent> = {}): NewEvent {
-  return {
-    receivedAt: START,
-    receiverId: 1,
-    receiverKind: 'tcp',
-    transport: 'tcp',
-    remoteAddress: '198.51.100.7',
-    account: '1234',
-    protocol: 'SIA-DCS',
-    encrypted: false,
-    eventClass: 'alarm',
-    qualifier: 'E',
-    code: 'BA',
-    groupNo: '01',
-    zoneNo: '005',
-    raw: new Uint8Array([0x0a]),
-    ...overrides,
-  };
+  return alarmEvent({ ...overrides });
 }
 
 test('events: a bad filter is answered with the API message beside its field; paging uses the API cursors', async () => {
