@@ -31,6 +31,7 @@ BUNDLE=0
 VERSION_OVERRIDE=""
 TEST_MIGRATION=0
 TEST_UNHEALTHY=0
+TEST_UNCONFIRMED=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) FRESH=1 ;;
@@ -42,12 +43,13 @@ while [ $# -gt 0 ]; do
     --version=*) VERSION_OVERRIDE=${1#--version=} ;;
     --test-migration) TEST_MIGRATION=1 ;;
     --test-unhealthy) TEST_UNHEALTHY=1 ;;
-    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --test-migration, --test-unhealthy)" ;;
+    --test-unconfirmed) TEST_UNCONFIRMED=1 ;;
+    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --test-migration, --test-unhealthy, --test-unconfirmed)" ;;
   esac
   shift
 done
-if [ "$BUNDLE" = 0 ] && { [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ]; }; then
-  die "--test-migration and --test-unhealthy make test bundles only (./build.sh bundle ...)"
+if [ "$BUNDLE" = 0 ] && { [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ] || [ "$TEST_UNCONFIRMED" = 1 ]; }; then
+  die "--test-migration, --test-unhealthy and --test-unconfirmed make test bundles only (./build.sh bundle ...)"
 fi
 if [ -n "$VERSION_OVERRIDE" ] && ! [[ "$VERSION_OVERRIDE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   die "--version must be X.Y.Z, got '$VERSION_OVERRIDE'"
@@ -189,6 +191,7 @@ if [ -n "$VERSION_OVERRIDE" ]; then
 fi
 [ "$TEST_MIGRATION" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" migration "$ROOT"
 [ "$TEST_UNHEALTHY" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unhealthy "$ROOT"
+[ "$TEST_UNCONFIRMED" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unconfirmed "$ROOT"
 
 stage "smoke test under qemu-user"
 [ "$(chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version)" = "$VERSION" ] ||
@@ -228,6 +231,7 @@ if [ "$BUNDLE" = 1 ]; then
   SUFFIX=""
   [ "$TEST_MIGRATION" = 0 ] || SUFFIX="$SUFFIX-test-migration"
   [ "$TEST_UNHEALTHY" = 0 ] || SUFFIX="$SUFFIX-test-unhealthy"
+  [ "$TEST_UNCONFIRMED" = 0 ] || SUFFIX="$SUFFIX-test-unconfirmed"
   BUNDLE_OUT=$OUT/$NAME$SUFFIX.raucb
   # The slot image is genimage's root.ext4: byte for byte what slot A of this build's card holds.
   bash "$IMAGE_DIR/make-bundle.sh" "$GEN/out/root.ext4" "$VERSION" "$SIGNING_CERT" "$SIGNING_KEY" "$KEYRING" "$BUNDLE_OUT" "$WORK/bundle"

@@ -2,7 +2,7 @@
 # Test-only changes to an assembled root, for the bundles ./build.sh update-check installs
 # (docs/image.md "Test bundles"). Never in a release: build-image.sh applies them only to bundles built
 # with --test-migration or --test-unhealthy, whose file names say so.
-#   test-variants.sh migration|unhealthy ROOT
+#   test-variants.sh migration|unhealthy|unconfirmed ROOT
 set -euo pipefail
 root=$2
 case "$1" in
@@ -24,5 +24,18 @@ JS
       > "$root/etc/systemd/system/vigil.service.d/90-test-unhealthy.conf"
     echo "test variant: vigil.service fails to start"
     ;;
-  *) echo "usage: test-variants.sh migration|unhealthy ROOT" >&2; exit 2 ;;
+  unconfirmed)
+    # A gateway that runs but is never confirmed: a unit started before it holds the DC-09 receiver's
+    # port (9000, image/tools/card.ts RX_PORT), so "every receiver listening" never holds; and the trial
+    # deadline is 4 minutes instead of 15, so vigil-trial-deadline rolls the slot back within the check.
+    printf '# ./build.sh bundle --test-unconfirmed (image/test-variants.sh): holds the receiver port.\n[Unit]\nBefore=vigil.service\n[Service]\nUser=nobody\nExecStart=/usr/bin/node -e "require(\x27net\x27).createServer().listen(9000)"\n[Install]\nWantedBy=multi-user.target\n' \
+      > "$root/etc/systemd/system/vigil-test-port-squatter.service"
+    mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+    ln -sf ../vigil-test-port-squatter.service "$root/etc/systemd/system/multi-user.target.wants/vigil-test-port-squatter.service"
+    mkdir -p "$root/etc/systemd/system/vigil-trial-deadline.timer.d"
+    printf '# ./build.sh bundle --test-unconfirmed (image/test-variants.sh).\n[Timer]\nOnBootSec=4min\n' \
+      > "$root/etc/systemd/system/vigil-trial-deadline.timer.d/90-test.conf"
+    echo "test variant: port 9000 taken before the gateway starts; trial deadline 4 min"
+    ;;
+  *) echo "usage: test-variants.sh migration|unhealthy|unconfirmed ROOT" >&2; exit 2 ;;
 esac

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ./build.sh update-check [IMAGE.img|IMAGE.img.xz] — proves A/B updates, rollback, power cuts and a backup
 # restored onto a fresh card on the emulated board (docs/image.md "update-check"). Default image: the
-# newest build/vigil-*-arm64.img(.xz). The two test bundles it installs (through the API) are built first
+# newest build/vigil-*-arm64.img(.xz). The three test bundles it installs (through the API) are built first
 # when missing, from the same tree and cached stages:
-#   B: version +1 patch, --test-migration;  C: version +2 patch, --test-unhealthy.
+#   B: version +1 patch, --test-migration;  C: version +2 patch, --test-unhealthy;
+#   D: version +3 patch, --test-unconfirmed.
 set -euo pipefail
 IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$IMAGE_DIR")
@@ -22,12 +23,14 @@ version=$(node -p "require('$REPO/package.json').version")
 IFS=. read -r major minor patch <<<"$version"
 version_b=$major.$minor.$((patch + 1))
 version_c=$major.$minor.$((patch + 2))
+version_d=$major.$minor.$((patch + 3))
 bundle_b=$OUT/vigil-$version_b-arm64-test-migration.raucb
 bundle_c=$OUT/vigil-$version_c-arm64-test-unhealthy.raucb
+bundle_d=$OUT/vigil-$version_d-arm64-test-unconfirmed.raucb
 # Missing bundles are built while the first boot runs (step 1 needs only the card); a failed build leaves
 # BUNDLE.failed, which update-check.js reports instead of waiting.
 mkdir -p "$OUT"
-rm -f "$bundle_b.failed" "$bundle_c.failed"
+rm -f "$bundle_b.failed" "$bundle_c.failed" "$bundle_d.failed"
 # Compiled once, here: the bundle builds below reuse this dist rather than rebuild it under the check.
 (cd "$REPO" && bash build.sh)
 export VIGIL_DIST_READY=1
@@ -35,10 +38,12 @@ export VIGIL_DIST_READY=1
   [ -s "$bundle_b" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration \
     >"$OUT/bundle-b.log" 2>&1 || { touch "$bundle_b.failed"; exit 0; }
   [ -s "$bundle_c" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy \
-    >"$OUT/bundle-c.log" 2>&1 || touch "$bundle_c.failed"
+    >"$OUT/bundle-c.log" 2>&1 || { touch "$bundle_c.failed"; exit 0; }
+  [ -s "$bundle_d" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_d" --test-unconfirmed \
+    >"$OUT/bundle-d.log" 2>&1 || touch "$bundle_d.failed"
 ) &
 builder=$!
 trap 'kill $builder 2>/dev/null || true' EXIT
-echo "update-check: $image; bundles $bundle_b, $bundle_c (build logs: $OUT/bundle-[bc].log)"
+echo "update-check: $image; bundles $bundle_b, $bundle_c, $bundle_d (build logs: $OUT/bundle-[bcd].log)"
 node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
-  --work "$OUT/update-check"
+  --bundle-d "$bundle_d" --work "$OUT/update-check"

@@ -6,8 +6,9 @@
  *      partition, and it still ends with the whole card); DC-09 events are ACKed;
  *   2. bundle B (version bumped, one extra test migration) installed through the API, reboot, B healthy
  *      and confirmed by the gateway itself, A's events all there;
- *   3. bundle C (a gateway that never becomes healthy) installed through the API: the box returns to B
- *      by itself, and the gateway journals `update_rolled_back` with its reason;
+ *   3. bundle C (a gateway that never starts) installed through the API: the box returns to B by itself
+ *      (U-Boot's tries), and the gateway journals `update_rolled_back` with its reason; bundle D (a
+ *      gateway that runs but is never confirmed) likewise, rolled back by the image's trial timer;
  *   4. the power cut while the API writes a bundle into the other slot: the box boots its current slot,
  *      the install can be retried;
  *   5. a corrupted and an unsigned bundle are refused through the API, nothing changed;
@@ -42,12 +43,13 @@ const { values } = parseArgs({
     image: { type: 'string' },
     'bundle-b': { type: 'string' },
     'bundle-c': { type: 'string' },
+    'bundle-d': { type: 'string' },
     work: { type: 'string' },
   },
   strict: true,
 });
-if (!values.image || !values['bundle-b'] || !values['bundle-c'] || !values.work) {
-  process.stderr.write('update-check: --image, --bundle-b, --bundle-c and --work are required\n');
+if (!values.image || !values['bundle-b'] || !values['bundle-c'] || !values['bundle-d'] || !values.work) {
+  process.stderr.write('update-check: --image, --bundle-b, --bundle-c, --bundle-d and --work are required\n');
   process.exit(2);
 }
 const work = values.work;
@@ -123,6 +125,30 @@ async function main(): Promise<void> {
     return n;
   };
 
+  const backOnB = async () => {
+    if (!(await guest.healthy())) return null;
+    const s = await slotState(guest);
+    return s.booted === 'B' ? s : null;
+  };
+  /** The newest update_rolled_back event matching `event`, the same reason in GET /api/system; then acknowledged. */
+  const rollbackReported = async (event: RegExp) => {
+    const events = await internalEvents(guest, token);
+    // "<configured name> (<reason>)" (src/internal-events/catalog.ts).
+    const text = events.find((t) => event.test(t));
+    if (!text) throw new Error(`no update_rolled_back event like ${event} among: ${events.slice(0, 8).join(' | ')}`);
+    const res = await guest.http('GET', '/api/system', { token });
+    const report = JSON.parse(res.text) as {
+      update: { outcome: string; reason: string | null } | null;
+      rollback_unacknowledged: boolean;
+    };
+    if (report.update?.outcome !== 'rolled_back' || !report.update.reason || !report.rollback_unacknowledged)
+      throw new Error(`GET /api/system: ${res.status} ${res.text}`);
+    if (!text.includes(report.update.reason)) throw new Error(`event "${text}" vs reason "${report.update.reason}"`);
+    const ack = await guest.http('POST', '/api/system/update/acknowledge', { token });
+    if (ack.status !== 200) throw new Error(`POST /api/system/update/acknowledge: ${ack.status} ${ack.text}`);
+    return `"${text}"; acknowledged`;
+  };
+
   try {
     await step('prepare the card: raw image, 4 GiB, vigil-setup.txt', async () => {
       prepareCard(values.image!, disk, start, { adminPassword: password });
@@ -172,8 +198,8 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------------ 2
     let bHealthyAt = 0;
-    const bundleB = await step('bundles B and C are built', async () => {
-      for (const bundle of [values['bundle-b']!, values['bundle-c']!])
+    const bundleB = await step('bundles B, C and D are built', async () => {
+      for (const bundle of [values['bundle-b']!, values['bundle-c']!, values['bundle-d']!])
         await pollGuest(
           `bundle ${bundle}`,
           60 * 60_000,
@@ -236,16 +262,7 @@ async function main(): Promise<void> {
       const before = await slotState(guest);
       const asked = Date.now();
       await requestReboot(guest, token, before.bootId);
-      const back = await poll(
-        'back on B and healthy',
-        45 * 60_000,
-        async () => {
-          if (!(await guest.healthy())) return null;
-          const s = await slotState(guest);
-          return s.booted === 'B' ? s : null;
-        },
-        5000,
-      );
+      const back = await poll('back on B and healthy', 45 * 60_000, backOnB, 5000);
       figures.rollback_s = secondsSince(asked);
       if (back.boot.BOOT_A_LEFT !== '0') throw new Error(`A is not spent: ${describe(back)}`);
       await login();
@@ -255,24 +272,30 @@ async function main(): Promise<void> {
           ?.join(', ') ?? '?';
       return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.rollback_s} s after the reboot request; U-Boot tries: ${tries}`;
     });
-    await step('3b. the gateway on B journaled update_rolled_back with its reason, and reports it', async () => {
-      const events = await internalEvents(guest, token);
-      // "<configured name> (<reason>)" (src/internal-events/catalog.ts); the reason names the abandoned slot.
-      const event = events.find((t) => /rolled back \(.*instead of A/i.test(t));
-      if (!event) throw new Error(`no update_rolled_back event with a reason among: ${events.slice(0, 8).join(' | ')}`);
-      const res = await guest.http('GET', '/api/system', { token });
-      const report = JSON.parse(res.text) as {
-        update: { outcome: string; reason: string | null } | null;
-        rollback_unacknowledged: boolean;
-      };
-      if (report.update?.outcome !== 'rolled_back' || !report.update.reason || !report.rollback_unacknowledged)
-        throw new Error(`GET /api/system: ${res.status} ${res.text}`);
-      if (!event.includes(report.update.reason))
-        throw new Error(`event "${event}" vs reason "${report.update.reason}"`);
-      const ack = await guest.http('POST', '/api/system/update/acknowledge', { token });
-      if (ack.status !== 200) throw new Error(`POST /api/system/update/acknowledge: ${ack.status} ${ack.text}`);
-      return `"${event}"; acknowledged`;
-    });
+    await step('3b. the gateway on B journaled update_rolled_back with its reason, and reports it', () =>
+      // The reason names the abandoned slot (src/update/update-record.ts).
+      rollbackReported(/rolled back \(.*instead of A/i),
+    );
+    await step(
+      '3c. bundle D (runs, never confirmed) installed into A: the trial timer returns the box to B',
+      async () => {
+        const r = await install(guest, values['bundle-d']!, token);
+        if (!r.ok) throw new Error(`install failed: ${r.output}`);
+        const before = await slotState(guest);
+        const asked = Date.now();
+        await requestReboot(guest, token, before.bootId);
+        // D's gateway runs on A, but its receiver's port is taken: vigil-trial-deadline gives up after 4 min.
+        const back = await poll('back on B and healthy', 45 * 60_000, backOnB, 5000);
+        figures.trial_rollback_s = secondsSince(asked);
+        if (!/vigil: slot A was not confirmed healthy within/.test(readFileSync(consoleLog(), 'latin1')))
+          throw new Error('no "slot A was not confirmed healthy" from vigil-trial-deadline on the console');
+        await login();
+        return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.trial_rollback_s} s after the reboot request`;
+      },
+    );
+    await step("3d. the gateway on B journaled the trial timer's reason, and reports it", () =>
+      rollbackReported(/rolled back \(.*trial timer: slot A was not confirmed healthy/i),
+    );
 
     // ------------------------------------------------------------------ 4
     await step(
