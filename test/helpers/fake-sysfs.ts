@@ -44,9 +44,11 @@ while :; do
     [ "$n" -ge "$base" ] && [ "$n" -lt $((base + ngpio)) ] && ok=1
   done < "$dir/.chips"
   if [ -z "$ok" ]; then echo "refused $n" >> "$dir/.log"; continue; fi
-  mkdir -p "$dir/gpio$n"
-  echo in > "$dir/gpio$n/direction"; echo 0 > "$dir/gpio$n/value"
-  echo 0 > "$dir/gpio$n/active_low"; echo none > "$dir/gpio$n/edge"
+  # The kernel's line directory appears whole: built aside and renamed into place, so a driver that
+  # polls for it never finds a value file before its initial 0 is written (and then overwritten).
+  tmp="$dir/.gpio$n.new"; rm -rf "$tmp"; mkdir -p "$tmp"
+  echo in > "$tmp/direction"; echo 0 > "$tmp/value"; echo 0 > "$tmp/active_low"; echo none > "$tmp/edge"
+  if [ -d "$dir/gpio$n" ]; then rm -rf "$tmp"; else mv "$tmp" "$dir/gpio$n"; fi
   echo "export $n" >> "$dir/.log"
 done
 `;
