@@ -125,10 +125,24 @@ async function main(): Promise<void> {
     return n;
   };
 
-  const backOnB = async () => {
-    if (!(await guest.healthy())) return null;
-    const s = await slotState(guest);
-    return s.booted === 'B' ? s : null;
+  /** Installs `bundle` into A through the API, reboots through it, and waits until the box is back on B. */
+  const installRebootAndReturn = async (bundle: string) => {
+    const r = await install(guest, bundle, token);
+    if (!r.ok) throw new Error(`install failed: ${r.output}`);
+    const before = await slotState(guest);
+    const asked = Date.now();
+    await requestReboot(guest, token, before.bootId);
+    const back = await poll(
+      'back on B and healthy',
+      45 * 60_000,
+      async () => {
+        if (!(await guest.healthy())) return null;
+        const s = await slotState(guest);
+        return s.booted === 'B' ? s : null;
+      },
+      5000,
+    );
+    return { ...back, asked };
   };
   /** The newest update_rolled_back event matching `event`, the same reason in GET /api/system; then acknowledged. */
   const rollbackReported = async (event: RegExp) => {
@@ -257,13 +271,8 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------------ 3
     await step('3. bundle C (never healthy) installed into A: the box returns to B by itself', async () => {
-      const r = await install(guest, values['bundle-c']!, token);
-      if (!r.ok) throw new Error(`install failed: ${r.output}`);
-      const before = await slotState(guest);
-      const asked = Date.now();
-      await requestReboot(guest, token, before.bootId);
-      const back = await poll('back on B and healthy', 45 * 60_000, backOnB, 5000);
-      figures.rollback_s = secondsSince(asked);
+      const back = await installRebootAndReturn(values['bundle-c']!);
+      figures.rollback_s = secondsSince(back.asked);
       if (back.boot.BOOT_A_LEFT !== '0') throw new Error(`A is not spent: ${describe(back)}`);
       await login();
       const tries =
@@ -279,14 +288,9 @@ async function main(): Promise<void> {
     await step(
       '3c. bundle D (runs, never confirmed) installed into A: the trial timer returns the box to B',
       async () => {
-        const r = await install(guest, values['bundle-d']!, token);
-        if (!r.ok) throw new Error(`install failed: ${r.output}`);
-        const before = await slotState(guest);
-        const asked = Date.now();
-        await requestReboot(guest, token, before.bootId);
         // D's gateway runs on A, but its receiver's port is taken: vigil-trial-deadline gives up after 4 min.
-        const back = await poll('back on B and healthy', 45 * 60_000, backOnB, 5000);
-        figures.trial_rollback_s = secondsSince(asked);
+        const back = await installRebootAndReturn(values['bundle-d']!);
+        figures.trial_rollback_s = secondsSince(back.asked);
         if (!/vigil: slot A was not confirmed healthy within/.test(readFileSync(consoleLog(), 'latin1')))
           throw new Error('no "slot A was not confirmed healthy" from vigil-trial-deadline on the console');
         await login();
