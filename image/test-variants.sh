@@ -33,7 +33,7 @@ JS
     mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
     ln -sf ../vigil-test-port-squatter.service "$root/etc/systemd/system/multi-user.target.wants/vigil-test-port-squatter.service"
     mkdir -p "$root/etc/systemd/system/vigil-trial-deadline.timer.d"
-    printf '# ./build.sh bundle --test-unconfirmed (image/test-variants.sh).\n[Timer]\nOnBootSec=4min\n' \
+    printf '# ./build.sh bundle --test-unconfirmed (image/test-variants.sh).\n[Timer]\nOnBootSec=\nOnBootSec=4min\n' \
       > "$root/etc/systemd/system/vigil-trial-deadline.timer.d/90-test.conf"
     echo "test variant: port 9000 taken before the gateway starts; trial deadline 4 min"
     ;;
