@@ -38,6 +38,7 @@ import { readVersion } from './version.js';
 import { eventStoredFeed } from './gateway/event-feeds.js';
 import { gatewaySerialLines } from './gateway/hardware.js';
 import { buildHttp } from './gateway/http.js';
+import { DEFAULT_CMDLINE_PATH, readBootedSlot } from './update/boot-state.js';
 import { UpdateMonitor } from './update/update-monitor.js';
 import { UpdateSystem, updateOptionsFromEnv, type UpdateSystemOptions } from './update/update-system.js';
 import { buildServices } from './gateway/services.js';
@@ -167,6 +168,7 @@ export class Gateway {
         health: this.health,
         clock: this.clock,
         logger: logger.child('last-run'),
+        slot: () => readBootedSlot(this.options.update?.cmdlinePath ?? DEFAULT_CMDLINE_PATH),
       });
       await this.startService(runRecorder);
 
@@ -257,7 +259,6 @@ export class Gateway {
         selfCheckPassing: () => selfCheckPassing(),
         receiversListening: () => receiversListening(this.health.snapshot()),
         journal: (type, detail) => void supervision.raise(type, { detail }),
-        previousRun: () => runRecorder.previousRunLine(),
       });
       receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
       const listeners = buildHttp({

@@ -27,6 +27,29 @@ export interface ImageLayout {
   readonly dataMib: number;
 }
 
+/** Where each partition lies on the card genimage writes (MiB from the start), and the image's size. */
+export function cardLayoutMib(layout: Pick<ImageLayout, 'bootMib' | 'slotMib' | 'dataMib'>): {
+  readonly partitions: ReadonlyArray<{ readonly name: string; readonly startMib: number; readonly sizeMib: number }>;
+  readonly totalMib: number;
+} {
+  // The MBR and the gap before the first partition take one alignment unit; each size is aligned.
+  let at = ALIGN_MIB;
+  const partitions = (
+    [
+      ['boot', layout.bootMib],
+      ['slot-a', layout.slotMib],
+      ['slot-b', layout.slotMib],
+      ['data', layout.dataMib],
+    ] as const
+  ).map(([name, size]) => {
+    const sizeMib = Math.ceil(size / ALIGN_MIB) * ALIGN_MIB;
+    const part = { name, startMib: at, sizeMib };
+    at += sizeMib;
+    return part;
+  });
+  return { partitions, totalMib: at };
+}
+
 /** Root size for the files it must hold: a quarter more for ext4's metadata and inodes, plus 128 MiB, 4 MiB-aligned. */
 export function rootSizeMib(usedKib: number): number {
   const wanted = Math.ceil((usedKib * 1.25) / 1024) + 128;

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { Guest, poll as pollGuest, sendFrame } from './guest.js';
 import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
-import { boardVm, prepareCard, RX_PORT, startCheck } from './card.js';
+import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
 import { soak } from './soak.js';
 import { UBOOT_QEMU_ARM64 } from './vm.js';
 
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const { ssh: sshPort, api: apiPort, rx: rxPort } = start.ports;
   const disk = join(work, 'disk.img');
 
-  await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
+  await step(`prepare the card: ${imageKind(imageXz)}, 4 GiB, vigil-setup.txt`, async () => {
     const { partitions, fat } = prepareCard(imageXz, disk, start, { adminPassword: password });
     figures.data_partition_mib_in_image = String((partitions[3]!.sectors * 512) / 1024 ** 2);
     const names = fat.list();
@@ -247,7 +247,7 @@ async function main(): Promise<void> {
           log: (line) => process.stdout.write(`${stamp()}     ${line}\n`),
           assertRunning: () => vm.assertRunning(),
         });
-        figures.soak = `${soakMinutes} min, ${r.acked} events ACKed and stored (${(r.acked / soakMinutes / 60).toFixed(1)}/s), ${r.refused} not ACKed, ${r.sshRounds} SSH rounds, pid ${r.pid} throughout`;
+        figures.soak = `${soakMinutes} min, ${r.acked} events ACKed and stored (${(r.acked / soakMinutes / 60).toFixed(1)}/s), ${r.refused} not ACKed, ${r.sshRounds} SSH rounds (fastest/median/slowest ${r.roundSeconds.join('/')} s), pid ${r.pid} throughout`;
         return figures.soak;
       },
     );

@@ -19,7 +19,7 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { boardVm, prepareCard, RX_PORT, startCheck } from './card.js';
+import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
 import { Guest, poll as pollGuest } from './guest.js';
 import { restoreOntoFreshCard } from './restore-check.js';
 import {
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
   };
 
   try {
-    await step('prepare the card: raw image, 4 GiB, vigil-setup.txt', async () => {
+    await step(`prepare the card: ${imageKind(values.image!)}, 4 GiB, vigil-setup.txt`, async () => {
       prepareCard(values.image!, disk, start, { adminPassword: password });
       return '';
     });
@@ -281,9 +281,11 @@ async function main(): Promise<void> {
           ?.join(', ') ?? '?';
       return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.rollback_s} s after the reboot request; U-Boot tries: ${tries}`;
     });
-    await step('3b. the gateway on B journaled update_rolled_back with its reason, and reports it', () =>
-      // The reason names the abandoned slot (src/update/update-record.ts).
-      rollbackReported(/rolled back \(.*instead of A/i),
+    await step('3b. the gateway on B journaled update_rolled_back with its cause on A, and reports it', () =>
+      // What C did on A, from A's own runs (src/update/rollback-cause.ts), and nothing about B's.
+      rollbackReported(
+        /rolled back \(version \S+ in slot A never started the gateway: \d+ runs? over \d+ boots?, each ended before the gateway ran \(exited with status 1\); the box returned to slot B after A's boot tries ran out\)$/i,
+      ),
     );
     await step(
       '3c. bundle D (runs, never confirmed) installed into A: the trial timer returns the box to B',
@@ -297,8 +299,10 @@ async function main(): Promise<void> {
         return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.trial_rollback_s} s after the reboot request`;
       },
     );
-    await step("3d. the gateway on B journaled the trial timer's reason, and reports it", () =>
-      rollbackReported(/rolled back \(.*trial timer: slot A was not confirmed healthy/i),
+    await step("3d. the gateway on B journaled D's cause on A with the trial timer's reason, and reports it", () =>
+      rollbackReported(
+        /rolled back \(version \S+ in slot A ran the gateway but it was never confirmed healthy \(last run [^)]*\); the trial timer marked A bad and rebooted into B: slot A was not confirmed healthy within 4min after boot; rolling back \(/i,
+      ),
     );
 
     // ------------------------------------------------------------------ 4
