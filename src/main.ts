@@ -32,7 +32,7 @@ import { applyPendingRestore } from './backup/apply-restore.js';
 import { removeUploadLeftovers } from './services/backup-service.js';
 import { SelfCheck } from './system/self-check.js';
 import { StorageSpaceWatch } from './system/storage-space.js';
-import type { StartupRules } from './ingest/startup-events.js';
+import type { StartupRules } from './writer/startup-events.js';
 import { buildSupervision } from './tracker/supervision-services.js';
 import { readVersion } from './version.js';
 import { eventStoredFeed } from './gateway/event-feeds.js';

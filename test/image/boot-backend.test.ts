@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tool } from '../helpers/system-tools.js';
 
 const LIB = new URL('../../../image/overlay/usr/lib/vigil', import.meta.url).pathname;
 const SCRIPT = join(LIB, 'rauc-boot-backend');
@@ -29,8 +30,8 @@ function box() {
   };
   writeFileSync(join(dir, 'cmdline'), 'ro rauc.slot=A\n');
   writeFileSync(join(dir, 'package.json'), '{\n  "name": "vigil",\n  "version": "0.3.0"\n}\n');
-  const run = (...args: string[]) => execFileSync(SCRIPT, args, { env, encoding: 'utf8' }).trim();
-  const fails = (...args: string[]) => spawnSync(SCRIPT, args, { env, encoding: 'utf8' });
+  const run = (...args: string[]) => execFileSync(tool('sh'), [SCRIPT, ...args], { env, encoding: 'utf8' }).trim();
+  const fails = (...args: string[]) => spawnSync(tool('sh'), [SCRIPT, ...args], { env, encoding: 'utf8' });
   const state = (name = 'vigil-boot.env') => readFileSync(join(dir, name), 'utf8');
   return { dir, env, run, fails, state, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -225,7 +226,7 @@ test('the pre-install handler refuses an older bundle before anything is written
     mkdirSync(bundle);
     const handler = (version: string) => {
       writeFileSync(join(bundle, 'manifest.raucm'), `[update]\ncompatible=vigil-rpi-arm64\nversion=${version}\n`);
-      return spawnSync(join(LIB, 'rauc-pre-install'), [], {
+      return spawnSync(tool('sh'), [join(LIB, 'rauc-pre-install')], {
         env: { ...b.env, RAUC_BUNDLE_MOUNT_POINT: bundle },
         encoding: 'utf8',
       });

@@ -31,6 +31,7 @@ import {
   type FakeBox,
   type Keys,
 } from '../helpers/rauc-fixture.js';
+import { tool } from '../helpers/system-tools.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { makeTlsFiles, type TlsFiles } from '../helpers/tls-files.js';
 
@@ -126,7 +127,7 @@ function publish(fields: Record<string, unknown>, signer: { cert: string; key: s
   };
   const json = join(dir.path, 'manifest.json');
   writeFileSync(json, JSON.stringify(manifest));
-  execFileSync('openssl', [
+  execFileSync(tool('openssl'), [
     'cms',
     '-sign',
     '-binary',
