@@ -23,6 +23,7 @@ import { ClientRefusals } from './internal-events/client-refusals.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { defaultValidationEnv, type ValidationEnv } from './settings/environment.js';
 import { SettingsService } from './settings/settings-service.js';
+import { ensureInstanceId } from './store/meta-repo.js';
 import type { Store } from './store/store.js';
 import { storePath } from './store/store-path.js';
 import { storeWithWriter } from './writer/store-with-writer.js';
@@ -39,6 +40,9 @@ import { eventStoredFeed } from './gateway/event-feeds.js';
 import { gatewaySerialLines } from './gateway/hardware.js';
 import { buildHttp } from './gateway/http.js';
 import { DEFAULT_CMDLINE_PATH, readBootedSlot } from './update/boot-state.js';
+import { AlarmWatch } from './update/alarm-watch.js';
+import { DEFAULT_CHANNEL_RUNTIME_DIR, DEFAULT_KEYRING, UpdateChannel } from './update/update-channel.js';
+import { updateReport, type UpdateReport } from './update/fleet-report.js';
 import { UpdateMonitor } from './update/update-monitor.js';
 import { UpdateSystem, updateOptionsFromEnv, type UpdateSystemOptions } from './update/update-system.js';
 import { buildServices } from './gateway/services.js';
@@ -218,6 +222,8 @@ export class Gateway {
       receivers.conflicts.journalTo(supervision.raise);
       this.clientRefusals.journalTo(supervision.raise);
 
+      // The box's system updates for the mirror's `installations`, once the update side below is built.
+      let fleetReport = (): UpdateReport | null => null;
       const services = new ServiceGroup(
         'services',
         () =>
@@ -237,6 +243,7 @@ export class Gateway {
             httpPort: this.options.httpPort,
             httpsPort: this.options.httpsPort,
             onClientRefused: (refusal) => this.clientRefusals.report(refusal),
+            fleetReport: () => fleetReport(),
           }),
         logger.child('services'),
         this.health,
@@ -260,6 +267,22 @@ export class Gateway {
         receiversListening: () => receiversListening(this.health.snapshot()),
         journal: (type, detail) => void supervision.raise(type, { detail }),
       });
+      // The update channel the box polls (settings `updates`, docs/updates.md "The update channel").
+      const env = this.options.env ?? process.env;
+      const alarms = new AlarmWatch(receivers.bus);
+      alarms.lookBack((filter) => store.events.query(filter), this.clock.now());
+      const updateChannel = new UpdateChannel({
+        system: updateSystem,
+        settings: () => settings.current().updates,
+        instanceId: () => ensureInstanceId(store),
+        health: this.health,
+        lastAlarmAt: () => alarms.lastAlarmAt(),
+        reconcile: () => updateMonitor.reconcile(),
+        keyring: env.VIGIL_RAUC_KEYRING ?? DEFAULT_KEYRING,
+        // systemd's RuntimeDirectory= (systemd/vigil.service); RAUC's streaming helper reads the CA there.
+        runtimeDir: env.RUNTIME_DIRECTORY ?? DEFAULT_CHANNEL_RUNTIME_DIR,
+      });
+      fleetReport = () => updateReport(updateSystem, updateChannel.facts());
       receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
       const listeners = buildHttp({
         version,
@@ -280,7 +303,7 @@ export class Gateway {
         httpsPort: this.options.httpsPort,
         isLocalClient: this.options.isLocalClient,
         requestStop: this.options.requestStop,
-        update: { system: updateSystem, reconcile: () => updateMonitor.reconcile() },
+        update: { system: updateSystem, reconcile: () => updateMonitor.reconcile(), channel: updateChannel },
       });
       await this.startService(listeners);
       this.running = { store, settings, services, listeners };
@@ -295,6 +318,7 @@ export class Gateway {
       selfCheckPassing = () => selfCheck.passing();
       // After the self-check: the booted slot is confirmed only by a gateway that is up (docs/updates.md).
       await this.startService(updateMonitor);
+      await this.startService(updateChannel);
       // Last: READY=1 only once everything above has started (sd_notify(3)).
       await this.startService(
         new SystemdNotifier({

@@ -23,6 +23,10 @@ import { readUpdateRecord } from './update-record.js';
 import type { UpdateSystem } from './update-system.js';
 
 export const CHANNEL_COMPONENT = 'update-channel';
+/** RAUC's keyring on the box (image/overlay/etc/rauc/system.conf); VIGIL_RAUC_KEYRING elsewhere. */
+export const DEFAULT_KEYRING = '/etc/rauc/keyring.pem';
+/** The unit's RuntimeDirectory (systemd/vigil.service), when systemd does not say it in RUNTIME_DIRECTORY. */
+export const DEFAULT_CHANNEL_RUNTIME_DIR = '/run/vigil-channel';
 /** A first look soon after the start, then every poll interval. */
 const FIRST_CHECK_MS = 30_000;
 /** While only the gates (an alarm, an output) hold an install back, look again this soon. */
