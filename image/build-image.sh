@@ -33,6 +33,7 @@ TEST_MIGRATION=0
 TEST_UNHEALTHY=0
 TEST_UNCONFIRMED=0
 NO_ADAPTIVE=0
+TEST_DEB_CHANGE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) FRESH=1 ;;
@@ -46,12 +47,13 @@ while [ $# -gt 0 ]; do
     --test-unhealthy) TEST_UNHEALTHY=1 ;;
     --test-unconfirmed) TEST_UNCONFIRMED=1 ;;
     --no-adaptive) NO_ADAPTIVE=1 ;;
-    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --no-adaptive, --test-migration, --test-unhealthy, --test-unconfirmed)" ;;
+    --test-deb-change) shift; TEST_DEB_CHANGE=${1:-} ;;
+    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --no-adaptive, --test-migration, --test-unhealthy, --test-unconfirmed, --test-deb-change PACKAGE)" ;;
   esac
   shift
 done
-if [ "$BUNDLE" = 0 ] && { [ "$NO_ADAPTIVE" = 1 ] || [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ] || [ "$TEST_UNCONFIRMED" = 1 ]; }; then
-  die "--no-adaptive, --test-migration, --test-unhealthy and --test-unconfirmed are for bundles only (./build.sh bundle ...)"
+if [ "$BUNDLE" = 0 ] && { [ "$NO_ADAPTIVE" = 1 ] || [ -n "$TEST_DEB_CHANGE" ] || [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ] || [ "$TEST_UNCONFIRMED" = 1 ]; }; then
+  die "--no-adaptive and the --test-* options are for bundles only (./build.sh bundle ...)"
 fi
 if [ -n "$VERSION_OVERRIDE" ] && ! [[ "$VERSION_OVERRIDE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   die "--version must be X.Y.Z, got '$VERSION_OVERRIDE'"
@@ -194,6 +196,7 @@ fi
 [ "$TEST_MIGRATION" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" migration "$ROOT"
 [ "$TEST_UNHEALTHY" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unhealthy "$ROOT"
 [ "$TEST_UNCONFIRMED" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unconfirmed "$ROOT"
+[ -z "$TEST_DEB_CHANGE" ] || bash "$IMAGE_DIR/test-variants.sh" deb-change "$ROOT" "$TEST_DEB_CHANGE"
 
 stage "smoke test under qemu-user"
 [ "$(chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version)" = "$VERSION" ] ||
@@ -234,6 +237,7 @@ if [ "$BUNDLE" = 1 ]; then
   [ "$TEST_MIGRATION" = 0 ] || SUFFIX="$SUFFIX-test-migration"
   [ "$TEST_UNHEALTHY" = 0 ] || SUFFIX="$SUFFIX-test-unhealthy"
   [ "$TEST_UNCONFIRMED" = 0 ] || SUFFIX="$SUFFIX-test-unconfirmed"
+  [ -z "$TEST_DEB_CHANGE" ] || SUFFIX="$SUFFIX-test-deb-change"
   [ "$NO_ADAPTIVE" = 0 ] || SUFFIX="$SUFFIX-full"
   BUNDLE_OUT=$OUT/$NAME$SUFFIX.raucb
   # The slot image is genimage's root.ext4: byte for byte what slot A of this build's card holds.

@@ -3,6 +3,7 @@
 # (docs/image.md "Test bundles"). Never in a release: build-image.sh applies them only to bundles built
 # with --test-migration or --test-unhealthy, whose file names say so.
 #   test-variants.sh migration|unhealthy|unconfirmed ROOT
+#   test-variants.sh deb-change ROOT PACKAGE
 set -euo pipefail
 root=$2
 case "$1" in
@@ -37,5 +38,24 @@ JS
       > "$root/etc/systemd/system/vigil-trial-deadline.timer.d/90-test.conf"
     echo "test variant: port 9000 taken before the gateway starts; trial deadline 4 min"
     ;;
-  *) echo "usage: test-variants.sh migration|unhealthy|unconfirmed ROOT" >&2; exit 2 ;;
+  deb-change)
+    # One Debian package at another version, the size of a security update (docs/image.md "Figures"):
+    # PACKAGE as the trixie release has it, where the image carries trixie-security's or trixie-updates'.
+    # The image's own apt sources; the host's resolver for the lookup; nothing of apt's lists stays.
+    package=${3:?deb-change needs a package}
+    cp -a "$root/etc/resolv.conf" "$root/etc/resolv.conf.vigil-test" 2>/dev/null || true
+    cp --remove-destination /etc/resolv.conf "$root/etc/resolv.conf"
+    before=$(chroot "$root" dpkg-query -W -f '${Version}' "$package")
+    chroot "$root" apt-get update -qq
+    chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades --no-install-recommends \
+      "$package/trixie" >/dev/null
+    after=$(chroot "$root" dpkg-query -W -f '${Version}' "$package")
+    chroot "$root" apt-get clean
+    rm -rf "$root"/var/lib/apt/lists/*
+    rm -f "$root/etc/resolv.conf"
+    [ ! -e "$root/etc/resolv.conf.vigil-test" ] || mv "$root/etc/resolv.conf.vigil-test" "$root/etc/resolv.conf"
+    [ "$before" != "$after" ] || { echo "error: $package is $before in the image and in trixie: pick a package with an update" >&2; exit 1; }
+    echo "test variant: $package $before -> $after"
+    ;;
+  *) echo "usage: test-variants.sh migration|unhealthy|unconfirmed ROOT | deb-change ROOT PACKAGE" >&2; exit 2 ;;
 esac
