@@ -46,7 +46,9 @@ test('two first uses at once answer with the version, install nothing and leave 
     const built = statSync(join(REPO, 'dist', '.built')).mtimeMs;
     const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
     const runs = await Promise.all([npxVigil(['version'], cache.path), npxVigil(['version'], cache.path)]);
-    process.stdout.write(`npx vigil version, two at once, empty npm cache: ${runs.map((r) => `${r.ms} ms`).join(', ')}\n`);
+    process.stdout.write(
+      `npx vigil version, two at once, empty npm cache: ${runs.map((r) => `${r.ms} ms`).join(', ')}\n`,
+    );
     for (const run of runs) assert.equal([run.code, run.stdout], [0, `${version}\n`]);
     assert.not.ok(existsSync(join(cache.path, '_npx')), 'npx installed the checkout into its cache');
     assert.is(statSync(join(REPO, 'dist', '.built')).mtimeMs, built, 'dist/ was rebuilt');

@@ -10,7 +10,7 @@ import type { Service } from '../core/service.js';
 import { applyPendingRestore } from '../backup/apply-restore.js';
 import { FirstBootReporter } from '../first-boot/reporter.js';
 import type { StatusSlot } from '../housekeeping/build-services.js';
-import type { StartupRules } from '../ingest/startup-events.js';
+import type { StartupRules } from '../writer/startup-events.js';
 import { initialiseDataDir, type InitResult } from '../init/first-start.js';
 import { InitialPasswordWatch } from '../init/initial-password-watch.js';
 import type { ClientRefusals } from '../internal-events/client-refusals.js';

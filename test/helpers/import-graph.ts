@@ -19,18 +19,22 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   settings: ['core', 'protocols', 'auth'],
   store: ['core', 'settings'],
   init: ['core', 'auth', 'settings'],
-  ingest: ['core', 'protocols', 'settings', 'store'],
+  /** Main-thread batching: queues frames, encodes a batch, hands it to the writer's port (docs/receivers.md). */
+  ingest: ['core', 'protocols', 'settings', 'store', 'writer'],
   'internal-events': ['core', 'auth', 'protocols', 'settings', 'store', 'ingest'],
   devices: ['core', 'protocols', 'store', 'internal-events'],
-  tracker: ['core', 'protocols', 'settings', 'store', 'ingest', 'internal-events'],
+  tracker: ['core', 'protocols', 'settings', 'store', 'ingest', 'internal-events', 'writer'],
   'status-output': ['core', 'protocols', 'store', 'ingest', 'internal-events'],
-  /** The one writer of the store's file: its thread, its commands, the proxy (docs/writer.md). */
-  writer: ['core', 'store', 'ingest'],
+  /**
+   * The one writer of the store's file: its thread, the proxy, the group commit's database half and
+   * both ends of the wire between them (docs/writer.md).
+   */
+  writer: ['core', 'settings', 'store'],
   outputs: ['core', 'protocols', 'settings', 'store', 'writer'],
-  receivers: ['core', 'protocols', 'settings', 'store', 'ingest', 'devices'],
+  receivers: ['core', 'protocols', 'settings', 'store', 'ingest', 'devices', 'writer'],
   leds: ['core'],
   metrics: ['core'],
-  system: ['core', 'settings', 'init', 'ingest'],
+  system: ['core', 'settings', 'init', 'writer'],
   backup: ['core', 'init', 'store', 'version'],
   update: ['core', 'init', 'system', 'version'],
   housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output', 'version'],

@@ -73,7 +73,10 @@ test('no image, a missing one or a file that is not an image: each stops with it
       none.stderr,
       `error: no image to check: run ./build.sh image first (looked for vigil-*-arm64.img.xz and .img in ${dir.path})\n`,
     );
-    assert.equal(pick(join(dir.path, 'gone.img.xz'), dir.path).stderr, `error: no such image: ${dir.path}/gone.img.xz\n`);
+    assert.equal(
+      pick(join(dir.path, 'gone.img.xz'), dir.path).stderr,
+      `error: no such image: ${dir.path}/gone.img.xz\n`,
+    );
     const bundle = image(dir.path, 'vigil-0.1.0-arm64.raucb', 0);
     assert.equal(pick(bundle, dir.path).stderr, `error: ${bundle} is not an image (.img or .img.xz)\n`);
   } finally {
@@ -104,10 +107,7 @@ for (const script of ['image-check.sh', 'update-check.sh']) {
     const unknown = run('--fast');
     assert.equal([unknown.status, unknown.stderr], [2, `error: unknown option '--fast'\n${usage}\n`]);
     const two = run('a.img', 'b.img.xz');
-    assert.equal(
-      [two.status, two.stderr],
-      [2, `error: one image at a time (got 'a.img' and 'b.img.xz')\n${usage}\n`],
-    );
+    assert.equal([two.status, two.stderr], [2, `error: one image at a time (got 'a.img' and 'b.img.xz')\n${usage}\n`]);
   });
 
   test(`${script}: with nothing built it stops at once and says what to run`, () => {
@@ -135,7 +135,10 @@ test('image-check.sh: --soak takes whole minutes', () => {
   const r = spawnSync(tool('bash'), [join(REPO, 'image', 'image-check.sh'), '--soak', 'x'], { encoding: 'utf8' });
   assert.equal(
     [r.status, r.stderr],
-    [2, "error: --soak takes whole minutes (1..1440), got 'x'\nusage: ./build.sh image-check [--soak MINUTES] [IMAGE.img.xz|IMAGE.img]\n"],
+    [
+      2,
+      "error: --soak takes whole minutes (1..1440), got 'x'\nusage: ./build.sh image-check [--soak MINUTES] [IMAGE.img.xz|IMAGE.img]\n",
+    ],
   );
 });
 
