@@ -33,11 +33,45 @@ export function channelTls(dir: string): ChannelTls {
   const cert = join(dir, 'channel.pem');
   const ext = join(dir, 'channel.ext');
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(['req', '-x509', ...ec, '-keyout', caKey, '-out', ca, '-subj', '/CN=Vigil channel-check CA', '-days', '7',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign']);
+  openssl([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    caKey,
+    '-out',
+    ca,
+    '-subj',
+    '/CN=Vigil channel-check CA',
+    '-days',
+    '7',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+  ]);
   openssl(['req', ...ec, '-keyout', key, '-out', csr, '-subj', '/CN=channel']);
-  writeFileSync(ext, `subjectAltName=IP:${HOST_FROM_GUEST},IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  openssl(['x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-out', cert, '-days', '7', '-extfile', ext]);
+  writeFileSync(
+    ext,
+    `subjectAltName=IP:${HOST_FROM_GUEST},IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    ca,
+    '-CAkey',
+    caKey,
+    '-CAcreateserial',
+    '-out',
+    cert,
+    '-days',
+    '7',
+    '-extfile',
+    ext,
+  ]);
   return { ca, cert, key };
 }
 
@@ -59,8 +93,15 @@ export function publish(repo: string, www: string, release: Release, out: string
   mkdirSync(dir, { recursive: true });
   const name = basename(release.bundle);
   copyFileSync(release.bundle, join(dir, name));
-  const args = [join(repo, 'image', 'channel-manifest.sh'), '--version', release.version, '--bundle', name,
-    '--out', join(dir, 'channel.cms')];
+  const args = [
+    join(repo, 'image', 'channel-manifest.sh'),
+    '--version',
+    release.version,
+    '--bundle',
+    name,
+    '--out',
+    join(dir, 'channel.cms'),
+  ];
   for (const wave of release.waves ?? ['100']) args.push('--wave', wave);
   if (release.validDays) args.push('--valid-days', String(release.validDays));
   if (release.serial) args.push('--serial', String(release.serial));
@@ -73,8 +114,22 @@ export function publishRaw(www: string, manifest: Record<string, unknown>, cert:
   mkdirSync(dir, { recursive: true });
   const json = join(dir, 'raw.json');
   writeFileSync(json, JSON.stringify(manifest));
-  openssl(['cms', '-sign', '-binary', '-nodetach', '-outform', 'PEM', '-in', json, '-signer', cert, '-inkey', key,
-    '-out', join(dir, 'channel.cms')]);
+  openssl([
+    'cms',
+    '-sign',
+    '-binary',
+    '-nodetach',
+    '-outform',
+    'PEM',
+    '-in',
+    json,
+    '-signer',
+    cert,
+    '-inkey',
+    key,
+    '-out',
+    join(dir, 'channel.cms'),
+  ]);
 }
 
 export interface Channel {
