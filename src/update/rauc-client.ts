@@ -63,6 +63,19 @@ function parseVerity(text: string): BundleInfo['verity'] {
   return { hash: hash.toLowerCase(), salt: salt.toLowerCase(), size: Number(size) };
 }
 
+/**
+ * rauc's words for a failure: its standard error, and the lines an install handler sent with RAUC's
+ * `<< error …` protocol (the image's version floor says why it refused there; docs/image.md).
+ */
+function failureWords(stderr: string, stdout: string): string {
+  const handler = stdout
+    .split(/[\r\n]/)
+    .map((line) => /vigil: .*/.exec(line)?.[0] ?? '')
+    .filter((line) => line !== '');
+  const own = stderr.split('\n').filter((line) => line.trim() !== '' && !/^rauc-Message:/.test(line));
+  return [...new Set([...own, ...handler])].join('\n').trim();
+}
+
 export class RaucClient {
   private readonly bin: string;
   private readonly extraArgs: readonly string[];
@@ -82,11 +95,7 @@ export class RaucClient {
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
           const code = (err as NodeJS.ErrnoException).code;
-          const words = stderr
-            .split('\n')
-            .filter((line) => line.trim() !== '' && !/^rauc-Message:/.test(line))
-            .join('\n')
-            .trim();
+          const words = failureWords(stderr, stdout);
           if (code === 'ENOENT' || code === 'EACCES')
             return reject(new RaucError('not-installed', `rauc is not installed (${this.bin})`, words));
           if (err.killed)
@@ -132,9 +141,11 @@ export class RaucClient {
     return new Promise((resolve, reject) => {
       const child = spawn(this.bin, args, { env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stderr = '';
+      let stdout = '';
       let pending = '';
       const timer = setTimeout(() => child.kill('SIGTERM'), INSTALL_TIMEOUT_MS);
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        if (stdout.length < 16_384) stdout += chunk;
         pending += chunk;
         const lines = pending.split(/[\r\n]/);
         pending = lines.pop() ?? '';
@@ -157,11 +168,7 @@ export class RaucClient {
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         if (code === 0) return resolve();
-        const words = stderr
-          .split('\n')
-          .filter((line) => line.trim() !== '' && !/^rauc-Message:/.test(line))
-          .join('\n')
-          .trim();
+        const words = failureWords(stderr, stdout);
         if (signal)
           return reject(new RaucError('timeout', `rauc install did not finish in ${INSTALL_TIMEOUT_MS} ms`, words));
         reject(new RaucError('failed', words || `rauc install failed (exit ${code})`, words));
