@@ -227,7 +227,10 @@ rm -rf "$GEN" && mkdir -p "$GEN/out" "$GEN/in"
 node "$REPO/dist/image/tools/render-genimage.js" --image "$NAME.img" --boot-mib "$BOOT_MIB" \
   --root-used-kib "$ROOT_KIB" --slot-mib "$SLOT_MIB" --data-mib "$DATA_MIB" > "$GEN/genimage.cfg"
 rm -rf "$GEN/tmp"
-genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --inputpath "$GEN/in" --outputpath "$GEN/out" >"$GEN/genimage.log" 2>&1 ||
+# One fixed time for the file systems' own timestamps (with the root's fixed UUID and hash seed,
+# genimage-config.ts): two builds of one tree give the same blocks where their files are the same.
+E2FSPROGS_FAKE_TIME=1767225600 \
+  genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --inputpath "$GEN/in" --outputpath "$GEN/out" >"$GEN/genimage.log" 2>&1 ||
   { tail -30 "$GEN/genimage.log"; die "genimage failed (log: $GEN/genimage.log)"; }
 rm -rf "$GEN/tmp"
 

@@ -19,7 +19,7 @@
  *      (c) the full, non-adaptive bundle: a full first fetch.
  * Stops the VM itself; exits 1 on the first failed step.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
@@ -78,6 +78,23 @@ async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
   const note = typeof value === 'string' && value ? `: ${value}` : '';
   process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${note}\n`);
   return value;
+}
+
+/** Waits for a bundle channel-check.sh builds in the background (BUNDLE.failed when its build failed). */
+async function ready(bundle: string): Promise<string> {
+  await pollGuest(
+    `bundle ${basename(bundle)}`,
+    90 * 60_000,
+    async () => {
+      if (existsSync(`${bundle}.failed`))
+        throw Object.assign(new Error(`building ${bundle} failed (see build/channel-bundle-*.log)`), {
+          name: 'VmDied',
+        });
+      return existsSync(bundle);
+    },
+    5000,
+  );
+  return bundle;
 }
 
 async function main(): Promise<void> {
@@ -186,6 +203,7 @@ async function main(): Promise<void> {
   };
   /** Publishes `bundle` (waves 100 %), checks now, and returns the streamed install's figures. */
   const streamed = async (bundle: string) => {
+    await ready(bundle);
     const version = versionOf(bundle);
     publish(REPO, www, { version, bundle }, values.out!);
     server.resetCounts();
@@ -248,6 +266,7 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------------ 2
     await step('2a. nothing published yet: 404 reported, nothing changed', () => refused('HTTP_ERROR'));
     await step('2b. the server answers 500', async () => {
+      await ready(bundles.bump);
       publish(REPO, www, { version: versionOf(bundles.bump), bundle: bundles.bump, waves: ['0'] }, values.out!);
       server.misbehave('/stable/channel.cms', { kind: 'status', status: 500 });
       const r = await refused('HTTP_ERROR');

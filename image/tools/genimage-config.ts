@@ -14,6 +14,14 @@ export const DATA_LABEL = 'vigil-data';
 /** The MBR disk signature ("VIGL"): slot A is PARTUUID 5649474c-02, slot B 5649474c-03. */
 export const DISK_SIGNATURE = 0x5649474c;
 export const SLOT_PARTITIONS = { A: 2, B: 3 } as const;
+/**
+ * The root file system's UUID and directory hash seed, the same in every build: with them (and the
+ * build's fixed time, build-image.sh) two builds of one tree differ only where their files do, so an
+ * adaptive bundle's blocks match what a slot already holds (docs/image.md "Bundles"). Both slots carry
+ * the same image anyway; the partitions tell them apart.
+ */
+export const ROOT_FS_UUID = '5649474c-726f-4f74-8000-000000000001';
+export const ROOT_HASH_SEED = '5649474c-6861-4573-8000-000000000002';
 export const DATA_PARTITION = 4;
 const ALIGN_MIB = 4;
 
@@ -90,8 +98,9 @@ image root.ext4 {
   ext4 {
     label = "${ROOT_LABEL}"
     use-mke2fs = true
-    # read-only at run time: no blocks reserved for root
-    extraargs = "-m 0"
+    # read-only at run time: no blocks reserved for root; a fixed UUID and hash seed, so that builds of
+    # one tree differ only where their files do (genimage's own -E options again: the last -E counts)
+    extraargs = "-m 0 -U ${ROOT_FS_UUID} -E root_owner=0:0,lazy_itable_init=0,lazy_journal_init=0,hash_seed=${ROOT_HASH_SEED}"
   }
   mountpoint = "/"
   size = ${layout.rootMib}M
