@@ -47,8 +47,9 @@ while [ $# -gt 0 ]; do
     --test-unhealthy) TEST_UNHEALTHY=1 ;;
     --test-unconfirmed) TEST_UNCONFIRMED=1 ;;
     --no-adaptive) NO_ADAPTIVE=1 ;;
-    --test-deb-change) shift; TEST_DEB_CHANGE=${1:-} ;;
-    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --no-adaptive, --test-migration, --test-unhealthy, --test-unconfirmed, --test-deb-change PACKAGE)" ;;
+    --test-deb-change) TEST_DEB_CHANGE=auto ;;
+    --test-deb-change=*) TEST_DEB_CHANGE=${1#--test-deb-change=} ;;
+    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --no-adaptive, --test-migration, --test-unhealthy, --test-unconfirmed, --test-deb-change[=PACKAGE])" ;;
   esac
   shift
 done
@@ -196,7 +197,7 @@ fi
 [ "$TEST_MIGRATION" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" migration "$ROOT"
 [ "$TEST_UNHEALTHY" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unhealthy "$ROOT"
 [ "$TEST_UNCONFIRMED" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unconfirmed "$ROOT"
-[ -z "$TEST_DEB_CHANGE" ] || bash "$IMAGE_DIR/test-variants.sh" deb-change "$ROOT" "$TEST_DEB_CHANGE"
+[ -z "$TEST_DEB_CHANGE" ] || bash "$IMAGE_DIR/test-variants.sh" deb-change "$ROOT" $([ "$TEST_DEB_CHANGE" = auto ] || echo "$TEST_DEB_CHANGE")
 
 stage "smoke test under qemu-user"
 [ "$(chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version)" = "$VERSION" ] ||

@@ -4,7 +4,7 @@
 # HTTP streaming, adaptive, by itself (docs/image.md "channel-check"). Default image: the newest
 # build/vigil-*-arm64.img(.xz). The bundles it publishes are built first when missing (the same tree and
 # cached stages), while the first boot runs:
-#   +11 patch: a version bump (adaptive);   +12: --test-unhealthy;   +13: --test-deb-change libcurl3t64-gnutls;
+#   +11 patch: a version bump (adaptive);   +12: --test-unhealthy;   +13: --test-deb-change;
 #   +14: a version bump (the power cut);    +15: --no-adaptive (the full fetch, and the stalled server).
 set -euo pipefail
 IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -52,7 +52,7 @@ build() { # build BUNDLE LOG ARGS...: a missing bundle, or BUNDLE.failed
 (
   build "$bump" "$OUT/channel-bundle-bump.log" --version "$(v 11)"
   build "$unhealthy" "$OUT/channel-bundle-unhealthy.log" --version "$(v 12)" --test-unhealthy
-  build "$deb" "$OUT/channel-bundle-deb.log" --version "$(v 13)" --test-deb-change libcurl3t64-gnutls
+  build "$deb" "$OUT/channel-bundle-deb.log" --version "$(v 13)" --test-deb-change
   build "$cut" "$OUT/channel-bundle-cut.log" --version "$(v 14)"
   build "$full" "$OUT/channel-bundle-full.log" --version "$(v 15)" --no-adaptive
 ) &

@@ -395,7 +395,10 @@ async function main(): Promise<void> {
     await step('5. (b) one Debian package at another version, adaptive: into A, reboot, confirmed', async () => {
       const r = await streamed(bundles.deb);
       const back = await rebootsInto('A', r.before.bootId, true);
-      figures.b_debian_package = fetched(r);
+      // The build log names the package (image/test-variants.sh deb-change).
+      const changed =
+        /test variant: (.*)/.exec(readFileSync(join(values.out!, 'channel-bundle-deb.log'), 'utf8'))?.[1] ?? '?';
+      figures.b_debian_package = `${changed}: ${fetched(r)}`;
       figures.b_downtime_s = back.down.toFixed(0);
       return `${figures.b_debian_package}; down ${figures.b_downtime_s} s; ${describe(back.state)}`;
     });

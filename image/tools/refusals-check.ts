@@ -56,9 +56,16 @@ export async function refusalsCheck(box: RefusalsBox): Promise<void> {
   });
 
   const onBox = `/var/lib/vigil/${basename(older)}`;
-  /** Runs as `vigil`; returns its exit status and words (a refusal is the expected answer). */
-  const asVigil = async (command: string) =>
-    guest.ssh(`${AS_VIGIL} sh -c '${command} 2>&1; echo "exit=$?"'`, 20 * 60_000);
+  /**
+   * Runs as `vigil`; returns its words, the exit status, and what rauc-service journaled meanwhile (RAUC
+   * passes a handler's or the boot backend's own words to its journal, its client gets "exited with code 1").
+   */
+  const asVigil = async (command: string) => {
+    const mark = (await guest.ssh('date +%s')).trim();
+    const out = await guest.ssh(`${AS_VIGIL} sh -c '${command} 2>&1; echo "exit=$?"'`, 20 * 60_000);
+    const journal = await guest.ssh(`journalctl -u rauc --since @${mark} --no-pager -o cat || true`);
+    return `${journal}\n${out}`;
+  };
   const unchanged = (before: SlotState, after: SlotState, what: string) => {
     if (
       after.booted !== before.booted ||

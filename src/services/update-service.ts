@@ -59,7 +59,8 @@ export async function updateFacts(deps: UpdateServiceDeps): Promise<UpdateFacts>
     slots,
     update: record.install ? view(record.install) : null,
     rollback_unacknowledged: rollbackUnacknowledged(record),
-    channel: slots && deps.update.channel ? deps.update.channel.facts() : null,
+    // The channel's own account, even when RAUC does not answer for the slots right now.
+    channel: deps.update.channel && system.bootedSlot() !== null ? deps.update.channel.facts() : null,
   };
 }
 
