@@ -51,7 +51,7 @@ JS
     for package in $candidates; do
       installed=$(chroot "$root" dpkg-query -W -f '${Version}' "$package" 2>/dev/null) || continue
       other=$(chroot "$root" apt-cache madison "$package" | awk -F'|' '{gsub(/ /, "", $2); print $2}' |
-        grep -vxF "$installed" | head -n 1)
+        grep -vxF "$installed" | head -n 1 || true)
       [ -n "$other" ] || continue
       if chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades --no-remove \
         --no-install-recommends "$package=$other" >/dev/null; then
