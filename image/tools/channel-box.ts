@@ -143,7 +143,8 @@ export interface Channel {
 }
 
 export async function channelFacts(guest: Guest, token: string): Promise<Channel> {
-  const res = await guest.http('GET', '/api/system', { token });
+  // It asks RAUC for the slots: seconds under emulation, more on a loaded host.
+  const res = await guest.http('GET', '/api/system', { token, timeoutMs: 90_000 });
   if (res.status !== 200) throw new Error(`GET /api/system: ${res.status} ${res.text}`);
   const channel = (JSON.parse(res.text) as { channel: Channel | null }).channel;
   if (!channel) throw new Error('GET /api/system has no channel facts');
