@@ -137,6 +137,7 @@ export function UpdateSection(props: { report: SystemReport; csrf: string }) {
       </dl>
       <LastUpdate report={report} />
       <Channel report={report} csrf={csrf} />
+      <h3>Install a bundle</h3>
       <form
         method="post"
         action="/system/update"
