@@ -75,6 +75,9 @@ export function channelTls(dir: string): ChannelTls {
   return { ca, cert, key };
 }
 
+/** vigil-0.1.1-arm64[-test-…].raucb -> 0.1.1 */
+export const versionOf = (bundle: string): string => /^vigil-(\d+\.\d+\.\d+)-/.exec(basename(bundle))?.[1] ?? '?';
+
 export interface Release {
   readonly version: string;
   readonly bundle: string;

@@ -19,22 +19,23 @@
  *      (c) the full, non-adaptive bundle: a full first fetch.
  * Stops the VM itself; exits 1 on the first failed step.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
 import {
+  type Channel,
   channelFacts,
   channelTls,
   checkNow,
   HOST_FROM_GUEST,
   publish,
-  publishRaw,
-  type Channel,
+  versionOf,
 } from './channel-box.js';
+import { channelFailures } from './channel-failures.js';
 import { ChannelServer } from './channel-server.js';
 import { Guest, poll as pollGuest } from './guest.js';
-import { describe, internalEvents, raucProgress, sendEvent, slotState, type SlotState } from './update-box.js';
+import { describe, internalEvents, raucProgress, sendEvent, slotState } from './update-box.js';
 import type { Vm } from './vm.js';
 
 const BOOT_TIMEOUT_MS = 20 * 60_000;
@@ -63,8 +64,6 @@ const bundles = Object.fromEntries(bundleNames.map((n) => [n, values[n]!])) as R
   (typeof bundleNames)[number],
   string
 >;
-/** vigil-0.1.1-arm64[-test-…].raucb -> 0.1.1 */
-const versionOf = (bundle: string) => /^vigil-(\d+\.\d+\.\d+)-/.exec(basename(bundle))?.[1] ?? '?';
 const work = values.work;
 const t0 = Date.now();
 const figures: Record<string, string> = {};
@@ -140,25 +139,6 @@ async function main(): Promise<void> {
   const settings = async (updates: Record<string, unknown>) => {
     const res = await guest.http('PUT', '/api/settings', { token, body: { updates } });
     if (res.status !== 200) throw new Error(`PUT /api/settings: ${res.status} ${res.text}`);
-  };
-  /** The boot state a failed or refused install must leave as it was. */
-  const same = (before: SlotState, after: SlotState) =>
-    after.booted === before.booted &&
-    after.boot.BOOT_ORDER === before.boot.BOOT_ORDER &&
-    after.boot.BOOT_A_LEFT === before.boot.BOOT_A_LEFT &&
-    after.boot.BOOT_B_LEFT === before.boot.BOOT_B_LEFT &&
-    after.boot.BOOT_B_TRIAL === before.boot.BOOT_B_TRIAL;
-  /** A check that must fail with `code` and change nothing. */
-  const refused = async (code: string) => {
-    const before = await slotState(guest);
-    const facts = await checkNow(guest, token);
-    const after = await slotState(guest);
-    if (facts.error?.code !== code)
-      throw new Error(`expected ${code}, got ${JSON.stringify(facts.error ?? facts.decision)}`);
-    const reported = await channelFacts(guest, token);
-    if (reported.error?.code !== code) throw new Error(`GET /api/system does not report ${code}`);
-    if (!same(before, after)) throw new Error(`changed: ${describe(before)} -> ${describe(after)}`);
-    return `${code}: ${facts.error.message.slice(0, 140)}`;
   };
   /** Waits until the channel's install ends; its facts then. */
   const installEnds = async (version: string): Promise<Channel> =>
@@ -265,91 +245,18 @@ async function main(): Promise<void> {
     );
 
     // ------------------------------------------------------------------ 2
-    await step('2a. nothing published yet: 404 reported, nothing changed', () => refused('HTTP_ERROR'));
-    await step('2b. the server answers 500', async () => {
-      await ready(bundles.bump);
-      publish(REPO, www, { version: versionOf(bundles.bump), bundle: bundles.bump, waves: ['0'] }, values.out!);
-      server.misbehave('/stable/channel.cms', { kind: 'status', status: 500 });
-      const r = await refused('HTTP_ERROR');
-      server.behave();
-      return r;
-    });
-    await step('2c. the server is down', async () => {
-      await server.stop();
-      const r = await refused('UNREACHABLE');
-      server = new ChannelServer({
-        root: www,
-        key: readFileSync(tls.key, 'utf8'),
-        cert: readFileSync(tls.cert, 'utf8'),
-        port,
-      });
-      await server.start();
-      return r;
-    });
-    await step('2d. the server trickles (50 bytes/s): the fetch gives up after 30 s', async () => {
-      server.misbehave('/stable/channel.cms', { kind: 'slow', bytesPerSecond: 50 });
-      const r = await refused('TIMEOUT');
-      server.behave();
-      return r;
-    });
-    const now = Date.now();
-    const manifest = (fields: Record<string, unknown>) => ({
-      format: 'vigil-channel-1',
-      compatible: 'vigil-rpi-arm64',
-      serial: 10,
-      issued_at: new Date(now - 3_600_000).toISOString(),
-      expires_at: new Date(now + 86_400_000).toISOString(),
-      version: versionOf(bundles.bump),
-      bundle_url: basename(bundles.bump),
-      waves: [{ from: new Date(now - 3_600_000).toISOString(), percent: 100 }],
-      ...fields,
-    });
-    const signer = { cert: join(values.out!, 'keys', 'signer.pem'), key: join(values.out!, 'keys', 'signer.key') };
-    await step('2e. a manifest signed by another CA', async () => {
-      const other = channelTls(join(work, 'other-ca')); // any certificate outside the keyring
-      publishRaw(www, manifest({}), other.cert, other.key);
-      return refused('BAD_SIGNATURE');
-    });
-    await step('2f. a manifest for another board', async () => {
-      publishRaw(www, manifest({ compatible: 'vigil-rpi-armhf' }), signer.cert, signer.key);
-      return refused('WRONG_COMPATIBLE');
-    });
-    await step('2g. an expired manifest', async () => {
-      publishRaw(
-        www,
-        manifest({
-          issued_at: new Date(now - 9 * 86_400_000).toISOString(),
-          expires_at: new Date(now - 2 * 86_400_000).toISOString(),
-        }),
-        signer.cert,
-        signer.key,
-      );
-      return refused('EXPIRED');
-    });
-    await step('2h. a wave of 0 %: accepted, nothing installed; then an older serial: REPLAYED', async () => {
-      publish(
-        REPO,
-        www,
-        { version: versionOf(bundles.bump), bundle: bundles.bump, waves: ['0'], serial: 1000 },
-        values.out!,
-      );
-      const facts = await checkNow(guest, token);
-      if (facts.error || !/not for this box yet/.test(facts.decision ?? '')) throw new Error(JSON.stringify(facts));
-      publish(REPO, www, { version: versionOf(bundles.bump), bundle: bundles.bump, serial: 999 }, values.out!);
-      return `${facts.decision}; ${await refused('REPLAYED')}`;
-    });
-    await step('2i. a bundle that is not on the server, and a truncated one: RAUC refuses before writing', async () => {
-      publish(REPO, www, { version: versionOf(bundles.bump), bundle: bundles.bump, serial: 1001 }, values.out!);
-      const manifestJson = JSON.parse(readFileSync(join(www, 'stable', 'channel.json'), 'utf8')) as Record<
-        string,
-        unknown
-      >;
-      publishRaw(www, { ...manifestJson, serial: 1002, bundle_url: 'missing.raucb' }, signer.cert, signer.key);
-      const missing = await refused('INSTALL_FAILED');
-      const whole = readFileSync(bundles.bump);
-      writeFileSync(join(www, 'stable', 'truncated.raucb'), whole.subarray(0, Math.floor(whole.length / 2)));
-      publishRaw(www, { ...manifestJson, serial: 1003, bundle_url: 'truncated.raucb' }, signer.cert, signer.key);
-      return `${missing}; ${await refused('INSTALL_FAILED')}`;
+    server = await channelFailures({
+      guest,
+      token: () => token,
+      step,
+      repo: REPO,
+      www,
+      out: values.out!,
+      work,
+      bundle: await ready(bundles.bump),
+      server,
+      port,
+      tls,
     });
 
     // ------------------------------------------------------------------ 3
