@@ -2,8 +2,7 @@
  * Journal rows as the writer thread receives them (EventInsertParams, built before any timing): a
  * SIA-DCS alarm with every column a real one fills, from one of many accounts, raw frame included.
  */
-import { toInsertParams, type EventInsertParams } from '../../src/store/journal-columns.js';
-import type { NewEvent } from '../../src/store/types.js';
+import { toInsertParams, type EventInsertParams, type NewEvent } from '../../src/store/journal-columns.js';
 
 /** `count` distinct rows (account, sequence, port, object id and frame vary). */
 export function sampleJournalRows(count = 256): EventInsertParams[] {
