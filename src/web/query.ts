@@ -4,7 +4,7 @@
  * (src/services/events-service.ts, objects-service.ts), so the page accepts and refuses exactly
  * what the API does, with the same messages; `raw` refills the form.
  */
-import { parseQuery, type ParamParser, type QueryResult } from '../api/query-params.js';
+import { parseQuery, type ParamParser, type QueryResult } from '../services/query-params.js';
 
 /** The non-empty parameters of a page URL, trimmed. */
 export function pageParams(url: string): { params: URLSearchParams; raw: Record<string, string> } {

@@ -13,12 +13,15 @@ import { Gateway } from '../../src/main.js';
 import { FakeSysfs } from '../helpers/fake-sysfs.js';
 import { freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 test('READY=1 once started, WATCHDOG=1 while the self-check passes, none once the store is gone', async () => {
   const dir = tempDir();
   const sysfs = new FakeSysfs();
   const socket = join(dir.path, 'notify.sock');
-  const receiver = spawn('socat', ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const receiver = spawn(tool('socat'), ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let received = '';
   receiver.stdout.on('data', (c: Buffer) => (received += c.toString()));
   const watchdogs = () => received.split('WATCHDOG=1').length - 1;

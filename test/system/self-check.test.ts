@@ -18,6 +18,7 @@ import { SelfCheck, type SelfCheckBounds } from '../../src/system/self-check.js'
 import { frame } from '../ingest/helpers/items.js';
 import { sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 function blockLoop(ms: number): void {
   const until = Date.now() + ms;
@@ -165,7 +166,9 @@ test('gating end to end: the notifier sends WATCHDOG=1 while the checks pass, no
   const r = await rig({ intervalMs: 50 });
   const dir = tempDir('vigil-notify-');
   const socket = join(dir.path, 'notify.sock');
-  const receiver = spawn('socat', ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const receiver = spawn(tool('socat'), ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let received = '';
   receiver.stdout.on('data', (c: Buffer) => (received += c.toString()));
   const watchdogs = () => received.split('WATCHDOG=1').length - 1;

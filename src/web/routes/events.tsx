@@ -9,13 +9,14 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { EVENT_PARAMS, eventFilter, eventItem } from '../../api/routes/events.js';
-import { cursorParam, toCursor } from '../../api/query-params.js';
+import { EVENT_PARAMS, eventFilter } from '../../services/events-service.js';
+import { eventItem } from '../../services/listing-items.js';
+import { cursorParam, toCursor } from '../../services/query-params.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
 import { errorsByParam, pageParams, pageQuery, queryString } from '../query.js';
 import { queryEvents } from '../../services/events-service.js';
-import { DATABASE_NOT_READY } from '../../api/routes/objects.js';
+import { DATABASE_NOT_READY } from '../../services/principal.js';
 import { EventsView, type EventRowView } from '../views/events-view.js';
 import { readSession } from '../session.js';
 import { liveAuthorityDeps } from '../../services/live-authority-deps.js';

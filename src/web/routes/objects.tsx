@@ -6,8 +6,9 @@
  * cursors.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { DATABASE_NOT_READY, objectItem } from '../../api/routes/objects.js';
-import { toCursor } from '../../api/query-params.js';
+import { DATABASE_NOT_READY } from '../../services/principal.js';
+import { objectItem } from '../../services/listing-items.js';
+import { toCursor } from '../../services/query-params.js';
 import { queryObjects, type ListedObject } from '../../services/objects-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
