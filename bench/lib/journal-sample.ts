@@ -2,7 +2,8 @@
  * Journal rows as the writer thread receives them (EventInsertParams, built before any timing): a
  * SIA-DCS alarm with every column a real one fills, from one of many accounts, raw frame included.
  */
-import { toInsertParams, type EventInsertParams, type NewEvent } from '../../src/store/journal-columns.js';
+import { toInsertParams, type EventInsertParams } from '../../src/store/journal-columns.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 
 /** `count` distinct rows (account, sequence, port, object id and frame vary). */
 export function sampleJournalRows(count = 256): EventInsertParams[] {

@@ -6,7 +6,8 @@
  * belongs to, and so its rows' startup flags, is decided by the writer only.
  */
 import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
-import { wireRow, type NewEvent, type WireRow } from '../store/journal-columns.js';
+import { wireRow, type WireRow } from '../store/journal-columns.js';
+import type { NewEvent } from '../core/event-row.js';
 import type { StartupRules } from '../writer/startup-events.js';
 import { journalRow } from './journal-row.js';
 import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';

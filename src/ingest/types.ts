@@ -4,7 +4,7 @@
  */
 import type { DecodedEvent } from '../protocols/dc09/handler.js';
 import type { ObjectRecord, ReceiverKind } from '../store/types.js';
-import type { NewEvent } from '../store/journal-columns.js';
+import type { NewEvent } from '../core/event-row.js';
 
 export interface ReceiverRef {
   readonly id: number;

@@ -7,7 +7,7 @@
  * backlog too, and a device that is re-identified later needs no rewrite of the journal.
  */
 import type { ObjectRecord } from '../store/types.js';
-import type { StoredEvent } from '../store/journal-columns.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 export interface AccountLookups {
   readonly objects: { get(id: number): ObjectRecord | null };

@@ -3,7 +3,7 @@
  * by the cursor: the filter decides once, in journal order, and a skipped event is never looked at again.
  */
 import { EVENT_FLAG_IGNORABLE_STARTUP } from '../store/types.js';
-import type { StoredEvent } from '../store/journal-columns.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 export interface FilterSettings {
   /** Receiver ids; empty = every receiver. */

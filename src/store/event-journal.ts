@@ -11,13 +11,8 @@
 import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
 import { EVENT_INSERT_PARAMS, insertEventsSql, toStoredEvent } from './event-rows.js';
-import {
-  toInsertParams,
-  type EventInsertParams,
-  type EventRow,
-  type NewEvent,
-  type StoredEvent,
-} from './journal-columns.js';
+import { toInsertParams, type EventInsertParams, type EventRow } from './journal-columns.js';
+import type { NewEvent, StoredEvent } from '../core/event-row.js';
 import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params, type Statement } from './sql.js';
 import type { EventQuery, Page, StoredEventRef } from './types.js';
 

@@ -2,7 +2,8 @@
  * The journal's statements (their columns from journal-columns.ts) and the mapping from its rows
  * (snake_case SQL) to StoredEvent.
  */
-import { JOURNAL_COLUMN_NAMES, type EventRow, type StoredEvent } from './journal-columns.js';
+import { JOURNAL_COLUMN_NAMES, type EventRow } from './journal-columns.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 /** Bound parameters per row. */
 export const EVENT_INSERT_PARAMS = JOURNAL_COLUMN_NAMES.length;

@@ -4,13 +4,10 @@
  * `StoredSettings`.
  */
 import type { Dc09QuirkName } from '../core/dc09-quirks.js';
+import type { ReceiverKind } from '../core/event-row.js';
 
-export const RECEIVER_KINDS = ['tcp', 'udp', 'com', 'modem'] as const;
-export type ReceiverKind = (typeof RECEIVER_KINDS)[number];
+export type { ReceiverKind, EventQualifier } from '../core/event-row.js';
 export type ConnectionState = 'online' | 'offline' | 'lost';
-/** A Contact ID event's qualifier: new event (E), restore (R), status report (P). */
-export const EVENT_QUALIFIERS = ['E', 'R', 'P'] as const;
-export type EventQualifier = (typeof EVENT_QUALIFIERS)[number];
 
 /** Lowest bit (value 1) of `events.flags`: an ignorable startup event, journaled but not forwarded. */
 export const EVENT_FLAG_IGNORABLE_STARTUP = 0x01;
@@ -139,7 +136,7 @@ export interface OidOverride {
 
 // ---- events ---------------------------------------------------------------------------
 
-/* NewEvent and StoredEvent are derived from the journal's column list (journal-columns.ts). */
+/* NewEvent and StoredEvent are derived from the event row's one column list (src/core/event-row.ts). */
 
 export interface StoredEventRef {
   readonly id: number;

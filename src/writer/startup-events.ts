@@ -16,7 +16,7 @@
  */
 import type { IgnorableStartupEvent } from '../settings/schema.js';
 import { EVENT_FLAG_IGNORABLE_STARTUP } from '../store/types.js';
-import type { NewEvent } from '../store/journal-columns.js';
+import type { NewEvent } from '../core/event-row.js';
 
 export const STARTUP_WINDOW_MS = 60_000;
 export const QUIET_GAP_MS = 120_000;

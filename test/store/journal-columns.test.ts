@@ -7,7 +7,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { INSERT_EVENT_SQL } from '../../src/store/event-rows.js';
 import {
-  JOURNAL_COLUMNS,
   JOURNAL_COLUMN_NAMES,
   insertParams,
   packRow,
@@ -16,10 +15,9 @@ import {
   toInsertParams,
   wireField,
   wireRow,
-  type NewEvent,
   type RowField,
-  type StoredEvent,
 } from '../../src/store/journal-columns.js';
+import { JOURNAL_COLUMNS, type NewEvent, type StoredEvent } from '../../src/core/event-row.js';
 import { ValuePacker, ValueReader } from '../../src/writer/value-pack.js';
 import { EVENT_COLUMNS, eventRow } from '../../src/store/mysql-sync/remote-rows.js';
 import { sampleEvent } from './helpers/store-fixture.js';

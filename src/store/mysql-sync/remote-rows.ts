@@ -3,13 +3,8 @@
  * DATETIME(3) values, booleans 0/1, and text is cut to its column's 255 characters so that one
  * odd value can never stall replication with a "data too long" error forever (docs/mysql-sync.md).
  */
-import {
-  JOURNAL_COLUMNS,
-  JOURNAL_COLUMN_NAMES,
-  notNull,
-  type JournalColumn,
-  type StoredEvent,
-} from '../journal-columns.js';
+import { JOURNAL_COLUMN_NAMES } from '../journal-columns.js';
+import { JOURNAL_COLUMNS, notNull, type JournalColumn, type StoredEvent } from '../../core/event-row.js';
 import type { ObjectRecord, OidOverride } from '../types.js';
 
 const MAX_TEXT = 255;

@@ -6,7 +6,7 @@
  * - objects and OID overrides: by comparison (table-mirror.ts).
  */
 import type { ObjectRecord, OidOverride } from '../types.js';
-import type { StoredEvent } from '../journal-columns.js';
+import type { StoredEvent } from '../../core/event-row.js';
 import type { RemoteDb } from './remote-db.js';
 import {
   EVENT_COLUMNS,

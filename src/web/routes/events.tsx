@@ -64,7 +64,7 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
         outcome.kind === 'invalid' ? 400 : 503,
       );
     }
-    const rows = outcome.items.map(eventItem) as unknown as EventRowView[];
+    const rows: EventRowView[] = outcome.items.map(eventItem);
     const next = toCursor(outcome.nextCursor);
     const firstPage = outcome.query.cursor === undefined;
     return view(

@@ -10,7 +10,7 @@ import { ingestJournal } from '../../../src/internal-events/ingest-journal.js';
 import { InternalEventRecorder } from '../../../src/internal-events/recorder.js';
 import { defaultSettings, type InternalEventSettings, type TrackerSettings } from '../../../src/settings/schema.js';
 import type { MainObjectInput, ObjectRecord } from '../../../src/store/types.js';
-import type { StoredEvent } from '../../../src/store/journal-columns.js';
+import type { StoredEvent } from '../../../src/core/event-row.js';
 import { Tracker } from '../../../src/tracker/tracker.js';
 import { startStore, type StoreFixture } from '../../store/helpers/store-fixture.js';
 import { ClockTimers } from './clock-timers.js';
