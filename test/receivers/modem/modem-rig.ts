@@ -18,7 +18,7 @@ import type { ModemReceiverSettings } from '../../../src/settings/schema-receive
 import { ModemSimulator, type ModemSimOptions } from '../../../src/sim/modem/modem-sim.js';
 import type { Store } from '../../../src/store/store.js';
 import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
-import type { StoredEvent } from '../../../src/store/types.js';
+import type { StoredEvent } from '../../../src/core/event-row.js';
 import { waitFor } from '../../helpers/net.js';
 import { PtyPair } from '../../helpers/pty-pair.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -123,9 +123,9 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
         settings.id,
       ),
       ...(options.now ? { now: options.now } : {}),
-      // 3 s: on a loaded 2-core CI host a simulated modem's answer has taken over 1 s; a test of the
+      // 10 s: on a 2-core host loaded far beyond its cores a simulated modem's answer has taken over 3 s; a test of the
       // timeout itself sets its own (modem-faults.test.ts).
-      commandTimeoutMs: options.commandTimeoutMs ?? 3000,
+      commandTimeoutMs: options.commandTimeoutMs ?? 10_000,
       metricsIntervalMs: 50,
     });
   const history: string[] = [];
@@ -164,7 +164,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
     },
     events: () => store.events.readAfter(0, 10_000),
     component: () => health.get(rig.receiver.healthName),
-    async waitState(state, detail, timeoutMs = 5000) {
+    async waitState(state, detail, timeoutMs = 20_000) {
       await waitFor(
         () => {
           const c = health.get(rig.receiver.healthName);
@@ -174,7 +174,9 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
         10,
       ).catch(() => {
         const c = health.get(rig.receiver.healthName);
-        throw new Error(`receiver not ${state} ${detail ?? ''}: ${c?.state} ${c?.detail}`);
+        throw new Error(
+          `receiver not ${state} ${detail ?? ''}: ${c?.state} ${c?.detail}\nlast log lines:\n${logs.slice(-25).join('\n')}`,
+        );
       });
     },
     async close() {
