@@ -249,6 +249,7 @@ async function main(): Promise<void> {
       guest,
       token: () => token,
       step,
+      poll,
       repo: REPO,
       www,
       out: values.out!,

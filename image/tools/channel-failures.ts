@@ -9,13 +9,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { type ChannelTls, channelFacts, channelTls, checkNow, publish, publishRaw, versionOf } from './channel-box.js';
 import { ChannelServer } from './channel-server.js';
-import type { Guest } from './guest.js';
+import type { Guest, poll as pollGuest } from './guest.js';
 import { describe, slotState, type SlotState } from './update-box.js';
 
 export interface FailuresBox {
   readonly guest: Guest;
   readonly token: () => string;
   readonly step: <T>(name: string, run: () => Promise<T>) => Promise<T>;
+  /** guest.ts's poll, failing at once when qemu died. */
+  readonly poll: typeof pollGuest;
   readonly repo: string;
   /** The channel's web root, and the build dir with the signing keys. */
   readonly www: string;
@@ -47,7 +49,21 @@ export async function channelFailures(box: FailuresBox): Promise<ChannelServer> 
   /** A check that must fail with `code` and change nothing. */
   const refused = async (code: string) => {
     const before = await slotState(guest);
-    const facts = await checkNow(guest, box.token());
+    const judged = await checkNow(guest, box.token());
+    // The check answers once the manifest is judged; an install it started (a bundle missing on the
+    // server, a truncated one) fails on its own time.
+    const facts =
+      judged.state === 'installing' || judged.state === 'checking'
+        ? await box.poll(
+            'the install to end',
+            10 * 60_000,
+            async () => {
+              const f = await channelFacts(guest, box.token());
+              return f.state !== 'installing' && f.state !== 'checking' ? f : null;
+            },
+            3000,
+          )
+        : judged;
     const after = await slotState(guest);
     if (facts.error?.code !== code)
       throw new Error(`expected ${code}, got ${JSON.stringify(facts.error ?? facts.decision)}`);
