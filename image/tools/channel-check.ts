@@ -22,7 +22,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
+import { imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
 import {
   type Channel,
   channelFacts,
@@ -34,9 +34,9 @@ import {
 } from './channel-box.js';
 import { channelFailures } from './channel-failures.js';
 import { ChannelServer } from './channel-server.js';
+import { Board, CheckRun } from './check-run.js';
 import { Guest, poll as pollGuest } from './guest.js';
 import { describe, internalEvents, raucProgress, sendEvent, slotState } from './update-box.js';
-import type { Vm } from './vm.js';
 
 const BOOT_TIMEOUT_MS = 20 * 60_000;
 const ACCOUNT = '4E42';
@@ -65,19 +65,9 @@ const bundles = Object.fromEntries(bundleNames.map((n) => [n, values[n]!])) as R
   string
 >;
 const work = values.work;
-const t0 = Date.now();
-const figures: Record<string, string> = {};
-const stamp = () => `[${((Date.now() - t0) / 1000).toFixed(1).padStart(7)} s]`;
+const check = new CheckRun();
+const { figures, step } = check;
 const mib = (bytes: number) => (bytes / 1024 ** 2).toFixed(1);
-
-async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  process.stdout.write(`${stamp()} ... ${name}\n`);
-  const value = await run();
-  const note = typeof value === 'string' && value ? `: ${value}` : '';
-  process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${note}\n`);
-  return value;
-}
 
 /** Waits for a bundle channel-check.sh builds in the background (BUNDLE.failed when its build failed). */
 async function ready(bundle: string): Promise<string> {
@@ -109,26 +99,9 @@ async function main(): Promise<void> {
   await server.start();
   const port = server.port;
   const channelUrl = `https://${HOST_FROM_GUEST}:${port}/stable/channel.cms`;
-  const disk = join(work, 'disk.img');
-  let boots = 0;
-  let vm = null as Vm | null;
-  const powerOn = () => {
-    boots += 1;
-    vm = boardVm(start, disk, join(work, `console-${boots}.log`));
-    vm.start();
-  };
-  const poll: typeof pollGuest = (what, ms, probe, interval) =>
-    pollGuest(
-      what,
-      ms,
-      async () => {
-        vm?.assertRunning();
-        return probe();
-      },
-      interval,
-    );
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.on(signal, () => void (vm?.kill() ?? Promise.resolve()).finally(() => process.exit(130)));
+  const board = new Board(start, join(work, 'disk.img'));
+  const { powerOn, poll } = board;
+  board.killOnSignals();
 
   let token = '';
   const login = async () => {
@@ -209,7 +182,7 @@ async function main(): Promise<void> {
   try {
     // ------------------------------------------------------------------ 1
     await step(`1a. prepare the card (${imageKind(values.image!)}) and boot it: healthy on slot A`, async () => {
-      prepareCard(values.image!, disk, start, { adminPassword: start.password });
+      prepareCard(values.image!, board.disk, start, { adminPassword: start.password });
       const on = Date.now();
       powerOn();
       await poll('GET /health 200', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
@@ -329,7 +302,7 @@ async function main(): Promise<void> {
           },
           1000,
         );
-        await vm!.kill('SIGKILL');
+        await board.kill('SIGKILL');
         powerOn();
         await poll('healthy after the cut', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
         const after = await poll('ssh', 180_000, () => slotState(guest));
@@ -378,23 +351,20 @@ async function main(): Promise<void> {
     );
 
     await step('power off', async () => {
-      await guest.ssh('systemctl poweroff').catch(() => undefined);
-      if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
+      await board.powerOff(guest);
       return '';
     });
   } finally {
-    await vm?.kill();
+    await board.kill();
     await server.stop();
   }
-  process.stdout.write(`${stamp()} channel-check passed\n`);
-  for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+  check.finish('channel-check passed');
 }
 
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stdout.write(`${stamp()} FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log\n`);
-    for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+    check.finish(`FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log`);
     process.exit(1);
   },
 );

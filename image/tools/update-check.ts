@@ -20,7 +20,8 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
+import { imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
+import { Board, CheckRun } from './check-run.js';
 import { Guest, poll as pollGuest } from './guest.js';
 import { refusalsCheck } from './refusals-check.js';
 import { restoreOntoFreshCard } from './restore-check.js';
@@ -34,7 +35,6 @@ import {
   sendEvent,
   slotState,
 } from './update-box.js';
-import type { Vm } from './vm.js';
 
 const BOOT_TIMEOUT_MS = 20 * 60_000;
 const ACCOUNT = '4E29';
@@ -62,45 +62,17 @@ if (
   process.exit(2);
 }
 const work = values.work;
-const t0 = Date.now();
-const figures: Record<string, string> = {};
-const stamp = () => `[${((Date.now() - t0) / 1000).toFixed(1).padStart(7)} s]`;
+const check = new CheckRun();
+const { figures, step } = check;
 const secondsSince = (t: number) => ((Date.now() - t) / 1000).toFixed(0);
-
-async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  process.stdout.write(`${stamp()} ... ${name}\n`);
-  const value = await run();
-  const note = typeof value === 'string' && value ? `: ${value}` : '';
-  process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${note}\n`);
-  return value;
-}
 
 async function main(): Promise<void> {
   const start = await startCheck(work, 'update-check');
   const { password } = start;
   const rxPort = start.ports.rx;
   const guest = new Guest({ sshPort: start.ports.ssh, apiPort: start.ports.api, keyFile: start.keyFile });
-  let disk = join(work, 'disk.img');
-  let boots = 0;
-  let vm = null as Vm | null;
-  const consoleLog = () => join(work, `console-${boots}.log`);
-  const powerOn = (card = disk) => {
-    boots += 1;
-    disk = card;
-    vm = boardVm(start, disk, consoleLog());
-    vm.start();
-  };
-  const poll: typeof pollGuest = (what, ms, probe, interval) =>
-    pollGuest(
-      what,
-      ms,
-      async () => {
-        vm?.assertRunning();
-        return probe();
-      },
-      interval,
-    );
+  const board = new Board(start, join(work, 'disk.img'));
+  const { consoleLog, powerOn, poll } = board;
   /** Waits for a line on this boot's console (the serial log), then cuts the power at once. */
   const cutAt = async (line: RegExp, what: string) => {
     const log = consoleLog();
@@ -110,11 +82,10 @@ async function main(): Promise<void> {
       async () => line.test(readFileSync(log, 'latin1')),
       100,
     );
-    await vm?.kill('SIGKILL');
-    return `power cut at "${what}" (boot ${boots})`;
+    await board.kill('SIGKILL');
+    return `power cut at "${what}" (boot ${board.boots})`;
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.on(signal, () => void (vm?.kill() ?? Promise.resolve()).finally(() => process.exit(130)));
+  board.killOnSignals();
 
   let token = '';
   const login = async (who = 'admin', secret = password) => {
@@ -174,7 +145,7 @@ async function main(): Promise<void> {
 
   try {
     await step(`prepare the card: ${imageKind(values.image!)}, 4 GiB, vigil-setup.txt`, async () => {
-      prepareCard(values.image!, disk, start, { adminPassword: password });
+      prepareCard(values.image!, board.disk, start, { adminPassword: password });
       return '';
     });
 
@@ -331,7 +302,7 @@ async function main(): Promise<void> {
           1000,
         );
         await new Promise((r) => setTimeout(r, 3000));
-        await vm!.kill('SIGKILL');
+        await board.kill('SIGKILL');
         await installing;
         powerOn();
         await poll('healthy after the cut', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
@@ -371,30 +342,26 @@ async function main(): Promise<void> {
       login,
       sendEvent: () => sendEvent(rxPort, ACCOUNT),
       powerOff: async () => {
-        await guest.ssh('systemctl poweroff').catch(() => undefined);
-        if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
-        rmSync(disk, { force: true }); // the old card is done with; the restore needs the space
+        await board.powerOff(guest);
+        rmSync(board.disk, { force: true }); // the old card is done with; the restore needs the space
       },
       powerOn,
       timeoutMs: BOOT_TIMEOUT_MS,
     });
     await step('power off', async () => {
-      await guest.ssh('systemctl poweroff').catch(() => undefined);
-      if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
+      await board.powerOff(guest);
       return '';
     });
   } finally {
-    await vm?.kill();
+    await board.kill();
   }
-  process.stdout.write(`${stamp()} update-check passed\n`);
-  for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+  check.finish('update-check passed');
 }
 
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stdout.write(`${stamp()} FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log\n`);
-    for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+    check.finish(`FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log`);
     process.exit(1);
   },
 );
