@@ -5,6 +5,8 @@
  * src/gateway/ (the restartable services, the HTTP side, the hardware, the event feeds).
  * Nothing else in src/ constructs long-lived components; only src/gateway/hardware.ts touches hw/.
  */
+import { Admission } from './core/admission/admission.js';
+import { connectionBudgetFor, readFdLimit } from './core/admission/fd-limit.js';
 import { systemClock, type Clock } from './core/clock.js';
 import { describeError } from './core/errors.js';
 import { HealthRegistry, type ComponentHealth } from './core/health.js';
@@ -185,7 +187,18 @@ export class Gateway {
         now: () => this.clock.now(),
       });
       metrics.start();
+      // One admission budget for every door a stranger can reach (docs/security.md "Admission").
+      const admission = new Admission({
+        clock: this.clock,
+        limits: () => settings.current().admission,
+        autoSockets: () => connectionBudgetFor(readFdLimit()),
+        health: this.health,
+      });
+      await this.startService(admission);
+      settings.onChange(() => admission.configure());
+      metrics.admit(admission);
       const receivers = new ReceiverRuntime({
+        admission,
         store,
         writer,
         pipeline: metrics,
@@ -280,6 +293,7 @@ export class Gateway {
         isLocalClient: this.options.isLocalClient,
         requestStop: this.options.requestStop,
         update: { system: updateSystem, reconcile: () => updateMonitor.reconcile() },
+        admission,
       });
       await this.startService(listeners);
       this.running = { store, settings, services, listeners };

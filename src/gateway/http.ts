@@ -3,11 +3,14 @@
  * listeners (docs/api.md, docs/metrics.md, docs/web.md). Built here, started by the Gateway.
  */
 import { readFileSync } from 'node:fs';
+import { parse as parseCookies } from 'hono/utils/cookie';
 import { createApp } from '../api/app.js';
+import { bearerToken, principalResolver } from '../api/middleware/auth.js';
 import { HttpListeners } from '../api/http-listeners.js';
 import { plainHttpGate } from '../api/plain-http-gate.js';
 import { registerMetrics } from '../api/routes/metrics.js';
 import { TokenService } from '../auth/tokens.js';
+import type { Admission } from '../core/admission/admission.js';
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
@@ -23,6 +26,7 @@ import type { Store } from '../store/store.js';
 import type { SupervisionParts } from '../tracker/supervision-services.js';
 import type { UpdatePort } from '../services/update-service.js';
 import { registerWeb } from '../web/web-app.js';
+import { SESSION_COOKIE } from '../web/session.js';
 import type { EventStoredFeed } from './event-feeds.js';
 import { discoverSerialPorts } from './hardware.js';
 
@@ -48,6 +52,8 @@ export interface HttpDeps {
   readonly requestStop?: (() => void) | undefined;
   /** A/B system updates (docs/updates.md). */
   readonly update: UpdatePort;
+  /** Every API socket takes its share of the gateway's admission budget (docs/security.md "Admission"). */
+  readonly admission: Admission;
 }
 
 export function buildHttp(deps: HttpDeps): HttpListeners {
@@ -90,6 +96,15 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
       void deps.supervision.raise('technician_action', { detail: `${login}: ${action}` }),
   });
   const current = settings.current();
+  // A request carries a login when its bearer token or session cookie resolves to a principal (the rules of every route).
+  const resolve = principalResolver({ tokens: apiDeps.tokens, settings, store, logger: apiDeps.logger });
+  const loggedIn = async (request: Request): Promise<boolean> => {
+    const cookie = request.headers.get('cookie');
+    const token =
+      bearerToken(request.headers.get('authorization') ?? undefined) ??
+      (cookie ? (parseCookies(cookie, SESSION_COOKIE)[SESSION_COOKIE] ?? null) : null);
+    return token !== null && (await resolve(token)) !== null;
+  };
   const listeners: HttpListeners = new HttpListeners(
     app.fetch,
     {
@@ -104,6 +119,7 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
           httpsPort: (): number | null => listeners.ports().https ?? null,
           ...(deps.isLocalClient ? { isLocal: deps.isLocalClient } : {}),
         }),
+      admission: { admission: deps.admission, loggedIn },
     },
     deps.health,
     logger.child('api'),

@@ -68,6 +68,8 @@ export function buildServices(deps: ServicesDeps): Service[] {
     clock: deps.clock,
     logger,
     bus: receivers.bus,
+    admission: receivers.admission,
+    onObjectsDeleted: () => receivers.reloadObjects(),
   });
   warnLowPorts(current, deps);
   // The status LEDs first: their lamp test lights as the services start (docs/leds.md).

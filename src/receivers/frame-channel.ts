@@ -17,6 +17,8 @@ export interface StreamChannel {
   readonly transport: Transport;
   /** Journaled as the events' `remote_address` ("ip:port", a port path). */
   readonly remoteAddress: string;
+  /** The peer's source (src/core/source-key.ts) the admission counts it under; absent on serial lines. */
+  readonly source?: string;
   /** The connection gets `object_sessions` rows (TCP only, docs/receivers.md §Session rows). */
   readonly sessionRows: boolean;
   /** false: the transport's buffer is above its high-water mark; the session waits for `drained()`. */

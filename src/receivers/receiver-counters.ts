@@ -27,6 +27,8 @@ export class ReceiverCounters {
   rateLimited = 0;
   /** UDP replies not sent: longer than the datagram, to a source not known yet (#28.9). */
   repliesWithheld = 0;
+  /** Valid frames dropped unanswered: their account has no object and the new-object allowance was spent. */
+  refusedNewObject = 0;
   /** Frames with a good CRC and length. */
   frames = 0;
   /** Journal rows written. */
@@ -71,6 +73,7 @@ export class ReceiverCounters {
       first_frame_timeouts: this.firstFrameTimeouts,
       rate_limited: this.rateLimited,
       replies_withheld: this.repliesWithheld,
+      refused_new_object: this.refusedNewObject,
       frames: this.frames,
       events: this.events,
       acks: this.acks,

@@ -1,12 +1,15 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Admission } from '../../src/core/admission/admission.js';
 import { ManualClock } from '../../src/core/clock.js';
 import { isVigilError } from '../../src/core/errors.js';
 import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { StatusDecoder, type StatusChange } from '../../src/status-output/frame.js';
+import { StatusDecoder, StatusEncoder, type StatusChange, type StatusObject } from '../../src/status-output/frame.js';
+import type { SnapshotSource } from '../../src/status-output/status-client.js';
 import { StatusOutput, type StatusOutputOptions } from '../../src/status-output/status-output.js';
+import { ADMISSION_DEFAULTS } from '../../src/settings/schema-admission.js';
 import { LOOPBACK, sleep, waitFor } from '../helpers/net.js';
 
 const AT = Date.UTC(2026, 0, 1, 0, 0, 0);
@@ -27,29 +30,60 @@ function change(id: number, kind: StatusChange['kind'] = 'link_test'): StatusCha
   };
 }
 
+/** The objects as the store would page them. */
+function pages(objects: readonly StatusObject[]): SnapshotSource {
+  return {
+    count: () => objects.length,
+    page: (afterId, limit) => objects.filter((o) => o.id > afterId).slice(0, limit),
+  };
+}
+
+function admissionFor(clock: ManualClock, limits: Partial<typeof ADMISSION_DEFAULTS> = {}): Admission {
+  return new Admission({
+    clock,
+    // Tests connect often from one address; the connect rate has a test of its own.
+    limits: () => ({ ...ADMISSION_DEFAULTS, status_output_connects_per_source_per_min: 1000, ...limits }),
+    autoSockets: () => 1000,
+  });
+}
+
 interface Harness {
   output: StatusOutput;
   health: HealthRegistry;
+  admission: Admission;
   stop(): Promise<void>;
 }
 
-async function startOutput(options: Partial<StatusOutputOptions> = {}): Promise<Harness> {
+async function startOutput(
+  options: Partial<StatusOutputOptions> = {},
+  limits: Partial<typeof ADMISSION_DEFAULTS> = {},
+): Promise<Harness> {
   const clock = new ManualClock(AT);
   const health = new HealthRegistry(() => clock.now());
+  const admission = admissionFor(clock, limits);
+  await admission.start();
   const output = new StatusOutput(
     {
       port: 0,
       host: LOOPBACK,
       encryptionKey: null,
       instanceName: 'test-site',
-      snapshot: () => [],
+      objects: pages([]),
       heartbeatMs: 0,
       ...options,
     },
-    { health, logger: silentLogger, clock },
+    { health, logger: silentLogger, clock, admission },
   );
   await output.start();
-  return { output, health, stop: () => output.stop() };
+  return {
+    output,
+    health,
+    admission,
+    stop: async () => {
+      await output.stop();
+      await admission.stop();
+    },
+  };
 }
 
 interface Client {
@@ -59,13 +93,23 @@ interface Client {
   closed: boolean;
 }
 
-async function client(port: number, key: string | null = null, read = true): Promise<Client> {
+/** A dashboard; with `key` it answers the challenge with the key (`proveWith`: another key, or none). */
+async function client(
+  port: number,
+  key: string | null = null,
+  read = true,
+  proveWith: string | null = key,
+): Promise<Client> {
   const socket = connect(port, LOOPBACK);
   const decoder = new StatusDecoder(key);
   const c: Client = { socket, bytes: [], frames: [], closed: false };
   socket.on('data', (chunk: Buffer) => {
     c.bytes.push(chunk);
-    c.frames.push(...decoder.push(chunk));
+    for (const frame of decoder.push(chunk)) {
+      c.frames.push(frame);
+      if (frame?.type === 'challenge' && proveWith !== null)
+        socket.write(new StatusEncoder(proveWith).encode({ type: 'auth', nonce: String(frame.nonce) }));
+    }
   });
   socket.on('close', () => (c.closed = true));
   socket.on('error', () => undefined);
@@ -78,8 +122,7 @@ async function client(port: number, key: string | null = null, read = true): Pro
 }
 
 test('a client gets the hello frame and the snapshot at connect, then live changes, byte for byte', async () => {
-  const objects: StatusChange[] = [{ ...change(1, 'state'), at: AT }];
-  const h = await startOutput({ snapshot: () => objects });
+  const h = await startOutput({ objects: pages([change(1, 'state').object]) });
   try {
     const c = await client(h.output.port());
     await waitFor(() => c.frames.length === 2);
@@ -122,16 +165,16 @@ test('with encryption on, every frame on the wire is hex and decodes with the ke
   const h = await startOutput({ encryptionKey: KEY });
   try {
     const c = await client(h.output.port(), KEY);
-    await waitFor(() => c.frames.length === 1);
-    h.output.publish(change(5, 'restored'));
     await waitFor(() => c.frames.length === 2);
+    h.output.publish(change(5, 'restored'));
+    await waitFor(() => c.frames.length === 3);
     const wire = Buffer.concat(c.bytes).toString('latin1');
-    assert.match(wire, /^([0-9A-F]+\n){2}$/);
+    assert.match(wire, /^([0-9A-F]+\n){3}$/);
     assert.equal(
       c.frames.map((f) => f?.type),
-      ['hello', 'restored'],
+      ['challenge', 'hello', 'restored'],
     );
-    assert.is(c.frames[1]?.object_id, 5);
+    assert.is(c.frames[2]?.object_id, 5);
     c.socket.destroy();
   } finally {
     await h.stop();
@@ -194,7 +237,7 @@ test('connections beyond maxClients are refused and counted', async () => {
 test('unencrypted, the feed serves the box itself only: another host is refused, counted and gets nothing', async () => {
   // 127.0.0.2 stands for a host on the LAN (tests stay on loopback); 127.0.0.1 is the box.
   const isLocal = (address: string | undefined) => address === LOOPBACK || address === `::ffff:${LOOPBACK}`;
-  const h = await startOutput({ isLocal, snapshot: () => [] });
+  const h = await startOutput({ isLocal });
   const keyed = await startOutput({ isLocal, encryptionKey: 'k'.repeat(16) });
   try {
     const lan = connect({ port: h.output.port(), host: LOOPBACK, localAddress: '127.0.0.2' });
@@ -207,7 +250,7 @@ test('unencrypted, the feed serves the box itself only: another host is refused,
     const box = await client(h.output.port());
     await waitFor(() => box.frames.length > 0);
     box.socket.destroy();
-    // Encrypted, a LAN host gets the feed: it can read nothing without the key.
+    // Encrypted, a LAN host is served: it gets the challenge, and the feed once it proves the key.
     const lanKeyed = connect({ port: keyed.output.port(), host: LOOPBACK, localAddress: '127.0.0.2' });
     const bytes: Buffer[] = [];
     lanKeyed.on('data', (b: Buffer) => bytes.push(b));
@@ -217,6 +260,74 @@ test('unencrypted, the feed serves the box itself only: another host is refused,
   } finally {
     await h.stop();
     await keyed.stop();
+  }
+});
+
+test('encrypted: a client without the key gets one challenge frame, no object, and is closed when its proof does not come', async () => {
+  const objects = Array.from({ length: 50 }, (_, i) => change(i + 1, 'state').object);
+  const h = await startOutput({ encryptionKey: KEY, objects: pages(objects), proofMs: 300 });
+  try {
+    const silent = await client(h.output.port(), KEY, true, null);
+    const wrong = await client(h.output.port(), KEY, true, 'Another-16-chars');
+    await waitFor(() => silent.closed && wrong.closed, 3000);
+    for (const c of [silent, wrong])
+      assert.equal(
+        c.frames.map((f) => f?.type),
+        ['challenge'],
+        'nothing but the challenge',
+      );
+    assert.is(h.output.stats.unprovenClients, 2);
+    assert.is(h.admission.counts.get('status-output', 'unproven'), 2);
+    h.output.publish(change(9, 'lost'));
+    const good = await client(h.output.port(), KEY);
+    await waitFor(() => good.frames.length === 52);
+    assert.equal(good.frames[1], {
+      v: 1,
+      type: 'hello',
+      at: '2026-01-01T00:00:00.000Z',
+      instance: 'test-site',
+      objects: 50,
+    });
+    good.socket.destroy();
+  } finally {
+    await h.stop();
+  }
+});
+
+test('a snapshot of 10,000 objects goes out in slices: eight encrypted clients connecting at once never stall the event loop', async () => {
+  const objects = Array.from({ length: 10_000 }, (_, i) => change(i + 1, 'state').object);
+  const h = await startOutput({ encryptionKey: KEY, objects: pages(objects) });
+  let longest = 0;
+  let last = performance.now();
+  const probe = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 5);
+  try {
+    const clients = await Promise.all(Array.from({ length: 8 }, () => client(h.output.port(), KEY)));
+    await waitFor(() => clients.every((c) => c.frames.length === 10_002), 60_000);
+    // One slice is 200 frames (a few ms); the whole snapshot at once was 600-800 ms per client.
+    assert.ok(longest < 250, `the longest turn of the event loop took ${longest.toFixed(0)} ms`);
+    for (const c of clients) c.socket.destroy();
+  } finally {
+    clearInterval(probe);
+    await h.stop();
+  }
+});
+
+test('connects per source are limited: beyond the allowance a client is closed at once and counted', async () => {
+  const h = await startOutput({}, { status_output_connects_per_source_per_min: 3 });
+  try {
+    const served = [await client(h.output.port()), await client(h.output.port()), await client(h.output.port())];
+    await waitFor(() => h.output.stats.clients === 3);
+    const fourth = await client(h.output.port());
+    await waitFor(() => fourth.closed);
+    assert.equal(fourth.frames, []);
+    assert.is(h.admission.counts.get('status-output', 'source-rate'), 1);
+    for (const c of served) c.socket.destroy();
+  } finally {
+    await h.stop();
   }
 });
 
@@ -249,9 +360,10 @@ test('a port already in use fails start with SERVICE_FAILED and health failed', 
   const port = (blocker.address() as { port: number }).port;
   const clock = new ManualClock(AT);
   const health = new HealthRegistry(() => clock.now());
+  const admission = admissionFor(clock);
   const output = new StatusOutput(
-    { port, host: LOOPBACK, encryptionKey: null, instanceName: 'x', snapshot: () => [] },
-    { health, logger: silentLogger, clock },
+    { port, host: LOOPBACK, encryptionKey: null, instanceName: 'x', objects: pages([]) },
+    { health, logger: silentLogger, clock, admission },
   );
   try {
     await output.start();

@@ -16,6 +16,7 @@ test('every section of the contract has a form, in the contract order', () => {
   assert.equal(
     [...shapes.keys()],
     [
+      'admission',
       'api',
       'database',
       'device_status_output',

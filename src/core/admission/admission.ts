@@ -1,0 +1,191 @@
+/**
+ * The one admission component (docs/security.md "Admission"). Every way a stranger can make the
+ * box spend memory, descriptors, CPU or disk takes its share here: the TCP and UDP receivers, the
+ * device link, the API and page listeners, the status output, uploads, new objects and new device
+ * enrolments. Per source (an IPv4 address, an IPv6 /64: source-key.ts) and in total; known
+ * sources (where a device reported from, where a user logged in from: known-sources.ts) are served
+ * first and strangers shed first; every refusal is counted per door and reason (refusals.ts) and
+ * shown on the health component `admission` (GET /api/status) and in GET /metrics.
+ *
+ * The limits are the settings section `admission` (docs/settings.md), read at each use through
+ * `limits()`, so a settings save applies to the next socket, datagram or object. The shared doors
+ * (API sockets, HELLOs, new objects, enrolments) live here; doors with limits of their own (each
+ * receiver, the status output) are made here by their owner.
+ */
+import type { Clock } from '../clock.js';
+import type { HealthRegistry } from '../health.js';
+import type { Service } from '../service.js';
+import { SocketDoor, RateDoor, type DoorHost, type RateDoorLimits, type SocketDoorLimits } from './doors.js';
+import { KnownSources } from './known-sources.js';
+import { perHour, perMinute } from './rate-table.js';
+import { RefusalCounts, type DoorName, type RefusalReason } from './refusals.js';
+import { SocketPool } from './socket-pool.js';
+
+/** The settings section `admission` (src/settings/schema.ts declares it and its defaults). */
+export interface AdmissionLimits {
+  /** Sockets of every door together; 0: the open-files limit less a reserve (fd-limit.ts). */
+  readonly max_sockets: number;
+  readonly max_sockets_per_source: number;
+  /** The part of the sockets only known sources may take. */
+  readonly known_reserve_percent: number;
+  readonly api_max_sockets: number;
+  readonly api_max_sockets_per_source: number;
+  readonly tls_handshake_timeout_s: number;
+  readonly request_headers_timeout_s: number;
+  readonly status_output_connects_per_source_per_min: number;
+  readonly udp_stranger_datagrams_per_s: number;
+  readonly link_hellos_per_source_per_min: number;
+  readonly new_objects_per_source_per_hour: number;
+  readonly new_objects_per_receiver_per_hour: number;
+  readonly new_objects_per_hour: number;
+  readonly enrolments_per_source_per_hour: number;
+  readonly enrolments_per_hour: number;
+}
+
+export const ADMISSION_HEALTH = 'admission';
+/** How often the tables forget sources with a full allowance and the figures go to the health registry. */
+export const ADMISSION_SWEEP_MS = 10_000;
+
+export interface AdmissionDeps {
+  readonly clock: Clock;
+  /** The section as it is now; read at each use. */
+  readonly limits: () => AdmissionLimits;
+  /** The descriptor budget when `max_sockets` is 0 (fd-limit.ts connectionBudgetFor). */
+  readonly autoSockets: () => number;
+  readonly health?: HealthRegistry;
+  /** How often figures are published and tables swept (tests: shorter). */
+  readonly sweepMs?: number;
+}
+
+export class Admission implements Service, DoorHost {
+  readonly name = ADMISSION_HEALTH;
+  readonly clock: Clock;
+  readonly known = new KnownSources();
+  readonly pool: SocketPool;
+  readonly counts = new RefusalCounts();
+  /** The API's HTTP and HTTPS sockets (labelled `http` / `https` in the counts). */
+  readonly api: SocketDoor;
+  /** Device-link HELLOs per source. */
+  readonly hellos: RateDoor;
+  /** Objects created by messages from accounts never seen: per source, per receiver, in total. */
+  readonly newObjects: RateDoor;
+  /** Device keys enrolled on the link: per source and in total. */
+  readonly enrolments: RateDoor;
+  private readonly deps: AdmissionDeps;
+  private timer: NodeJS.Timeout | null = null;
+  private autoSockets: number | null = null;
+
+  constructor(deps: AdmissionDeps) {
+    this.deps = deps;
+    this.clock = deps.clock;
+    const l = deps.limits();
+    // Unbounded until start() resolves the budget (reading the open-files limit is I/O).
+    this.pool = new SocketPool(
+      l.max_sockets > 0 ? l.max_sockets : Number.MAX_SAFE_INTEGER,
+      l.max_sockets_per_source,
+      l.known_reserve_percent,
+    );
+    this.api = this.socketDoor('https', () => ({
+      perSource: this.limits().api_max_sockets_per_source,
+      total: this.limits().api_max_sockets,
+    }));
+    this.hellos = this.rateDoor('link', () => ({ perSource: perMinute(this.limits().link_hellos_per_source_per_min) }));
+    this.newObjects = this.rateDoor('new-object', () => ({
+      perSource: perHour(this.limits().new_objects_per_source_per_hour),
+      perScope: perHour(this.limits().new_objects_per_receiver_per_hour),
+      total: perHour(this.limits().new_objects_per_hour),
+    }));
+    this.enrolments = this.rateDoor('enrolment', () => ({
+      perSource: perHour(this.limits().enrolments_per_source_per_hour),
+      total: perHour(this.limits().enrolments_per_hour),
+    }));
+  }
+
+  limits(): AdmissionLimits {
+    return this.deps.limits();
+  }
+
+  /** A door with sockets and limits of its own (a TCP receiver, the status output). */
+  socketDoor(name: DoorName, limits: () => SocketDoorLimits): SocketDoor {
+    return new SocketDoor(this, name, limits);
+  }
+
+  /** A door with rates of its own (a UDP receiver). */
+  rateDoor(name: DoorName, limits: () => RateDoorLimits): RateDoor {
+    return new RateDoor(this, name, limits);
+  }
+
+  isKnown(source: string): boolean {
+    return this.known.has(source);
+  }
+
+  /** Counts a refusal (doors count their own; owners count what happens after admission: timeouts, unauthenticated uploads). */
+  refused(door: DoorName, reason: RefusalReason): void {
+    this.counts.add(door, reason);
+  }
+
+  /** The descriptor budget now (resolved from the open-files limit when the setting is 0). */
+  get socketLimit(): number {
+    return this.pool.limit;
+  }
+
+  /** Applies the section's socket limits to the pool (at start and after every settings save). */
+  configure(): void {
+    const l = this.limits();
+    const sockets = l.max_sockets > 0 ? l.max_sockets : (this.autoSockets ??= this.deps.autoSockets());
+    this.pool.configure(sockets, l.max_sockets_per_source, l.known_reserve_percent);
+  }
+
+  async start(): Promise<void> {
+    this.begin();
+  }
+
+  /** start() without the promise, for an owner that builds synchronously (a receiver runtime of its own). */
+  begin(): void {
+    if (this.timer) return;
+    this.configure();
+    this.deps.health?.report(ADMISSION_HEALTH, 'admission', 'ok', null);
+    this.publish();
+    this.timer = setInterval(() => this.tick(), this.deps.sweepMs ?? ADMISSION_SWEEP_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.deps.health?.remove(ADMISSION_HEALTH);
+  }
+
+  /** The figures of GET /api/status: the budget, and refusals per door (`total` and each reason). */
+  figures(): Record<string, number> {
+    const out: Record<string, number> = {
+      sockets_limit: this.pool.limit,
+      sockets_used: this.pool.used,
+      sockets_strangers: this.pool.sheddable,
+      stranger_ceiling: this.pool.strangerCeiling,
+      known_sources: this.known.size,
+    };
+    for (const [door, reasons] of Object.entries(this.counts.byDoor())) {
+      for (const [reason, n] of Object.entries(reasons)) out[`refused_${snake(door)}_${snake(reason)}`] = n;
+    }
+    return out;
+  }
+
+  /** Copies the figures to the health entry now (a timer does it every sweep). */
+  publish(): void {
+    this.deps.health?.setMetrics(ADMISSION_HEALTH, this.figures());
+  }
+
+  private tick(): void {
+    const now = this.clock.now();
+    this.api.sweep(now);
+    this.hellos.sweep(now);
+    this.newObjects.sweep(now);
+    this.enrolments.sweep(now);
+    this.publish();
+  }
+}
+
+function snake(name: string): string {
+  return name.replace(/-/g, '_');
+}

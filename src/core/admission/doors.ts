@@ -1,0 +1,224 @@
+/**
+ * The two kinds of door a stranger can knock on (docs/security.md "Admission"):
+ *   - a SocketDoor holds sockets (TCP receivers, the API's HTTP and HTTPS listeners, the status
+ *     output): an accept rate and open sockets per source, open sockets at this door, then a slot
+ *     in the one SocketPool every door shares (descriptors), where strangers are shed first;
+ *   - a RateDoor spends tokens (UDP datagrams, device-link HELLOs, new objects, enrolments): per
+ *     source, per scope (a receiver) and in total, each a token bucket. A refusal spends nothing.
+ * Doors are made by the Admission (admission.ts), which counts every refusal per door and reason.
+ */
+import type { Clock } from '../clock.js';
+import type { DoorName, RefusalReason } from './refusals.js';
+import type { PooledSocket, SocketPool } from './socket-pool.js';
+import { RateTable, type Rate } from './rate-table.js';
+
+/** What a door tells the admission: a refusal to count; the known sources to serve first. */
+export interface DoorHost {
+  readonly clock: Clock;
+  readonly pool: SocketPool;
+  isKnown(source: string): boolean;
+  refused(door: DoorName, reason: RefusalReason): void;
+}
+
+export interface SocketDoorLimits {
+  /** Open sockets of one source at this door. */
+  readonly perSource: number;
+  /** Open sockets at this door. */
+  readonly total: number;
+  /** New sockets of one source; absent: no rate (the pool still bounds them). */
+  readonly accepts?: Rate;
+}
+
+/** A socket admitted by a SocketDoor, until release(). */
+export interface SocketTicket {
+  readonly source: string;
+  /** True until the socket proved itself (trust()) or when it came from a known source. */
+  readonly stranger: boolean;
+  /** The socket read something: a stranger moves to the back of the shedding queue. */
+  touch(): void;
+  /** The socket proved itself (an ACKed frame, a request with a valid login): never shed now. */
+  trust(): void;
+  /** The socket closed; idempotent. */
+  release(): void;
+}
+
+class Ticket implements SocketTicket, PooledSocket {
+  stranger: boolean;
+  private released = false;
+
+  constructor(
+    readonly source: string,
+    stranger: boolean,
+    private readonly door: SocketDoor,
+    private readonly label: DoorName,
+    private readonly onShed: () => void,
+  ) {
+    this.stranger = stranger;
+  }
+
+  shed(): void {
+    this.door.shedTicket(this, this.label);
+    this.onShed();
+  }
+
+  touch(): void {
+    if (this.stranger) this.door.host.pool.touch(this);
+  }
+
+  trust(): void {
+    if (!this.stranger) return;
+    this.stranger = false;
+    this.door.host.pool.trust(this);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.door.releaseTicket(this);
+  }
+}
+
+export class SocketDoor {
+  readonly host: DoorHost;
+  private readonly name: DoorName;
+  private readonly limits: () => SocketDoorLimits;
+  private readonly bySource = new Map<string, number>();
+  private readonly accepts: RateTable;
+  private open = 0;
+
+  /** `limits` is read at each accept: a settings change applies to the next socket. */
+  constructor(host: DoorHost, name: DoorName, limits: () => SocketDoorLimits) {
+    this.host = host;
+    this.name = name;
+    this.limits = limits;
+    this.accepts = new RateTable(() => this.limits().accepts ?? { perS: 1, burst: 1 });
+  }
+
+  /** Sockets open at this door now. */
+  get used(): number {
+    return this.open;
+  }
+
+  /** Sockets of one source open at this door now. */
+  ofSource(source: string): number {
+    return this.bySource.get(source) ?? 0;
+  }
+
+  /**
+   * A new socket from `source`: its ticket, or why it is refused (counted). `onShed` closes the
+   * socket when the pool sheds it for a newcomer. `label` names the door in the counts (the API's
+   * one door serves the HTTP and the HTTPS listener). `known`: the caller knows the socket is no
+   * stranger whatever its source.
+   */
+  admit(
+    source: string,
+    onShed: () => void,
+    options: { label?: DoorName; known?: boolean } = {},
+  ): SocketTicket | RefusalReason {
+    const label = options.label ?? this.name;
+    const limits = this.limits();
+    const refusal = this.check(source, limits);
+    if (refusal !== null) {
+      this.host.refused(label, refusal);
+      return refusal;
+    }
+    const stranger = !(options.known ?? false) && !this.host.isKnown(source);
+    const ticket = new Ticket(source, stranger, this, label, onShed);
+    const pooled = this.host.pool.admit(ticket, stranger);
+    if (pooled !== null) {
+      this.host.refused(label, pooled);
+      return pooled;
+    }
+    if (limits.accepts) this.accepts.take(source, this.host.clock.now());
+    this.open++;
+    this.bySource.set(source, (this.bySource.get(source) ?? 0) + 1);
+    return ticket;
+  }
+
+  /** Forgets the rate state of sources that have their whole allowance again. */
+  sweep(now: number): void {
+    this.accepts.sweep(now);
+  }
+
+  /** The pool shed this door's ticket (called by the ticket). */
+  shedTicket(ticket: Ticket, label: DoorName): void {
+    this.host.refused(label, 'shed');
+    ticket.release();
+  }
+
+  /** A ticket of this door was released (called once per ticket). */
+  releaseTicket(ticket: Ticket): void {
+    this.host.pool.release(ticket);
+    this.open--;
+    const n = (this.bySource.get(ticket.source) ?? 1) - 1;
+    if (n <= 0) this.bySource.delete(ticket.source);
+    else this.bySource.set(ticket.source, n);
+  }
+
+  private check(source: string, limits: SocketDoorLimits): RefusalReason | null {
+    if (limits.accepts && !this.accepts.has(source, this.host.clock.now())) return 'source-rate';
+    if ((this.bySource.get(source) ?? 0) >= limits.perSource) return 'source-sockets';
+    if (this.open >= limits.total) return 'door-sockets';
+    return null;
+  }
+}
+
+export interface RateDoorLimits {
+  readonly perSource: Rate;
+  /** Per scope (a receiver's new objects); absent: none. */
+  readonly perScope?: Rate;
+  /** For the whole door; absent: none. */
+  readonly total?: Rate;
+  /**
+   * The total is the strangers' only: a known source is neither charged nor refused by it (UDP
+   * datagrams: a flood of forged sources must not crowd out the devices). Otherwise everyone's.
+   */
+  readonly totalForStrangers?: boolean;
+}
+
+export class RateDoor {
+  private readonly host: DoorHost;
+  private readonly name: DoorName;
+  private readonly sources: RateTable;
+  private readonly scopes: RateTable;
+  private readonly totals: RateTable;
+  private readonly limits: () => RateDoorLimits;
+
+  /** `limits` is read at each use: a settings change applies at once. */
+  constructor(host: DoorHost, name: DoorName, limits: () => RateDoorLimits) {
+    this.host = host;
+    this.name = name;
+    this.limits = limits;
+    this.sources = new RateTable(() => this.limits().perSource);
+    this.scopes = new RateTable(() => this.limits().perScope ?? this.limits().perSource);
+    this.totals = new RateTable(() => this.limits().total ?? this.limits().perSource, 1);
+  }
+
+  /**
+   * One token for `source` (and `scope`, when the door has a per-scope rate); false, counted, when
+   * any of its buckets is empty, and then nothing is spent.
+   */
+  take(source: string, scope?: string | number): boolean {
+    const limits = this.limits();
+    const now = this.host.clock.now();
+    const chargeTotal = limits.total !== undefined && !(limits.totalForStrangers && this.host.isKnown(source));
+    const scopeKey = limits.perScope !== undefined && scope !== undefined ? String(scope) : null;
+    let refusal: RefusalReason | null = null;
+    if (!this.sources.has(source, now)) refusal = 'source-rate';
+    else if (scopeKey !== null && !this.scopes.has(scopeKey, now)) refusal = 'scope-rate';
+    else if (chargeTotal && !this.totals.has('', now)) refusal = 'total-rate';
+    if (refusal !== null) {
+      this.host.refused(this.name, refusal);
+      return false;
+    }
+    this.sources.take(source, now);
+    if (scopeKey !== null) this.scopes.take(scopeKey, now);
+    if (chargeTotal) this.totals.take('', now);
+    return true;
+  }
+
+  sweep(now: number): void {
+    this.sources.sweep(now);
+    this.scopes.sweep(now);
+  }
+}

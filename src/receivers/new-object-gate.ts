@@ -1,0 +1,92 @@
+/**
+ * New objects through the admission budget (docs/security.md "Admission", door `new-object`). A
+ * message from an account never seen creates an object in the writer thread (ingest/batch-writer.ts),
+ * and objects are kept, reloaded at every start and supervised: a stranger sending fresh accounts
+ * would grow the table without limit. So before such a frame is queued for its commit, its source
+ * (and its receiver, and the gateway as a whole) must have an allowance left; without one the frame
+ * is dropped unanswered, as the standard drops a frame the receiver cannot take (SIA DC-09
+ * §5.5.1.2: the transmitter repeats it later, or tries its backup receiver), and nothing is stored.
+ *
+ * This thread cannot ask the writer whether an account exists, so it keeps its own index of the
+ * accounts that have objects: loaded from the store when the receivers are first built, and taught
+ * by every object registered since (the ingest bus) and every creation it admitted. An account the
+ * index does not hold costs one token; the index never says "no" to an object that exists, only
+ * "yes" to one that a failed commit or retention removed since (it is reloaded after retention
+ * deletes objects), which at most lets that one account be created again without a token.
+ * O(1) per frame: two Map lookups.
+ */
+import type { Admission } from '../core/admission/admission.js';
+import type { LinkedDevice } from '../ingest/types.js';
+
+/** What the index learns an object from. */
+export interface AccountRecord {
+  readonly account: string;
+  readonly receiverId: number;
+  readonly mainObjectId: number | null;
+}
+
+export class NewObjectGate {
+  private readonly admission: Admission;
+  /** receiver id -> accounts of main objects there. */
+  private readonly mains = new Map<number, Set<string>>();
+  /** main object id -> accounts of the related objects it carries. */
+  private readonly related = new Map<number, Set<string>>();
+
+  constructor(admission: Admission) {
+    this.admission = admission;
+  }
+
+  /** Accounts known now (main and related). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.mains.values()) n += set.size;
+    for (const set of this.related.values()) n += set.size;
+    return n;
+  }
+
+  /** Replaces the index with the store's objects. */
+  load(objects: Iterable<AccountRecord>): void {
+    this.mains.clear();
+    this.related.clear();
+    for (const o of objects) this.note(o);
+  }
+
+  /** An object exists (registered, or read from the store). */
+  note(o: AccountRecord): void {
+    if (o.account === '') return;
+    if (o.mainObjectId === null) add(this.mains, o.receiverId, o.account);
+    else add(this.related, o.mainObjectId, o.account);
+  }
+
+  /**
+   * May a frame with header `account`, on `receiverId`, from `source`, over a connection linked to
+   * `device` (or none), be taken? True when it creates no object, or when the allowance pays for
+   * the one it creates (the index then holds the account: later frames cost nothing).
+   */
+  admit(receiverId: number, account: string, device: LinkedDevice | null, source: string): boolean {
+    let map: Map<number, Set<string>>;
+    let outer: number;
+    if (device) {
+      // The device's own account, or its first message telling it: no new object (batch-writer.ts).
+      if (device.account === '' || device.account.toUpperCase() === account.toUpperCase()) return true;
+      map = this.related;
+      outer = device.objectId;
+    } else {
+      map = this.mains;
+      outer = receiverId;
+    }
+    if (map.get(outer)?.has(account)) return true;
+    if (!this.admission.newObjects.take(source, receiverId)) return false;
+    add(map, outer, account);
+    return true;
+  }
+}
+
+function add(map: Map<number, Set<string>>, outer: number, account: string): void {
+  let set = map.get(outer);
+  if (!set) {
+    set = new Set();
+    map.set(outer, set);
+  }
+  set.add(account);
+}
