@@ -43,6 +43,8 @@ export interface ListenerAdmission {
   readonly admission: Admission;
   /** Whether the request carries a valid login (bearer token or session cookie); asked once per stranger socket. */
   readonly loggedIn: (request: Request) => Promise<boolean>;
+  /** Paths whose body is an upload (the restore and update paths of the API and the page). */
+  readonly uploads: readonly string[];
 }
 
 /** What the listeners keep per admitted socket. */
@@ -182,7 +184,13 @@ export class HttpListeners implements Service {
           }
         }
       }
-      return fetch(request, env);
+      const response = await fetch(request, env);
+      if (response.status < 400 || !gate.uploads.includes(new URL(request.url).pathname)) return response;
+      // A refused upload: its body was not read, and it will not be: the socket closes after the answer.
+      if (response.status === 401) gate.admission.refused('upload', 'unauthenticated');
+      const headers = new Headers(response.headers);
+      headers.set('Connection', 'close');
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
     };
   }
 

@@ -25,7 +25,7 @@ import { INSTANCE_ID_KEY } from '../store/meta-repo.js';
 import type { Store } from '../store/store.js';
 import type { SupervisionParts } from '../tracker/supervision-services.js';
 import type { UpdatePort } from '../services/update-service.js';
-import { registerWeb } from '../web/web-app.js';
+import { WEB_UPLOAD_PATHS, registerWeb } from '../web/web-app.js';
 import { SESSION_COOKIE } from '../web/session.js';
 import type { EventStoredFeed } from './event-feeds.js';
 import { discoverSerialPorts } from './hardware.js';
@@ -119,7 +119,11 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
           httpsPort: (): number | null => listeners.ports().https ?? null,
           ...(deps.isLocalClient ? { isLocal: deps.isLocalClient } : {}),
         }),
-      admission: { admission: deps.admission, loggedIn },
+      admission: {
+        admission: deps.admission,
+        loggedIn,
+        uploads: [...WEB_UPLOAD_PATHS, '/api/system/restore', '/api/system/update'],
+      },
     },
     deps.health,
     logger.child('api'),

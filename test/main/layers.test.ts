@@ -33,7 +33,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   leds: ['core'],
   metrics: ['core'],
   system: ['core', 'settings', 'init', 'ingest'],
-  backup: ['core', 'init', 'store', 'version'],
+  backup: ['core', 'init', 'settings', 'store', 'version'],
   update: ['core', 'init', 'system', 'version'],
   housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output', 'version'],
   'first-boot': ['core', 'auth', 'init', 'store', 'backup'],
