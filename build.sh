@@ -18,6 +18,11 @@ esac
 rm -rf dist
 npx --no-install tsc -p tsconfig.json
 chmod +x dist/src/cli.js
+# The checkout's `vigil` command: `npx vigil …` finds this link and runs the compiled CLI at once. (A `bin`
+# entry in package.json would make npx install the checkout into its cache and run `prepare` — this
+# script — on first use, rebuilding dist/ under whatever else runs from it.)
+mkdir -p node_modules/.bin
+ln -sfn ../../dist/src/cli.js node_modules/.bin/vigil
 # The test runner refuses to run when a source is newer than this stamp (test/run.ts).
 touch dist/.built
 # The technician's page serves its stylesheet and script as files (no inline code under its CSP).

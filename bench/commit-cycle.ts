@@ -22,6 +22,7 @@ import { BUILDS, makeLoop, type Build } from './lib/cycle-loops.js';
 import { hasTaskset } from './lib/gateway-child.js';
 import { cpuTicks } from './lib/proc-io.js';
 import { formatTable, median } from './lib/table.js';
+import { tool } from '../test/helpers/system-tools.js';
 
 interface CycleResult {
   readonly build: Build;
@@ -106,7 +107,7 @@ function runChild(build: Build, devices: number, measureS: number): CycleResult 
   const script = fileURLToPath(import.meta.url);
   const args = [script, 'child', build, String(devices), String(measureS)];
   const out = hasTaskset()
-    ? execFileSync('taskset', ['-c', '1', process.execPath, ...args], { encoding: 'utf8' })
+    ? execFileSync(tool('taskset'), ['-c', '1', process.execPath, ...args], { encoding: 'utf8' })
     : execFileSync(process.execPath, args, { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as CycleResult;
 }

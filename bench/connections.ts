@@ -15,6 +15,7 @@ import { resolveSimOptions } from '../src/sim/sim-options.js';
 import { Simulator } from '../src/sim/simulator.js';
 import { freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
 import { formatTable, verdict } from './lib/table.js';
+import { tool } from '../test/helpers/system-tools.js';
 
 const STEPS = (process.env.BENCH_STEPS ?? '1000,5000,10000').split(',').map(Number);
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_S ?? 3) * 1000;
@@ -27,7 +28,7 @@ function print(text: string): void {
 
 function fdLimit(): string {
   try {
-    return execFileSync('sh', ['-c', 'ulimit -n'], { timeout: 2000 }).toString().trim();
+    return execFileSync(tool('sh'), ['-c', 'ulimit -n'], { timeout: 2000 }).toString().trim();
   } catch {
     return 'unknown';
   }

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../src/core/clock.js';
 import { silentLogger } from '../src/core/logger.js';
-import { SeenLog, type Sight } from '../src/ingest/seen-log.js';
+import { SeenLog, type Sight } from '../src/writer/seen-log.js';
 import { openDatabase } from '../src/store/database.js';
 import { createRepos } from '../src/store/repos.js';
 import { Store } from '../src/store/store.js';

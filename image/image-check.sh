@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ./build.sh image-check [--soak MINUTES] [IMAGE.img.xz] — boots the built image in qemu-system-aarch64 and
-# proves it works (docs/image.md). Default image: the newest build/vigil-*-arm64.img.xz. --soak sets the
+# proves it works (docs/image.md). Default image: the newest build/vigil-*-arm64.img.xz or .img. --soak sets the
 # watchdog soak under DC-09 + SSH load (default 5 minutes; `--soak 60` is the hour docs/watchdog.md reports).
 set -euo pipefail
 IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -9,20 +9,31 @@ REPO=$(dirname "$IMAGE_DIR")
 . "$IMAGE_DIR/lib.sh"
 OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
 
+USAGE="./build.sh image-check [--soak MINUTES] [IMAGE.img.xz|IMAGE.img]"
+soak=5
+image_arg=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --soak)
+      [[ "${2:-}" =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "--soak takes whole minutes (1..1440), got '${2:-}'" "$USAGE"
+      soak=$2
+      shift
+      ;;
+    -h | --help) echo "usage: $USAGE"; exit 0 ;;
+    -*) usage_error "unknown option '$1'" "$USAGE" ;;
+    *) [ -z "$image_arg" ] || usage_error "one image at a time (got '$image_arg' and '$1')" "$USAGE"; image_arg=$1 ;;
+  esac
+  shift
+done
+
 require_root image-check
+pick_image "$image_arg" "$OUT"
+image=$IMAGE
 require_tools qemu-system-aarch64:qemu-system-arm mcopy:mtools mdir:mtools mtype:mtools xz:xz-utils \
   ssh:openssh-client ssh-keygen:openssh-client node:nodejs
 # The emulated board boots through U-Boot like a Pi (docs/image.md "Slots and boot").
 [ -f /usr/lib/u-boot/qemu_arm64/u-boot.bin ] ||
   die "missing /usr/lib/u-boot/qemu_arm64/u-boot.bin (Debian package: u-boot-qemu): apt-get install --no-install-recommends u-boot-qemu"
-soak=5
-if [ "${1:-}" = --soak ]; then
-  [[ "${2:-}" =~ ^[1-9][0-9]{0,3}$ ]] || die "--soak takes whole minutes (1..1440), got '${2:-}'"
-  soak=$2
-  shift 2
-fi
-image=${1:-$(ls -t "$OUT"/vigil-*-arm64.img.xz 2>/dev/null | head -1)}
-[ -n "$image" ] && [ -f "$image" ] || die "no image to check: run ./build.sh image first (looked in $OUT)"
 if [ -f "$image.sha256" ]; then
   (cd "$(dirname "$image")" && sha256sum --quiet -c "$(basename "$image").sha256") || die "$image does not match its .sha256"
 fi

@@ -27,6 +27,36 @@ die() {
   exit 1
 }
 
+# A refused command line: the reason and the script's usage, exit 2.
+usage_error() {
+  echo "error: $1" >&2
+  echo "usage: $2" >&2
+  exit 2
+}
+
+# Under `set -e` a failing command ends the script; this says which one, so no command stops silently.
+# Only the top level reports: a command substitution or subshell that fails is reported by the line using it.
+set -E
+trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "error: $(basename "$0") stopped: \"$BASH_COMMAND\" exited with $rc (line $LINENO)" >&2' ERR
+
+# pick_image ARG DIR — sets IMAGE to the image a check runs on: ARG when given (an existing .img or .img.xz),
+# else the newest vigil-*-arm64.img.xz or vigil-*-arm64.img in DIR (./build.sh image makes the .img.xz,
+# --raw the .img); stops with the reason when there is none.
+pick_image() {
+  IMAGE=$1
+  if [ -n "$IMAGE" ]; then
+    case "$IMAGE" in *.img | *.img.xz) ;; *) die "$IMAGE is not an image (.img or .img.xz)" ;; esac
+    [ -f "$IMAGE" ] || die "no such image: $IMAGE"
+    return 0
+  fi
+  local f
+  for f in "$2"/vigil-*-arm64.img "$2"/vigil-*-arm64.img.xz; do
+    [ -f "$f" ] || continue # an unmatched pattern stays literal
+    if [ -z "$IMAGE" ] || [ "$f" -nt "$IMAGE" ]; then IMAGE=$f; fi
+  done
+  [ -n "$IMAGE" ] || die "no image to check: run ./build.sh image first (looked for vigil-*-arm64.img.xz and .img in $2)"
+}
+
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "$1 must run as root (mmdebstrap, loop-free genimage and chroot need it): sudo ./build.sh $1"
 }

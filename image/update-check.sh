@@ -12,13 +12,24 @@ REPO=$(dirname "$IMAGE_DIR")
 . "$IMAGE_DIR/lib.sh"
 OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
 
+USAGE="./build.sh update-check [IMAGE.img.xz|IMAGE.img]"
+image_arg=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h | --help) echo "usage: $USAGE"; exit 0 ;;
+    -*) usage_error "unknown option '$1'" "$USAGE" ;;
+    *) [ -z "$image_arg" ] || usage_error "one image at a time (got '$image_arg' and '$1')" "$USAGE"; image_arg=$1 ;;
+  esac
+  shift
+done
+
 require_root update-check
+pick_image "$image_arg" "$OUT"
+image=$IMAGE
 require_tools qemu-system-aarch64:qemu-system-arm mcopy:mtools mdir:mtools xz:xz-utils ssh:openssh-client \
   ssh-keygen:openssh-client node:nodejs
 [ -f /usr/lib/u-boot/qemu_arm64/u-boot.bin ] ||
   die "missing /usr/lib/u-boot/qemu_arm64/u-boot.bin (Debian package: u-boot-qemu): apt-get install --no-install-recommends u-boot-qemu"
-image=${1:-$(ls -t "$OUT"/vigil-*-arm64.img "$OUT"/vigil-*-arm64.img.xz 2>/dev/null | head -1)}
-[ -n "$image" ] && [ -f "$image" ] || die "no image to check: run ./build.sh image first (looked in $OUT)"
 version=$(node -p "require('$REPO/package.json').version")
 IFS=. read -r major minor patch <<<"$version"
 version_b=$major.$minor.$((patch + 1))

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { INSTALLER_SUBJECT, TokenService } from './auth/tokens.js';
-import type { StatusBody } from './api/status-body.js';
+import type { StatusBody } from './services/status-body.js';
 import type { CliCommand } from './cli-args.js';
 import { UsageError } from './core/usage-error.js';
 import { describeError } from './core/errors.js';

@@ -1,85 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `vigil` command. serve runs the gateway until SIGTERM/SIGINT; token prints one signed JWT
- * (the installer's path to privileged scopes on the box itself) and nothing else.
+ * The `vigil` command: parses the command line and loads only the module of the command asked for
+ * (serve: cli-serve.ts, token: cli-token.ts, ...), so `vigil version` or `vigil token` answer without
+ * loading the gateway.
  */
-import { existsSync } from 'node:fs';
-import { TokenService, INSTALLER_SUBJECT } from './auth/tokens.js';
 import { parseCli, USAGE, type CliCommand } from './cli-args.js';
 import { UsageError } from './core/usage-error.js';
 import { describeError } from './core/errors.js';
-import { createLogger, parseLogLevel, silentLogger, stderrSink } from './core/logger.js';
-import { standaloneSerialLines } from './gateway/hardware.js';
-import { Gateway } from './main.js';
-import { isInitialised } from './init/first-start.js';
-import { validateStoredSettings } from './settings/validate.js';
-import { Store } from './store/store.js';
 import { readVersion } from './version.js';
-import { storePath } from './store/store-path.js';
-
-async function serve(command: Extract<CliCommand, { command: 'serve' }>): Promise<void> {
-  const logger = createLogger('vigil', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL));
-  const gateway = new Gateway({
-    dataDir: command.dataDir,
-    ...(command.httpPort !== undefined ? { httpPort: command.httpPort } : {}),
-    ...(command.httpsPort !== undefined ? { httpsPort: command.httpsPort } : {}),
-    ...(command.host !== undefined ? { host: command.host } : {}),
-    logger,
-    announce: (text) => process.stdout.write(text),
-    // POST /api/system/restart: a clean stop and exit 0; systemd's Restart=always starts the gateway again.
-    requestStop: () => shutdown('restart requested'),
-  });
-  let stopping = false;
-  const shutdown = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('stopping', { signal });
-    gateway.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        logger.error('stop failed', { error: describeError(err) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('unhandledRejection', (reason) => logger.error('unhandled rejection', { error: describeError(reason) }));
-  process.on('uncaughtException', (err) => {
-    // State may be inconsistent after an uncaught throw: log it and let systemd restart us.
-    logger.error('uncaught exception', { error: describeError(err), stack: err.stack?.split('\n')[1]?.trim() });
-    process.exit(70);
-  });
-  await gateway.start();
-}
-
-async function token(command: Extract<CliCommand, { command: 'token' }>): Promise<void> {
-  const notInitialised = new UsageError(
-    `${command.dataDir} is not an initialised Vigil data dir (run 'vigil serve' once)`,
-  );
-  const dbPath = storePath(command.dataDir);
-  if (!existsSync(dbPath)) throw notInitialised;
-  // Read-only: the gateway may be running and owns the writer; WAL lets us read beside it.
-  const store = new Store(dbPath, silentLogger, undefined, { readonly: true });
-  await store.start();
-  try {
-    const raw = store.settings.load();
-    const parsed = raw === null ? null : validateStoredSettings(raw);
-    if (!parsed?.ok || !isInitialised(parsed.settings)) {
-      throw notInitialised;
-    }
-    const secret = parsed.settings.api.api_jwt_secret;
-    const tokens = new TokenService({ secret: () => secret, clock: { now: () => Date.now() } });
-    const issued = await tokens.issueToken({
-      sub: INSTALLER_SUBJECT,
-      scopes: command.scopes,
-      minutes: command.minutes,
-    });
-    process.stdout.write(issued.token + '\n');
-  } finally {
-    await store.stop();
-  }
-}
 
 async function main(argv: string[]): Promise<void> {
   let command: CliCommand;
@@ -91,10 +19,14 @@ async function main(argv: string[]): Promise<void> {
   }
   try {
     switch (command.command) {
-      case 'serve':
+      case 'serve': {
+        const { serve } = await import('./cli-serve.js');
         return await serve(command);
-      case 'token':
+      }
+      case 'token': {
+        const { token } = await import('./cli-token.js');
         return await token(command);
+      }
       case 'first-boot': {
         const { runFirstBootCli } = await import('./first-boot/first-boot-cli.js');
         process.exitCode = await runFirstBootCli(command);
@@ -103,6 +35,8 @@ async function main(argv: string[]): Promise<void> {
       case 'sim': {
         if (command.argv.some((a) => a === '--serial' || a.startsWith('--serial='))) {
           const { runSerialSimCli } = await import('./sim/serial-sim-cli.js');
+          const { standaloneSerialLines } = await import('./gateway/hardware.js');
+          const { createLogger, parseLogLevel, stderrSink } = await import('./core/logger.js');
           await runSerialSimCli(
             command.argv,
             standaloneSerialLines(createLogger('sim', stderrSink, parseLogLevel(process.env.VIGIL_LOG_LEVEL, 'warn'))),

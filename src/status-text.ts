@@ -1,9 +1,9 @@
 /**
  * The status view as terminal text (pure): the same body as GET /api/status and the page's Status
- * view (src/api/status-body.ts), laid out for an 80-column SSH session. Colours only when asked.
+ * view (src/services/status-body.ts), laid out for an 80-column SSH session. Colours only when asked.
  */
-import { outputLinkSummary } from './api/output-link.js';
-import type { StatusBody, StatusComponent } from './api/status-body.js';
+import { outputLinkSummary } from './services/output-link.js';
+import type { StatusBody, StatusComponent } from './services/status-body.js';
 
 export interface TextOptions {
   readonly color: boolean;

@@ -43,9 +43,10 @@ test('vigil serve answers /health over HTTP and HTTPS, vigil token prints one JW
   const child = serveChild(dir.path, httpPort, httpsPort, ['ignore', 'pipe', 'pipe']);
   let stdout = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr!.resume();
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   try {
-    await waitHealthy(httpPort, 15_000);
+    await waitHealthy(httpPort);
     assert.ok(stdout.includes('password:'), 'first-start banner on stdout');
 
     const result = spawnSync(
@@ -66,7 +67,7 @@ test('vigil serve answers /health over HTTP and HTTPS, vigil token prints one JW
     assert.is(restart.body, '{"success":true}');
   } finally {
     const code = await stopChild(child);
-    assert.is(code, 0);
+    assert.is(code, 0, `exit ${code}; stderr: ${stderr.slice(-2000)}`);
     dir.remove();
   }
 });

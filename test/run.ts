@@ -11,6 +11,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const FILE_TIMEOUT_MS = Number(process.env.VIGIL_TEST_TIMEOUT_MS ?? 240_000);
+/** test/helpers/spawn-guard.ts, compiled: programs a test starts come from test/system-tools.txt. */
+const SPAWN_GUARD = new URL('./helpers/spawn-guard.js', import.meta.url).href;
 const CONCURRENCY = Math.max(1, Number(process.env.VIGIL_TEST_JOBS ?? 2));
 
 interface FileResult {
@@ -46,7 +48,8 @@ function runFile(file: string, root: string): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [file], {
-      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+      // Every Node process of the test, and those it starts, refuses to start an unlisted system program.
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1', NODE_OPTIONS: `--import=${SPAWN_GUARD}` },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -17,7 +17,7 @@ import { HealthRegistry } from '../../src/core/health.js';
 import { createLogger, silentLogger } from '../../src/core/logger.js';
 import { LinkRegistry } from '../../src/devices/link-registry.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
-import { borrowedWriter } from '../../src/ingest/wire.js';
+import { borrowedWriter } from '../../src/writer/wire.js';
 import { journalRow } from '../../src/ingest/journal-row.js';
 import type { FrameItem } from '../../src/ingest/types.js';
 import { storeWithWriter } from '../../src/writer/store-with-writer.js';

@@ -23,6 +23,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { INSERT_EVENT_SQL } from '../../src/store/event-rows.js';
 import { EVENTS_TABLE_SQL } from '../../src/store/schema-v6.js';
 import { sampleJournalRows } from './journal-sample.js';
+import { tool } from '../../test/helpers/system-tools.js';
 import { writeBytes } from './proc-io.js';
 
 export interface FloorResult {
@@ -73,14 +74,15 @@ export function durableFloor(batch: number, seconds: number, parent: string, cpu
   const dir = mkdtempSync(join(parent, 'vigil-floor-'));
   const script = fileURLToPath(import.meta.url);
   const args = [script, String(batch), String(seconds), dir];
-  const [cmd, argv] =
-    cpu === null ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
+  const options = { timeout: (seconds + 30) * 1000 };
   return new Promise((resolve, reject) => {
-    execFile(cmd, argv, { timeout: (seconds + 30) * 1000 }, (err, stdout) => {
+    const done = (err: Error | null, stdout: string) => {
       rmSync(dir, { recursive: true, force: true });
       if (err) reject(err);
       else resolve(JSON.parse(stdout.trim()) as FloorResult);
-    });
+    };
+    if (cpu === null) execFile(process.execPath, args, options, done);
+    else execFile(tool('taskset'), ['-c', String(cpu), process.execPath, ...args], options, done);
   });
 }
 

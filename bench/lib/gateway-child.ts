@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTicks, writeBytes } from './proc-io.js';
 import { seedReceivers, type SeedSpec } from './seed-settings.js';
+import { tool } from '../../test/helpers/system-tools.js';
 
 /** BENCH_GATEWAY_CLI=<path to dist/src/cli.js of another build>: measure that build with this bench (before/after runs). */
 const CLI = process.env.BENCH_GATEWAY_CLI ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'cli.js');
@@ -36,7 +37,7 @@ export function freePort(): Promise<number> {
 
 export function hasTaskset(): boolean {
   try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore', timeout: 2000 });
+    execFileSync(tool('taskset'), ['-V'], { stdio: 'ignore', timeout: 2000 });
     return true;
   } catch {
     return false;
@@ -62,7 +63,7 @@ export function pinSelf(cpu: number): string {
   if (PIN_MODE === 'none') return 'not pinned (BENCH_PIN=none)';
   if (!hasTaskset()) return 'taskset not found: not pinned';
   try {
-    execFileSync('taskset', ['-cp', String(cpu), String(process.pid)], { stdio: 'ignore', timeout: 2000 });
+    execFileSync(tool('taskset'), ['-cp', String(cpu), String(process.pid)], { stdio: 'ignore', timeout: 2000 });
     return `bench pinned to CPU ${cpu}${PIN_MODE === 'sim' ? ', gateway threads on any CPU (BENCH_PIN=sim)' : ''}`;
   } catch (err) {
     return `pinning failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -179,7 +180,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' },
   };
   const child: ChildProcess = pinned
-    ? spawn('taskset', ['-c', String(cpu), process.execPath, ...serveArgs], spawnOptions)
+    ? spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...serveArgs], spawnOptions)
     : spawn(process.execPath, serveArgs, spawnOptions);
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => {

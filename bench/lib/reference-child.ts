@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
+import { tool } from '../../test/helpers/system-tools.js';
 
 const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5000;
@@ -22,7 +23,9 @@ export async function startReferenceChild(
   const child =
     cpu === null
       ? spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
-      : spawn('taskset', ['-c', String(cpu), process.execPath, ...nodeArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+      : spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...nodeArgs], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
   const pid = child.pid!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));

@@ -45,13 +45,3 @@ export async function readJson(c: Context<ApiEnv>): Promise<JsonBody> {
     return { ok: false };
   }
 }
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-const HEX = /^[0-9A-Fa-f]+$/;
-
-export function isHex(value: string): boolean {
-  return HEX.test(value);
-}

@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import { createApp } from '../api/app.js';
-import { bearerToken, principalResolver } from '../api/middleware/auth.js';
+import { bearerToken } from '../api/middleware/auth.js';
+import { principalResolver } from '../services/principal-resolver.js';
 import { HttpListeners } from '../api/http-listeners.js';
 import { plainHttpGate } from '../api/plain-http-gate.js';
 import { registerMetrics } from '../api/routes/metrics.js';
@@ -30,70 +31,87 @@ import { SESSION_COOKIE } from '../web/session.js';
 import type { EventStoredFeed } from './event-feeds.js';
 import { discoverSerialPorts } from './hardware.js';
 
-export interface HttpDeps {
+/** What every part of the gateway shares for one run. */
+export interface GatewayRun {
   readonly version: string;
   readonly startedAt: number;
   readonly dataDir: string;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly health: HealthRegistry;
-  readonly settings: SettingsService;
-  readonly store: Store;
-  readonly services: ServiceGroup;
+}
+
+/**
+ * The ingest side the HTTP side reaches: journaling and the login throttle, live device links, figures, the
+ * feed, and the admission budget every API socket takes its share of (docs/security.md "Admission").
+ */
+export interface HttpIngestParts {
   readonly supervision: Pick<SupervisionParts, 'raise' | 'loginThrottle'>;
+  readonly admission: Admission;
   readonly links: LiveLinks;
   readonly metrics: GatewayMetrics;
   readonly onEventStored: EventStoredFeed;
-  /** The run's overrides of api.bind_address / api.api_http_port / api.api_port (0 turns a listener off). */
+}
+
+/** The run's own choices (GatewayOptions): overrides of api.bind_address / api_http_port / api_port (0: off). */
+export interface HttpRunOptions {
   readonly host?: string | undefined;
   readonly httpPort?: number | undefined;
   readonly httpsPort?: number | undefined;
   readonly isLocalClient?: ((address: string | undefined) => boolean) | undefined;
   readonly requestStop?: (() => void) | undefined;
+}
+
+export interface HttpDeps {
+  readonly run: GatewayRun;
+  readonly settings: SettingsService;
+  readonly store: Store;
+  readonly services: ServiceGroup;
+  readonly ingest: HttpIngestParts;
+  readonly listen: HttpRunOptions;
   /** A/B system updates (docs/updates.md). */
   readonly update: UpdatePort;
-  /** Every API socket takes its share of the gateway's admission budget (docs/security.md "Admission"). */
-  readonly admission: Admission;
 }
 
 export function buildHttp(deps: HttpDeps): HttpListeners {
-  const { settings, store, logger, clock } = deps;
+  const { settings, store, ingest, listen } = deps;
+  const { logger, clock } = deps.run;
   const apiDeps = {
-    version: deps.version,
-    startedAt: deps.startedAt,
+    version: deps.run.version,
+    startedAt: deps.run.startedAt,
     clock,
     logger: logger.child('api'),
-    health: deps.health,
+    health: deps.run.health,
     settings,
     store,
     tokens: new TokenService({ secret: () => settings.current().api.api_jwt_secret, clock }),
     devices: new RegistryCommandPort({
       objects: store.objects,
-      links: deps.links,
+      links: ingest.links,
       logger: logger.child('devices'),
       overrides: store.overrides,
     }),
     deviceEnrolment: { store, clock, logger: logger.child('devices') },
     services: deps.services,
-    throttle: deps.supervision.loginThrottle,
+    throttle: ingest.supervision.loginThrottle,
     serialPorts: () => discoverSerialPorts(configuredSerialPorts(settings.current())),
     // The box itself: /api/system* and the System view (docs/backup.md).
     system: {
-      dataDir: deps.dataDir,
+      dataDir: deps.run.dataDir,
       instanceId: () => store.meta.get(INSTANCE_ID_KEY),
-      ...(deps.requestStop ? { requestStop: deps.requestStop } : {}),
+      ...(listen.requestStop ? { requestStop: listen.requestStop } : {}),
       update: deps.update,
     },
-    onEventStored: deps.onEventStored,
+    onEventStored: ingest.onEventStored,
   };
   const app = createApp(apiDeps);
-  registerMetrics(app, apiDeps, deps.metrics);
+  registerMetrics(app, apiDeps, ingest.metrics);
   // The technician's page on the same listeners (docs/web.md); its actions are journaled.
   registerWeb(app, {
     ...apiDeps,
     settingsView: settings,
     journalAction: (login, action) =>
-      void deps.supervision.raise('technician_action', { detail: `${login}: ${action}` }),
+      void ingest.supervision.raise('technician_action', { detail: `${login}: ${action}` }),
   });
   const current = settings.current();
   // A request carries a login when its bearer token or session cookie resolves to a principal (the rules of every route).
@@ -108,24 +126,24 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
   const listeners: HttpListeners = new HttpListeners(
     app.fetch,
     {
-      host: deps.host ?? current.api.bind_address,
-      httpPort: deps.httpPort ?? current.api.api_http_port,
-      httpsPort: deps.httpsPort ?? current.api.api_port,
+      host: listen.host ?? current.api.bind_address,
+      httpPort: listen.httpPort ?? current.api.api_http_port,
+      httpsPort: listen.httpsPort ?? current.api.api_port,
       tls: readTls(current, logger),
-      // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (#28.7).
+      // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (docs/security.md "Transport").
       plainHttp: (fetch) =>
         plainHttpGate(fetch, {
           allowPlainHttp: () => settings.current().api.allow_plain_http,
           httpsPort: (): number | null => listeners.ports().https ?? null,
-          ...(deps.isLocalClient ? { isLocal: deps.isLocalClient } : {}),
+          ...(listen.isLocalClient ? { isLocal: listen.isLocalClient } : {}),
         }),
       admission: {
-        admission: deps.admission,
+        admission: ingest.admission,
         loggedIn,
         uploads: [...WEB_UPLOAD_PATHS, '/api/system/restore', '/api/system/update'],
       },
     },
-    deps.health,
+    deps.run.health,
     logger.child('api'),
   );
   return listeners;

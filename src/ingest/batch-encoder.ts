@@ -1,5 +1,5 @@
 /**
- * One queued batch -> its wire form (src/ingest/wire.ts) plus what the main thread keeps to apply,
+ * One queued batch -> its wire form (src/writer/wire.ts) plus what the main thread keeps to apply,
  * publish or undo when the writer answers (docs/receivers.md §Group commit). Runs on the main
  * thread when the batch leaves: journal rows are built here, raw frames are packed into one
  * transferable buffer, session event counts are added (undone if it fails). Which object a frame
@@ -7,11 +7,11 @@
  */
 import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
 import type { NewEvent } from '../store/types.js';
-import type { StartupRules } from './startup-events.js';
+import type { StartupRules } from '../writer/startup-events.js';
 import { journalRow } from './journal-row.js';
 import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';
 import { wireRow, type WireRow } from '../store/journal-columns.js';
-import type { WireBatch, WireFrame, WireOp, WireSession } from './wire.js';
+import type { WireBatch, WireFrame, WireOp, WireSession } from '../writer/wire.js';
 
 export type Op =
   | {

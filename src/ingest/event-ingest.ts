@@ -16,12 +16,12 @@ import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
-import type { StartupRules } from './startup-events.js';
+import type { StartupRules } from '../writer/startup-events.js';
 import { BatchEncoder, type MutableRow, type Op, type Sent, type SentItem } from './batch-encoder.js';
 import { BatchGate } from './batch-gate.js';
-import { collectSightings } from './sightings.js';
+import { collectSightings } from '../writer/sightings.js';
 import type { IngestEvents, IngestItem, IngestResult, IngestSink, IngestStats, SessionLog } from './types.js';
-import type { JournalWriter, WireResult } from './wire.js';
+import type { JournalWriter, WireResult } from '../writer/wire.js';
 
 export interface EventIngestDeps {
   /** The writer thread's journal side (src/writer/writer-proxy.ts), or a fake that speaks its protocol. */
@@ -253,7 +253,7 @@ export class EventIngest {
     if (!bus) return;
     for (const object of result.registered) bus.emit('object-registered', { object });
     for (let n = 0; n < rows.length; n++) bus.emit('event-stored', { id: idOf(eventIds, n), event: rows[n]! });
-    // Computed here from the batch and the attributions, exactly as the writer did (sightings.ts).
+    // Computed here from the batch and the attributions, exactly as the writer did (src/writer/sightings.ts).
     for (const [objectId, s] of collectSightings(sent.batch.ops, objectIds))
       bus.emit('object-seen', { objectId, at: s.at, ping: s.ping, remoteAddress: s.remote });
   }

@@ -2,7 +2,7 @@
  * Pure: turns a configured `internal_events[]` entry into a journal event (docs/internal-events.md).
  * No I/O here; the recorder journals what this builds.
  */
-import { DEFAULT_INTERNAL_EVENTS } from '../settings/internal-events.js';
+import { ALWAYS_JOURNALED, DEFAULT_INTERNAL_EVENTS } from '../settings/internal-events.js';
 import type { InternalEventSettings, InternalEventType } from '../settings/schema.js';
 import type { NewEvent, ReceiverKind } from '../store/types.js';
 
@@ -32,21 +32,6 @@ export interface InternalEventInput {
   /** A short reason appended to the configured name, e.g. the failing component. */
   readonly detail?: string | null;
 }
-
-/**
- * Security events are journaled whether or not `internal_events` lists them: the list only sets their
- * code and name. A box whose settings were saved before such a type existed, or an administrator who
- * removed it, still journals a stranger passing for a device (docs/internal-events.md).
- */
-export const ALWAYS_JOURNALED: ReadonlySet<InternalEventType> = new Set([
-  'device_identity_conflict',
-  'output_client_refused',
-  // What an update did to the box is journaled on every box, also one whose settings predate these types.
-  'update_installed',
-  'update_activated',
-  'update_confirmed',
-  'update_rolled_back',
-]);
 
 /** The configured entry of a type, the default of an always-journaled one, or null: not journaled at all. */
 export function findInternalEvent(

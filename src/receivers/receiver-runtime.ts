@@ -19,7 +19,7 @@ import type { OverrideResolver } from '../devices/registry-command-port.js';
 import type { TimerApi } from '../protocols/device-link/command-queue.js';
 import { EventIngest, type EventIngestDeps } from '../ingest/event-ingest.js';
 import type { IngestEvents } from '../ingest/types.js';
-import { borrowedWriter, type JournalWriter } from '../ingest/wire.js';
+import { borrowedWriter, type JournalWriter } from '../writer/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
 import { Admission } from '../core/admission/admission.js';
 import { connectionBudgetFor, readFdLimit } from '../core/admission/fd-limit.js';

@@ -15,8 +15,8 @@ import type { Logger } from '../core/logger.js';
 import { writeBackup } from '../backup/create-backup.js';
 import { checkPassphrase } from '../backup/backup-format.js';
 import { UPLOAD_PREFIX, stageRestore } from '../backup/stage-restore.js';
-import { FORBIDDEN, type Forbidden, type Principal } from './principal.js';
-import { headerFacts, mayUpdateSystem, type BackupFacts } from './system-service.js';
+import { FORBIDDEN, mayUpdateSystem, type Forbidden, type Principal } from './principal.js';
+import { headerFacts, type BackupFacts } from './system-service.js';
 
 /** The largest backup an upload may be (a store with years of journal stays well below). */
 export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;

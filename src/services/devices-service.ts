@@ -5,7 +5,7 @@
  *   2. the request (parseDeviceRequest)                           -> invalid | uid-missing | data-invalid
  *   3. the port, told the caller's visible receivers (a device on another receiver is NO_OBJECT,
  *      exactly like one that does not exist) and whether it holds `omit_mpass`  -> done
- * The reply bodies stay at the edges (src/api/routes/devices.ts): the contract's two shapes.
+ * The reply bodies are built by device-reply.ts (the contract's two shapes); the edges send or show them.
  */
 import type {
   CommandKind,
@@ -15,7 +15,7 @@ import type {
 } from '../core/device-commands.js';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import { parseDeviceRequest, type DeviceRequestFields, type ParsedDeviceRequest } from '../api/device-request.js';
+import { parseDeviceRequest, type DeviceRequestFields, type ParsedDeviceRequest } from './device-request.js';
 import { FORBIDDEN, hasScope, type Forbidden, type Principal } from './principal.js';
 
 export const DEVICE_SCOPE = 'device_control';

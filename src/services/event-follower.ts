@@ -18,7 +18,7 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiEventRow, ApiStorePort } from '../api/deps.js';
+import type { ApiEventRow, ApiStorePort } from './ports.js';
 import { forwardFilter, type EventQuery } from './events-service.js';
 import { RECHECK_MS } from './live-authority.js';
 

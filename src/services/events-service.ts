@@ -13,7 +13,7 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiEventRow, ApiStorePort } from '../api/deps.js';
+import type { ApiEventRow, ApiStorePort } from './ports.js';
 import {
   DEFAULT_LIMIT,
   codeParam,
@@ -25,7 +25,7 @@ import {
   textParam,
   type ParamParser,
   type ParsedQuery,
-} from '../api/query-params.js';
+} from './query-params.js';
 import {
   FORBIDDEN,
   NOT_READY,

@@ -1,11 +1,11 @@
-/** The live authority's dependencies from the API's own (the same resolver as every request). */
-import { principalResolver } from '../api/middleware/auth.js';
-import type { ApiDeps } from '../api/deps.js';
+/** The live authority's dependencies from an edge's own (the same resolver as every request). */
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { LiveAuthorityDeps } from './live-authority.js';
+import { principalResolver, type PrincipalResolverOptions } from './principal-resolver.js';
 
 export function liveAuthorityDeps(
-  deps: Pick<ApiDeps, 'tokens' | 'settings' | 'store' | 'clock'>,
+  deps: Omit<PrincipalResolverOptions, 'logger'> & { readonly clock: Clock },
   logger: Logger,
 ): LiveAuthorityDeps {
   return {

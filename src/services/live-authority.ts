@@ -13,7 +13,7 @@
  * answer still holds the scope and sees exactly the receivers it saw.
  */
 import type { Clock } from '../core/clock.js';
-import type { Principal } from '../api/deps.js';
+import type { Principal } from './principal.js';
 import type { TokenClaims } from '../auth/tokens.js';
 
 /** How often an idle stream re-checks (one flush interval): the most a revoked stream lives on. */

@@ -5,12 +5,14 @@
  * hash); repeated failures from one address, and for one login name from any addresses, are
  * throttled (LoginThrottle, AccountThrottle).
  */
+import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
 import { verifyPassword } from '../auth/passwords.js';
-import { userSubject } from '../auth/tokens.js';
-import type { ApiDeps, ApiUser } from '../api/deps.js';
-import { readGrants } from '../api/middleware/auth.js';
+import { userSubject, type TokenService } from '../auth/tokens.js';
+import type { ApiSettingsPort, ApiStorePort, ApiUser } from './ports.js';
+import { readGrants } from './principal-resolver.js';
 
 export type LoginOutcome =
   | { readonly kind: 'throttled'; readonly retryAfterS: number }
@@ -18,7 +20,13 @@ export type LoginOutcome =
   | { readonly kind: 'refused' }
   | { readonly kind: 'ok'; readonly user: ApiUser; readonly token: string; readonly expiresAt: Date };
 
-export type LoginDeps = Pick<ApiDeps, 'throttle' | 'settings' | 'store' | 'tokens' | 'clock'>;
+export interface LoginDeps {
+  readonly throttle: LoginThrottle;
+  readonly settings: ApiSettingsPort;
+  readonly store: ApiStorePort;
+  readonly tokens: TokenService;
+  readonly clock: Clock;
+}
 
 export interface Credentials {
   readonly login: string;

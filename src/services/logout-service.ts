@@ -7,7 +7,8 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiDeps } from '../api/deps.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { ApiStorePort } from './ports.js';
 
 export type LogoutOutcome =
   /** Revoked in the file and in memory. */
@@ -18,7 +19,7 @@ export type LogoutOutcome =
   | 'no-id';
 
 export async function logout(
-  deps: Pick<ApiDeps, 'tokens' | 'store'>,
+  deps: { readonly tokens: TokenService; readonly store: ApiStorePort },
   logger: Logger,
   token: string,
 ): Promise<LogoutOutcome> {

@@ -10,7 +10,7 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiListFilter, ApiObjectRow, ApiStorePort } from '../api/deps.js';
+import type { ApiListFilter, ApiObjectRow, ApiStorePort } from './ports.js';
 import {
   DEFAULT_LIMIT,
   cursorParam,
@@ -19,7 +19,7 @@ import {
   receiverParam,
   textParam,
   type ParsedQuery,
-} from '../api/query-params.js';
+} from './query-params.js';
 import {
   FORBIDDEN,
   NOT_READY,

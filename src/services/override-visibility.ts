@@ -10,8 +10,8 @@
  * exists. Callers who see every receiver (visibleReceivers null) may set overrides for devices
  * that never connected yet.
  */
-import type { ApiObjectRow, ApiStorePort } from '../api/deps.js';
-import type { OidOverride } from '../api/oid-override-request.js';
+import type { ApiObjectRow, ApiStorePort } from './ports.js';
+import type { OidOverride } from './oid-override-request.js';
 
 export function overrideAllowed(
   objects: ApiStorePort['objects'],

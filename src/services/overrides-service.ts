@@ -11,8 +11,8 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiStorePort } from '../api/deps.js';
-import { parseOidOverride, type OidOverride } from '../api/oid-override-request.js';
+import type { ApiStorePort } from './ports.js';
+import { parseOidOverride, type OidOverride } from './oid-override-request.js';
 import { overrideAllowed } from './override-visibility.js';
 import {
   FORBIDDEN,
@@ -25,6 +25,11 @@ import {
 } from './principal.js';
 
 export const OVERRIDE_SCOPE = 'objects';
+/**
+ * The words of an override of a device the caller cannot see (or that does not exist, for a
+ * caller limited to some receivers): the contract's generic 400, so it never tells the two apart.
+ */
+export const NOT_VISIBLE = 'Invalid data';
 
 /** One stored OID override, as the store lists them. */
 export interface StoredOverride {

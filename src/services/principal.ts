@@ -1,7 +1,7 @@
 /**
  * The authenticated caller every service function takes (src/services): who it is, what it may do
  * (scopes) and which receivers it may see. The API's bearer middleware and the page's session
- * middleware build it with the same resolver (principalResolver, src/api/middleware/auth.ts), so
+ * middleware build it with the same resolver (principalResolver, principal-resolver.ts), so
  * a service cannot tell which edge called it, and must not need to.
  */
 import { isVigilError } from '../core/errors.js';
@@ -21,6 +21,16 @@ export function hasScope(principal: Principal, scope: string): boolean {
   return principal.scopes.has(scope);
 }
 
+/**
+ * The scope of every operation on the box itself (system facts, backup, restore, restart, update,
+ * reboot): the same view downloads every secret of the box (docs/backup.md "API").
+ */
+export const SYSTEM_SCOPE = 'system_update';
+
+export function mayUpdateSystem(principal: Principal): boolean {
+  return hasScope(principal, SYSTEM_SCOPE);
+}
+
 /** The outcome of an operation the caller's scopes do not allow (API 403, page "Not allowed"). */
 export interface Forbidden {
   readonly kind: 'forbidden';
@@ -34,6 +44,9 @@ export interface NotReady {
 }
 
 export const NOT_READY: NotReady = Object.freeze({ kind: 'not-ready' as const });
+
+/** The contract's words for it (API 503 body, the page's notice). */
+export const DATABASE_NOT_READY = 'Database is not ready';
 
 /** A closed or failing store: the caller may try again later; anything else is a server failure. */
 export function isStoreProblem(err: unknown): boolean {

@@ -10,7 +10,7 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { ApiSettingsPort } from '../api/deps.js';
+import type { ApiSettingsPort } from './ports.js';
 import { FORBIDDEN, hasScope, type Forbidden, type Principal } from './principal.js';
 
 export const SETTINGS_SCOPE = 'settings';

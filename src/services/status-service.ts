@@ -8,10 +8,10 @@
  * the gateway itself, not a caller, and see every component.
  */
 import type { HealthRegistry } from '../core/health.js';
-import { statusBody, type StatusBody, type StatusDeps } from '../api/status-body.js';
+import { statusBody, type StatusBody, type StatusDeps } from './status-body.js';
 import { visibleComponent } from '../core/component-receiver.js';
 
-/** The part of a principal (src/api/deps.ts) visibility needs; null visibleReceivers sees all. */
+/** The part of a principal (principal.ts) visibility needs; null visibleReceivers sees all. */
 export interface Viewer {
   readonly visibleReceivers: readonly number[] | null;
 }

@@ -14,11 +14,10 @@ import type { BackupHeader, HeaderFacts } from '../backup/backup-format.js';
 import { PENDING_DIR, PENDING_HEADER } from '../backup/stage-restore.js';
 import { LAST_RUN_COMPONENT } from '../system/run-recorder.js';
 import { STORAGE_HEALTH } from '../system/storage-space.js';
-import { FORBIDDEN, hasScope, type Forbidden, type Principal } from './principal.js';
+import { FORBIDDEN, mayUpdateSystem, type Forbidden, type Principal } from './principal.js';
 import { updateFacts, type InstallRecordView, type UpdatePort } from './update-service.js';
 import type { SlotsReport } from '../update/update-system.js';
 
-export const SYSTEM_SCOPE = 'system_update';
 /**
  * A restart asked for less than this after the start is refused: systemd reboots the box after 5 starts
  * in 10 minutes (systemd/vigil.service StartLimitBurst), and API restarts must never reach that.
@@ -70,10 +69,6 @@ export interface SystemReport {
   readonly update: InstallRecordView | null;
   /** A rollback nobody acknowledged yet (it lights the trouble LED). */
   readonly rollback_unacknowledged: boolean;
-}
-
-export function mayUpdateSystem(principal: Principal): boolean {
-  return hasScope(principal, SYSTEM_SCOPE);
 }
 
 /** The header facts of a staged restore, or null (also for an unreadable header: apply-restore decides). */

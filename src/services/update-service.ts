@@ -14,8 +14,7 @@ import {
   type InstallRecord,
 } from '../update/update-record.js';
 import type { SlotsReport, UpdateSystem } from '../update/update-system.js';
-import { FORBIDDEN, type Forbidden, type Principal } from './principal.js';
-import { mayUpdateSystem } from './system-service.js';
+import { FORBIDDEN, mayUpdateSystem, type Forbidden, type Principal } from './principal.js';
 
 /** What /api/system* and the System view reach of the update machinery. */
 export interface UpdatePort {

@@ -8,7 +8,7 @@
 import { describeError, isVigilError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { GRANTABLE_SCOPES } from '../auth/scopes.js';
-import type { ApiSettingsPort, ApiStorePort, ApiUser } from '../api/deps.js';
+import type { ApiSettingsPort, ApiStorePort, ApiUser } from './ports.js';
 import {
   FORBIDDEN,
   NOT_READY,

@@ -4,31 +4,11 @@
  */
 import { OUTPUT_TYPES, type OutputSettings } from './schema-outputs.js';
 import { isValidSiaKey, parseHostPort } from './fields.js';
-import { line } from './issues.js';
+import { duplicates, duplicateValues, line } from './issues.js';
 import { checkTcpServerOutputs } from './tcp-server-check.js';
 import { checkWebhookOutput } from './webhook-check.js';
 import { RECEIVER_LISTS, type ReceiverListName } from './schema-receivers.js';
 import type { Settings } from './schema.js';
-
-/** Reports every later occurrence of a key already seen: `<path>: <message> (also used by <first path>)`. */
-export function duplicates<K>(entries: readonly { key: K; path: string; at: string }[], message: string): string[] {
-  const first = new Map<K, string>();
-  const out: string[] = [];
-  for (const e of entries) {
-    const seen = first.get(e.key);
-    if (seen === undefined) first.set(e.key, e.path);
-    else out.push(line(e.at, `${message} (also used by ${seen})`));
-  }
-  return out;
-}
-
-/** Each duplicate element of a plain list, e.g. a scope given twice. */
-export function duplicateValues(values: readonly (string | number)[], path: string, what: string): string[] {
-  return duplicates(
-    values.map((value, i) => ({ key: value, path: `${path}[${i}]`, at: `${path}[${i}]` })),
-    `duplicate ${what}`,
-  );
-}
 
 /** All receiver ids across the four lists (the ids visible_receivers and output filters refer to). */
 export function receiverIds(s: Settings): Set<number> {

@@ -4,8 +4,8 @@
  */
 import { serverKey } from './database-servers.js';
 import { isPrintableAscii } from './fields.js';
-import { line } from './issues.js';
-import { checkOutputs, checkReceivers, duplicates, duplicateValues, receiverIds } from './cross-receivers.js';
+import { duplicates, duplicateValues, line } from './issues.js';
+import { checkOutputs, checkReceivers, receiverIds } from './cross-receivers.js';
 import type { Settings } from './schema.js';
 
 export interface CrossValidateOptions {

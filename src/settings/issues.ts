@@ -65,3 +65,23 @@ export function sortLines(lines: readonly string[]): string[] {
     .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : a.i - b.i))
     .map((x) => x.l);
 }
+
+/** Reports every later occurrence of a key already seen: `<path>: <message> (also used by <first path>)`. */
+export function duplicates<K>(entries: readonly { key: K; path: string; at: string }[], message: string): string[] {
+  const first = new Map<K, string>();
+  const out: string[] = [];
+  for (const e of entries) {
+    const seen = first.get(e.key);
+    if (seen === undefined) first.set(e.key, e.path);
+    else out.push(line(e.at, `${message} (also used by ${seen})`));
+  }
+  return out;
+}
+
+/** Each duplicate element of a plain list, e.g. a scope given twice. */
+export function duplicateValues(values: readonly (string | number)[], path: string, what: string): string[] {
+  return duplicates(
+    values.map((value, i) => ({ key: value, path: `${path}[${i}]`, at: `${path}[${i}]` })),
+    `duplicate ${what}`,
+  );
+}

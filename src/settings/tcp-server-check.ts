@@ -4,9 +4,8 @@
  * already taken by a TCP receiver, the API or another server output (two listeners on one port fail at bind).
  */
 import { isIP } from 'node:net';
-import { duplicates, duplicateValues } from './cross-receivers.js';
+import { duplicates, duplicateValues, line } from './issues.js';
 import { parseHostPort } from './fields.js';
-import { line } from './issues.js';
 import { OUTPUT_TYPES, type OutputSettings } from './schema-outputs.js';
 import type { Settings } from './schema.js';
 

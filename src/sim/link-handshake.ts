@@ -16,9 +16,9 @@ import {
 import {
   deriveSessionKey,
   deviceProof,
-  enrolledDeviceKey,
   enrolmentKeyPair,
   gatewayProof,
+  handshakeKey,
   proofsMatch,
   type EnrolmentKeyPair,
   type HandshakeTranscript,
@@ -106,20 +106,17 @@ export class DeviceHandshake {
       deviceNonce: this.deviceNonce,
       gatewayNonce: challenge.nonce,
     };
-    let key: Buffer | null;
-    let transcript: HandshakeTranscript;
-    if (this.enrolment && challenge.enrolKey !== undefined) {
-      transcript = { ...base, deviceEnrolKey: this.enrolment.publicHex, gatewayEnrolKey: challenge.enrolKey };
-      key = enrolledDeviceKey(this.enrolment, challenge.enrolKey, transcript);
-    } else {
-      transcript = base;
-      key = this.keyring.get(h.uid) ?? null;
-    }
-    if (!key) return null;
+    const enrolment =
+      this.enrolment && challenge.enrolKey !== undefined
+        ? { side: 'device' as const, own: this.enrolment, peerPublicHex: challenge.enrolKey }
+        : null;
+    const keyed = handshakeKey(base, this.keyring.get(h.uid) ?? null, enrolment);
+    if (!keyed) return null;
+    const { transcript, deviceKey } = keyed;
     this.transcript = transcript;
-    this.candidateKey = key;
-    this.candidateSession = deriveSessionKey(key, transcript);
-    return encodeProof({ seq: h.seq, timestamp: now, proof: deviceProof(key, transcript) });
+    this.candidateKey = deviceKey;
+    this.candidateSession = deriveSessionKey(deviceKey, transcript);
+    return encodeProof({ seq: h.seq, timestamp: now, proof: deviceProof(deviceKey, transcript) });
   }
 
   /** A decoded WELCOME: true when it proves the gateway holds the key (then the link is up). */

@@ -76,7 +76,7 @@ export class EventJournal {
    * (its own BEGIN IMMEDIATE, or the caller's: in WAL mode a transaction writes on the newest
    * snapshot or fails with SQLITE_BUSY, and an explicit id already taken fails the PRIMARY KEY,
    * never overwrites), the highest id ever assigned plus 1, 2, 3... in input order, bound
-   * explicitly: a batch's ids are consecutive (src/ingest/batch-writer.ts sends the first only).
+   * explicitly: a batch's ids are consecutive (src/writer/batch-writer.ts sends the first only).
    * An id taken by a batch that rolled back is handed out again, as AUTOINCREMENT did: it was
    * never committed, so no cursor can point past it. test/store/event-journal-ids.test.ts checks
    * the ids against the table; event-journal-writers.test.ts, two connections at once.

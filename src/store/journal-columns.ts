@@ -156,7 +156,7 @@ export const insertParams = new Function(
   }).join(', ')}];`,
 )(storedCode) as (frame: FrameValues, row: WireRow, raw: Buffer, objectId: number | null) => EventInsertParams;
 
-/** Where a wire row's values are packed for the trip to the writer thread (src/ingest/value-pack.ts). */
+/** Where a wire row's values are packed for the trip to the writer thread (src/writer/value-pack.ts). */
 export interface RowPacker {
   num(value: number | null): void;
   bool(value: boolean): void;

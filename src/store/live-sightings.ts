@@ -1,6 +1,6 @@
 /**
  * The sighting columns as the gateway heard them (docs/store.md §Sightings). The journal writer
- * stores last_seen / last_ping throttled (src/ingest/seen-log.ts: up to one sweep interval
+ * stores last_seen / last_ping throttled (src/writer/seen-log.ts: up to one sweep interval
  * behind); the exact values reach this thread on the ingest bus (`object-seen`, after COMMIT).
  * Every read of the main thread's ObjectsRepo shows the newer of the two, so the API, the
  * technician's page, the MySQL mirror, the status output and the tracker never see a stored

@@ -3,7 +3,7 @@
  *
  * `last_seen` / `last_ping` change whenever a device is heard; everything else of an objects row
  * changes rarely. In the wide objects row (~120 bytes, ~9 rows per 1 KiB page) the writer's
- * sightings sweep (every 10 s, src/ingest/seen-log.ts) dirtied most of the table's pages, plus
+ * sightings sweep (every 10 s, src/writer/seen-log.ts) dirtied most of the table's pages, plus
  * the pages of `objects_lost (connection_state, last_seen)`, whose entry moved with every new
  * last_seen: 122-142 WAL frames per sweep at a site of 1,000 devices with a link test every 60 s,
  * each written again by the next checkpoint (docs/benchmarks.md §Sightings sweep model). In

@@ -3,8 +3,9 @@
  * synchronous calls on the caller's own connection (`store.meta.get(k)`), writes are explicit and
  * asynchronous (`await store.write.meta.set(k, v)`), each a command to the one writer. The two
  * views are derived from WRITE_METHODS, so a repository method is either a read (ReadRepo keeps it)
- * or a write (WriteView turns it into a Promise), never both, and the compiler points at any call
- * site that writes without awaiting.
+ * or a write (WriteView turns it into a Promise), never both, and `npm run lint` (typescript-eslint's
+ * no-floating-promises, eslint.config.js) refuses any call site that writes without awaiting or
+ * handling the result.
  */
 import type { Clock } from '../core/clock.js';
 import type { Repos } from './repos.js';

@@ -16,7 +16,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import type { JournalWriter } from '../ingest/wire.js';
+import type { JournalWriter } from '../writer/wire.js';
 
 export const SELF_CHECK_HEALTH = 'self-check';
 

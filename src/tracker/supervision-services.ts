@@ -12,7 +12,7 @@ import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import { SEEN_MAX_LAG_MS } from '../ingest/seen-log.js';
+import { SEEN_MAX_LAG_MS } from '../writer/seen-log.js';
 import type { IngestEvents } from '../ingest/types.js';
 import { systemTimers } from '../protocols/device-link/command-queue.js';
 import type { LinkCommander } from '../protocols/device-link/link-commander.js';
@@ -104,7 +104,7 @@ export function buildSupervision(deps: SupervisionDeps): SupervisionParts {
       write: store.write,
       settings: () => settings.current().tracker,
       bus: ingest.bus,
-      // The journal writer thread stores sightings throttled (src/ingest/seen-log.ts).
+      // The journal writer thread stores sightings throttled (src/writer/seen-log.ts).
       storedSightingsLagMs: SEEN_MAX_LAG_MS,
       raise: deps.tapTrackerRaise ? deps.tapTrackerRaise(raise) : raise,
       clock,

@@ -10,7 +10,7 @@ import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
-import { SIGHTINGS_FLUSHED_KEY } from '../ingest/seen-log.js';
+import { SIGHTINGS_FLUSHED_KEY } from '../writer/seen-log.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { EventSubject } from '../internal-events/catalog.js';
 import type { RaiseInternalEvent } from '../internal-events/recorder.js';

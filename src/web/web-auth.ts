@@ -8,12 +8,12 @@
  *   POST with a foreign Origin or without the session's CSRF token -> 403 page
  */
 import type { MiddlewareHandler } from 'hono';
-import { principalResolver, type AuthOptions } from '../api/middleware/auth.js';
+import { principalResolver, type PrincipalResolverOptions } from '../services/principal-resolver.js';
 import type { WebEnv } from './web-deps.js';
 import { CSRF_FIELD, CSRF_HEADER, csrfFor, readSession, sameOrigin, sameSecret } from './session.js';
 import { messagePage } from './views/message-page.js';
 
-export interface WebAuthOptions extends AuthOptions {
+export interface WebAuthOptions extends PrincipalResolverOptions {
   readonly secret: () => string;
   readonly loginOf: (userId: number | null) => string;
 }

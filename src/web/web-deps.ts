@@ -3,7 +3,9 @@
  * the same services as the API (settings, store, device command port, services group, token
  * service, login throttle), so scopes and visible receivers apply identically (docs/web.md).
  */
-import type { ApiDeps, ApiEnv, ApiListFilter, ApiObjectRow, ApiStorePort, Principal } from '../api/deps.js';
+import type { ApiDeps, ApiEnv } from '../api/deps.js';
+import type { ApiListFilter, ApiObjectRow, ApiStorePort } from '../services/ports.js';
+import type { Principal } from '../services/principal.js';
 
 /** One stored OID override, as the store lists them. */
 export interface WebOverride {

@@ -8,9 +8,9 @@
  */
 import type { ErrorCode } from '../core/errors.js';
 import type { WriterEndpoint } from './command-channel.js';
-import type { StartupRules } from '../ingest/startup-events.js';
-import type { WireBatch, WireResult } from '../ingest/wire.js';
-import { packOps, unpackOps, type PackedOps } from '../ingest/wire-pack.js';
+import type { StartupRules } from './startup-events.js';
+import type { WireBatch, WireResult } from './wire.js';
+import { packOps, unpackOps, type PackedOps } from './wire-pack.js';
 
 export interface WriterInit {
   /** The store's SQLite file. */

@@ -26,7 +26,7 @@ import type { Logger } from '../core/logger.js';
 import type { StoreWriter } from '../store/store.js';
 import type { WriteCommand, WriteResult } from '../store/write-commands.js';
 import { WriteClient, writerChannel, type WriterEndpoint } from './command-channel.js';
-import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from '../ingest/wire.js';
+import type { JournalWriter, WireBatch, WireResult, WriterLiveness } from './wire.js';
 import {
   isDone,
   packWrite,

@@ -14,8 +14,8 @@ import { openDatabase, type Database } from '../store/database.js';
 import { createRepos } from '../store/repos.js';
 import { CommandClock, executeWrite } from '../store/write-commands.js';
 import { serveWrites } from './command-channel.js';
-import { BatchWriter, type IngestStore } from '../ingest/batch-writer.js';
-import { SIGHTINGS_FLUSHED_KEY, SeenLog } from '../ingest/seen-log.js';
+import { BatchWriter, type IngestStore } from './batch-writer.js';
+import { SIGHTINGS_FLUSHED_KEY, SeenLog } from './seen-log.js';
 import {
   isWrite,
   packDone,
@@ -55,7 +55,7 @@ serve(init.endpoint);
 
 /**
  * The sightings sweep when no batch carries it (a quiet site): armed while sightings are pending,
- * so each is stored at most one interval after it got here (src/ingest/seen-log.ts). A failed
+ * so each is stored at most one interval after it got here (src/writer/seen-log.ts). A failed
  * sweep leaves them pending and is tried again one interval later.
  */
 let sweepTimer: ReturnType<typeof setTimeout> | null = null;

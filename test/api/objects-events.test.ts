@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { instantParam } from '../../src/api/query-params.js';
+import { instantParam } from '../../src/services/query-params.js';
 import type { NewEvent } from '../../src/store/types.js';
 import { ADMIN, OPERATOR, START, VIEWER, call, createHarness, expectResponse, type Harness } from './harness.js';
 import { alarmEvent } from './alarm-event.js';

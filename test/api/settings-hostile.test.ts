@@ -9,6 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../helpers/temp-dir.js';
 import { ADMIN, call, createHarness, expectResponse, type Harness } from './harness.js';
+import { tool } from '../helpers/system-tools.js';
 
 let h: Harness;
 let admin: string;
@@ -41,7 +42,7 @@ test('a character device as private_key is refused at once without reading it (n
 
 test('a FIFO as private_key is refused at once and later settings changes still work', async () => {
   const fifo = join(dir.path, 'key.fifo');
-  execFileSync('mkfifo', [fifo]);
+  execFileSync(tool('mkfifo'), [fifo]);
   const started = Date.now();
   await expectResponse(await put({ api: { private_key: fifo } }), 400, 'api.private_key: is not a regular file');
   assert.ok(Date.now() - started < 1000, 'answered within a second');

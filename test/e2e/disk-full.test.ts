@@ -16,6 +16,7 @@ import { Dc09Panel, eventNumber } from '../helpers/dc09-panel.js';
 import { applySettings, serveChild, waitHealthy } from '../helpers/gateway-process.js';
 import { LOOPBACK, freePort, sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 const CARD_MIB = 16;
 const RESEND_MS = 300;
@@ -42,7 +43,7 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
   const data = join(dir.path, 'data');
   mkdirSync(data);
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${CARD_MIB}m,mode=0700`, 'tmpfs', data]);
+    execFileSync(tool('mount'), ['-t', 'tmpfs', '-o', `size=${CARD_MIB}m,mode=0700`, 'tmpfs', data]);
   } catch (err) {
     dir.remove();
     throw new Error(`this test mounts a ${CARD_MIB} MiB tmpfs and needs root: ${String(err)}`);
@@ -123,7 +124,7 @@ test('a full card: nothing is ACKed that is not stored, the store and storage sa
     panel?.stop();
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await sleep(200);
-    spawnSync('umount', ['-l', data]);
+    spawnSync(tool('umount'), ['-l', data]);
     dir.remove();
   }
 });

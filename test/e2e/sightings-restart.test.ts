@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
-import { SIGHTINGS_FLUSHED_KEY } from '../../src/ingest/seen-log.js';
+import { SIGHTINGS_FLUSHED_KEY } from '../../src/writer/seen-log.js';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { buildMessage } from '../../src/protocols/dc09/index.js';
 import { Store } from '../../src/store/store.js';

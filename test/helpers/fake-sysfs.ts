@@ -11,6 +11,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './temp-dir.js';
+import { tool } from './system-tools.js';
 
 // $1: class/gpio dir; $2: export|unexport. Chips are read from .chips ("base ngpio" lines) per message.
 // The loop holds its FIFO open read-write for its whole life. Reopening it per message (cat) lost
@@ -70,7 +71,7 @@ export class FakeSysfs {
     mkdirSync(this.classDir, { recursive: true });
     writeFileSync(join(this.classDir, '.chips'), '');
     writeFileSync(join(this.classDir, '.log'), '');
-    execFileSync('mkfifo', [join(this.classDir, 'export'), join(this.classDir, 'unexport')]);
+    execFileSync(tool('mkfifo'), [join(this.classDir, 'export'), join(this.classDir, 'unexport')]);
     return this;
   }
 
@@ -78,7 +79,7 @@ export class FakeSysfs {
   start(): this {
     for (const file of ['export', 'unexport']) {
       this.kernels.push(
-        spawn('bash', ['-c', KERNEL, 'kernel', this.classDir, file], { stdio: 'ignore', detached: true }),
+        spawn(tool('bash'), ['-c', KERNEL, 'kernel', this.classDir, file], { stdio: 'ignore', detached: true }),
       );
     }
     return this;

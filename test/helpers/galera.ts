@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { exited, rootSql, run } from './mariadb.js';
 import { freePort, sleep } from './net.js';
 import { tempDir } from './temp-dir.js';
+import { tool } from './system-tools.js';
 
 export interface GaleraNode {
   readonly index: number;
@@ -32,7 +33,7 @@ export interface GaleraCluster {
   stop(): Promise<void>;
 }
 
-const PROVIDER = '/usr/lib/galera/libgalera_smm.so';
+const PROVIDER = tool('/usr/lib/galera/libgalera_smm.so');
 const READY_TIMEOUT_MS = 90_000;
 
 interface NodePorts {
@@ -113,7 +114,7 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
       },
       exec,
       async start(extra: string[]) {
-        const started = spawn('mariadbd', [...options(), ...extra], { stdio: 'ignore' });
+        const started = spawn(tool('mariadbd'), [...options(), ...extra], { stdio: 'ignore' });
         child = started;
         await synced(started);
       },

@@ -33,7 +33,7 @@ export function serveChild(
 }
 
 /** Resolves once GET /health answers 200; the error names the last answer seen. */
-export async function waitHealthy(httpPort: number, timeoutMs = 20_000): Promise<void> {
+export async function waitHealthy(httpPort: number, timeoutMs = 60_000): Promise<void> {
   let last = '';
   await waitFor(
     async () => {

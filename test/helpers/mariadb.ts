@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, sleep } from './net.js';
 import { tempDir } from './temp-dir.js';
+import { tool } from './system-tools.js';
 
 export interface MariaDb {
   host: '127.0.0.1';
@@ -24,13 +25,14 @@ export interface MariaDb {
 
 const READY_TIMEOUT_MS = 30_000;
 
+/** Runs `program` (a name in test/system-tools.txt) to its end; kills it after `timeoutMs`. */
 export function run(
-  command: string,
+  program: string,
   args: string[],
   timeoutMs = 30_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(tool(program), args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -91,7 +93,7 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
 
   const start = async (): Promise<void> => {
     const child = spawn(
-      'mariadbd',
+      tool('mariadbd'),
       [
         '--no-defaults',
         `--datadir=${data}`,

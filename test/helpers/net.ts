@@ -20,10 +20,13 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Polls until the predicate holds or the deadline passes (bounded: never spins forever). */
+/**
+ * Polls until the predicate holds or the deadline passes (bounded: never spins forever). The default
+ * deadline is generous: it costs nothing when the condition comes, and a busy machine may be slow.
+ */
 export async function waitFor(
   predicate: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
+  timeoutMs = 20_000,
   stepMs = 20,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from './net.js';
 import { tempDir } from './temp-dir.js';
+import { tool } from './system-tools.js';
 
 export class PtyPair {
   readonly a: string;
@@ -23,7 +24,7 @@ export class PtyPair {
 
   async start(): Promise<void> {
     if (this.child) return;
-    const child = spawn('socat', [`pty,raw,echo=0,link=${this.a}`, `pty,raw,echo=0,link=${this.b}`], {
+    const child = spawn(tool('socat'), [`pty,raw,echo=0,link=${this.a}`, `pty,raw,echo=0,link=${this.b}`], {
       stdio: 'ignore',
     });
     this.child = child;

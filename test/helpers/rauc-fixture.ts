@@ -10,8 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-export const REAL_RAUC = '/usr/bin/rauc';
+import { tool } from './system-tools.js';
 
 const EXTENSIONS = `[ca]
 basicConstraints=critical,CA:TRUE
@@ -33,7 +32,7 @@ export interface Keys {
 }
 
 function openssl(args: string[]): void {
-  execFileSync('openssl', args, { stdio: 'ignore' });
+  execFileSync(tool('openssl'), args, { stdio: 'ignore' });
 }
 
 function signer(dir: string, name: string, cnf: string): { ca: string; cert: string; key: string } {
@@ -107,14 +106,14 @@ export function makeBundle(
   mkdirSync(content);
   // Random bytes: squashfs compresses anything else below RAUC's 4 KiB floor.
   writeFileSync(join(root, 'data'), randomBytes(options.payloadBytes ?? 20_000));
-  execFileSync('mkfs.ext4', ['-q', '-d', root, join(content, 'rootfs.img'), '1M'], { stdio: 'ignore' });
+  execFileSync(tool('mkfs.ext4'), ['-q', '-d', root, join(content, 'rootfs.img'), '1M'], { stdio: 'ignore' });
   writeFileSync(
     join(content, 'manifest.raucm'),
     `[update]\ncompatible=${options.compatible ?? 'vigil-rpi-arm64'}\nversion=${options.version}\n\n[bundle]\nformat=verity\n\n[image.rootfs]\nfilename=rootfs.img\n`,
   );
   const out = join(dir, `v${options.version}-${serial}.raucb`);
   const [cert, key] = options.other ? [keys.otherCert, keys.otherKey] : [keys.cert, keys.key];
-  execFileSync(REAL_RAUC, ['bundle', '--cert', cert, '--key', key, content, out], { stdio: 'ignore' });
+  execFileSync(tool('rauc'), ['bundle', '--cert', cert, '--key', key, content, out], { stdio: 'ignore' });
   return out;
 }
 
@@ -167,13 +166,13 @@ const readEnv = () => Object.fromEntries(fs.readFileSync(dir + '/boot.env', 'utf
 const writeEnv = (env) => fs.writeFileSync(dir + '/boot.env', Object.entries(env).map(([k, v]) => k + '=' + v).join('\\n') + '\\nEND=1\\n');
 const status = () => JSON.parse(fs.readFileSync(dir + '/status.json', 'utf8'));
 if (plain[0] === 'info') {
-  const r = spawnSync('${REAL_RAUC}', args, { stdio: 'inherit' });
+  const r = spawnSync(${JSON.stringify(tool('rauc'))}, args, { stdio: 'inherit' });
   process.exit(r.status === null ? 1 : r.status);
 } else if (plain[0] === 'install') {
   const file = plain[1];
   log('install ' + file);
   if (fs.existsSync(dir + '/install-fail')) { process.stderr.write(fs.readFileSync(dir + '/install-fail', 'utf8')); process.exit(1); }
-  const info = JSON.parse(execFileSync('${REAL_RAUC}', ['info', '--no-verify', '--output-format=json', file], { stdio: ['ignore', 'pipe', 'ignore'] }));
+  const info = JSON.parse(execFileSync(${JSON.stringify(tool('rauc'))}, ['info', '--no-verify', '--output-format=json', file], { stdio: ['ignore', 'pipe', 'ignore'] }));
   const other = booted === 'A' ? 'B' : 'A';
   const s = status();
   for (const entry of s.slots) for (const slot of Object.values(entry)) if (slot.bootname === other)

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './temp-dir.js';
+import { tool } from './system-tools.js';
 
 export interface TlsFiles {
   dir: string;
@@ -20,7 +21,7 @@ export interface TlsFiles {
 }
 
 function openssl(args: string[]): void {
-  execFileSync('openssl', args, { stdio: 'ignore', timeout: 30_000 });
+  execFileSync(tool('openssl'), args, { stdio: 'ignore', timeout: 30_000 });
 }
 
 function makeCa(dir: string, name: string): { cert: string; key: string } {

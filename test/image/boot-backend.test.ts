@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tool } from '../helpers/system-tools.js';
 
 const SCRIPT = new URL('../../../image/overlay/usr/lib/vigil/rauc-boot-backend', import.meta.url).pathname;
 
@@ -22,8 +23,8 @@ function box() {
     VIGIL_CARRY_CONFIG: join(dir, 'carry'),
   };
   writeFileSync(join(dir, 'cmdline'), 'ro rauc.slot=A\n');
-  const run = (...args: string[]) => execFileSync(SCRIPT, args, { env, encoding: 'utf8' }).trim();
-  const fails = (...args: string[]) => spawnSync(SCRIPT, args, { env, encoding: 'utf8' });
+  const run = (...args: string[]) => execFileSync(tool('sh'), [SCRIPT, ...args], { env, encoding: 'utf8' }).trim();
+  const fails = (...args: string[]) => spawnSync(tool('sh'), [SCRIPT, ...args], { env, encoding: 'utf8' });
   const state = (name = 'vigil-boot.env') => readFileSync(join(dir, name), 'utf8');
   return { dir, run, fails, state, done: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -12,6 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DISK_BYTES, prepareCard, startCheck } from '../../image/tools/card.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 let dir: ReturnType<typeof tempDir>;
 test.before.each(() => {
@@ -22,11 +23,11 @@ test.after.each(() => dir.remove());
 /** A 16 MiB "image": FAT boot partition (type 0x0c) and `rest` more partitions, like genimage's layout. */
 function image(rest = 3): string {
   const file = join(dir.path, 'vigil.img');
-  execFileSync('truncate', ['-s', '16M', file]);
+  execFileSync(tool('truncate'), ['-s', '16M', file]);
   const table = ['label: dos', 'start=2048, size=8192, type=c'];
   for (let i = 0; i < rest; i += 1) table.push(`start=${10240 + i * 2048}, size=2048, type=83`);
-  execFileSync('sfdisk', ['-q', file], { input: `${table.join('\n')}\n` });
-  execFileSync('mkfs.fat', ['--offset', '2048', file, '4096'], { stdio: 'ignore' });
+  execFileSync(tool('sfdisk'), ['-q', file], { input: `${table.join('\n')}\n` });
+  execFileSync(tool('mkfs.fat'), ['--offset', '2048', file, '4096'], { stdio: 'ignore' });
   return file;
 }
 

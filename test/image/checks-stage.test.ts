@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { tool } from '../helpers/system-tools.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const SCRIPTS = ['build-image.sh', 'image-check.sh', 'update-check.sh'];
@@ -18,7 +19,7 @@ const CHECKOUT_PREREQUISITES = new Set(['nodejs', 'npm', 'coreutils']);
 
 function requireTools(...entries: string[]): { status: number | null; stderr: string } {
   const run = spawnSync(
-    'bash',
+    tool('bash'),
     ['-c', `. "${join(REPO, 'image', 'lib.sh')}"; require_tools "$@"`, 'bash', ...entries],
     {
       encoding: 'utf8',

@@ -10,6 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SETUP_FILE } from '../../src/first-boot/setup-file.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const OVERLAY = join(REPO, 'image', 'overlay');
@@ -67,7 +68,7 @@ test('systemd-analyze verify accepts the unit without a warning', () => {
       join(dir.path, 'var-lib-vigil.mount'),
       '[Mount]\nWhat=LABEL=vigil-data\nWhere=/var/lib/vigil\nType=ext4\n',
     );
-    const run = spawnSync('systemd-analyze', ['verify', join(dir.path, 'vigil-first-boot.service')], {
+    const run = spawnSync(tool('systemd-analyze'), ['verify', join(dir.path, 'vigil-first-boot.service')], {
       env: { ...process.env, SYSTEMD_UNIT_PATH: `${dir.path}:` },
       encoding: 'utf8',
     });

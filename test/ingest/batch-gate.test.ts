@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
 import { BatchGate, MAX_SKIP } from '../../src/ingest/batch-gate.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
-import { borrowedWriter } from '../../src/ingest/wire.js';
+import { borrowedWriter } from '../../src/writer/wire.js';
 import type { Store } from '../../src/store/store.js';
 import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { sleep } from '../helpers/net.js';

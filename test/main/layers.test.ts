@@ -1,88 +1,32 @@
 /**
  * The layering rule of docs/architecture.md §Layers, checked over the import lines of src/ and hw/:
- * each folder imports only the folders its row allows, and the allowed graph itself has no cycle
- * (src/api and src/services are one layer: the contract's ports and parsers, and the services that
- * apply them). Reads the TypeScript sources, so a forbidden import fails here before any review.
+ * each folder imports only the folders its row allows, the allowed graph itself has no cycle, no two
+ * files import each other (directly or around a ring), and a route file is imported only by its own
+ * edge and the composition root. Reads the TypeScript sources (test/helpers/import-graph.ts), so a
+ * forbidden import fails here before any review; bench/import-graph.ts prints the same figures.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import {
+  ALLOWED,
+  allows,
+  fileCycles,
+  importsOf,
+  readImportGraph,
+  ringOf,
+  unitOf,
+  upwardArrows,
+  type ImportGraph,
+} from '../helpers/import-graph.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
+const graph = readImportGraph(root);
 
-/** Which folders each folder may import (besides itself); keep in step with docs/architecture.md §Layers. */
-const ALLOWED: Record<string, readonly string[]> = {
-  core: [],
-  protocols: ['core'],
-  auth: ['core'],
-  version: [],
-  settings: ['core', 'protocols', 'auth'],
-  store: ['core', 'settings'],
-  init: ['core', 'auth', 'settings'],
-  ingest: ['core', 'protocols', 'settings', 'store'],
-  'internal-events': ['core', 'auth', 'protocols', 'settings', 'store', 'ingest'],
-  devices: ['core', 'protocols', 'store', 'internal-events'],
-  tracker: ['core', 'protocols', 'settings', 'store', 'ingest', 'internal-events'],
-  'status-output': ['core', 'protocols', 'store', 'ingest', 'internal-events'],
-  outputs: ['core', 'protocols', 'settings', 'store', 'writer'],
-  /** The one writer of the store's file: its thread, its commands, the proxy (docs/writer.md). */
-  writer: ['core', 'store', 'ingest'],
-  receivers: ['core', 'protocols', 'settings', 'store', 'ingest', 'devices'],
-  leds: ['core'],
-  metrics: ['core'],
-  system: ['core', 'settings', 'init', 'ingest'],
-  backup: ['core', 'init', 'settings', 'store', 'version'],
-  update: ['core', 'init', 'system', 'version'],
-  housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output', 'version'],
-  'first-boot': ['core', 'auth', 'init', 'store', 'backup'],
-  sim: ['core', 'protocols'],
-  api: ['core', 'auth', 'settings', 'services', 'update'],
-  services: ['core', 'auth', 'backup', 'metrics', 'system', 'update', 'api'],
-  web: ['core', 'auth', 'settings', 'backup', 'update', 'api', 'services'],
-  /** The composition root (src/main.ts, src/gateway/) and the CLI's files at the top of src/. */
-  gateway: ['*'],
-  root: ['*'],
-  /** The hardware layer: only src/gateway/hardware.ts imports it. */
-  hw: ['core', 'leds'],
-};
-
-/** Imports that break the layers today, each with its reason (none: keep it so). */
-const KNOWN_BREAKS = new Set<string>([]);
-
-/** One layer made of two folders that use each other (docs/architecture.md §Layers). */
-const ONE_LAYER = new Set(['api', 'services']);
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...sourceFiles(path));
-    else if (/\.tsx?$/.test(name)) out.push(path);
-  }
-  return out;
-}
-
-/** The folder a repository path belongs to for this rule. */
-function unitOf(path: string): string {
-  const rel = relative(root, path).split('\\').join('/');
-  if (rel.startsWith('hw/')) return 'hw';
-  if (!rel.startsWith('src/')) return 'outside';
-  const parts = rel.slice(4).split('/');
-  if (parts.length > 1) return parts[0]!;
-  if (parts[0] === 'version.ts' || parts[0] === 'version.js') return 'version';
-  return 'root';
-}
-
-/** Relative module specifiers of a source text: static, `export … from` and dynamic imports. */
-function importsOf(text: string): string[] {
-  return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
-}
-
-function allows(from: string, to: string): boolean {
-  const allowed = ALLOWED[from];
-  return allowed !== undefined && (allowed.includes('*') || allowed.includes(to));
+/** A made-up graph of files and their imports, for the tests of the checks themselves. */
+function fakeGraph(imports: Record<string, string[]>): ImportGraph {
+  const edges = Object.entries(imports).flatMap(([from, list]) => list.map((to) => ({ from, to, spec: to })));
+  return { root: '/', files: Object.keys(imports).sort(), edges, lines: new Map() };
 }
 
 test('the import reader finds static, re-exported and dynamic relative imports, nothing else', () => {
@@ -96,44 +40,72 @@ test('the import reader finds static, re-exported and dynamic relative imports, 
   assert.equal(importsOf(text), ['../core/a.js', './b.js', '../store/c.js']);
 });
 
-test('a forbidden import is reported: metrics may not import the API', () => {
-  const from = unitOf(join(root, 'src/metrics/gateway-metrics.ts'));
-  const to = unitOf(resolve(join(root, 'src/metrics'), '../api/status-body.js'));
-  assert.equal([from, to], ['metrics', 'api']);
-  assert.is(allows(from, to), false);
+test('the graph resolves `.js` specifiers to the .ts and .tsx sources', () => {
+  const fromWeb = graph.edges.filter((e) => e.from === 'src/web/web-app.ts').map((e) => e.to);
+  assert.ok(fromWeb.includes('src/web/routes/device.tsx'));
+  assert.ok(fromWeb.includes('src/core/errors.ts'));
+  assert.ok(graph.files.length > 300);
+});
+
+test('a forbidden import is reported: metrics may not import the API, services may not import it either', () => {
+  assert.equal([unitOf('src/metrics/gateway-metrics.ts'), unitOf('src/api/deps.ts')], ['metrics', 'api']);
+  assert.is(allows('metrics', 'api'), false);
+  assert.is(allows('services', 'api'), false);
+  assert.is(allows('api', 'services'), true);
+  assert.is(allows('gateway', 'hw'), true);
+});
+
+test('a cycle of files is found whatever its length, and a chain without one is not', () => {
+  const ring = fakeGraph({ 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': ['a.ts'], 'd.ts': ['a.ts'] });
+  assert.equal(fileCycles(ring), [['a.ts', 'b.ts', 'c.ts']]);
+  assert.equal(ringOf(ring, ['a.ts', 'b.ts', 'c.ts']), ['a.ts', 'b.ts', 'c.ts', 'a.ts']);
+  const pair = fakeGraph({ 'x.ts': ['y.ts'], 'y.ts': ['x.ts'] });
+  assert.equal(fileCycles(pair), [['x.ts', 'y.ts']]);
+  assert.equal(fileCycles(fakeGraph({ 'a.ts': ['b.ts'], 'b.ts': ['c.ts'], 'c.ts': [] })), []);
+});
+
+test('an arrow up the table is one whose target may import its source', () => {
+  const up = fakeGraph({
+    'src/services/x.ts': ['src/api/y.ts'],
+    'src/api/y.ts': ['src/core/z.ts'],
+    'src/core/z.ts': [],
+  });
+  assert.equal(upwardArrows(up), [{ arrow: 'services -> api', imports: 1 }]);
 });
 
 test('every import of src/ and hw/ follows docs/architecture.md §Layers', () => {
   const broken: string[] = [];
-  for (const dir of ['src', 'hw']) {
-    for (const file of sourceFiles(join(root, dir))) {
-      const from = unitOf(file);
-      for (const spec of importsOf(readFileSync(file, 'utf8'))) {
-        const target = resolve(dirname(file), spec);
-        const to = unitOf(target);
-        if (to === from) continue;
-        const rel = relative(root, file);
-        if (KNOWN_BREAKS.has(`${rel} -> ${spec}`)) continue;
-        if (to === 'hw' && rel !== join('src', 'gateway', 'hardware.ts')) broken.push(`${rel} -> ${spec} (hw/)`);
-        else if (to !== 'hw' && !ALLOWED[from]) broken.push(`${rel}: folder ${from} has no row in ALLOWED (and docs)`);
-        else if (to !== 'hw' && !allows(from, to)) broken.push(`${rel} -> ${spec} (${from} -> ${to})`);
-      }
-    }
+  for (const e of graph.edges) {
+    const from = unitOf(e.from);
+    const to = unitOf(e.to);
+    if (to === from) continue;
+    if (to === 'hw' && e.from !== 'src/gateway/hardware.ts') broken.push(`${e.from} -> ${e.spec} (hw/)`);
+    else if (to !== 'hw' && !ALLOWED[from]) broken.push(`${e.from}: folder ${from} has no row in ALLOWED (and docs)`);
+    else if (to !== 'hw' && !allows(from, to)) broken.push(`${e.from} -> ${e.spec} (${from} -> ${to})`);
   }
   assert.equal(broken, []);
+  assert.equal(upwardArrows(graph), []);
 });
 
-test('the allowed graph has no cycle (api and services counted as one layer)', () => {
-  const node = (unit: string): string => (ONE_LAYER.has(unit) ? 'api+services' : unit);
-  const edges = new Map<string, Set<string>>();
-  for (const [from, list] of Object.entries(ALLOWED)) {
-    for (const to of list) {
-      if (to === '*' || node(to) === node(from)) continue;
-      const set = edges.get(node(from)) ?? new Set<string>();
-      set.add(node(to));
-      edges.set(node(from), set);
-    }
+test('no two files import each other, directly or around a ring', () => {
+  assert.equal(
+    fileCycles(graph).map((component) => ringOf(graph, component).join(' -> ')),
+    [],
+  );
+});
+
+test('a route file is imported only by its own edge and the composition root', () => {
+  const foreign: string[] = [];
+  for (const e of graph.edges) {
+    const routes = /^src\/(api|web)\/routes\//.exec(e.to);
+    if (!routes) continue;
+    const from = unitOf(e.from);
+    if (from !== routes[1] && !(ALLOWED[from] ?? []).includes('*')) foreign.push(`${e.from} -> ${e.spec}`);
   }
+  assert.equal(foreign, []);
+});
+
+test('the allowed graph has no cycle', () => {
   const state = new Map<string, 'open' | 'done'>();
   const cycles: string[] = [];
   const visit = (n: string, path: string[]): void => {
@@ -143,11 +115,19 @@ test('the allowed graph has no cycle (api and services counted as one layer)', (
       return;
     }
     state.set(n, 'open');
-    for (const next of edges.get(n) ?? []) visit(next, [...path, n]);
+    for (const next of ALLOWED[n] ?? []) if (next !== '*') visit(next, [...path, n]);
     state.set(n, 'done');
   };
-  for (const n of edges.keys()) visit(n, []);
+  for (const n of Object.keys(ALLOWED)) visit(n, []);
   assert.equal(cycles, []);
+});
+
+test('every folder of src/ has a row', () => {
+  const units = new Set(graph.files.map(unitOf));
+  assert.equal(
+    [...units].filter((u) => !ALLOWED[u]),
+    [],
+  );
 });
 
 test.run();

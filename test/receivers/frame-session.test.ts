@@ -245,7 +245,7 @@ test('a HELLO is challenged at once; only a good proof is stored, and the WELCOM
 
 test('a proof made with another key is refused AUTH and stores nothing', async () => {
   const { io, ingest, session, links } = setup();
-  links.keys.enrol('00A1B2C3D4', Buffer.alloc(32, 1));
+  await links.keys.enrol('00A1B2C3D4', Buffer.alloc(32, 1));
   const stranger = new DeviceHandshake(
     { seq: 5, uid: '00A1B2C3D4', account: '9999', hwId: '', firmware: '' },
     new Map([['00A1B2C3D4', Buffer.alloc(32, 2)]]),

@@ -7,7 +7,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { statusBody } from '../../src/api/status-body.js';
+import { statusBody } from '../../src/services/status-body.js';
 import { systemClock } from '../../src/core/clock.js';
 import { ingestJournal } from '../../src/internal-events/ingest-journal.js';
 import { InternalEventRecorder } from '../../src/internal-events/recorder.js';

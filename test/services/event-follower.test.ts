@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
 import { VigilError } from '../../src/core/errors.js';
-import type { ApiEventRow, ApiStorePort } from '../../src/api/deps.js';
+import type { ApiEventRow, ApiStorePort } from '../../src/services/ports.js';
 import { EventFollower, type EventFollowerOptions } from '../../src/services/event-follower.js';
 import { sampleEvent, startStore, type StoreFixture } from '../store/helpers/store-fixture.js';
 

@@ -1,7 +1,7 @@
 /** queryEvents and queryObjects (src/services/events-service.ts, objects-service.ts) over a real store. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cursorParam } from '../../src/api/query-params.js';
+import { cursorParam } from '../../src/services/query-params.js';
 import { queryEvents } from '../../src/services/events-service.js';
 import { queryObjects } from '../../src/services/objects-service.js';
 import type { NewEvent } from '../../src/store/types.js';

@@ -12,6 +12,7 @@ import { defaultValidationEnv, isCharacterDevice } from '../../src/settings/envi
 import { waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { accepted, errorsOf, output, testEnv } from './support.js';
+import { tool } from '../helpers/system-tools.js';
 
 const dir = tempDir('vigil-settings-env-');
 const file = (name: string) => join(dir.path, name);
@@ -19,7 +20,7 @@ let socat: ChildProcess | undefined;
 
 test.before(() => {
   execFileSync(
-    'openssl',
+    tool('openssl'),
     [
       'req',
       '-x509',
@@ -140,9 +141,13 @@ test('serial devices are checked through the injected function, for the lists th
 });
 
 test('a real pty pair passes the default serial check; a regular file and a missing path do not', async () => {
-  socat = spawn('socat', ['-d', '-d', `pty,raw,echo=0,link=${file('ttyA')}`, `pty,raw,echo=0,link=${file('ttyB')}`], {
-    stdio: 'ignore',
-  });
+  socat = spawn(
+    tool('socat'),
+    ['-d', '-d', `pty,raw,echo=0,link=${file('ttyA')}`, `pty,raw,echo=0,link=${file('ttyB')}`],
+    {
+      stdio: 'ignore',
+    },
+  );
   await waitFor(() => existsSync(file('ttyA')) && existsSync(file('ttyB')), 5000);
   assert.ok(await isCharacterDevice(file('ttyA')));
   assert.not.ok(await isCharacterDevice(file('garbage.pem')));

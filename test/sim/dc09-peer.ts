@@ -101,7 +101,8 @@ abstract class PeerBase {
         this.pending.delete(from);
         const decision = answerProof(link, pending, now);
         if (decision.action !== 'welcome') return decision.action === 'ignore' ? null : decision.reply;
-        if (decision.enrolledKey) this.keys.enrol(pending.hello.uid, decision.enrolledKey);
+        // Keys in memory: stored before enrol() returns, and it never rejects.
+        if (decision.enrolledKey) void this.keys.enrol(pending.hello.uid, decision.enrolledKey);
         this.sessions.set(from, decision.sessionKey);
         return decision.reply;
       }

@@ -22,7 +22,7 @@ test('quirk marks are added, never cleared, and read back in a fixed order', asy
     });
     assert.is(fx.store.objects.get(o.id)!.dc09Quirks, undefined);
     await fx.store.stop();
-    // Only the journal's group commit adds quirks (src/ingest/batch-writer.ts): the writer's own
+    // Only the journal's group commit adds quirks (src/writer/batch-writer.ts): the writer's own
     // repository on its own connection, as the writer thread opens it.
     const db = openDatabase(fx.path);
     try {

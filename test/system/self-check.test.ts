@@ -18,6 +18,7 @@ import { SelfCheck, type SelfCheckBounds } from '../../src/system/self-check.js'
 import { frame } from '../ingest/helpers/items.js';
 import { sleep, waitFor } from '../helpers/net.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 function blockLoop(ms: number): void {
   const until = Date.now() + ms;
@@ -165,7 +166,9 @@ test('gating end to end: the notifier sends WATCHDOG=1 while the checks pass, no
   const r = await rig({ intervalMs: 50 });
   const dir = tempDir('vigil-notify-');
   const socket = join(dir.path, 'notify.sock');
-  const receiver = spawn('socat', ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const receiver = spawn(tool('socat'), ['-u', `UNIX-RECV:${socket}`, 'STDOUT'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let received = '';
   receiver.stdout.on('data', (c: Buffer) => (received += c.toString()));
   const watchdogs = () => received.split('WATCHDOG=1').length - 1;
@@ -175,17 +178,20 @@ test('gating end to end: the notifier sends WATCHDOG=1 while the checks pass, no
     const notifier = new SystemdNotifier({
       env: { ...process.env, NOTIFY_SOCKET: socket, WATCHDOG_USEC: '300000' },
       healthy: () => r.check.passing(),
+      // The status line marks the turn in the datagram stream (datagrams arrive in the order sent).
+      status: () => (r.check.passing() ? 'serving' : 'failing'),
       logger: silentLogger,
     });
     await notifier.start();
-    await waitFor(() => watchdogs() >= 2, 5000);
+    await waitFor(() => watchdogs() >= 2, 20_000);
     await r.store.stop();
-    await sleep(200); // a check already running finishes
-    const fed = watchdogs();
+    await waitFor(() => received.includes('STATUS=failing'), 20_000);
     await sleep(700); // four feeding periods
-    assert.is(watchdogs(), fed, 'not fed while the store refuses writes');
+    const turn = received.indexOf('STATUS=failing');
+    assert.not.ok(received.slice(turn).includes('WATCHDOG=1'), 'not fed while the store refuses writes');
+    const fed = watchdogs();
     await r.store.start();
-    await waitFor(() => watchdogs() > fed, 5000);
+    await waitFor(() => watchdogs() > fed, 20_000);
     await notifier.stop();
   } finally {
     receiver.kill();

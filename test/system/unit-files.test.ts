@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../helpers/temp-dir.js';
+import { tool } from '../helpers/system-tools.js';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const UNIT = join(REPO, 'systemd', 'vigil.service');
@@ -48,7 +49,7 @@ function installed(dir: string): string {
 }
 
 function analyze(args: string[], unitPath: string): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync('systemd-analyze', args, {
+  const result = spawnSync(tool('systemd-analyze'), args, {
     env: { ...process.env, SYSTEMD_UNIT_PATH: `${unitPath}:` },
     encoding: 'utf8',
   });
@@ -134,7 +135,7 @@ test('sysusers: a vigil system user without a login shell, member of dialout', (
     writeFileSync(join(dir.path, 'etc', 'shadow'), '');
     writeFileSync(join(dir.path, 'etc', 'gshadow'), '');
     const run = spawnSync(
-      'systemd-sysusers',
+      tool('systemd-sysusers'),
       [`--root=${dir.path}`, join(REPO, 'systemd', 'sysusers.d', 'vigil.conf')],
       { encoding: 'utf8' },
     );

@@ -12,7 +12,7 @@ import type { FrameItem, IngestEvents, SessionLog } from '../../src/ingest/types
 import { createEventFilter } from '../../src/outputs/event-filter.js';
 import type { DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { EVENT_FLAG_IGNORABLE_STARTUP } from '../../src/store/types.js';
-import type { StartupRules } from '../../src/ingest/startup-events.js';
+import type { StartupRules } from '../../src/writer/startup-events.js';
 import { startStoreWithWriter } from '../store/helpers/store-fixture.js';
 
 const START = Date.UTC(2026, 2, 1, 12, 0, 0);

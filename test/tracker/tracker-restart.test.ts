@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { SEEN_MAX_LAG_MS, SIGHTINGS_FLUSHED_KEY } from '../../src/ingest/seen-log.js';
+import { SEEN_MAX_LAG_MS, SIGHTINGS_FLUSHED_KEY } from '../../src/writer/seen-log.js';
 import { CHECKPOINT_KEY, Tracker } from '../../src/tracker/tracker.js';
 import { ClockTimers, settle } from './helpers/clock-timers.js';
 import { T0, trackerFixture, type TrackerFixture } from './helpers/tracker-fixture.js';

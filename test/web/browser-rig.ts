@@ -12,9 +12,9 @@ import { defaultValidationEnv } from '../../src/settings/environment.js';
 import { SettingsService } from '../../src/settings/settings-service.js';
 import { Store } from '../../src/store/store.js';
 import { freePort } from '../helpers/net.js';
+import { tool } from '../helpers/system-tools.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-export const CHROMIUM = process.env.VIGIL_CHROMIUM ?? '/usr/bin/chromium';
 export const TECH = { login: 'tech1', password: 'tech-one-pass' };
 
 export interface BrowserRig {
@@ -85,7 +85,7 @@ export async function startRig(extra: Partial<GatewayOptions> = {}): Promise<Bro
   if (!added.ok) throw new Error(added.errors.join('\n'));
   await gateway.store.write.grants.set(2, ['device_control'], 'test');
   await gateway.store.write.grants.set(1, ['device_control', 'restart_services', 'omit_mpass'], 'test');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  const browser = await chromium.launch({ executablePath: tool('chromium'), headless: true, args: ['--no-sandbox'] });
   // Kept after the test (outside the data dir) so a human can look at them.
   const shots = tempDir('vigil-web-screenshots-').path;
   return {

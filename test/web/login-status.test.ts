@@ -153,7 +153,7 @@ test('status lists every registry component generically; a user limited to recei
   assert.match(limited, 'data-component="rx:tcp:1"');
   assert.not.match(limited, 'rx:udp:2');
   assert.not.match(limited, 'modem:ttyUSB2');
-  // The API's status applies the same rule (src/api/status-body.ts).
+  // The API's status applies the same rule (src/services/status-body.ts).
   const token = await h.token(OPERATOR.id);
   const api = await (await h.app.request('/api/status', { headers: { Authorization: `Bearer ${token}` } })).text();
   assert.match(api, 'rx:tcp:1');

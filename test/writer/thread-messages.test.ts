@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BatchEncoder } from '../../src/ingest/batch-encoder.js';
 import type { IngestSink } from '../../src/ingest/types.js';
-import type { WireBatch, WireResult } from '../../src/ingest/wire.js';
+import type { WireBatch, WireResult } from '../../src/writer/wire.js';
 import {
   isDone,
   isWrite,

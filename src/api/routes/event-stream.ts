@@ -24,12 +24,12 @@ import { liveAuthorityDeps } from '../../services/live-authority-deps.js';
 import { isStoreProblem } from '../../services/principal.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
 import { bearerToken } from '../middleware/auth.js';
-import { integerParam, parseQuery } from '../query-params.js';
+import { integerParam, parseQuery } from '../../services/query-params.js';
 import { FORBIDDEN, NOT_LOGGED_IN, SERVER_FAILURE } from '../responses.js';
 import { addRoute } from '../route.js';
 import { StreamSlots } from '../stream-slots.js';
-import { eventItem } from './events.js';
-import { DATABASE_NOT_READY } from './objects.js';
+import { eventItem } from '../../services/listing-items.js';
+import { DATABASE_NOT_READY } from '../../services/principal.js';
 
 export interface EventStreamLimits {
   /** Open streams per user (or per installer token). */

@@ -7,37 +7,11 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { queryEvents } from '../../services/events-service.js';
-import type { ApiDeps, ApiEnv, ApiEventRow } from '../deps.js';
-import { toCursor, toIso } from '../query-params.js';
+import { eventItem } from '../../services/listing-items.js';
+import { toCursor } from '../../services/query-params.js';
+import type { ApiDeps, ApiEnv } from '../deps.js';
 import { addRoute } from '../route.js';
 import { listingAnswer } from './objects.js';
-
-/** Re-exported for the page's live tail, which reads the journal with the same filter. */
-export { EVENT_PARAMS, eventFilter } from '../../services/events-service.js';
-
-/** One journal row as the API shows it; `raw` is the frame as upper-case hex (lossless for binary frames). */
-export function eventItem(e: ApiEventRow): Record<string, unknown> {
-  return {
-    id: e.id,
-    received_at: toIso(e.receivedAt),
-    device_time: toIso(e.deviceTime),
-    receiver_id: e.receiverId,
-    transport: e.transport,
-    remote_address: e.remoteAddress,
-    account: e.account,
-    object_id: e.objectId,
-    protocol: e.protocol,
-    encrypted: e.encrypted,
-    event_class: e.eventClass,
-    qualifier: e.qualifier,
-    code: e.code,
-    group_no: e.groupNo,
-    zone_no: e.zoneNo,
-    text: e.text,
-    flags: e.flags,
-    raw: Buffer.from(e.raw.buffer, e.raw.byteOffset, e.raw.byteLength).toString('hex').toUpperCase(),
-  };
-}
 
 export function registerEvents(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const service = { store: deps.store, logger: deps.logger.child('events') };

@@ -6,7 +6,8 @@
  * of the receivers they see and the gateway-wide ones. Both are side-effect free, so HEAD is served.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import type { ApiDeps, ApiEnv, Principal } from '../deps.js';
+import type { ApiDeps, ApiEnv } from '../deps.js';
+import type { Principal } from '../../services/principal.js';
 import { addRoute } from '../route.js';
 import { healthFor, statusFor } from '../../services/status-service.js';
 

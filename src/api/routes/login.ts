@@ -8,7 +8,8 @@
 import type { Context, Hono } from 'hono';
 import type { ApiDeps, ApiEnv } from '../deps.js';
 import { checkLogin } from '../../services/login-service.js';
-import { INVALID_REQUEST, NOT_LOGGED_IN, SERVER_FAILURE, isPlainObject, readJson } from '../responses.js';
+import { INVALID_REQUEST, NOT_LOGGED_IN, SERVER_FAILURE, readJson } from '../responses.js';
+import { isPlainObject } from '../../services/json-values.js';
 import { addRoute } from '../route.js';
 
 export const TOO_MANY_ATTEMPTS = 'TOO_MANY_ATTEMPTS';

@@ -9,16 +9,13 @@
  * one is set, else its account, as in the device command replies.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { objectItem } from '../../services/listing-items.js';
 import { queryObjects } from '../../services/objects-service.js';
-import type { Forbidden, NotReady } from '../../services/principal.js';
-import type { ApiDeps, ApiEnv, ApiObjectRow } from '../deps.js';
-import { toCursor, toIso } from '../query-params.js';
+import { DATABASE_NOT_READY, type Forbidden, type NotReady } from '../../services/principal.js';
+import { toCursor } from '../../services/query-params.js';
+import type { ApiDeps, ApiEnv } from '../deps.js';
 import { FORBIDDEN, SERVER_FAILURE } from '../responses.js';
 import { addRoute } from '../route.js';
-
-export { OBJECT_PARAMS, objectOverrides } from '../../services/objects-service.js';
-
-export const DATABASE_NOT_READY = 'Database is not ready';
 
 type Listing = Forbidden | NotReady | { kind: 'invalid'; errors: readonly string[] } | { kind: 'ok'; body: object };
 
@@ -40,26 +37,6 @@ export function listingAnswer(c: Context<ApiEnv>, run: () => Listing): Response 
     case 'ok':
       return c.json(outcome.body);
   }
-}
-
-export function objectItem(o: ApiObjectRow, overrideOid: string | null): Record<string, unknown> {
-  return {
-    id: o.id,
-    uid: o.uid,
-    account: o.account,
-    oid: overrideOid ?? o.account,
-    override_oid: overrideOid,
-    hw_id: o.hwId,
-    main_object_id: o.mainObjectId,
-    receiver_id: o.receiverId,
-    transport: o.transport,
-    remote_address: o.remoteAddress,
-    first_seen: toIso(o.firstSeen),
-    last_seen: toIso(o.lastSeen),
-    last_ping: toIso(o.lastPing),
-    connection_state: o.connectionState,
-    dc09_quirks: o.dc09Quirks ?? [],
-  };
 }
 
 export function registerObjects(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {

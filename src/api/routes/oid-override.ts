@@ -5,17 +5,11 @@
  * file maps its outcome to the contract's status and body.
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { setOverride } from '../../services/overrides-service.js';
+import { NOT_VISIBLE, setOverride } from '../../services/overrides-service.js';
+import { DATABASE_NOT_READY } from '../../services/principal.js';
 import type { ApiDeps, ApiEnv } from '../deps.js';
 import { FORBIDDEN, SERVER_FAILURE, readJson } from '../responses.js';
 import { addRoute } from '../route.js';
-
-export const DATABASE_NOT_READY = 'Database is not ready';
-/**
- * The answer to an override of a device the caller cannot see (or that does not exist, for a
- * caller limited to some receivers): the contract's generic 400, so it never tells the two apart.
- */
-export const NOT_VISIBLE = 'Invalid data';
 
 export function registerOidOverride(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const service = { store: deps.store, logger: deps.logger.child('oid-override') };

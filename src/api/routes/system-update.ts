@@ -15,34 +15,12 @@ import {
   type UpdateServiceDeps,
 } from '../../services/update-service.js';
 import type { Principal } from '../../services/principal.js';
-import { MAX_BUNDLE_BYTES, type UpdateRefusal, type UpdateRefusalCode } from '../../update/installer.js';
+import { flagParam, parseQuery } from '../../services/query-params.js';
+import { MAX_BUNDLE_BYTES } from '../../update/installer.js';
 import type { ApiEnv } from '../deps.js';
-import { parseQuery } from '../query-params.js';
-import { FORBIDDEN, PAYLOAD_TOO_LARGE } from '../responses.js';
+import { FORBIDDEN } from '../responses.js';
 import { addRoute } from '../route.js';
-import { flagParam } from './system.js';
-
-/** HTTP status of each refusal (docs/updates.md "Refusals"). */
-export const REFUSAL_STATUS: Readonly<Record<UpdateRefusalCode, 400 | 409 | 413 | 500 | 503 | 507>> = {
-  UPDATE_UNAVAILABLE: 503,
-  UPDATE_BUSY: 409,
-  UNCONFIRMED: 409,
-  NO_BUNDLE: 400,
-  TOO_LARGE: 413,
-  NO_SPACE: 507,
-  UNSIGNED: 400,
-  BAD_SIGNATURE: 400,
-  BAD_BUNDLE: 400,
-  CORRUPTED: 400,
-  WRONG_COMPATIBLE: 400,
-  OLDER: 400,
-  INSTALL_FAILED: 500,
-};
-
-export function updateRefusalResponse(c: Context, refusal: UpdateRefusal): Response {
-  if (refusal.code === 'TOO_LARGE') return c.text(PAYLOAD_TOO_LARGE, 413);
-  return c.text(`${refusal.code}: ${refusal.message}`, REFUSAL_STATUS[refusal.code]);
-}
+import { updateRefusalResponse } from '../system-replies.js';
 
 export const REBOOT_UNAVAILABLE = 'REBOOT_UNAVAILABLE: this system cannot be rebooted from the gateway';
 export const NO_ROLLBACK = 'NO_ROLLBACK: there is no rollback to acknowledge';

@@ -10,39 +10,15 @@
  */
 import { Readable } from 'node:stream';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { downloadBackup, MAX_UPLOAD_BYTES, restoreUpload, type Refusal } from '../../services/backup-service.js';
+import { downloadBackup, MAX_UPLOAD_BYTES, restoreUpload } from '../../services/backup-service.js';
 import { restartGateway, systemReport } from '../../services/system-service.js';
-import type { ApiDeps, ApiEnv, SystemPort } from '../deps.js';
-import { parseQuery, type ParamParser } from '../query-params.js';
-import { FORBIDDEN, PAYLOAD_TOO_LARGE } from '../responses.js';
+import type { SystemPort } from '../../services/ports.js';
+import { flagParam, parseQuery } from '../../services/query-params.js';
+import type { ApiDeps, ApiEnv } from '../deps.js';
+import { FORBIDDEN } from '../responses.js';
 import { addRoute } from '../route.js';
+import { readPassphrase, refusalResponse } from '../system-replies.js';
 import { registerSystemUpdate } from './system-update.js';
-
-export { flagParam };
-
-export const PASSPHRASE_HEADER = 'X-Vigil-Backup-Passphrase';
-
-const flagParam: ParamParser<boolean> = (text) =>
-  text === '1' || text === 'true'
-    ? { ok: true, value: true }
-    : text === '0' || text === 'false'
-      ? { ok: true, value: false }
-      : { ok: false, reason: 'must be 1 or 0' };
-
-/**
- * The header as the caller's UTF-8 bytes: HTTP hands header values over as Latin-1 (RFC 9110 §5.5),
- * curl sends a UTF-8 passphrase as its bytes, and the page's script encodes it the same way.
- */
-export function readPassphrase(c: Context): string {
-  const raw = c.req.header(PASSPHRASE_HEADER) ?? '';
-  return Buffer.from(raw, 'latin1').toString('utf8');
-}
-
-/** A refusal as plain text `CODE: message` (the page's upload script shows the same text). */
-export function refusalResponse(c: Context, refusal: Refusal): Response {
-  if (refusal.code === 'TOO_LARGE') return c.text(PAYLOAD_TOO_LARGE, 413);
-  return c.text(`${refusal.code}: ${refusal.message}`, refusal.code === 'NO_SPACE' ? 507 : 400);
-}
 
 export function registerSystem(app: Hono<ApiEnv>, deps: ApiDeps, auth: MiddlewareHandler<ApiEnv>): void {
   const system: SystemPort | undefined = deps.system;

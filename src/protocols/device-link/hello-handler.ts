@@ -11,9 +11,9 @@ import { encodeChallenge, encodeRefuse, encodeWelcome } from './codec.js';
 import {
   deriveSessionKey,
   deviceProof,
-  enrolledDeviceKey,
   enrolmentKeyPair,
   gatewayProof,
+  handshakeKey,
   proofsMatch,
   type EnrolmentKeyPair,
   type HandshakeTranscript,
@@ -157,11 +157,10 @@ export function answerHello(input: DecodedLinkMessage | LinkDecodeError, ctx: He
     return refuse(input.seq, 'AUTH', ctx.now, { uid: input.uid, reason: 'not_enrolled' });
   }
   const own = (ctx.enrolmentKeyPair ?? enrolmentKeyPair)();
-  const transcript: HandshakeTranscript = { ...base, deviceEnrolKey: input.enrolKey, gatewayEnrolKey: own.publicHex };
-  const deviceKey = enrolledDeviceKey(own, input.enrolKey, transcript);
-  if (!deviceKey) return refuse(input.seq, 'FMT', ctx.now);
+  const enrolled = handshakeKey(base, null, { side: 'gateway', own, peerPublicHex: input.enrolKey });
+  if (!enrolled) return refuse(input.seq, 'FMT', ctx.now);
   const reply = encodeChallenge({ seq: input.seq, timestamp: ctx.now, nonce: gatewayNonce, enrolKey: own.publicHex });
-  return { action: 'challenge', reply, pending: { hello: input, transcript, deviceKey, enrolling: true, expiresAt } };
+  return { action: 'challenge', reply, pending: { hello: input, ...enrolled, enrolling: true, expiresAt } };
 }
 
 /** The device's VL-PROOF to a pending HELLO. `now` is the gateway's clock. */

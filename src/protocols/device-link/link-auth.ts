@@ -122,3 +122,31 @@ export function enrolledDeviceKey(own: EnrolmentKeyPair, peerPublicHex: string, 
     return null;
   }
 }
+
+/** One side's part in an enrolment: its own one-time key pair and the other side's public key (`X`). */
+export interface Enrolment {
+  readonly side: 'device' | 'gateway';
+  readonly own: EnrolmentKeyPair;
+  readonly peerPublicHex: string;
+}
+
+/**
+ * The transcript of a handshake and the device key its proofs are made with, the same on both sides:
+ * without an enrolment the key on record and the bare transcript; with one, the transcript binds both
+ * one-time keys (the device's first) and the key is the one they derive. Null when there is no key on
+ * record or the peer's enrolment key is unusable.
+ */
+export function handshakeKey(
+  base: HandshakeTranscript,
+  key: Buffer | null,
+  enrolment: Enrolment | null,
+): { readonly transcript: HandshakeTranscript; readonly deviceKey: Buffer } | null {
+  if (!enrolment) return key ? { transcript: base, deviceKey: key } : null;
+  const [device, gateway] =
+    enrolment.side === 'device'
+      ? [enrolment.own.publicHex, enrolment.peerPublicHex]
+      : [enrolment.peerPublicHex, enrolment.own.publicHex];
+  const transcript: HandshakeTranscript = { ...base, deviceEnrolKey: device, gatewayEnrolKey: gateway };
+  const deviceKey = enrolledDeviceKey(enrolment.own, enrolment.peerPublicHex, transcript);
+  return deviceKey ? { transcript, deviceKey } : null;
+}

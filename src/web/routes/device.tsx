@@ -10,8 +10,9 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { CommandKind } from '../../core/device-commands.js';
-import { MAX_PARTIAL_UID_DIGITS, replyHead } from '../../api/device-request.js';
-import { configReply, controlReply } from '../../api/routes/devices.js';
+import { MAX_PARTIAL_UID_DIGITS } from '../../services/device-request.js';
+import { replyHead } from '../../services/device-reply.js';
+import { configReply, controlReply } from '../../services/device-reply.js';
 import { mayCommandDevices, runDeviceCommand, type DeviceCommandResult } from '../../services/devices-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';

@@ -9,13 +9,21 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { EVENT_PARAMS, eventFilter, eventItem } from '../../api/routes/events.js';
-import { cursorParam, toCursor } from '../../api/query-params.js';
+import { EVENT_PARAMS, eventFilter } from '../../services/events-service.js';
+import { eventItem } from '../../services/listing-items.js';
+import { cursorParam, toCursor } from '../../services/query-params.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
-import { errorsByParam, pageParams, pageQuery, queryString } from '../query.js';
+import {
+  errorsByParam,
+  filledFilters,
+  listingLinks,
+  listingProblem,
+  pageParams,
+  pageQuery,
+  queryString,
+} from '../query.js';
 import { queryEvents } from '../../services/events-service.js';
-import { DATABASE_NOT_READY } from '../../api/routes/objects.js';
 import { EventsView, type EventRowView } from '../views/events-view.js';
 import { readSession } from '../session.js';
 import { liveAuthorityDeps } from '../../services/live-authority-deps.js';
@@ -51,20 +59,13 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
       extraParams: { after: cursorParam },
     });
     if (outcome.kind === 'forbidden') return forbidden(c, deps, '/events');
-    const filters = Object.fromEntries(FILTER_KEYS.filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]!]));
+    const filters = filledFilters(raw, FILTER_KEYS);
     if (outcome.kind !== 'ok') {
-      const errors = outcome.kind === 'invalid' ? errorsByParam(outcome.errors) : { '': [DATABASE_NOT_READY] };
-      return view(
-        c,
-        deps,
-        'Events',
-        '/events',
-        <EventsView filters={filters} errors={errors} rows={[]} olderHref={null} newestHref={null} liveHref={null} />,
-        outcome.kind === 'invalid' ? 400 : 503,
-      );
+      const { errors, status } = listingProblem(outcome, '');
+      const props = { filters, errors, rows: [], olderHref: null, firstHref: null, liveHref: null };
+      return view(c, deps, 'Events', '/events', <EventsView {...props} />, status);
     }
     const rows = outcome.items.map(eventItem) as unknown as EventRowView[];
-    const next = toCursor(outcome.nextCursor);
     const firstPage = outcome.query.cursor === undefined;
     return view(
       c,
@@ -75,8 +76,7 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
         filters={filters}
         errors={{}}
         rows={rows}
-        olderHref={next === null ? null : `/events${queryString({ ...filters, cursor: next })}`}
-        newestHref={firstPage ? null : `/events${queryString(filters)}`}
+        {...listingLinks('/events', filters, toCursor(outcome.nextCursor), firstPage)}
         liveHref={firstPage ? `/events/live${queryString({ ...filters, after: rows[0]?.id })}` : null}
       />,
     );

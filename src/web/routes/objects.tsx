@@ -6,16 +6,17 @@
  * cursors.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { DATABASE_NOT_READY, objectItem } from '../../api/routes/objects.js';
-import { toCursor } from '../../api/query-params.js';
+import { objectItem } from '../../services/listing-items.js';
+import { toCursor } from '../../services/query-params.js';
 import { queryObjects, type ListedObject } from '../../services/objects-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
-import { errorsByParam, pageParams, queryString } from '../query.js';
+import { filledFilters, listingLinks, listingProblem, pageParams } from '../query.js';
 import { ObjectsView, type ObjectRowView } from '../views/objects-view.js';
 
 const PAGE_SIZE = 50;
 const LOST_SHOWN = 200;
+const FILTER_KEYS = ['q', 'receiver'] as const;
 
 export function registerObjects(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const service = { store: deps.store, logger: deps.logger.child('web:objects') };
@@ -30,14 +31,13 @@ export function registerObjects(web: Hono<WebEnv>, deps: WebDeps, session: Middl
       lostFirst: LOST_SHOWN,
     });
     if (outcome.kind === 'forbidden') return forbidden(c, deps, '/objects');
-    const filters = Object.fromEntries(['q', 'receiver'].filter((k) => raw[k] !== undefined).map((k) => [k, raw[k]!]));
+    const filters = filledFilters(raw, FILTER_KEYS);
     const now = deps.clock.now();
     if (outcome.kind !== 'ok') {
-      const errors = outcome.kind === 'invalid' ? errorsByParam(outcome.errors) : { q: [DATABASE_NOT_READY] };
+      const { errors, status } = listingProblem(outcome, 'q');
       const props = { filters, errors, lost: [], rows: [], olderHref: null, firstHref: null, now };
-      return view(c, deps, 'Objects', '/objects', <ObjectsView {...props} />, outcome.kind === 'invalid' ? 400 : 503);
+      return view(c, deps, 'Objects', '/objects', <ObjectsView {...props} />, status);
     }
-    const next = toCursor(outcome.nextCursor);
     return view(
       c,
       deps,
@@ -48,8 +48,7 @@ export function registerObjects(web: Hono<WebEnv>, deps: WebDeps, session: Middl
         errors={{}}
         lost={rows(outcome.lost)}
         rows={rows(outcome.items)}
-        olderHref={next === null ? null : `/objects${queryString({ ...filters, cursor: next })}`}
-        firstHref={outcome.query.cursor === undefined ? null : `/objects${queryString(filters)}`}
+        {...listingLinks('/objects', filters, toCursor(outcome.nextCursor), outcome.query.cursor === undefined)}
         now={now}
       />,
     );

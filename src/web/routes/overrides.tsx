@@ -6,7 +6,8 @@
  * The list of overrides is shown only to users who see every receiver (listOverrides).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { DATABASE_NOT_READY, NOT_VISIBLE } from '../../api/routes/oid-override.js';
+import { DATABASE_NOT_READY } from '../../services/principal.js';
+import { NOT_VISIBLE } from '../../services/overrides-service.js';
 import { listOverrides, setOverride } from '../../services/overrides-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';

@@ -7,7 +7,7 @@
  *   POST /system/reboot              rebootBox, after the confirmation box
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { updateRefusalResponse } from '../../api/routes/system-update.js';
+import { updateRefusalResponse } from '../../api/system-replies.js';
 import {
   acknowledgeRollback,
   installUpdate,
@@ -16,9 +16,9 @@ import {
 } from '../../services/update-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden } from '../page.js';
+import { rawBodyOnlyFor } from '../raw-body-only.js';
 import { messagePage } from '../views/message-page.js';
 import type { SystemViewProps } from '../views/system-view.js';
-import { rawBodyOnlyFor } from './system.js';
 
 const PATH = '/system';
 
@@ -41,6 +41,7 @@ export function registerSystemUpdatePages(
   };
   const rawBodyOnly = rawBodyOnlyFor(
     "Uploading a bundle needs this page's script. Without it, copy the bundle to the box and run vigil update install.",
+    PATH,
   );
 
   web.post(`${PATH}/update`, rawBodyOnly, session, async (c) => {

@@ -12,27 +12,19 @@
  */
 import { Readable } from 'node:stream';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { readPassphrase, refusalResponse } from '../../api/routes/system.js';
-import type { SystemPort } from '../../api/deps.js';
+import { readPassphrase, refusalResponse } from '../../api/system-replies.js';
+import type { SystemPort } from '../../services/ports.js';
 import { downloadBackup, restoreUpload } from '../../services/backup-service.js';
-import { mayUpdateSystem, restartGateway, systemReport } from '../../services/system-service.js';
+import { mayUpdateSystem } from '../../services/principal.js';
+import { restartGateway, systemReport } from '../../services/system-service.js';
 import type { WebDeps, WebEnv } from '../web-deps.js';
 import { forbidden, view } from '../page.js';
+import { rawBodyOnlyFor } from '../raw-body-only.js';
 import { messagePage } from '../views/message-page.js';
 import { SystemView, type SystemViewProps } from '../views/system-view.js';
 import { registerSystemUpdatePages } from './system-update.js';
 
 const PATH = '/system';
-
-/** Refuses any body but a raw octet stream (the page's script) before the session reads anything. */
-export function rawBodyOnlyFor(hint: string): MiddlewareHandler<WebEnv> {
-  return async (c, next) => {
-    if (!(c.req.header('Content-Type') ?? '').startsWith('application/octet-stream'))
-      return c.html(messagePage('Needs the page script', hint, PATH), 415);
-    await next();
-    return undefined;
-  };
-}
 
 export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: MiddlewareHandler<WebEnv>): void {
   const system: SystemPort | undefined = deps.system;
@@ -87,6 +79,7 @@ export function registerSystem(web: Hono<WebEnv>, deps: WebDeps, session: Middle
   // Refused before the session reads anything: a multipart form would be parsed whole into memory.
   const rawBodyOnly = rawBodyOnlyFor(
     "Uploading a backup needs this page's script. Without it, copy the file to the box and run vigil restore.",
+    PATH,
   );
 
   web.post(`${PATH}/restore`, rawBodyOnly, session, async (c) => {

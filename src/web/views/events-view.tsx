@@ -6,6 +6,7 @@
  */
 import { Field } from './fields.js';
 import { utc } from './format.js';
+import { FilterForm, Pager, ReceiverFilter } from './listing.js';
 
 export interface EventRowView {
   readonly id: number;
@@ -25,7 +26,7 @@ export interface EventsViewProps {
   readonly errors: Record<string, string[]>;
   readonly rows: readonly EventRowView[];
   readonly olderHref: string | null;
-  readonly newestHref: string | null;
+  readonly firstHref: string | null;
   /** The live stream's URL (first page only). */
   readonly liveHref: string | null;
 }
@@ -62,16 +63,9 @@ export function EventsView(props: EventsViewProps) {
   return (
     <div>
       <section class="card">
-        <form method="get" action="/events" class="filters" aria-label="Filter events">
+        <FilterForm action="/events" label="Filter events" submit="Filter">
           <Field name="account" label="Account" value={f.account} errors={props.errors.account} placeholder="1234" />
-          <Field
-            name="receiver"
-            label="Receiver"
-            value={f.receiver}
-            errors={props.errors.receiver}
-            inputmode="numeric"
-            placeholder="any"
-          />
+          <ReceiverFilter value={f.receiver} errors={props.errors.receiver} />
           <Field name="code" label="Code" value={f.code} errors={props.errors.code} placeholder="BA, 130" />
           <Field
             name="from"
@@ -81,15 +75,7 @@ export function EventsView(props: EventsViewProps) {
             placeholder="2026-11-23T08:00Z"
           />
           <Field name="to" label="To (UTC)" value={f.to} errors={props.errors.to} placeholder="2026-11-24" />
-          <div class="actions">
-            <button type="submit" class="primary">
-              Filter
-            </button>
-            <a class="button" href="/events">
-              Clear
-            </a>
-          </div>
-        </form>
+        </FilterForm>
         {general.length > 0 && <p class="alert error">{general.join('; ')}</p>}
       </section>
       <section class="card">
@@ -131,16 +117,7 @@ export function EventsView(props: EventsViewProps) {
             </tbody>
           </table>
         </div>
-        <div class="pager">
-          {props.newestHref ? <a href={props.newestHref}>← Newest</a> : <span></span>}
-          {props.olderHref ? (
-            <a href={props.olderHref} rel="next">
-              Older →
-            </a>
-          ) : (
-            <span class="muted">end of journal</span>
-          )}
-        </div>
+        <Pager firstHref={props.firstHref} first="Newest" olderHref={props.olderHref} end="end of journal" />
       </section>
     </div>
   );

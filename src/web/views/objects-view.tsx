@@ -2,6 +2,7 @@
 /** Objects: lost ones first, then every object newest first; search by UID end or account. */
 import { Field } from './fields.js';
 import { ago, utc } from './format.js';
+import { FilterForm, Pager, ReceiverFilter } from './listing.js';
 
 export interface ObjectRowView {
   readonly id: number;
@@ -89,7 +90,7 @@ export function ObjectsView(props: ObjectsViewProps) {
   return (
     <div>
       <section class="card">
-        <form method="get" action="/objects" class="filters" aria-label="Search objects">
+        <FilterForm action="/objects" label="Search objects" submit="Search">
           <Field
             name="q"
             label="UID or account"
@@ -97,23 +98,8 @@ export function ObjectsView(props: ObjectsViewProps) {
             errors={props.errors.q}
             placeholder="end of UID, or account"
           />
-          <Field
-            name="receiver"
-            label="Receiver"
-            value={f.receiver}
-            errors={props.errors.receiver}
-            inputmode="numeric"
-            placeholder="any"
-          />
-          <div class="actions">
-            <button type="submit" class="primary">
-              Search
-            </button>
-            <a class="button" href="/objects">
-              Clear
-            </a>
-          </div>
-        </form>
+          <ReceiverFilter value={f.receiver} errors={props.errors.receiver} />
+        </FilterForm>
       </section>
       {props.firstHref === null && (
         <section class="card">
@@ -124,16 +110,7 @@ export function ObjectsView(props: ObjectsViewProps) {
       <section class="card">
         <h2>All objects</h2>
         <ObjectsTable rows={props.rows} now={props.now} empty="No objects match." id="objects" />
-        <div class="pager">
-          {props.firstHref ? <a href={props.firstHref}>← First page</a> : <span></span>}
-          {props.olderHref ? (
-            <a href={props.olderHref} rel="next">
-              Older →
-            </a>
-          ) : (
-            <span class="muted">end of list</span>
-          )}
-        </div>
+        <Pager firstHref={props.firstHref} first="First page" olderHref={props.olderHref} end="end of list" />
       </section>
     </div>
   );

@@ -5,8 +5,8 @@
  * kind (store, api, jobs, serial ports, modems, ...) is listed generically with all its figures,
  * so components added by other parts of Vigil show up without a change here.
  */
-import type { StatusBody, StatusComponent } from '../../api/status-body.js';
-import { outputLinkSummary } from '../../api/output-link.js';
+import type { StatusBody, StatusComponent } from '../../services/status-body.js';
+import { outputLinkSummary } from '../../services/output-link.js';
 import { ago, duration, figure, label, utc } from './format.js';
 
 export function StatePill(props: { state: string }) {

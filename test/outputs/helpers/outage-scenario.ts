@@ -24,12 +24,12 @@ export async function survivesOutage(
   whileFailed: () => void = () => undefined,
 ): Promise<void> {
   const zone = (n: number): string => String(n).padStart(3, '0');
-  fx.append([cidEvent({ zoneNo: zone(1) })]);
+  await fx.append([cidEvent({ zoneNo: zone(1) })]);
   await peer.waitForEvents(1);
   const port = peer.port;
   await peer.close();
   for (let batch = 0; batch < 4; batch++) {
-    fx.append(Array.from({ length: 5 }, (_, i) => cidEvent({ zoneNo: zone(2 + batch * 5 + i) })));
+    await fx.append(Array.from({ length: 5 }, (_, i) => cidEvent({ zoneNo: zone(2 + batch * 5 + i) })));
     await sleep(60);
   }
   await waitFor(() => fx.states.some((s) => s.state === 'failed'), 3000);

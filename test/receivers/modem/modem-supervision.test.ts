@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../../src/core/clock.js';
 import { silentLogger } from '../../../src/core/logger.js';
-import { SEEN_MAX_LAG_MS } from '../../../src/ingest/seen-log.js';
+import { SEEN_MAX_LAG_MS } from '../../../src/writer/seen-log.js';
 import { contactIdChecksum } from '../../../src/protocols/sms/contact-id.js';
 import { defaultSettings } from '../../../src/settings/schema.js';
 import { Tracker } from '../../../src/tracker/tracker.js';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EVENT_FLAG_IGNORABLE_STARTUP, type NewEvent } from '../../src/store/types.js';
-import { StartupEventClassifier, matchesTriplet } from '../../src/ingest/startup-events.js';
+import { StartupEventClassifier, matchesTriplet } from '../../src/writer/startup-events.js';
 
 const START = Date.UTC(2026, 2, 1, 12, 0, 0);
 const S = 1000;

@@ -27,7 +27,7 @@ export type StartupRow = EventFields & Pick<NewEvent, 'receivedAt' | 'objectId' 
 
 /**
  * The part of the classifier's options the main thread owns and sends with every journal batch:
- * the journal writer thread flags the rows (src/ingest/batch-writer.ts), where each row's object
+ * the journal writer thread flags the rows (src/writer/batch-writer.ts), where each row's object
  * is decided, so identity is decided once, in one thread.
  */
 export interface StartupRules {
@@ -76,7 +76,7 @@ export class StartupEventClassifier {
 
   /**
    * The flags a device event row gets, decided in the journal writer's transaction once the row's
-   * object is known (src/ingest/batch-writer.ts). `connectedAt`: when the TCP connection carrying it
+   * object is known (src/writer/batch-writer.ts). `connectedAt`: when the TCP connection carrying it
    * opened; null for a datagram.
    */
   flagsFor(row: StartupRow, connectedAt: number | null): number {

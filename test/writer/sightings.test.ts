@@ -1,8 +1,8 @@
 /** collectSightings: what the writer stores as last_seen and the main thread announces as object-seen. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { collectSightings } from '../../src/ingest/sightings.js';
-import type { WireFrame, WireHello, WireOp } from '../../src/ingest/wire.js';
+import { collectSightings } from '../../src/writer/sightings.js';
+import type { WireFrame, WireHello, WireOp } from '../../src/writer/wire.js';
 
 const base = { receiverId: 1, receiverKind: 'tcp' as const, transport: 'tcp', session: null };
 

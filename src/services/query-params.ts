@@ -1,5 +1,6 @@
 /**
- * Query-string parsing for the listing endpoints (GET /api/events, GET /api/objects). Pure:
+ * Query-string parsing for the listing endpoints (GET /api/events, GET /api/objects) and the
+ * switches of the /api/system paths. Pure:
  * URLSearchParams in, typed values or `<param>: <reason>` lines out (the plain-text style of
  * PUT /api/settings, docs/api.md "Objects and events").
  *
@@ -98,6 +99,10 @@ export const codeParam: ParamParser<string> = (text) =>
  * Page cursors are the `next_cursor` strings of a previous page. They are the id of the last
  * item shown, written in decimal, but clients must treat them as opaque (docs/api.md).
  */
+/** A yes/no switch: `1`/`true` or `0`/`false` (GET /api/system/backup `journal`, the upload flags). */
+export const flagParam: ParamParser<boolean> = (text) =>
+  text === '1' || text === 'true' ? ok(true) : text === '0' || text === 'false' ? ok(false) : fail('must be 1 or 0');
+
 export function toCursor(id: number | null): string | null {
   return id === null ? null : String(id);
 }

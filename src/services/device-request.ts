@@ -8,7 +8,7 @@
  *   4. data absent, "", not hex, or an odd number of digits                 -> `data-invalid`
  * Unknown fields are ignored: the contract lists the fields a caller sends, not a closed set.
  */
-import { isHex, isPlainObject } from './responses.js';
+import { isHex, isPlainObject } from './json-values.js';
 
 /** The longest device-link UID (docs/device-link.md): a partial UID cannot be longer. */
 export const MAX_PARTIAL_UID_DIGITS = 32;
@@ -63,15 +63,4 @@ export function parseDeviceRequest(body: unknown): DeviceRequestVerdict {
       responseRequired,
     },
   };
-}
-
-/** `partial_uid` and, when provided, `request_id`: the head of every JSON reply. */
-export function replyHead(fields: DeviceRequestFields): Record<string, unknown> {
-  return fields.requestId !== undefined
-    ? { partial_uid: fields.partialUid, request_id: fields.requestId }
-    : { partial_uid: fields.partialUid };
-}
-
-export function packetsToHex(packets: readonly Buffer[]): string[] {
-  return packets.map((p) => p.toString('hex').toUpperCase());
 }

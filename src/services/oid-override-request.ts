@@ -19,7 +19,7 @@
  * zeros; all stored identifiers are upper-case hex.
  */
 import { MAX_PARTIAL_UID_DIGITS } from './device-request.js';
-import { isHex, isPlainObject } from './responses.js';
+import { isHex, isPlainObject } from './json-values.js';
 
 /** SIA DC-09 message header: the account (#acct) is 3..16 hex digits; Vigil accepts 1..16. */
 export const MAX_OID_DIGITS = 16;

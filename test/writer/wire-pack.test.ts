@@ -1,8 +1,8 @@
 /** packOps / unpackOps: a journal batch's ops survive the packed form (and a structured clone) exactly, whatever is absent or null. */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { packOps, unpackOps } from '../../src/ingest/wire-pack.js';
-import type { WireOp, WireRow } from '../../src/ingest/wire.js';
+import { packOps, unpackOps } from '../../src/writer/wire-pack.js';
+import type { WireOp, WireRow } from '../../src/writer/wire.js';
 import { wireRow } from '../../src/store/journal-columns.js';
 
 const row = (code: string, flags = 0): WireRow =>

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { ObjectsPort } from '../../src/ingest/object-directory.js';
-import { RESURFACED_MS, SeenLog, type Sight } from '../../src/ingest/seen-log.js';
+import type { ObjectsPort } from '../../src/writer/object-directory.js';
+import { RESURFACED_MS, SeenLog, type Sight } from '../../src/writer/seen-log.js';
 
 /** Records markSeen calls; nothing else of the port is used. */
 function recorder(): { port: ObjectsPort; calls: Array<[number, number, string | null, boolean]> } {

@@ -1,7 +1,7 @@
 /**
  * The database half of the group commit (docs/receivers.md §Group commit): applies one batch in
  * ONE transaction — journal rows, objects registered or adopted on first sight, related objects,
- * last_seen / last_ping (throttled, src/ingest/seen-log.ts), session rows — and returns what it
+ * last_seen / last_ping (throttled, src/writer/seen-log.ts), session rows — and returns what it
  * did. It is the one place that decides which object a message belongs to, so the rows' ignorable
  * startup flag (docs/supervision.md), which depends on the object for datagrams, is decided here
  * too, inside the same transaction. It runs in the writer thread (src/writer/writer-thread.ts), on
