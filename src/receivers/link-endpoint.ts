@@ -227,6 +227,8 @@ export class LinkEndpoint {
         account: hello.account,
         hwId: hello.hwId,
         firmware: hello.firmware,
+        // Enrolled now: the main thread allowed it with the panel's account free or an installer's window.
+        adopt: decision.enrolledKey !== null,
       },
       decision.reply,
     );

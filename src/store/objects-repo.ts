@@ -115,14 +115,17 @@ export class ObjectsRepo {
   upsertMain(input: MainObjectInput): ObjectRecord {
     const uid = input.uid ? normalizeHex(input.uid) : null;
     const run = this.db.transaction((): number => {
+      const byUid = uid !== null ? this.findByUid(uid) : null;
       const existing =
-        (uid !== null ? this.findByUid(uid) : null) ??
-        this.one(
-          'find object by account',
-          `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND uid IS NULL AND receiver_id = ? AND account = ?`,
-          input.receiverId,
-          input.account,
-        );
+        byUid ??
+        (uid !== null && input.adoptPlain === false
+          ? null
+          : this.one(
+              'find object by account',
+              `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND uid IS NULL AND receiver_id = ? AND account = ?`,
+              input.receiverId,
+              input.account,
+            ));
       const params = {
         uid,
         account: input.account,
