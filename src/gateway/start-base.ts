@@ -15,6 +15,7 @@ import type { StatusSlot } from '../housekeeping/build-services.js';
 import type { StartupRules } from '../writer/startup-events.js';
 import { initialiseDataDir, type InitResult } from '../init/first-start.js';
 import { InitialPasswordWatch } from '../init/initial-password-watch.js';
+import { ObjectRefusals } from '../internal-events/object-refusals.js';
 import type { ClientRefusals } from '../internal-events/client-refusals.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { ReceiverRuntime } from '../receivers/receiver-runtime.js';
@@ -184,6 +185,10 @@ export async function startIngest(ctx: StartContext, disk: DiskPhase, config: Co
   for (const service of supervision.before) await ctx.start(service);
   // A HELLO that fails its proof is journaled (docs/device-link.md §4.5).
   receivers.conflicts.journalTo(supervision.raise);
+  // So is a message from an account never seen beyond the new-object allowance (docs/security.md "Admission").
+  const objectRefusals = new ObjectRefusals({ clock: ctx.clock, logger: logger.child('admission') });
+  objectRefusals.journalTo(supervision.raise);
+  receivers.newObjects.onRefused = (refusal) => objectRefusals.report(refusal);
   ctx.clientRefusals.journalTo(supervision.raise);
   return { receivers, metrics, onEventStored: eventStoredFeed(receivers.bus), supervision };
 }

@@ -25,7 +25,16 @@ export interface AccountRecord {
   readonly mainObjectId: number | null;
 }
 
+/** A frame the allowance refused (journaled rate-limited by whoever listens, src/internal-events/object-refusals.ts). */
+export interface ObjectRefusal {
+  readonly receiverId: number;
+  readonly source: string;
+  readonly account: string;
+}
+
 export class NewObjectGate {
+  /** Told of every refusal; set by the composition root. */
+  onRefused: ((refusal: ObjectRefusal) => void) | null = null;
   private readonly admission: Admission;
   /** receiver id -> accounts of main objects there. */
   private readonly mains = new Map<number, Set<string>>();
@@ -76,7 +85,10 @@ export class NewObjectGate {
       outer = receiverId;
     }
     if (map.get(outer)?.has(account)) return true;
-    if (!this.admission.newObjects.take(source, receiverId)) return false;
+    if (!this.admission.newObjects.take(source, receiverId)) {
+      this.onRefused?.({ receiverId, source, account });
+      return false;
+    }
     add(map, outer, account);
     return true;
   }
