@@ -24,7 +24,9 @@ function setup() {
 test('one event per source per ten minutes; the next one says how many it stands for', () => {
   const { clock, raised, refusals } = setup();
   for (let i = 0; i < 1000; i++) refusals.report({ receiverId: 1, source: '203.0.113.7', account: `F${i}` });
-  assert.equal(raised, ['new_object_refused: receiver 1: account F0 from 203.0.113.7 is over the new-object allowance']);
+  assert.equal(raised, [
+    'new_object_refused: receiver 1: account F0 from 203.0.113.7 is over the new-object allowance',
+  ]);
   clock.advance(10 * 60_000);
   refusals.report({ receiverId: 2, source: '203.0.113.7', account: 'AB' });
   assert.is(
@@ -35,7 +37,8 @@ test('one event per source per ten minutes; the next one says how many it stands
 
 test('a flood from many sources journals at most MAX_EVENTS_PER_INTERVAL events per ten minutes', () => {
   const { raised, refusals } = setup();
-  for (let i = 0; i < 5000; i++) refusals.report({ receiverId: 1, source: `2001:db8:${i.toString(16)}::/64`, account: 'F1' });
+  for (let i = 0; i < 5000; i++)
+    refusals.report({ receiverId: 1, source: `2001:db8:${i.toString(16)}::/64`, account: 'F1' });
   assert.is(raised.length, MAX_EVENTS_PER_INTERVAL);
 });
 

@@ -46,14 +46,20 @@ test('fresh accounts from one TCP connection and one UDP source make at most the
     flood.inbox.onFrame = (body) => {
       if (body.toString('latin1').startsWith('"ACK"')) acks++;
     };
-    for (let i = 0; i < 1000; i++) flood.send(message({ token: 'NULL', sequence: (i % 9999) + 1, account: account(i) }));
+    for (let i = 0; i < 1000; i++)
+      flood.send(message({ token: 'NULL', sequence: (i % 9999) + 1, account: account(i) }));
     // During the flood: a new real panel from another address is answered at once.
     const during = await TcpDevice.connect(port, LOOPBACK, '127.0.0.4');
     during.send(message({ token: 'SIA-DCS', sequence: 7, account: 'BEEF01', data: '#BEEF01|Nri1/BA01' }));
     assert.is(await during.nextText(5000), '"ACK"0007R1L1#BEEF01[]');
-    for (let i = 1000; i < 2000; i++) flood.send(message({ token: 'NULL', sequence: (i % 9999) + 1, account: account(i) }));
+    for (let i = 1000; i < 2000; i++)
+      flood.send(message({ token: 'NULL', sequence: (i % 9999) + 1, account: account(i) }));
     for (let i = 0; i < 500; i++)
-      spoofed.send(message({ token: 'NULL', sequence: 1, account: account(10_000 + i) }), portOf(udp.address), LOOPBACK);
+      spoofed.send(
+        message({ token: 'NULL', sequence: 1, account: account(10_000 + i) }),
+        portOf(udp.address),
+        LOOPBACK,
+      );
     await waitFor(() => tcp.counters.frames >= 2001 && udp.counters.frames >= 500, 20_000);
     await waitFor(() => rig.runtime.ingest.stats.items >= ALLOWANCE * 2 + 1, 5000);
     assert.is(acks, ALLOWANCE, 'the flood got an ACK for its allowance only');

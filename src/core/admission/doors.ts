@@ -1,8 +1,9 @@
 /**
  * The two kinds of door a stranger can knock on (docs/security.md "Admission"):
  *   - a SocketDoor holds sockets (TCP receivers, the API's HTTP and HTTPS listeners, the status
- *     output): an accept rate and open sockets per source, open sockets at this door, then a slot
- *     in the one SocketPool every door shares (descriptors), where strangers are shed first;
+ *     output): an accept rate and open sockets per source, open sockets at this door (a full door
+ *     sheds its longest-idle stranger for a newcomer), then a slot in the one SocketPool every
+ *     door shares (descriptors), where strangers are shed first the same way;
  *   - a RateDoor spends tokens (UDP datagrams, device-link HELLOs, new objects, enrolments): per
  *     source, per scope (a receiver) and in total, each a token bucket. A refusal spends nothing.
  * Doors are made by the Admission (admission.ts), which counts every refusal per door and reason.
@@ -62,13 +63,13 @@ class Ticket implements SocketTicket, PooledSocket {
   }
 
   touch(): void {
-    if (this.stranger) this.door.host.pool.touch(this);
+    if (this.stranger) this.door.touchTicket(this);
   }
 
   trust(): void {
     if (!this.stranger) return;
     this.stranger = false;
-    this.door.host.pool.trust(this);
+    this.door.trustTicket(this);
   }
 
   release(): void {
@@ -84,6 +85,8 @@ export class SocketDoor {
   private readonly limits: () => SocketDoorLimits;
   private readonly bySource = new Map<string, number>();
   private readonly accepts: RateTable;
+  /** This door's strangers, the longest idle first. */
+  private readonly strangers = new Map<Ticket, true>();
   private open = 0;
 
   /** `limits` is read at each accept: a settings change applies to the next socket. */
@@ -123,6 +126,15 @@ export class SocketDoor {
       return refusal;
     }
     const stranger = !(options.known ?? false) && !this.host.isKnown(source);
+    // A full door makes room the pool's way: its longest-idle stranger goes; no stranger, no room.
+    if (this.open >= limits.total) {
+      const victim = this.strangers.keys().next().value;
+      if (victim === undefined) {
+        this.host.refused(label, 'door-sockets');
+        return 'door-sockets';
+      }
+      victim.shed();
+    }
     const ticket = new Ticket(source, stranger, this, label, onShed);
     const pooled = this.host.pool.admit(ticket, stranger);
     if (pooled !== null) {
@@ -132,7 +144,20 @@ export class SocketDoor {
     if (limits.accepts) this.accepts.take(source, this.host.clock.now());
     this.open++;
     this.bySource.set(source, (this.bySource.get(source) ?? 0) + 1);
+    if (stranger) this.strangers.set(ticket, true);
     return ticket;
+  }
+
+  /** A ticket of this door read something (called by the ticket). */
+  touchTicket(ticket: Ticket): void {
+    this.host.pool.touch(ticket);
+    if (this.strangers.delete(ticket)) this.strangers.set(ticket, true);
+  }
+
+  /** A ticket of this door proved itself (called by the ticket). */
+  trustTicket(ticket: Ticket): void {
+    this.host.pool.trust(ticket);
+    this.strangers.delete(ticket);
   }
 
   /** Forgets the rate state of sources that have their whole allowance again. */
@@ -149,6 +174,7 @@ export class SocketDoor {
   /** A ticket of this door was released (called once per ticket). */
   releaseTicket(ticket: Ticket): void {
     this.host.pool.release(ticket);
+    this.strangers.delete(ticket);
     this.open--;
     const n = (this.bySource.get(ticket.source) ?? 1) - 1;
     if (n <= 0) this.bySource.delete(ticket.source);
@@ -158,7 +184,6 @@ export class SocketDoor {
   private check(source: string, limits: SocketDoorLimits): RefusalReason | null {
     if (limits.accepts && !this.accepts.has(source, this.host.clock.now())) return 'source-rate';
     if ((this.bySource.get(source) ?? 0) >= limits.perSource) return 'source-sockets';
-    if (this.open >= limits.total) return 'door-sockets';
     return null;
   }
 }
