@@ -86,6 +86,14 @@ export async function startRig(extra: Partial<GatewayOptions> = {}): Promise<Bro
   await gateway.store.write.grants.set(2, ['device_control'], 'test');
   await gateway.store.write.grants.set(1, ['device_control', 'restart_services', 'omit_mpass'], 'test');
   const browser = await chromium.launch({ executablePath: tool('chromium'), headless: true, args: ['--no-sandbox'] });
+  // Every page's waits get a generous default: a busy 2-core machine runs the browser, the gateway and
+  // its password hashing side by side (playwright's own default is 30 s).
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(90_000);
+    return context;
+  };
   // Kept after the test (outside the data dir) so a human can look at them.
   const shots = tempDir('vigil-web-screenshots-').path;
   return {

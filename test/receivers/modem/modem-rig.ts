@@ -123,9 +123,9 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
         settings.id,
       ),
       ...(options.now ? { now: options.now } : {}),
-      // 3 s: on a loaded 2-core CI host a simulated modem's answer has taken over 1 s; a test of the
+      // 10 s: on a 2-core host loaded far beyond its cores a simulated modem's answer has taken over 3 s; a test of the
       // timeout itself sets its own (modem-faults.test.ts).
-      commandTimeoutMs: options.commandTimeoutMs ?? 3000,
+      commandTimeoutMs: options.commandTimeoutMs ?? 10_000,
       metricsIntervalMs: 50,
     });
   const history: string[] = [];
@@ -164,7 +164,7 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
     },
     events: () => store.events.readAfter(0, 10_000),
     component: () => health.get(rig.receiver.healthName),
-    async waitState(state, detail, timeoutMs = 5000) {
+    async waitState(state, detail, timeoutMs = 20_000) {
       await waitFor(
         () => {
           const c = health.get(rig.receiver.healthName);

@@ -78,7 +78,8 @@ test('test calls teach the period; lost after period × sms_timeout_multiplier +
     await call(4);
     await waitFor(() => raised.length === 2);
     assert.equal(raised, ['object_lost', 'object_restored']);
-    assert.is(rig.store.objects.get(objectId)!.connectionState, 'online');
+    // The restore's state reaches the store through the writer thread, after the event is raised.
+    await waitFor(() => rig.store.objects.get(objectId)!.connectionState === 'online');
   } finally {
     await tracker.stop();
     await rig.close();
