@@ -138,8 +138,11 @@ export class HttpListeners implements Service {
     const gate = this.config.admission;
     if (!gate) return;
     const { admission } = gate;
+    const served = label === 'https' ? admission.https : admission.http;
+    server.once('listening', () => served.serving(true));
+    server.once('close', () => served.serving(false));
     server.on('connection', (socket: Socket) => {
-      const ticket = admission.api.admit(sourceKey(socket.remoteAddress ?? ''), () => socket.destroy(), { label });
+      const ticket = served.admit(sourceKey(socket.remoteAddress ?? ''), () => socket.destroy());
       if (typeof ticket === 'string') {
         socket.destroy();
         return;
@@ -180,7 +183,7 @@ export class HttpListeners implements Service {
           ticket.touch();
           if (await gate.loggedIn(request)) {
             ticket.trust();
-            gate.admission.known.add(ticket.source);
+            gate.admission.users.add(ticket.source);
           }
         }
       }

@@ -25,8 +25,10 @@ export interface StreamChannel {
   write(data: Buffer): boolean;
   pause(): unknown;
   resume(): unknown;
-  /** Told once, when the first frame of the stream is committed and ACKed, or a HELLO welcomed: the peer spoke valid DC-09 (#28.6). */
+  /** Told once, when the first frame of the stream is committed and ACKed, or a HELLO welcomed: the peer spoke valid DC-09. */
   trusted?(): void;
+  /** Told when a frame of a settled account (new-object-gate.ts) was ACKed: the peer is a known device. */
+  settled?(): void;
 }
 
 /** Independent frames from many peers; `Peer` is whatever the transport needs to answer one (UDP: the sender's address). */
@@ -35,8 +37,11 @@ export interface DatagramChannel<Peer> {
   readonly transport: Transport;
   /** A reply for the datagram of `peer`: NAK / DUH at once, ACK after its commit. */
   reply(data: Buffer, peer: Peer): void;
-  /** Told after the datagram of `peer` was committed and its ACK handed to `reply`: the peer spoke valid DC-09. */
-  acked?(peer: Peer): void;
+  /**
+   * Told after the datagram of `peer` was committed and its ACK handed to `reply`: the peer spoke valid DC-09;
+   * `settled`: its account is settled (new-object-gate.ts), the peer is a known device.
+   */
+  acked?(peer: Peer, settled: boolean): void;
 }
 
 export type FrameChannel<Peer = void> = StreamChannel | DatagramChannel<Peer>;

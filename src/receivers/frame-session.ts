@@ -286,11 +286,14 @@ export class FrameSession<Peer = void> {
     for (let i = 0; i < batch.items.length; i++) {
       const item = batch.items[i]!;
       const slot = batch.slots[i]!;
+      let settled = false;
       if (item.kind === 'frame') {
         counters.acks++;
         counters.events += results[i]!.eventIds.length;
         this.deps.rules.journaled?.(item.events, this.deps.clock.now());
         if (!this.trusted) this.trust();
+        settled = item.account !== null && this.deps.newObjects?.settled(item.receiver.id, item.account) === true;
+        if (settled && channel.framing === 'stream') channel.settled?.();
       } else {
         const storing = this.link?.welcomed(results[i]!, slot);
         // A welcomed HELLO is a valid frame too: a linked device may stay silent until its next NULL.
@@ -308,7 +311,7 @@ export class FrameSession<Peer = void> {
       if (channel.framing === 'datagram') {
         const peer = batch.peers[i]!;
         if (slot.reply) channel.reply(slot.reply, peer);
-        channel.acked?.(peer);
+        channel.acked?.(peer, settled);
       }
     }
     this.settle(batch.items.length);

@@ -14,6 +14,11 @@
  * "yes" to one that a failed commit or retention removed since (it is reloaded after retention
  * deletes objects), which at most lets that one account be created again without a token.
  * O(1) per frame: two Map lookups.
+ *
+ * It also tells which accounts are settled: first seen at least SETTLED_MS ago. An ACKed frame of a
+ * settled account makes its source a known device (served first at the receivers); a frame of an
+ * account its sender made up a minute ago does not, so a stranger cannot earn a device's place just by
+ * inventing accounts (docs/security.md "Admission").
  */
 import type { Admission } from '../core/admission/admission.js';
 import type { LinkedDevice } from '../ingest/types.js';
@@ -23,7 +28,12 @@ export interface AccountRecord {
   readonly account: string;
   readonly receiverId: number;
   readonly mainObjectId: number | null;
+  /** When the object was first seen (ms epoch). */
+  readonly firstSeen: number;
 }
+
+/** How long an account must have had its object before its frames make their source a known device. */
+export const SETTLED_MS = 60 * 60_000;
 
 /** A frame the allowance refused (journaled rate-limited by whoever listens, src/internal-events/object-refusals.ts). */
 export interface ObjectRefusal {
@@ -36,10 +46,10 @@ export class NewObjectGate {
   /** Told of every refusal; set by the composition root. */
   onRefused: ((refusal: ObjectRefusal) => void) | null = null;
   private readonly admission: Admission;
-  /** receiver id -> accounts of main objects there. */
-  private readonly mains = new Map<number, Set<string>>();
-  /** main object id -> accounts of the related objects it carries. */
-  private readonly related = new Map<number, Set<string>>();
+  /** receiver id -> account of a main object there -> when it was first seen. */
+  private readonly mains = new Map<number, Map<string, number>>();
+  /** main object id -> account of a related object it carries -> when it was first seen. */
+  private readonly related = new Map<number, Map<string, number>>();
 
   constructor(admission: Admission) {
     this.admission = admission;
@@ -63,8 +73,14 @@ export class NewObjectGate {
   /** An object exists (registered, or read from the store). */
   note(o: AccountRecord): void {
     if (o.account === '') return;
-    if (o.mainObjectId === null) add(this.mains, o.receiverId, o.account);
-    else add(this.related, o.mainObjectId, o.account);
+    if (o.mainObjectId === null) add(this.mains, o.receiverId, o.account, o.firstSeen);
+    else add(this.related, o.mainObjectId, o.account, o.firstSeen);
+  }
+
+  /** The main object of `account` on the receiver was first seen at least SETTLED_MS ago. */
+  settled(receiverId: number, account: string): boolean {
+    const firstSeen = this.mains.get(receiverId)?.get(account);
+    return firstSeen !== undefined && this.admission.clock.now() - firstSeen >= SETTLED_MS;
   }
 
   /**
@@ -73,7 +89,7 @@ export class NewObjectGate {
    * the one it creates (the index then holds the account: later frames cost nothing).
    */
   admit(receiverId: number, account: string, device: LinkedDevice | null, source: string): boolean {
-    let map: Map<number, Set<string>>;
+    let map: Map<number, Map<string, number>>;
     let outer: number;
     if (device) {
       // The device's own account, or its first message telling it: no new object (batch-writer.ts).
@@ -89,16 +105,17 @@ export class NewObjectGate {
       this.onRefused?.({ receiverId, source, account });
       return false;
     }
-    add(map, outer, account);
+    add(map, outer, account, this.admission.clock.now());
     return true;
   }
 }
 
-function add(map: Map<number, Set<string>>, outer: number, account: string): void {
-  let set = map.get(outer);
-  if (!set) {
-    set = new Set();
-    map.set(outer, set);
+function add(map: Map<number, Map<string, number>>, outer: number, account: string, firstSeen: number): void {
+  let inner = map.get(outer);
+  if (!inner) {
+    inner = new Map();
+    map.set(outer, inner);
   }
-  set.add(account);
+  const known = inner.get(account);
+  if (known === undefined || firstSeen < known) inner.set(account, firstSeen);
 }

@@ -172,7 +172,7 @@ export class ReceiverRuntime {
     this.bus.on('object-registered', ({ object }) => this.newObjects.note(object));
     this.deps.logger.info('admission', {
       sockets: this.admission.socketLimit,
-      known_sources: this.admission.known.size,
+      known_devices: this.admission.devices.size,
       known_accounts: this.newObjects.size,
     });
   }
@@ -181,7 +181,7 @@ export class ReceiverRuntime {
   reloadObjects(): void {
     try {
       const objects = Array.from(this.deps.store.objects.all?.() ?? []);
-      this.admission.known.load(objects.map((o) => o.remoteAddress ?? null));
+      this.admission.devices.load(objects.map((o) => o.remoteAddress ?? null));
       this.newObjects.load(objects);
     } catch (err) {
       this.deps.logger.warn('cannot read the known objects', { error: describeError(err) });

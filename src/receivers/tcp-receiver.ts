@@ -168,11 +168,13 @@ export class TcpReceiver implements Service {
     const trust = (): void => {
       trusted = true;
       ticket.trust();
-      deps.admission.known.add(key);
       socket.setTimeout(deps.options.idleTimeoutMs);
     };
+    const known = (): void => {
+      if (!deps.admission.devices.has(key)) deps.admission.devices.add(key);
+    };
     const remote = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const session = new FrameSession(socketChannel(socket, remote, key, trust), this.sessionDeps);
+    const session = new FrameSession(socketChannel(socket, remote, key, trust, known), this.sessionDeps);
     this.sessions.set(socket, session);
     counters.accepted++;
     counters.connections = this.sessions.size;
@@ -201,7 +203,13 @@ export class TcpReceiver implements Service {
 }
 
 /** A TCP connection as the session's stream: one device, with session rows (docs/receivers.md). */
-function socketChannel(socket: Socket, remoteAddress: string, source: string, trusted: () => void): StreamChannel {
+function socketChannel(
+  socket: Socket,
+  remoteAddress: string,
+  source: string,
+  trusted: () => void,
+  settled: () => void,
+): StreamChannel {
   return {
     framing: 'stream',
     transport: 'tcp',
@@ -212,5 +220,6 @@ function socketChannel(socket: Socket, remoteAddress: string, source: string, tr
     pause: () => socket.pause(),
     resume: () => socket.resume(),
     trusted,
+    settled,
   };
 }

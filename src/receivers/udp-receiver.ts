@@ -61,8 +61,10 @@ export class UdpReceiver implements Service {
     framing: 'datagram',
     transport: 'udp',
     reply: (data, rinfo) => this.send(data, rinfo),
-    // An ACKed frame makes its source known: longer replies may go there from now on.
-    acked: (rinfo) => this.deps.admission.known.add(sourceKey(rinfo.address)),
+    // An ACKed frame of a settled account makes its source a known device: longer replies may go there from now on.
+    acked: (rinfo, settled) => {
+      if (settled) this.deps.admission.devices.add(sourceKey(rinfo.address));
+    },
   };
   /** This receiver's door: datagrams per source, and for all strangers together. */
   private readonly door: RateDoor;
@@ -199,7 +201,7 @@ export class UdpReceiver implements Service {
     if (!socket) return;
     // No amplification toward a forged source: a reply longer than the datagram (a DUH or NAK to
     // a few bytes) goes only to a source known to be a device. An ACK is never longer than its frame.
-    if (reply.length > rinfo.size && !this.deps.admission.known.has(sourceKey(rinfo.address))) {
+    if (reply.length > rinfo.size && !this.deps.admission.devices.has(sourceKey(rinfo.address))) {
       this.counters.repliesWithheld++;
       return;
     }

@@ -115,11 +115,16 @@ export class StatusOutput implements Service {
     this.deps = deps;
     const { admission } = deps;
     const total = options.maxClients ?? DEFAULT_MAX_CLIENTS;
-    this.door = admission.socketDoor('status-output', () => ({
-      perSource: Math.min(total, MAX_CLIENTS_PER_SOURCE),
-      total,
-      accepts: perMinute(admission.limits().status_output_connects_per_source_per_min),
-    }));
+    this.door = admission.socketDoor(
+      'status-output',
+      () => ({
+        perSource: Math.min(total, MAX_CLIENTS_PER_SOURCE),
+        total,
+        accepts: perMinute(admission.limits().status_output_connects_per_source_per_min),
+      }),
+      // Its clients keep their share of the budget; a dashboard's source is trusted once it proves the key.
+      { standing: 'users', floor: () => total },
+    );
   }
 
   async start(): Promise<void> {
@@ -138,6 +143,7 @@ export class StatusOutput implements Service {
       });
       server.on('error', (err) => this.deps.logger.error('status output server error', { error: describeError(err) }));
       this.server = server;
+      this.door.serving(true);
     } catch (err) {
       const reason = describeError(err);
       this.report('failed', `cannot listen on ${host}:${port}: ${reason}`);
@@ -166,6 +172,7 @@ export class StatusOutput implements Service {
     this.clients.clear();
     this.stats.clients = 0;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.door.serving(false);
     this.deps.health.remove(STATUS_OUTPUT_HEALTH);
   }
 

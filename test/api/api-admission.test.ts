@@ -92,7 +92,7 @@ function health(port: number, from: string): Promise<number> {
 }
 
 test('idle connections are capped per source and at the door, where strangers are shed for newcomers and logged-in users first', async () => {
-  await start({ api_max_sockets: 40, api_max_sockets_per_source: 10 });
+  await start({ api_max_sockets: 40, api_max_sockets_per_source: 10, api_stranger_accepts_per_s: 1000 });
   const https = listeners.ports().https!;
   const all: Socket[] = [];
   try {
@@ -106,7 +106,7 @@ test('idle connections are capped per source and at the door, where strangers ar
     assert.is(admission.counts.get('https', 'shed'), 10);
     assert.is(admission.pool.used, 40, 'counted in the descriptor budget every door shares');
     // A logged-in user's source is known: its request gets a slot in place of an idle stranger.
-    admission.known.add('127.0.0.7');
+    admission.users.add('127.0.0.7');
     assert.is(await health(https, '127.0.0.7'), 200);
     assert.is(admission.counts.get('https', 'shed'), 11);
   } finally {
@@ -130,6 +130,26 @@ test('a socket that completes no TLS handshake, or no request, in time is closed
   }
 });
 
+test("strangers' new HTTPS sockets have an accept rate in all (TLS handshakes cost CPU); logged-in users' do not", async () => {
+  await start({ api_stranger_accepts_per_s: 5 });
+  const https = listeners.ports().https!;
+  const all: Socket[] = [];
+  try {
+    // Twelve at once from three sources: one second's worth (5) gets in, the rest are closed and counted.
+    all.push(
+      ...(await Promise.all(['127.0.0.2', '127.0.0.3', '127.0.0.4'].map((from) => idle(https, from, 4)))).flat(),
+    );
+    const admitted = open(all);
+    assert.ok(admitted >= 5 && admitted <= 6, `${admitted} of 12 admitted`);
+    assert.is(admission.counts.get('https', 'total-rate'), 12 - admitted);
+    admission.users.add('127.0.0.5');
+    assert.is(await health(https, '127.0.0.5'), 200, "a logged-in user's source is not held by it");
+  } finally {
+    for (const s of all) s.destroy();
+    await stop();
+  }
+});
+
 test('a request with a valid login makes its socket trusted and its source known', async () => {
   await start({});
   const { http } = listeners.ports();
@@ -137,7 +157,7 @@ test('a request with a valid login makes its socket trusted and its source known
     loggedIn = true;
     const res = await fetch(`http://127.0.0.1:${http}/health`);
     assert.is(res.status, 200);
-    assert.ok(admission.known.has('127.0.0.1'));
+    assert.ok(admission.users.has('127.0.0.1'));
   } finally {
     loggedIn = false;
     await stop();

@@ -70,7 +70,8 @@ test('the socket pool: strangers up to the ceiling, then in place of the longest
   const pool = new SocketPool(20, 1000, 5);
   assert.equal([pool.limit, pool.strangerCeiling], [20, 19]);
   const shed: number[] = [];
-  const conn = (n: number, source = `s${n}`) => ({ source, shed: () => shed.push(n) });
+  const door = {};
+  const conn = (n: number, source = `s${n}`) => ({ source, door, shed: () => shed.push(n) });
   const strangers = Array.from({ length: 19 }, (_, i) => conn(i));
   for (const c of strangers) assert.is(pool.admit(c, true), null);
   pool.touch(strangers[0]!); // 0 read something: 1 is the longest idle now
@@ -95,9 +96,9 @@ test('the socket pool: strangers up to the ceiling, then in place of the longest
   );
 });
 
-test('a socket door: accepts and sockets per source, sockets at the door, then the shared pool; every refusal counted', () => {
+test('a socket door: accepts and sockets per source, sockets at the door (its longest-idle stranger shed for a newcomer); every refusal counted', () => {
   const clock = new ManualClock(0);
-  const a = admission({ max_sockets: 10, known_reserve_percent: 20 }, clock);
+  const a = admission({ max_sockets: 100 }, clock);
   a.configure();
   const door = a.socketDoor('tcp', () => ({ perSource: 3, total: 8, accepts: { perS: 1, burst: 4 } }));
   const closed: string[] = [];
@@ -108,24 +109,46 @@ test('a socket door: accepts and sockets per source, sockets at the door, then t
   assert.ok(typeof open('x') !== 'string', 'the fourth accept of the bucket');
   assert.is(open('x'), 'source-rate', 'the bucket is empty');
   clock.advance(1000);
-  for (const s of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) open(s);
+  const a1 = open('a');
+  for (const s of ['b', 'c', 'd', 'e', 'f', 'g']) open(s);
   assert.is(door.used, 8);
+  if (typeof a1 !== 'string') a1.trust();
   assert.ok(typeof open('h') !== 'string', 'a full door: a newcomer in place of its longest idle stranger');
-  assert.equal(closed, ['x']);
+  assert.equal(closed, ['x'], 'the trusted one stays');
+  a.devices.add('k');
+  assert.ok(typeof open('k') !== 'string', 'a known device too');
+  assert.equal(closed, ['x', 'b']);
   assert.equal(
-    [a.counts.get('tcp', 'source-sockets'), a.counts.get('tcp', 'source-rate'), a.counts.get('tcp', 'shed')],
-    [1, 1, 1],
+    [
+      a.counts.get('tcp', 'source-sockets'),
+      a.counts.get('tcp', 'source-rate'),
+      a.counts.get('tcp', 'shed'),
+      a.figures().refused_tcp_total,
+    ],
+    [1, 1, 2, 4],
   );
-  // The pool is shared: the API's door finds it at the strangers' ceiling (8 of 10) with this door's strangers.
-  assert.ok(typeof a.api.admit('z', () => closed.push('z')) !== 'string', 'a stranger is shed for it');
-  assert.equal(closed, ['x', 'a'], 'the longest idle stranger of the tcp door went');
-  a.known.add('k');
-  assert.ok(typeof a.api.admit('k', () => undefined) !== 'string');
-  assert.ok(typeof a.api.admit('k', () => undefined) !== 'string', 'known: the reserve');
-  assert.ok(typeof a.api.admit('y', () => closed.push('y')) !== 'string', 'full: a stranger in place of a stranger');
-  assert.equal(closed, ['x', 'a', 'b']);
-  const figures = a.figures();
-  assert.equal([figures.refused_tcp_total, figures.refused_tcp_shed, figures.sockets_used], [5, 3, 10]);
+});
+
+test('the shared budget: strangers of any door shed first, known ones keep the reserve, and the API keeps its floor', () => {
+  const a = admission({ max_sockets: 40, known_reserve_percent: 20, api_max_sockets: 8 });
+  a.configure();
+  const receiver = a.socketDoor('tcp', () => ({ perSource: 1000, total: 1000 }));
+  a.http.serving(true);
+  a.https.serving(true);
+  const closed: string[] = [];
+  // The API's two floors (8 each) are withheld from the receiver: strangers stop at 32 - 16 = 16.
+  for (let i = 0; i < 16; i++) assert.ok(typeof receiver.admit(`s${i}`, () => closed.push(`s${i}`)) !== 'string');
+  assert.ok(typeof receiver.admit('s16', () => closed.push('s16')) !== 'string', 'in place of the longest idle');
+  assert.equal(closed, ['s0']);
+  a.devices.add('dev');
+  for (let i = 0; i < 8; i++) assert.ok(typeof receiver.admit('dev', () => closed.push('dev')) !== 'string');
+  assert.is(a.pool.used, 24, "known devices use the reserve, never the API's floor");
+  assert.ok(typeof receiver.admit('dev', () => closed.push('dev')) !== 'string');
+  assert.equal(closed, ['s0', 's1'], 'beyond it, a known device goes in place of a stranger');
+  // The API's floor is there, whatever the receiver holds.
+  for (let i = 0; i < 8; i++) assert.ok(typeof a.https.admit(`u${i}`, () => undefined) !== 'string', `https ${i}`);
+  for (let i = 0; i < 8; i++) assert.ok(typeof a.http.admit(`v${i}`, () => undefined) !== 'string', `http ${i}`);
+  assert.is(a.pool.used, 40);
 });
 
 test('a rate door: per source, per scope and in total; a refusal spends nothing; UDP spares known sources the total', () => {
@@ -154,7 +177,7 @@ test('a rate door: per source, per scope and in total; a refusal spends nothing;
     totalForStrangers: true,
   }));
   assert.equal([udp.take('s1'), udp.take('s2'), udp.take('s3')], [true, true, false], 'two strangers in all');
-  a.known.add('dev');
+  a.devices.add('dev');
   assert.ok(udp.take('dev') && udp.take('dev') && udp.take('dev'), 'a known source is not charged to the strangers');
 });
 

@@ -3,9 +3,11 @@
  * box spend memory, descriptors, CPU or disk takes its share here: the TCP and UDP receivers, the
  * device link, the API and page listeners, the status output, uploads, new objects and new device
  * enrolments. Per source (an IPv4 address, an IPv6 /64: source-key.ts) and in total; known
- * sources (where a device reported from, where a user logged in from: known-sources.ts) are served
- * first and strangers shed first; every refusal is counted per door and reason (refusals.ts) and
- * shown on the health component `admission` (GET /api/status) and in GET /metrics.
+ * sources are served first and strangers shed first: at the receivers, where a device reported
+ * from (`devices`); at the API, where a user logged in from (`users`: a device's address earns no
+ * place in the API's queue, nor a login's in the receivers'). Every refusal is counted per door and
+ * reason (refusals.ts) and shown on the health component `admission` (GET /api/status) and in
+ * GET /metrics.
  *
  * The limits are the settings section `admission` (docs/settings.md), read at each use through
  * `limits()`, so a settings save applies to the next socket, datagram or object. The shared doors
@@ -15,7 +17,15 @@
 import type { Clock } from '../clock.js';
 import type { HealthRegistry } from '../health.js';
 import type { Service } from '../service.js';
-import { SocketDoor, RateDoor, type DoorHost, type RateDoorLimits, type SocketDoorLimits } from './doors.js';
+import {
+  SocketDoor,
+  RateDoor,
+  type DoorHost,
+  type RateDoorLimits,
+  type SocketDoorLimits,
+  type SocketDoorOptions,
+  type Standing,
+} from './doors.js';
 import { KnownSources } from './known-sources.js';
 import { perHour, perMinute } from './rate-table.js';
 import { RefusalCounts, type DoorName, type RefusalReason } from './refusals.js';
@@ -30,11 +40,14 @@ export interface AdmissionLimits {
   readonly known_reserve_percent: number;
   readonly api_max_sockets: number;
   readonly api_max_sockets_per_source: number;
+  readonly api_accepts_per_source_per_min: number;
+  readonly api_stranger_accepts_per_s: number;
   readonly tls_handshake_timeout_s: number;
   readonly request_headers_timeout_s: number;
   readonly status_output_connects_per_source_per_min: number;
   readonly udp_stranger_datagrams_per_s: number;
   readonly link_hellos_per_source_per_min: number;
+  readonly link_stranger_hellos_per_s: number;
   readonly new_objects_per_source_per_hour: number;
   readonly new_objects_per_receiver_per_hour: number;
   readonly new_objects_per_hour: number;
@@ -60,12 +73,17 @@ export interface AdmissionDeps {
 export class Admission implements Service, DoorHost {
   readonly name = ADMISSION_HEALTH;
   readonly clock: Clock;
-  readonly known = new KnownSources();
+  /** Sources of devices: objects' stored addresses, and every source that had a frame ACKed. */
+  readonly devices = new KnownSources();
+  /** Sources of logged-in users: every source that sent a request with a valid login. */
+  readonly users = new KnownSources();
   readonly pool: SocketPool;
   readonly counts = new RefusalCounts();
-  /** The API's HTTP and HTTPS sockets (labelled `http` / `https` in the counts). */
-  readonly api: SocketDoor;
-  /** Device-link HELLOs per source. */
+  /** The API's and the page's plain-HTTP sockets. */
+  readonly http: SocketDoor;
+  /** The API's and the page's HTTPS sockets (a TLS handshake costs CPU: strangers have an accept rate in all). */
+  readonly https: SocketDoor;
+  /** Device-link HELLOs per source, and of all strangers together (each costs store reads and a key pair). */
   readonly hellos: RateDoor;
   /** Objects created by messages from accounts never seen: per source, per receiver, in total. */
   readonly newObjects: RateDoor;
@@ -85,11 +103,30 @@ export class Admission implements Service, DoorHost {
       l.max_sockets_per_source,
       l.known_reserve_percent,
     );
-    this.api = this.socketDoor('https', () => ({
-      perSource: this.limits().api_max_sockets_per_source,
-      total: this.limits().api_max_sockets,
-    }));
-    this.hellos = this.rateDoor('link', () => ({ perSource: perMinute(this.limits().link_hellos_per_source_per_min) }));
+    const api = (tls: boolean) => (): SocketDoorLimits => {
+      const limits = this.limits();
+      const strangers = limits.api_stranger_accepts_per_s;
+      return {
+        perSource: limits.api_max_sockets_per_source,
+        total: limits.api_max_sockets,
+        accepts: perMinute(limits.api_accepts_per_source_per_min),
+        // One second's worth at once: a browser's parallel connections fit, a burst of handshakes does not stall the loop.
+        ...(tls ? { strangerAccepts: { perS: strangers, burst: strangers } } : {}),
+      };
+    };
+    // Each listener keeps its share of the budget: no flood of the receivers leaves the API without a socket.
+    const apiFloor = { standing: 'users' as const, floor: () => this.limits().api_max_sockets };
+    this.http = this.socketDoor('http', api(false), apiFloor);
+    this.https = this.socketDoor('https', api(true), apiFloor);
+    this.hellos = this.rateDoor('link', () => {
+      const limits = this.limits();
+      const strangers = limits.link_stranger_hellos_per_s;
+      return {
+        perSource: perMinute(limits.link_hellos_per_source_per_min),
+        total: { perS: strangers, burst: strangers * 2 },
+        totalForStrangers: true,
+      };
+    });
     this.newObjects = this.rateDoor('new-object', () => ({
       perSource: perHour(this.limits().new_objects_per_source_per_hour),
       perScope: perHour(this.limits().new_objects_per_receiver_per_hour),
@@ -106,8 +143,8 @@ export class Admission implements Service, DoorHost {
   }
 
   /** A door with sockets and limits of its own (a TCP receiver, the status output). */
-  socketDoor(name: DoorName, limits: () => SocketDoorLimits): SocketDoor {
-    return new SocketDoor(this, name, limits);
+  socketDoor(name: DoorName, limits: () => SocketDoorLimits, options: SocketDoorOptions = {}): SocketDoor {
+    return new SocketDoor(this, name, limits, options);
   }
 
   /** A door with rates of its own (a UDP receiver). */
@@ -115,8 +152,8 @@ export class Admission implements Service, DoorHost {
     return new RateDoor(this, name, limits);
   }
 
-  isKnown(source: string): boolean {
-    return this.known.has(source);
+  isKnown(source: string, standing: Standing): boolean {
+    return (standing === 'users' ? this.users : this.devices).has(source);
   }
 
   /** Counts a refusal (doors count their own; owners count what happens after admission: timeouts, unauthenticated uploads). */
@@ -163,7 +200,8 @@ export class Admission implements Service, DoorHost {
       sockets_used: this.pool.used,
       sockets_strangers: this.pool.sheddable,
       stranger_ceiling: this.pool.strangerCeiling,
-      known_sources: this.known.size,
+      known_devices: this.devices.size,
+      known_users: this.users.size,
     };
     for (const [door, reasons] of Object.entries(this.counts.byDoor())) {
       for (const [reason, n] of Object.entries(reasons)) out[`refused_${snake(door)}_${snake(reason)}`] = n;
@@ -178,7 +216,8 @@ export class Admission implements Service, DoorHost {
 
   private tick(): void {
     const now = this.clock.now();
-    this.api.sweep(now);
+    this.http.sweep(now);
+    this.https.sweep(now);
     this.hellos.sweep(now);
     this.newObjects.sweep(now);
     this.enrolments.sweep(now);

@@ -13,11 +13,14 @@ import type { DoorName, RefusalReason } from './refusals.js';
 import type { PooledSocket, SocketPool } from './socket-pool.js';
 import { RateTable, type Rate } from './rate-table.js';
 
+/** Whose sources a door serves first: devices' (the receivers) or logged-in users' (the API). */
+export type Standing = 'devices' | 'users';
+
 /** What a door tells the admission: a refusal to count; the known sources to serve first. */
 export interface DoorHost {
   readonly clock: Clock;
   readonly pool: SocketPool;
-  isKnown(source: string): boolean;
+  isKnown(source: string, standing: Standing): boolean;
   refused(door: DoorName, reason: RefusalReason): void;
 }
 
@@ -28,6 +31,15 @@ export interface SocketDoorLimits {
   readonly total: number;
   /** New sockets of one source; absent: no rate (the pool still bounds them). */
   readonly accepts?: Rate;
+  /** New sockets of all strangers together (the API's TLS handshakes cost CPU); absent: none. */
+  readonly strangerAccepts?: Rate;
+}
+
+export interface SocketDoorOptions {
+  /** Whose sources are served first here (default: devices'). */
+  readonly standing?: Standing;
+  /** Sockets of the shared budget kept for this door while it serves (serving(), socket-pool.ts); absent: none. */
+  readonly floor?: () => number;
 }
 
 /** A socket admitted by a SocketDoor, until release(). */
@@ -50,7 +62,7 @@ class Ticket implements SocketTicket, PooledSocket {
   constructor(
     readonly source: string,
     stranger: boolean,
-    private readonly door: SocketDoor,
+    readonly door: SocketDoor,
     private readonly label: DoorName,
     private readonly onShed: () => void,
   ) {
@@ -82,19 +94,32 @@ class Ticket implements SocketTicket, PooledSocket {
 export class SocketDoor {
   readonly host: DoorHost;
   private readonly name: DoorName;
+  private readonly standing: Standing;
+  private readonly floor: (() => number) | null;
   private readonly limits: () => SocketDoorLimits;
   private readonly bySource = new Map<string, number>();
   private readonly accepts: RateTable;
+  private readonly strangerAccepts: RateTable;
   /** This door's strangers, the longest idle first. */
   private readonly strangers = new Map<Ticket, true>();
   private open = 0;
 
   /** `limits` is read at each accept: a settings change applies to the next socket. */
-  constructor(host: DoorHost, name: DoorName, limits: () => SocketDoorLimits) {
+  constructor(host: DoorHost, name: DoorName, limits: () => SocketDoorLimits, options: SocketDoorOptions = {}) {
     this.host = host;
     this.name = name;
     this.limits = limits;
+    this.standing = options.standing ?? 'devices';
+    this.floor = options.floor ?? null;
     this.accepts = new RateTable(() => this.limits().accepts ?? { perS: 1, burst: 1 });
+    this.strangerAccepts = new RateTable(() => this.limits().strangerAccepts ?? { perS: 1, burst: 1 }, 1);
+  }
+
+  /** The door's listener is up (true) or down (false): its floor is kept in the shared budget, or given back. */
+  serving(up: boolean): void {
+    if (this.floor === null) return;
+    if (up) this.host.pool.reserve(this, this.floor);
+    else this.host.pool.unreserve(this);
   }
 
   /** Sockets open at this door now. */
@@ -109,23 +134,18 @@ export class SocketDoor {
 
   /**
    * A new socket from `source`: its ticket, or why it is refused (counted). `onShed` closes the
-   * socket when the pool sheds it for a newcomer. `label` names the door in the counts (the API's
-   * one door serves the HTTP and the HTTPS listener). `known`: the caller knows the socket is no
+   * socket when the pool sheds it for a newcomer. `known`: the caller knows the socket is no
    * stranger whatever its source.
    */
-  admit(
-    source: string,
-    onShed: () => void,
-    options: { label?: DoorName; known?: boolean } = {},
-  ): SocketTicket | RefusalReason {
-    const label = options.label ?? this.name;
+  admit(source: string, onShed: () => void, options: { known?: boolean } = {}): SocketTicket | RefusalReason {
+    const label = this.name;
     const limits = this.limits();
-    const refusal = this.check(source, limits);
+    const stranger = !(options.known ?? false) && !this.host.isKnown(source, this.standing);
+    const refusal = this.check(source, limits, stranger);
     if (refusal !== null) {
       this.host.refused(label, refusal);
       return refusal;
     }
-    const stranger = !(options.known ?? false) && !this.host.isKnown(source);
     // A full door makes room the pool's way: its longest-idle stranger goes; no stranger, no room.
     if (this.open >= limits.total) {
       const victim = this.strangers.keys().next().value;
@@ -141,7 +161,9 @@ export class SocketDoor {
       this.host.refused(label, pooled);
       return pooled;
     }
-    if (limits.accepts) this.accepts.take(source, this.host.clock.now());
+    const now = this.host.clock.now();
+    if (limits.accepts) this.accepts.take(source, now);
+    if (stranger && limits.strangerAccepts) this.strangerAccepts.take('', now);
     this.open++;
     this.bySource.set(source, (this.bySource.get(source) ?? 0) + 1);
     if (stranger) this.strangers.set(ticket, true);
@@ -181,8 +203,10 @@ export class SocketDoor {
     else this.bySource.set(ticket.source, n);
   }
 
-  private check(source: string, limits: SocketDoorLimits): RefusalReason | null {
-    if (limits.accepts && !this.accepts.has(source, this.host.clock.now())) return 'source-rate';
+  private check(source: string, limits: SocketDoorLimits, stranger: boolean): RefusalReason | null {
+    const now = this.host.clock.now();
+    if (limits.accepts && !this.accepts.has(source, now)) return 'source-rate';
+    if (stranger && limits.strangerAccepts && !this.strangerAccepts.has('', now)) return 'total-rate';
     if ((this.bySource.get(source) ?? 0) >= limits.perSource) return 'source-sockets';
     return null;
   }
@@ -226,7 +250,8 @@ export class RateDoor {
   take(source: string, scope?: string | number): boolean {
     const limits = this.limits();
     const now = this.host.clock.now();
-    const chargeTotal = limits.total !== undefined && !(limits.totalForStrangers && this.host.isKnown(source));
+    const chargeTotal =
+      limits.total !== undefined && !(limits.totalForStrangers && this.host.isKnown(source, 'devices'));
     const scopeKey = limits.perScope !== undefined && scope !== undefined ? String(scope) : null;
     let refusal: RefusalReason | null = null;
     if (!this.sources.has(source, now)) refusal = 'source-rate';

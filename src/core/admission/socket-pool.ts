@@ -8,7 +8,10 @@
  *     carried a valid login), unless it came from a known source (known-sources.ts);
  *   - strangers may fill the budget only up to `strangerCeiling` (the rest is for known sources);
  *   - when a newcomer finds no room, the stranger idle the longest, whatever its door, is shed
- *     for it; trusted sockets are never shed. No stranger to shed: the newcomer is refused.
+ *     for it; trusted sockets are never shed. No stranger to shed: the newcomer is refused;
+ *   - a door may have a floor (the API's listeners, the status output), at most a quarter of the
+ *     budget: the part of it that door does not use is withheld from every other door, so that a
+ *     flood of the receivers can never leave the API without a socket.
  * O(1) per open, per trust and per read of a stranger (a Map kept in order of last activity).
  */
 
@@ -16,6 +19,8 @@
 export interface PooledSocket {
   /** The source key (source-key.ts) it is counted under. */
   readonly source: string;
+  /** The door it came through (its floor and its count). */
+  readonly door: object;
   /** Close it now: it is shed for a newcomer. */
   shed(): void;
 }
@@ -32,6 +37,8 @@ export class SocketPool {
   /** Strangers, the longest idle first. */
   private readonly strangers = new Map<PooledSocket, true>();
   private readonly bySource = new Map<string, number>();
+  /** Doors with a floor: the floor (read at each use) and the sockets the door holds. */
+  private readonly floors = new Map<object, { floor: () => number; used: number }>();
 
   constructor(limit: number, perSource: number, knownReservePercent: number) {
     this.configure(limit, perSource, knownReservePercent);
@@ -64,6 +71,26 @@ export class SocketPool {
     return this.strangers.size;
   }
 
+  /** Keeps `floor()` sockets for `door` while it serves: what it does not use, no other door may take. */
+  reserve(door: object, floor: () => number): void {
+    if (!this.floors.has(door)) this.floors.set(door, { floor, used: 0 });
+  }
+
+  /** The door stopped serving (its sockets are closed): its floor is given back. */
+  unreserve(door: object): void {
+    this.floors.delete(door);
+  }
+
+  /** Sockets withheld from `door`: the unused floors of the other doors. */
+  private withheldFrom(door: object): number {
+    let withheld = 0;
+    const most = this.limitValue >> 2;
+    for (const [other, entry] of this.floors) {
+      if (other !== door) withheld += Math.max(0, Math.min(entry.floor(), most) - entry.used);
+    }
+    return withheld;
+  }
+
   /** Sockets of one source now, every door together. */
   ofSource(source: string): number {
     return this.bySource.get(source) ?? 0;
@@ -76,8 +103,11 @@ export class SocketPool {
   admit(socket: PooledSocket, stranger: boolean, onShed?: (victim: PooledSocket) => void): PoolRefusal | null {
     const fromSource = this.bySource.get(socket.source) ?? 0;
     if (fromSource >= this.perSourceValue) return 'source-sockets';
-    const ceiling = stranger ? this.ceiling : this.limitValue;
-    if (this.open >= ceiling) {
+    const floor = this.floors.get(socket.door);
+    // Within its floor a door needs no room from anyone: the others were kept out of it.
+    const withinFloor = floor !== undefined && floor.used < Math.min(floor.floor(), this.limitValue >> 2);
+    const ceiling = (stranger ? this.ceiling : this.limitValue) - this.withheldFrom(socket.door);
+    if (!withinFloor && this.open >= ceiling) {
       const victim = this.strangers.keys().next().value;
       if (victim === undefined) return 'sockets-full';
       this.release(victim);
@@ -85,6 +115,7 @@ export class SocketPool {
       victim.shed();
     }
     this.open++;
+    if (floor) floor.used++;
     this.members.add(socket);
     this.bySource.set(socket.source, (this.bySource.get(socket.source) ?? 0) + 1);
     if (stranger) this.strangers.set(socket, true);
@@ -109,6 +140,8 @@ export class SocketPool {
   release(socket: PooledSocket): void {
     if (!this.members.delete(socket)) return;
     this.open--;
+    const floor = this.floors.get(socket.door);
+    if (floor) floor.used--;
     this.strangers.delete(socket);
     const n = (this.bySource.get(socket.source) ?? 1) - 1;
     if (n <= 0) this.bySource.delete(socket.source);
