@@ -109,7 +109,7 @@ export async function loadSettings(ctx: StartContext, { store }: DiskPhase): Pro
   const init = await initialiseDataDir({ dataDir, settings, grants: store.write.grants, logger: logger.child('init') });
   ctx.initialised(init);
   if (init.initialised) ctx.options.announce?.(firstStartBanner(init));
-  // The clear-text first password goes once it no longer opens the first account (#28.13).
+  // The clear-text first password goes once it no longer opens the first account (docs/security.md "Initial password file").
   await ctx.start(new InitialPasswordWatch({ dataDir, settings, logger: logger.child('init') }));
   // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
   await ctx.start(new FirstBootReporter(dataDir, ctx.health));

@@ -34,6 +34,7 @@ const REJECT_REASONS: Readonly<Record<string, string>> = {
   first_frame_timeouts: 'first_frame_timeout',
   rate_limited: 'source_datagram_rate',
   replies_withheld: 'reply_withheld',
+  refused_new_object: 'new_object',
 };
 
 /** Receiver figures counting frames that showed a tolerated DC-09 deviation (docs/dc09.md "Tolerances"), by quirk. */
