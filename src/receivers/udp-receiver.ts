@@ -81,14 +81,14 @@ export class UdpReceiver implements Service {
     const rate = settings.max_datagrams_per_source_per_s ?? SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s;
     const admission = deps.admission;
     // Two seconds' worth at once: a device's retransmissions and a NAT's worth of panels after an outage.
-    this.door = admission.rateDoor('udp', () => {
-      const strangers = admission.limits().udp_stranger_datagrams_per_s;
-      return {
+    this.door = admission.rateDoor(
+      'udp',
+      admission.derived((limits) => ({
         perSource: { perS: rate, burst: rate * 2 },
-        total: { perS: strangers, burst: strangers * 2 },
+        total: { perS: limits.udp_stranger_datagrams_per_s, burst: limits.udp_stranger_datagrams_per_s * 2 },
         totalForStrangers: true,
-      };
-    });
+      })),
+    );
     this.rules = new Dc09Rules('udp', settings);
     this.name = this.rules.healthName;
     this.deps = deps;

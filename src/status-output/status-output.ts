@@ -117,11 +117,11 @@ export class StatusOutput implements Service {
     const total = options.maxClients ?? DEFAULT_MAX_CLIENTS;
     this.door = admission.socketDoor(
       'status-output',
-      () => ({
+      admission.derived((limits) => ({
         perSource: Math.min(total, MAX_CLIENTS_PER_SOURCE),
         total,
-        accepts: perMinute(admission.limits().status_output_connects_per_source_per_min),
-      }),
+        accepts: perMinute(limits.status_output_connects_per_source_per_min),
+      })),
       // Its clients keep their share of the budget; a dashboard's source is trusted once it proves the key.
       { standing: 'users', floor: () => total },
     );

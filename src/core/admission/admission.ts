@@ -103,43 +103,66 @@ export class Admission implements Service, DoorHost {
       l.max_sockets_per_source,
       l.known_reserve_percent,
     );
-    const api = (tls: boolean) => (): SocketDoorLimits => {
-      const limits = this.limits();
-      const strangers = limits.api_stranger_accepts_per_s;
-      return {
-        perSource: limits.api_max_sockets_per_source,
-        total: limits.api_max_sockets,
-        accepts: perMinute(limits.api_accepts_per_source_per_min),
-        // One second's worth at once: a browser's parallel connections fit, a burst of handshakes does not stall the loop.
-        ...(tls ? { strangerAccepts: { perS: strangers, burst: strangers } } : {}),
-      };
-    };
+    const api = (tls: boolean) =>
+      this.derived((limits): SocketDoorLimits => {
+        const strangers = limits.api_stranger_accepts_per_s;
+        return {
+          perSource: limits.api_max_sockets_per_source,
+          total: limits.api_max_sockets,
+          accepts: perMinute(limits.api_accepts_per_source_per_min),
+          acceptsForStrangersOnly: true,
+          // One second's worth at once: a browser's parallel connections fit, a burst of handshakes does not stall the loop.
+          ...(tls ? { strangerAccepts: { perS: strangers, burst: strangers } } : {}),
+        };
+      });
     // Each listener keeps its share of the budget: no flood of the receivers leaves the API without a socket.
     const apiFloor = { standing: 'users' as const, floor: () => this.limits().api_max_sockets };
     this.http = this.socketDoor('http', api(false), apiFloor);
     this.https = this.socketDoor('https', api(true), apiFloor);
-    this.hellos = this.rateDoor('link', () => {
-      const limits = this.limits();
-      const strangers = limits.link_stranger_hellos_per_s;
-      return {
+    this.hellos = this.rateDoor(
+      'link',
+      this.derived((limits) => ({
         perSource: perMinute(limits.link_hellos_per_source_per_min),
-        total: { perS: strangers, burst: strangers * 2 },
+        total: { perS: limits.link_stranger_hellos_per_s, burst: limits.link_stranger_hellos_per_s * 2 },
         totalForStrangers: true,
-      };
-    });
-    this.newObjects = this.rateDoor('new-object', () => ({
-      perSource: perHour(this.limits().new_objects_per_source_per_hour),
-      perScope: perHour(this.limits().new_objects_per_receiver_per_hour),
-      total: perHour(this.limits().new_objects_per_hour),
-    }));
-    this.enrolments = this.rateDoor('enrolment', () => ({
-      perSource: perHour(this.limits().enrolments_per_source_per_hour),
-      total: perHour(this.limits().enrolments_per_hour),
-    }));
+      })),
+    );
+    this.newObjects = this.rateDoor(
+      'new-object',
+      this.derived((limits) => ({
+        perSource: perHour(limits.new_objects_per_source_per_hour),
+        perScope: perHour(limits.new_objects_per_receiver_per_hour),
+        total: perHour(limits.new_objects_per_hour),
+      })),
+    );
+    this.enrolments = this.rateDoor(
+      'enrolment',
+      this.derived((limits) => ({
+        perSource: perHour(limits.enrolments_per_source_per_hour),
+        total: perHour(limits.enrolments_per_hour),
+      })),
+    );
   }
 
   limits(): AdmissionLimits {
     return this.deps.limits();
+  }
+
+  /**
+   * A door's limits made from the section, made again only when the section changed (the settings hand
+   * out one frozen object until a save): doors read their limits for every datagram and socket.
+   */
+  derived<T>(build: (limits: AdmissionLimits) => T): () => T {
+    let from: AdmissionLimits | null = null;
+    let made: T;
+    return () => {
+      const limits = this.deps.limits();
+      if (limits !== from) {
+        from = limits;
+        made = build(limits);
+      }
+      return made;
+    };
   }
 
   /** A door with sockets and limits of its own (a TCP receiver, the status output). */

@@ -31,6 +31,8 @@ export interface SocketDoorLimits {
   readonly total: number;
   /** New sockets of one source; absent: no rate (the pool still bounds them). */
   readonly accepts?: Rate;
+  /** The per-source rate holds strangers only (the API: a logged-in user's script may open what it needs). */
+  readonly acceptsForStrangersOnly?: boolean;
   /** New sockets of all strangers together (the API's TLS handshakes cost CPU); absent: none. */
   readonly strangerAccepts?: Rate;
 }
@@ -162,7 +164,7 @@ export class SocketDoor {
       return pooled;
     }
     const now = this.host.clock.now();
-    if (limits.accepts) this.accepts.take(source, now);
+    if (limits.accepts && (stranger || !limits.acceptsForStrangersOnly)) this.accepts.take(source, now);
     if (stranger && limits.strangerAccepts) this.strangerAccepts.take('', now);
     this.open++;
     this.bySource.set(source, (this.bySource.get(source) ?? 0) + 1);
@@ -205,7 +207,8 @@ export class SocketDoor {
 
   private check(source: string, limits: SocketDoorLimits, stranger: boolean): RefusalReason | null {
     const now = this.host.clock.now();
-    if (limits.accepts && !this.accepts.has(source, now)) return 'source-rate';
+    const rated = limits.accepts !== undefined && (stranger || !limits.acceptsForStrangersOnly);
+    if (rated && !this.accepts.has(source, now)) return 'source-rate';
     if (stranger && limits.strangerAccepts && !this.strangerAccepts.has('', now)) return 'total-rate';
     if ((this.bySource.get(source) ?? 0) >= limits.perSource) return 'source-sockets';
     return null;
