@@ -30,6 +30,19 @@ const FLEET_FROM_ONE_HOST: Record<string, Record<string, number>> = {
   udp: { max_datagrams_per_source_per_s: 100_000 },
 };
 
+/** The admission budget (docs/security.md "Admission"), meant for strangers, is opened for a bench's fleet likewise. */
+const ADMISSION_FOR_A_FLEET_FROM_ONE_HOST: Record<string, number> = {
+  max_sockets_per_source: 1_000_000,
+  udp_stranger_datagrams_per_s: 1_000_000,
+  link_hellos_per_source_per_min: 100_000,
+  link_stranger_hellos_per_s: 100_000,
+  new_objects_per_source_per_hour: 1_000_000,
+  new_objects_per_receiver_per_hour: 1_000_000,
+  new_objects_per_hour: 1_000_000,
+  enrolments_per_source_per_hour: 100_000,
+  enrolments_per_hour: 1_000_000,
+};
+
 function list(kind: 'tcp' | 'udp', specs: readonly ReceiverSpec[]): Record<string, unknown>[] {
   return specs.map((r) => ({
     id: r.id,
@@ -48,6 +61,7 @@ export async function seedReceivers(dataDir: string, spec: SeedSpec): Promise<vo
     const settings = new SettingsService({ store: store, env: defaultValidationEnv(), logger: silentLogger });
     await settings.start();
     const result = await settings.update({
+      admission: ADMISSION_FOR_A_FLEET_FROM_ONE_HOST,
       receivers: { tcp_receivers: list('tcp', spec.tcp), udp_receivers: list('udp', spec.udp) },
     });
     await settings.stop();
