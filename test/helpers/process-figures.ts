@@ -39,3 +39,34 @@ export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
+
+/**
+ * Milliseconds the process's threads have spent runnable but waiting for a CPU (the second field of
+ * each thread's /proc/<pid>/task/<tid>/schedstat); null when the process is gone or the kernel keeps
+ * no scheduler statistics. The difference over a run tells how much of its latency was the machine's.
+ */
+export function runQueueWaitMs(pid: number): number | null {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const fields = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(/\s+/);
+      ns += Number(fields[1] ?? 0);
+    }
+    return Math.round(ns / 1e6);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Datagrams the kernel dropped at the IPv4 UDP socket bound to `port` because its receive buffer was
+ * full (the `drops` column of /proc/net/udp); null when no socket is bound there.
+ */
+export function udpSocketDrops(port: number): number | null {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const line of readFileSync('/proc/net/udp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1]?.endsWith(`:${hexPort}`)) return Number(fields[12]);
+  }
+  return null;
+}

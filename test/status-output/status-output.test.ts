@@ -196,10 +196,11 @@ test('a client that stops reading is dropped at its bound; publish never waits a
     let published = 0;
     let slowestPublishMs = 0;
     // Bounded: the kernel buffers of a loopback socket hold a few MB; 400k frames are far more.
+    // The slow client never reads in this loop: a publish that waited for it would never return.
     for (let round = 0; round < 4000 && h.output.stats.droppedClients === 0; round++) {
       for (let i = 0; i < 100; i++) {
         const started = performance.now();
-        h.output.publish(change(++published));
+        assert.is(h.output.publish(change(++published)), undefined, 'publish returns at once, nothing to await');
         slowestPublishMs = Math.max(slowestPublishMs, performance.now() - started);
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -210,7 +211,10 @@ test('a client that stops reading is dropped at its bound; publish never waits a
     slow.socket.resume();
     await waitFor(() => slow.closed, 5000);
     assert.equal(h.health.get('status-output')?.metrics.dropped_clients, 1);
-    assert.ok(slowestPublishMs < 50, `a publish took ${slowestPublishMs} ms`);
+    // A publish encodes one frame and hands it over (microseconds); the bound is generous so that a
+    // machine loaded far beyond its cores cannot fail it, while work per publish that grew with a
+    // client's backlog would.
+    assert.ok(slowestPublishMs < 1000, `a publish took ${slowestPublishMs.toFixed(1)} ms`);
     await waitFor(() => fast.frames.length === published + 1, 10_000);
     assert.ok(
       fast.frames.slice(1).every((f, i) => f?.object_id === i + 1),
@@ -303,19 +307,27 @@ test('encrypted: a client without the key gets one challenge frame, no object, a
 test('a snapshot of 10,000 objects goes out in slices: eight encrypted clients connecting at once never stall the event loop', async () => {
   const objects = Array.from({ length: 10_000 }, (_, i) => change(i + 1, 'state').object);
   const h = await startOutput({ encryptionKey: KEY, objects: pages(objects) });
+  // A turn of the event loop is measured in CPU time of this process, not wall time: on a machine
+  // loaded beyond its cores the process waits for a core between turns, which no code of the output
+  // can change; the CPU one turn spends is what a snapshot at once would make long.
+  const cpuMs = (): number => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
   let longest = 0;
-  let last = performance.now();
+  let last = cpuMs();
   const probe = setInterval(() => {
-    const now = performance.now();
+    const now = cpuMs();
     longest = Math.max(longest, now - last);
     last = now;
   }, 5);
   try {
     // The clients count lines only: decrypting 80,000 frames here would be this process's own stall.
     const clients = await Promise.all(Array.from({ length: 8 }, () => client(h.output.port(), KEY, true, KEY, true)));
-    await waitFor(() => clients.every((c) => c.lines === 10_002), 60_000);
-    // One slice is 200 frames (a few ms); the whole snapshot at once was 600-800 ms per client, on an idle machine.
-    assert.ok(longest < 400, `the longest turn of the event loop took ${longest.toFixed(0)} ms`);
+    await waitFor(() => clients.every((c) => c.lines === 10_002), 150_000);
+    // One slice is 200 frames: about 18 ms of CPU for the longest turn on the development VM; the
+    // whole snapshot in one turn (SNAPSHOT_PAGE set to 20,000) takes about 220 ms of CPU there.
+    assert.ok(longest < 100, `the longest turn of the event loop took ${longest.toFixed(0)} ms of CPU`);
     for (const c of clients) c.socket.destroy();
   } finally {
     clearInterval(probe);

@@ -17,11 +17,15 @@ export interface Reporting {
   readonly acked: number[];
   /** ACK latencies in ms, from the first send of each event. */
   readonly latencies: number[];
+  /** For each latency: whether the event was sent more than once (UDP: no ACK within resendMs). */
+  readonly resent: boolean[];
   /** Events that got no ACK within the deadline. */
   unanswered: number;
 }
 
 const ACK_DEADLINE_MS = 5000;
+/** A UDP panel sends an unanswered datagram again after this long. */
+export const UDP_RESEND_MS = 2000;
 
 function frame(account: string, n: number): Buffer {
   const { group, zone } = eventFields(n);
@@ -44,6 +48,7 @@ function ackSequence(body: Buffer): number | null {
 abstract class Panel implements Reporting {
   readonly acked: number[] = [];
   readonly latencies: number[] = [];
+  readonly resent: boolean[] = [];
   unanswered = 0;
   private n = 0;
   private waiting: { seq: number; resolve: (ok: boolean) => void } | null = null;
@@ -67,6 +72,7 @@ abstract class Panel implements Reporting {
     const started = performance.now();
     const resend = this.resendMs();
     let timer: NodeJS.Timeout | undefined;
+    let sends = 0;
     const ok = await new Promise<boolean>((resolve) => {
       const finish = (value: boolean): void => {
         clearTimeout(deadline);
@@ -76,6 +82,7 @@ abstract class Panel implements Reporting {
       const deadline = setTimeout(() => finish(false), ACK_DEADLINE_MS);
       this.waiting = { seq: (n % 9999) + 1, resolve: finish };
       const again = (): void => {
+        sends++;
         this.send(bytes);
         if (resend !== null) timer = setTimeout(again, resend);
       };
@@ -85,6 +92,7 @@ abstract class Panel implements Reporting {
     if (ok) {
       this.acked.push(n);
       this.latencies.push(performance.now() - started);
+      this.resent.push(sends > 1);
     } else this.unanswered++;
   }
 
@@ -154,7 +162,7 @@ export class UdpPanel extends Panel {
   }
 
   protected override resendMs(): number {
-    return 2000;
+    return UDP_RESEND_MS;
   }
 
   close(): void {
