@@ -106,7 +106,7 @@ export class UdpReceiver implements Service {
     const healthName = this.rules.healthName;
     health.report(healthName, 'receiver', 'starting', null);
     // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
-    // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
+    // kernel caps it at net.core.rmem_max (raise that on the appliance, docs/receivers.md).
     const socket = createSocket({
       type: isIPv6(bindAddress) ? 'udp6' : 'udp4',
       recvBufferSize: UDP_RECEIVE_BUFFER_BYTES,

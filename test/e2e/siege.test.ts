@@ -20,11 +20,13 @@
  *
  * A box runs the gateway and nothing else; this machine runs other suites, builds and benches beside it.
  * So the test process (the devices and the prober) and the gateway it starts take nice -10 where the
- * test may (root, as .ci/run runs it), ahead of whatever else the machine runs, and the attacker runs
- * 10 below them: the machine's other load is not the siege's. The figures say the nice level, the load
- * average and how long the gateway's threads waited for a CPU.
+ * test may (root, as .ci/run runs it), and the attacker runs 10 below them; the gateway runs in a session
+ * of its own whose autogroup (the unit the kernel shares CPU between, sessions against sessions, when
+ * sched_autogroup is on) gets nice -10 too: the machine's other load is not the siege's. The figures say
+ * the nice levels, the load average and how long the gateway's threads waited for a CPU.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { getPriority, loadavg, setPriority } from 'node:os';
 import { test } from 'uvu';
@@ -62,6 +64,22 @@ function aheadOfTheMachine(): number {
   }
   return getPriority();
 }
+
+/** The autogroup of `pid` at nice -10, where permitted; what /proc then says of it. */
+function autogroupAhead(pid: number): string {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, '-10');
+  } catch {
+    // Not permitted, or no autogroups: the process's own nice level is all there is.
+  }
+  try {
+    return readFileSync(`/proc/${pid}/autogroup`, 'utf8').trim();
+  } catch {
+    return 'none';
+  }
+}
+
+let gatewayAutogroup = 'none';
 
 function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
@@ -114,8 +132,10 @@ async function serve(dataDir: string, http: number, https: number): Promise<Chil
       '--host',
       LOOPBACK,
     ],
-    { stdio: 'ignore', env: { ...process.env, VIGIL_LOG_LEVEL: 'error' } },
+    // A session of its own: its own autogroup (above).
+    { stdio: 'ignore', env: { ...process.env, VIGIL_LOG_LEVEL: 'error' }, detached: true },
   );
+  gatewayAutogroup = autogroupAhead(child.pid!);
   await waitHealthy(http, 60_000);
   return child;
 }
@@ -252,6 +272,7 @@ test('siege: every door attacked from 60 addresses for 30 s while 100 known devi
       fd_max: fdMax,
       fd_limit: limit,
       nice,
+      gateway_autogroup: gatewayAutogroup,
       load_before: Number(loadBefore.toFixed(1)),
       load_after: Number(loadavg()[0]!.toFixed(1)),
       gateway_cpu_wait_ms: waitBefore !== null && waitAfter !== null ? waitAfter - waitBefore : -1,
