@@ -16,6 +16,7 @@ import type { Settings } from '../settings/schema.js';
 import type { Admission } from '../core/admission/admission.js';
 import { feedFromIngest, snapshotSource, type StatusSink } from '../status-output/feed.js';
 import { StatusOutput } from '../status-output/status-output.js';
+import type { FleetReport } from '../store/mysql-sync/remote-schema-v3.js';
 import { MysqlSync } from '../store/mysql-sync/mysql-sync.js';
 import { syncedEventFloor } from '../store/mysql-sync/replicate.js';
 import type { Store } from '../store/store.js';
@@ -40,6 +41,8 @@ export interface HousekeepingDeps {
   readonly admission: Admission;
   /** Retention deleted objects (the receivers' new-object index reads them again). */
   readonly onObjectsDeleted?: () => void;
+  /** The box's system updates for the mirror's `installations` (docs/updates.md "Watching a rollout"). */
+  readonly fleetReport?: () => FleetReport | null;
 }
 
 export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
@@ -91,6 +94,7 @@ export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
         target: database,
         installationName: current.general.instance_name,
         version: readVersion(),
+        ...(deps.fleetReport ? { fleetReport: deps.fleetReport } : {}),
         health,
         logger: logger.child('mysql-sync'),
         clock,

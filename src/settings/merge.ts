@@ -18,6 +18,7 @@ const OBJECT_SECTIONS = [
   'general',
   'receivers',
   'tracker',
+  'updates',
 ] as const;
 const ARRAY_SECTIONS = ['ignorable_startup_events', 'internal_events', 'outputs'] as const;
 

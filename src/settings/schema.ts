@@ -29,6 +29,7 @@ import { hwSchema, hwUpdateSchema } from './schema-hw.js';
 import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
 import { admissionEntries } from './schema-admission.js';
+import { updatesEntries } from './schema-updates.js';
 import { USER_SCOPES } from '../auth/scopes.js';
 
 /**
@@ -161,6 +162,7 @@ export const SettingsSchema = obj({
   outputs: v.optional(list(outputSchema), []),
   receivers: v.optional(obj(receiversEntries), {}),
   tracker: v.optional(obj(trackerEntries), {}),
+  updates: v.optional(obj(updatesEntries), {}),
   users: v.optional(list(storedUserSchema), []),
 });
 
@@ -184,6 +186,7 @@ export const SettingsUpdateSchema = obj({
   outputs: v.optional(list(outputSchema)),
   receivers: v.optional(obj(optionalEntries(receiversEntries))),
   tracker: v.optional(obj(optionalEntries(trackerEntries))),
+  updates: v.optional(obj(optionalEntries(updatesEntries))),
   users: v.optional(list(updateUserSchema)),
 });
 
@@ -196,6 +199,7 @@ export type DeviceStatusOutputSettings = Settings['device_status_output'];
 export type GeneralSettings = Settings['general'];
 export type HwLedsSettings = Settings['hw']['leds'];
 export type TrackerSettings = Settings['tracker'];
+export type UpdatesSettings = Settings['updates'];
 export type ReceiversSettings = Settings['receivers'];
 export type IgnorableStartupEvent = v.InferOutput<typeof ignorableStartupEventSchema>;
 export type InternalEventSettings = v.InferOutput<typeof internalEventSchema>;
