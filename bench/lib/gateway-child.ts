@@ -96,7 +96,7 @@ export interface GatewayChild {
   readonly pid: number;
   readonly httpPort: number;
   readonly dataDir: string;
-  /** JWT with settings, restart_services, device_control and omit_mpass. */
+  /** JWT with settings, restart_services, device_control, omit_mpass and metrics. */
   readonly token: string;
   /** Resident set size of the gateway process in KiB (/proc/<pid>/status VmRSS). */
   rssKiB(): number;
@@ -122,6 +122,8 @@ export interface GatewayChildOptions {
   readonly nodeArgs?: readonly string[];
   /** Each line the gateway writes to stdout or stderr, as it comes (the tail is kept either way). */
   readonly onOutputLine?: (line: string) => void;
+  /** Added to the gateway's environment (slowsync.ts flushEnv: the flush latency of its storage). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 function readProc(pid: number, file: string): string {
@@ -177,7 +179,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
   const stdout = onLine ? 'pipe' : 'ignore';
   const spawnOptions = {
     stdio: ['ignore', stdout, 'pipe'] as ['ignore', 'pipe' | 'ignore', 'pipe'],
-    env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' },
+    env: { ...process.env, ...options.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' },
   };
   const child: ChildProcess = pinned
     ? spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...serveArgs], spawnOptions)
@@ -231,7 +233,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
           '--data-dir',
           dataDir,
           '--scopes',
-          'settings,restart_services,device_control,omit_mpass',
+          'settings,restart_services,device_control,omit_mpass,metrics',
           '--minutes',
           '600',
         ],

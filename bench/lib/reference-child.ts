@@ -2,7 +2,8 @@
  * A reference receiver of the ingest bench (store-nothing.ts, store-minimal.ts) in its own process,
  * pinned to `cpu` when given, shaped like a gateway child so runPhase drives it like the gateway.
  * BENCH_CPU_PROF=<dir> writes a .cpuprofile per thread, as for the gateway (gateway-child.ts).
- * The child prints one line when it listens; `cleanup` runs after it has stopped (or failed to start).
+ * The child prints one line when it listens; `cleanup` runs after it has stopped (or failed to start);
+ * `env` is added to its environment (slowsync.ts flushEnv).
  */
 import { spawn } from 'node:child_process';
 import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
@@ -17,15 +18,18 @@ export async function startReferenceChild(
   args: readonly string[],
   cpu: number | null,
   cleanup: () => void = () => undefined,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<GatewayChild> {
   const profDir = process.env.BENCH_CPU_PROF;
   const nodeArgs = [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), script, ...args];
+  const options = {
+    stdio: ['ignore', 'pipe', 'inherit'] as ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env },
+  };
   const child =
     cpu === null
-      ? spawn(process.execPath, nodeArgs, { stdio: ['ignore', 'pipe', 'inherit'] })
-      : spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...nodeArgs], {
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
+      ? spawn(process.execPath, nodeArgs, options)
+      : spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...nodeArgs], options);
   const pid = child.pid!;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));
