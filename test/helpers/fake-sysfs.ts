@@ -46,11 +46,12 @@ while :; do
   done < "$dir/.chips"
   if [ -z "$ok" ]; then echo "refused $n" >> "$dir/.log"; continue; fi
   # The kernel's line directory appears whole: built aside and renamed into place, so a driver that
-  # polls for it never finds a value file before its initial 0 is written (and then overwritten).
+  # polls for it never finds a value file before its initial 0 is written (and then overwritten). The
+  # export is logged before the directory appears: a test that saw the driver return reads it logged.
   tmp="$dir/.gpio$n.new"; rm -rf "$tmp"; mkdir -p "$tmp"
   echo in > "$tmp/direction"; echo 0 > "$tmp/value"; echo 0 > "$tmp/active_low"; echo none > "$tmp/edge"
-  if [ -d "$dir/gpio$n" ]; then rm -rf "$tmp"; else mv "$tmp" "$dir/gpio$n"; fi
   echo "export $n" >> "$dir/.log"
+  if [ -d "$dir/gpio$n" ]; then rm -rf "$tmp"; else mv "$tmp" "$dir/gpio$n"; fi
 done
 `;
 
