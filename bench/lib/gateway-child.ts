@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTicks, writeBytes } from './proc-io.js';
-import { seedReceivers, type SeedSpec } from './seed-settings.js';
+import { seedGateway, seedReceivers, type GatewaySeed, type SeedSpec } from './seed-settings.js';
 import { tool } from '../../test/helpers/system-tools.js';
 
 /** BENCH_GATEWAY_CLI=<path to dist/src/cli.js of another build>: measure that build with this bench (before/after runs). */
@@ -110,6 +110,8 @@ export interface GatewayChild {
 
 export interface GatewayChildOptions {
   readonly receivers: SeedSpec;
+  /** More to write before the first start (seed-settings.ts seedGateway: limits, outputs, known objects). */
+  readonly seed?: Omit<GatewaySeed, keyof SeedSpec>;
   /**
    * Another build to run (a tree built with `npm run build`): its dist/src/cli.js, seeded with its
    * own dist/bench/lib/seed-settings.js (its settings schema may differ from this build's).
@@ -152,7 +154,8 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
         }
       ).seedReceivers
     : seedReceivers;
-  await seed(dataDir, options.receivers);
+  if (options.seed) await seedGateway(dataDir, { ...options.receivers, ...options.seed });
+  else await seed(dataDir, options.receivers);
   const httpPort = await freePort();
   const nodeArgs: string[] = [
     ...(options.nodeArgs ?? []),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../../src/core/logger.js';
-import { BatchGate, MAX_SKIP } from '../../src/ingest/batch-gate.js';
+import { BatchGate, GATHER_CAP_MS, GATHER_COMMIT_SHARE, MAX_SKIP } from '../../src/ingest/batch-gate.js';
 import { EventIngest } from '../../src/ingest/event-ingest.js';
 import { borrowedWriter } from '../../src/writer/wire.js';
 import type { Store } from '../../src/store/store.js';
@@ -131,20 +131,39 @@ function answersAtOnce(gate: BatchGate, commitMs = 1000): number {
 }
 
 test('each miss doubles the answers that send at once; a gather that pays takes one miss back', async () => {
-  // Commits take 1 s (EWMA): only timeouts miss here; the limit is 2 ms.
+  // Commits take 1 s (EWMA): only timeouts miss here; the limit is GATHER_CAP_MS (half a commit, capped).
   const gate = new BatchGate(() => undefined, 2);
   assert.is(gate.answered(2, 0, 1000), false, 'gathers');
-  await sleep(15);
+  await sleep(GATHER_CAP_MS + 15);
   assert.is(gate.stats.timedOut, 1);
   assert.is(answersAtOnce(gate), 1, 'one miss: one answer at once');
   assert.is(gate.answered(2, 0, 1000), false);
-  await sleep(15);
+  await sleep(GATHER_CAP_MS + 15);
   assert.is(answersAtOnce(gate), 2, 'two misses: two');
   assert.is(gate.answered(2, 0, 1000), false);
   assert.ok(gate.full(2), 'filled at once: paid, one miss taken back');
   assert.is(gate.answered(2, 0, 1000), false, 'no skip after a paid gather');
-  await sleep(15);
+  await sleep(GATHER_CAP_MS + 15);
   assert.is(answersAtOnce(gate), 2, 'two misses again (not three: one was taken back; not one: not forgotten)');
+});
+
+test('on slow storage a gather waits up to half a commit (at most GATHER_CAP_MS), never less than its fast limit', async () => {
+  const limitAfter = async (commitMs: number): Promise<number> => {
+    let released = 0;
+    const gate = new BatchGate(() => (released = performance.now()), 1);
+    const armed = performance.now();
+    assert.is(gate.answered(2, 0, commitMs), false);
+    await sleep(GATHER_CAP_MS + 30);
+    assert.is(gate.stats.timedOut, 1);
+    return released - armed;
+  };
+  const fast = await limitAfter(0.3);
+  assert.ok(fast >= 1 && fast < 1 + 15, `fast storage: ${fast.toFixed(1)} ms`);
+  const sd = await limitAfter(12);
+  const share = 12 * GATHER_COMMIT_SHARE;
+  assert.ok(sd >= share && sd < share + 15, `12 ms commits: ${sd.toFixed(1)} ms`);
+  const stalled = await limitAfter(400);
+  assert.ok(stalled >= GATHER_CAP_MS && stalled < GATHER_CAP_MS + 15, `400 ms commits: ${stalled.toFixed(1)} ms`);
 });
 
 /** Keeps the event loop turning without waiting idle (as 100 devices' reads do) until stop() is called. */
