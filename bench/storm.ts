@@ -44,6 +44,8 @@ const ACCOUNT_BASE = '1000';
 const TCP_RECEIVER = 1;
 const OUTPUT_ID = 9;
 const P99_GOAL_MS = 2000;
+/** A progress line this often while the storm runs: who keeps up (the panels starting, the gateway, the automation). */
+const PROGRESS_MS = 5000;
 
 function print(text: string): void {
   process.stdout.write(text + '\n');
@@ -158,12 +160,22 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     ];
     let connectedMs = Number.NaN;
     let done = false;
+    let nextReport = PROGRESS_MS;
+    let lastCpu = cpu0;
     void sim.finished().then(() => (done = true));
     // Every wait below ends: the simulator's own duration bounds the run.
     while (!done) {
       await sleep(50);
       const now = performance.now() - t0;
       peakRss = Math.max(peakRss, gateway.rssKiB());
+      if (now >= nextReport) {
+        const cpu = gateway.cpuSeconds();
+        print(
+          `  t=${(now / 1000).toFixed(0)} s: started ${sim.progress.started}, connected ${s.connected}, sent ${s.eventsSent}, ACKed ${s.eventsAcked}, automation ${peer.lines.length}; gateway ${Math.round(((cpu - lastCpu) / PROGRESS_MS) * 1e5)}% CPU; load ${loadavg()[0]!.toFixed(1)}`,
+        );
+        lastCpu = cpu;
+        nextReport += PROGRESS_MS;
+      }
       if (Number.isNaN(connectedMs) && s.connected >= PANELS) connectedMs = now;
       if (Number.isNaN(waves[0]!.lastAckAt) && s.eventsAcked >= PANELS) {
         // Every loss is ACKed; no restore is due before RESTORE_MS: the histogram so far is the first wave.
