@@ -23,6 +23,23 @@ const STOP_TIMEOUT_MS = 15_000;
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The bench's child processes still running: a bench stopped by a signal ends them too (never orphaned). */
+const children = new Set<ChildProcess>();
+let signalsHandled = false;
+
+/** Counts `child` among the bench's children until it exits; the first call installs the signal handlers. */
+export function trackChild(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (signalsHandled) return;
+  signalsHandled = true;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const c of children) c.kill('SIGTERM');
+      process.exit(130);
+    });
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -203,6 +220,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     }
   }
   const pid = child.pid!;
+  trackChild(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stop = async (): Promise<void> => {

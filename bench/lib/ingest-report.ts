@@ -4,12 +4,16 @@
  * flush latency the run used (BENCH_FSYNC_US, slowsync.ts), Vigil against the flush limit, the
  * durable floor and the store-nothing receiver.
  *
- * The flush limit: every device keeps one message in flight, and a message is ACKed only after the
- * commit that holds it, so a device's cycle is at least one commit plus one round trip, and a fleet
- * of `devices` ACKs at most devices / (commit + round trip) events a second. The commit is the durable
- * floor's time per commit of `devices` rows under the same shim in the same run; the round trip is
- * the store-nothing receiver's cycle at the same fleet (devices / its rate: the codec, the sockets
- * and the simulator with nothing stored).
+ * The flush limit: the most a receiver that commits one flush at a time can ACK when every device
+ * keeps one message in flight and gets its ACK only after the commit that holds it. A commit takes C
+ * (the durable floor's time per commit of `devices` rows, under the same shim in the same run); the
+ * whole fleet takes R to turn its ACKs around into new messages (devices / the store-nothing
+ * receiver's rate at the same fleet: the codec, the sockets and the simulator with nothing stored).
+ * Commits are serial (one file, one writer; an SD card flushes one request at a time), so a device
+ * answered by one commit can be in the next only if that one starts after it came back. If the fleet
+ * comes back within a commit (R ≤ C) the best is to wait for all of it: devices / (C + R) a second;
+ * if not, the best is halves taking turns, each in every other commit: devices / (2 C). So the limit
+ * is devices / (C + min(C, R)), and never more than the store-nothing rate itself.
  */
 import type { FloorResult } from './durable-floor.js';
 import type { PhaseResult } from './run-phase.js';
@@ -122,12 +126,12 @@ function finder(rows: readonly Row[]): Finder {
     );
 }
 
-/** Events/s the fleet could ACK at most with a commit per cycle (module comment); null without its inputs. */
+/** Events/s the fleet could ACK at most, one flush at a time (module comment); null without its inputs. */
 export function flushLimit(vigil: Row, nothing: Row | undefined): number | null {
   if (!vigil.floor || !nothing || nothing.ackedPerS <= 0 || vigil.floor.commitsPerS <= 0) return null;
   const commitS = 1 / vigil.floor.commitsPerS;
   const roundTripS = vigil.devices / nothing.ackedPerS;
-  return Math.round(vigil.devices / (commitS + roundTripS));
+  return Math.round(Math.min(nothing.ackedPerS, vigil.devices / (commitS + Math.min(commitS, roundTripS))));
 }
 
 export function printReport(rows: readonly Row[], last: string, fsyncList: readonly number[]): void {

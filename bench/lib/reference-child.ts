@@ -6,7 +6,7 @@
  * `env` is added to its environment (slowsync.ts flushEnv).
  */
 import { spawn } from 'node:child_process';
-import { procFigures, sleep, type GatewayChild } from './gateway-child.js';
+import { procFigures, sleep, trackChild, type GatewayChild } from './gateway-child.js';
 import { tool } from '../../test/helpers/system-tools.js';
 
 const READY_TIMEOUT_MS = 10_000;
@@ -31,6 +31,7 @@ export async function startReferenceChild(
       ? spawn(process.execPath, nodeArgs, options)
       : spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...nodeArgs], options);
   const pid = child.pid!;
+  trackChild(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = new Promise<boolean>((resolve) => child.stdout!.once('data', () => resolve(true)));
   if (!(await Promise.race([ready, sleep(READY_TIMEOUT_MS).then(() => false)]))) {
