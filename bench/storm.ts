@@ -155,8 +155,8 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     sim.start();
     const s = sim.stats;
     const waves: Wave[] = [
-      { name: 'AC loss', p50: 0, p99: 0, max: 0, lastAckAt: Number.NaN },
-      { name: 'restore', p50: 0, p99: 0, max: 0, lastAckAt: Number.NaN },
+      { name: 'AC loss', p50: Number.NaN, p99: Number.NaN, max: Number.NaN, lastAckAt: Number.NaN },
+      { name: 'restore', p50: Number.NaN, p99: Number.NaN, max: Number.NaN, lastAckAt: Number.NaN },
     ];
     let connectedMs = Number.NaN;
     let done = false;
