@@ -14,7 +14,7 @@ import type { AddressInfo, Server } from 'node:net';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createApp } from '../src/api/app.js';
-import type { NewEvent } from '../src/store/types.js';
+import type { NewEvent } from '../src/core/event-row.js';
 import { ADMIN, START, createHarness } from '../test/api/harness.js';
 import { openSse } from '../test/helpers/sse-client.js';
 

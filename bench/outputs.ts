@@ -23,7 +23,7 @@ import { buildOutput } from '../src/outputs/build-outputs.js';
 import { verifyWebhook } from '../src/outputs/webhook-signature.js';
 import { defaultSiaDc09, defaultWebhook, type OutputSettings } from '../src/settings/schema-outputs.js';
 import { Store } from '../src/store/store.js';
-import type { NewEvent } from '../src/store/types.js';
+import type { NewEvent } from '../src/core/event-row.js';
 import { freePort } from '../test/helpers/net.js';
 import { AutomationClient, type ClientProtocol } from '../test/outputs/helpers/automation-client.js';
 import { Ademco685Peer } from '../test/outputs/helpers/ademco685-peer.js';

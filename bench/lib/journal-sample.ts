@@ -3,7 +3,7 @@
  * SIA-DCS alarm with every column a real one fills, from one of many accounts, raw frame included.
  */
 import { toInsertParams, type EventInsertParams } from '../../src/store/journal-columns.js';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 
 /** `count` distinct rows (account, sequence, port, object id and frame vary). */
 export function sampleJournalRows(count = 256): EventInsertParams[] {

@@ -9,11 +9,10 @@ import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import { type StatusSlot, buildHousekeepingServices } from '../housekeeping/build-services.js';
 import { LedService } from '../leds/led-service.js';
-import { buildOutputs, type ClientRefusal } from '../outputs/build-outputs.js';
+import type { ClientRefusal } from '../outputs/build-outputs.js';
 import { OutputWorkerHost, type WriterConnector } from '../outputs/output-host.js';
 import type { ReceiverRuntime } from '../receivers/receiver-runtime.js';
 import type { Settings } from '../settings/schema.js';
-import { OUTPUT_TYPES } from '../settings/schema-outputs.js';
 import type { SettingsService } from '../settings/settings-service.js';
 import type { Store } from '../store/store.js';
 import { storePath } from '../store/store-path.js';
@@ -47,16 +46,17 @@ export function buildServices(deps: ServicesDeps): Service[] {
   const { receivers, logger } = deps;
   const current = deps.settings.current();
   // Outputs before receivers: started first and stopped last, so what the receivers journal while stopping is
-  // still forwarded. They run in a worker thread with their own SQLite connection; the ingest bus wakes them at
-  // once (docs/outputs.md §Threads, §Outbox).
+  // still forwarded. Every output runs in the output worker with its own SQLite connection; the ingest bus wakes
+  // them at once; a serial output's line stays with this thread's serial port layer (docs/outputs.md §Threads).
   const outputs = new OutputWorkerHost({
     dbPath: storePath(deps.dataDir),
     writer: deps.writer,
-    outputs: current.outputs.filter((o) => o.type !== OUTPUT_TYPES.com),
+    outputs: current.outputs,
     instanceName: current.general.instance_name,
     health: deps.health,
     logger,
     onEventStored: deps.onEventStored,
+    serialLines: deps.serialLines,
     ...(deps.onClientRefused ? { onClientRefused: deps.onClientRefused } : {}),
   });
   // Device status output, retention job, MySQL sync (docs/status-output.md, docs/retention.md, docs/mysql-sync.md).
@@ -76,20 +76,7 @@ export function buildServices(deps: ServicesDeps): Service[] {
     open: () => openLamps(current.hw.leds, deps.sysfsRoot),
     logger: logger.child('leds'),
   });
-  // Serial (type 3) outputs run on this thread: serialport's native poller cannot serve two threads of one process
-  // (a port in the worker crashed the process while ports were open here; docs/outputs.md §Serial).
-  const serialOutputs = buildOutputs(
-    current.outputs.filter((o) => o.type === OUTPUT_TYPES.com),
-    {
-      store: deps.store,
-      health: deps.health,
-      logger: logger.child('outputs'),
-      clock: deps.clock,
-      serial: deps.serialLines,
-      onEventStored: deps.onEventStored,
-    },
-  );
-  return [leds, outputs, ...serialOutputs, ...housekeeping, ...receivers.build(current.receivers)];
+  return [leds, outputs, ...housekeeping, ...receivers.build(current.receivers)];
 }
 
 /** Ports below 1024 fail to bind without CAP_NET_BIND_SERVICE: say so, with the fix (docs/watchdog.md §Capabilities). */

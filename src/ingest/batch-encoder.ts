@@ -6,11 +6,11 @@
  * belongs to, and so its rows' startup flags, is decided by the writer only.
  */
 import { DEFAULT_SESSION_LOG_COUNT } from '../settings/schema.js';
-import type { NewEvent } from '../store/types.js';
+import { wireRow, type WireRow } from '../store/journal-columns.js';
+import type { NewEvent } from '../core/event-row.js';
 import type { StartupRules } from '../writer/startup-events.js';
 import { journalRow } from './journal-row.js';
 import type { FrameItem, HelloItem, IngestItem, IngestSink, LinkedDevice, SessionLog } from './types.js';
-import { wireRow, type WireRow } from '../store/journal-columns.js';
 import type { WireBatch, WireFrame, WireOp, WireSession } from '../writer/wire.js';
 
 export type Op =

@@ -1,5 +1,5 @@
 /**
- * Group commit, pipelined (docs/writer.md §Group commit). Every receiver connection submits its
+ * Group commit, pipelined (docs/writer.md §The commit cycle). Every receiver connection submits its
  * ACKable frames here; what is queued during one turn of the event loop, from all connections,
  * becomes ONE batch for the writer thread (src/writer/) on the next setImmediate (at once when the
  * queue is large or fills a gather, batch-gate.ts). While the writer commits batch k, this thread keeps parsing and queues batch

@@ -6,7 +6,7 @@
  * (for an encrypted message: the ciphertext frame).
  */
 import type { DecodedEvent } from '../protocols/dc09/handler.js';
-import type { NewEvent } from '../store/types.js';
+import type { NewEvent } from '../core/event-row.js';
 import type { FrameItem } from './types.js';
 
 /**

@@ -3,7 +3,8 @@
  * announces on its bus once a transaction has committed (docs/receivers.md §Group commit).
  */
 import type { DecodedEvent } from '../protocols/dc09/handler.js';
-import type { NewEvent, ObjectRecord, ReceiverKind } from '../store/types.js';
+import type { ObjectRecord, ReceiverKind } from '../store/types.js';
+import type { NewEvent } from '../core/event-row.js';
 
 export interface ReceiverRef {
   readonly id: number;

@@ -4,7 +4,8 @@
  */
 import { ALWAYS_JOURNALED, DEFAULT_INTERNAL_EVENTS } from '../settings/internal-events.js';
 import type { InternalEventSettings, InternalEventType } from '../settings/schema.js';
-import type { NewEvent, ReceiverKind } from '../store/types.js';
+import type { ReceiverKind } from '../store/types.js';
+import type { NewEvent } from '../core/event-row.js';
 
 /** `events.protocol` of every internal event. */
 export const INTERNAL_PROTOCOL = 'INTERNAL';

@@ -9,7 +9,8 @@
  */
 import type { TypedBus } from '../core/bus.js';
 import type { IngestEvents } from '../ingest/types.js';
-import type { NewEvent, StoredEventRef } from '../store/types.js';
+import type { StoredEventRef } from '../store/types.js';
+import type { NewEvent } from '../core/event-row.js';
 import type { InternalEventJournal } from './recorder.js';
 
 /** The journal's append as a command to the store's one writer (`store.write.events`). */

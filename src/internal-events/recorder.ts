@@ -13,7 +13,7 @@ import { describeError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { InternalEventSettings, InternalEventType } from '../settings/schema.js';
-import type { NewEvent } from '../store/types.js';
+import type { NewEvent } from '../core/event-row.js';
 import { buildInternalEvent, findInternalEvent, type EventSubject } from './catalog.js';
 
 /** Where internal events are journaled: the ingest's group commit (or the journal in tests). */

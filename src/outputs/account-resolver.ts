@@ -6,7 +6,8 @@
  * Resolved when the event is SENT, not when it was journaled: an override set during an outage applies to the
  * backlog too, and a device that is re-identified later needs no rewrite of the journal.
  */
-import type { ObjectRecord, StoredEvent } from '../store/types.js';
+import type { ObjectRecord } from '../store/types.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 export interface AccountLookups {
   readonly objects: { get(id: number): ObjectRecord | null };

@@ -11,13 +11,7 @@ import { parseKey, type RandomBytes } from '../protocols/dc09/index.js';
 import { parseHostPort } from '../settings/fields.js';
 import { parseWebhookUrl } from '../settings/webhook-url.js';
 import { parseListenAddress } from '../settings/tcp-server-check.js';
-import {
-  OUTPUT_TYPES,
-  defaultOutputSerial,
-  defaultTcpServer,
-  defaultWebhook,
-  type OutputSettings,
-} from '../settings/schema-outputs.js';
+import { OUTPUT_TYPES, defaultTcpServer, defaultWebhook, type OutputSettings } from '../settings/schema-outputs.js';
 import type { ObjectRecord } from '../store/types.js';
 import { createAccountResolver, oidAccount } from './account-resolver.js';
 import type { ByteLink } from './byte-link.js';
@@ -26,15 +20,17 @@ import { Dc09Driver } from './dc09-driver.js';
 import { createEventFilter } from './event-filter.js';
 import { JsonDriver } from './json-driver.js';
 import { Outbox, type OutboxCursorWrites, type OutboxCursors, type OutboxJournal } from './outbox.js';
-import { OutputService } from './output-service.js';
+import { LinkDelivery } from './link-delivery.js';
+import { OutputRunner, type DeliveryStrategy } from './output-runner.js';
 import { outputTimings, type OutputTimings } from './output-timings.js';
-import { SerialLink } from './serial-link.js';
+import type { ProtocolDriver } from './protocol-driver.js';
+import { SerialLink, outputLineOptions } from './serial-link.js';
 import { createStreamDriver, isStreamProtocol, protocolLabel } from './stream-driver.js';
 import { TcpLink } from './tcp-link.js';
 import { TcpServerLink } from './tcp-server-link.js';
 import { UdpLink } from './udp-link.js';
 import { UnavailableOutput } from './unavailable-output.js';
-import { WebhookOutput } from './webhook-output.js';
+import { WebhookDelivery } from './webhook-delivery.js';
 
 export interface OutputStore {
   readonly events: OutboxJournal;
@@ -52,7 +48,7 @@ export interface OutputDeps {
   readonly health: HealthRegistry;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** The ingest bus `event-stored` signal (see OutputServiceOptions.onEventStored). */
+  /** The ingest bus `event-stored` signal (see OutputRunnerOptions.onEventStored). */
   readonly onEventStored?: (listener: () => void) => () => void;
   /** Tests: a link of their own instead of the one the settings describe. */
   readonly createLink?: (settings: OutputSettings) => ByteLink;
@@ -62,7 +58,12 @@ export interface OutputDeps {
   readonly randomBytes?: RandomBytes;
   /** general.instance_name: the `gateway` of webhook bodies. */
   readonly instanceName?: string;
-  /** The serial port layer (hw/serial) for type 3 outputs, which run on the main thread (docs/outputs.md §Serial). */
+  /**
+   * A type 3 output's link. In the output worker: a line of the main thread's serial port layer, relayed
+   * (worker/relayed-link.ts, docs/outputs.md §Threads). Else `serial` makes one.
+   */
+  readonly comLink?: (settings: OutputSettings) => ByteLink;
+  /** The serial port layer (hw/serial) for type 3 outputs built on the thread that owns it (tests, tools). */
   readonly serial?: SerialLineFactory;
   /** A TCP server output closed a client outside its allow-list; the main thread journals it (rate-limited). */
   readonly onClientRefused?: (refusal: ClientRefusal) => void;
@@ -94,22 +95,10 @@ function serverLink(settings: OutputSettings, deps: OutputDeps, logger: Logger):
   });
 }
 
-function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undefined): ByteLink | null {
+function defaultLink(settings: OutputSettings, deps: OutputDeps): ByteLink | null {
   if (settings.type === OUTPUT_TYPES.com) {
-    if (!serial) return null;
-    const line = settings.serial ?? defaultOutputSerial();
-    return new SerialLink(
-      {
-        path: settings.identificator,
-        baudRate: line.baud_rate,
-        dataBits: line.data_bits,
-        parity: line.parity,
-        stopBits: line.stop_bits,
-        flowControl: line.flow_control,
-        owner: `out:${settings.id}`,
-      },
-      serial,
-    );
+    if (deps.comLink) return deps.comLink(settings);
+    return deps.serial ? new SerialLink(outputLineOptions(settings), deps.serial) : null;
   }
   const target = parseHostPort(settings.identificator);
   if (!target) return null;
@@ -119,14 +108,27 @@ function defaultLink(settings: OutputSettings, serial: SerialLineFactory | undef
 function buildWebhook(settings: OutputSettings, deps: OutputDeps, logger: Logger): Service {
   const url = parseWebhookUrl(settings.identificator);
   if (!url.ok) return new UnavailableOutput(settings.id, `bad webhook URL: ${url.reason}`, deps.health, logger);
-  const timings = { ...outputTimings(settings), ...deps.timings };
-  return new WebhookOutput({
-    id: settings.id,
+  const strategy = new WebhookDelivery({
     url: url.url,
     settings: settings.webhook ?? defaultWebhook(),
     gateway: deps.instanceName ?? '',
-    outbox: newOutbox(settings, deps),
     uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
+  });
+  return runner(settings, deps, logger, strategy, { ...outputTimings(settings), ...deps.timings });
+}
+
+/** The one runner of every output kind (output-runner.ts), with its delivery strategy. */
+function runner(
+  settings: OutputSettings,
+  deps: OutputDeps,
+  logger: Logger,
+  strategy: DeliveryStrategy,
+  timings: OutputTimings,
+): Service {
+  return new OutputRunner({
+    id: settings.id,
+    strategy,
+    outbox: newOutbox(settings, deps),
     timings,
     health: deps.health,
     logger,
@@ -162,7 +164,7 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
     ? deps.createLink(settings)
     : server
       ? serverLink(settings, deps, logger)
-      : defaultLink(settings, deps.serial);
+      : defaultLink(settings, deps);
   if (!link) {
     const reason =
       settings.type === OUTPUT_TYPES.com
@@ -171,43 +173,40 @@ export function buildOutput(settings: OutputSettings, deps: OutputDeps): Service
     return new UnavailableOutput(settings.id, reason, deps.health, logger);
   }
   const timings = { ...outputTimings(settings), ...deps.timings };
-  const outbox = newOutbox(settings, deps);
-  const common = {
-    id: settings.id,
-    link,
-    outbox,
-    timings,
-    health: deps.health,
-    logger,
-    clock: deps.clock,
-    protocolLabel: protocolLabel(settings),
-    ...(deps.onEventStored ? { onEventStored: deps.onEventStored } : {}),
-  };
+  const linkRunner = <R>(driver: ProtocolDriver<R>): Service =>
+    runner(
+      settings,
+      deps,
+      logger,
+      new LinkDelivery({ link, driver, timings, protocolLabel: protocolLabel(settings) }),
+      timings,
+    );
   if (settings.protocol === 'SIA-DC09') {
     const sia = settings.sia_dc09;
     const key = sia?.encryption_enabled ? parseKey(sia.encryption_key) : null;
-    const driver = new Dc09Driver({
-      receiver: settings.receiver_number,
-      line: settings.line_number,
-      supervisionAccount: oidAccount(settings.oid),
-      key,
-      clock: deps.clock,
-      ...(deps.randomBytes ? { randomBytes: deps.randomBytes } : {}),
-    });
-    return new OutputService({ ...common, driver });
+    return linkRunner(
+      new Dc09Driver({
+        receiver: settings.receiver_number,
+        line: settings.line_number,
+        supervisionAccount: oidAccount(settings.oid),
+        key,
+        clock: deps.clock,
+        ...(deps.randomBytes ? { randomBytes: deps.randomBytes } : {}),
+      }),
+    );
   }
   if (settings.protocol === 'JSON') {
-    const driver = new JsonDriver({
-      gateway: deps.instanceName ?? '',
-      uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
-      now: () => deps.clock.now(),
-    });
-    return new OutputService({ ...common, driver });
+    return linkRunner(
+      new JsonDriver({
+        gateway: deps.instanceName ?? '',
+        uidOf: (objectId) => deps.store.objects.get(objectId)?.uid ?? null,
+        now: () => deps.clock.now(),
+      }),
+    );
   }
   if (!isStreamProtocol(settings.protocol))
     return new UnavailableOutput(settings.id, `unknown protocol "${settings.protocol}"`, deps.health, logger);
-  const driver = createStreamDriver({ ...settings, protocol: settings.protocol }, timings.ackTimeoutMs, logger);
-  return new OutputService({ ...common, driver });
+  return linkRunner(createStreamDriver({ ...settings, protocol: settings.protocol }, timings.ackTimeoutMs, logger));
 }
 
 /** Enabled outputs only; a disabled output keeps its cursor and resumes from it when enabled again. */

@@ -2,7 +2,8 @@
  * Which journal events an output takes (settings `outputs[].filters`). An event that is not taken is still passed
  * by the cursor: the filter decides once, in journal order, and a skipped event is never looked at again.
  */
-import { EVENT_FLAG_IGNORABLE_STARTUP, type StoredEvent } from '../store/types.js';
+import { EVENT_FLAG_IGNORABLE_STARTUP } from '../store/types.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 export interface FilterSettings {
   /** Receiver ids; empty = every receiver. */

@@ -3,7 +3,7 @@
  * DC-09, and Vigil's internal events, which carry a classificator, code, group and zone) or a SIA event (SIA-DCS).
  * Both outputs (MLR2 and DC-09) start from this shape, so they agree on what an event means.
  */
-import type { StoredEvent } from '../store/types.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 export type EventShape =
   | { kind: 'cid'; qualifier: 'E' | 'R' | 'P'; code: string; group: string | null; zone: string | null }

@@ -2,7 +2,15 @@
 export { buildOutput, buildOutputs, type OutputDeps, type OutputStore } from './build-outputs.js';
 export { outputTimings, MLR2_TIMINGS, type OutputTimings } from './output-timings.js';
 export { OutputWorkerHost, type OutputHostOptions } from './output-host.js';
-export { OutputService, type OutputServiceOptions } from './output-service.js';
+export {
+  OutputRunner,
+  type OutputRunnerOptions,
+  type DeliveryStrategy,
+  type DeliveryContext,
+  type Verdict,
+} from './output-runner.js';
+export { LinkDelivery, type LinkDeliveryOptions } from './link-delivery.js';
+export { WebhookDelivery, type WebhookDeliveryOptions } from './webhook-delivery.js';
 export {
   Outbox,
   type OutboxOptions,

@@ -2,18 +2,19 @@
  * One output's conversation with its peer over a ByteLink: connect, send one message, wait for its verdict, send
  * it again on NAK / silence / link loss (MLR2-DG manual "Acknowledgment of the signal": ACK within the timeout,
  * "retransmission of the same signal three times before giving up"). Only one message is ever outstanding, so
- * replies can be matched and order is kept. Decisions about the outcome (fail, skip, resume) belong to OutputService.
+ * replies can be matched and order is kept. Decisions about the outcome (fail, skip, resume) belong to LinkDelivery and the OutputRunner.
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { isPassiveLink, type ByteLink } from './byte-link.js';
 import type { OutputMetrics } from './output-metrics.js';
 import type { Exchange, ProtocolDriver, Verdict } from './protocol-driver.js';
+import { Sleeps } from './wakeup.js';
 
 /**
  * ack: delivered. failed: retries exhausted. refused: every transmission was refused (DC-09 DUH).
  * disconnected: a passive link (TCP server output) has no client; the message waits for the next one, and the
- * absence is supervised by time, not by transmissions (OutputService).
+ * absence is supervised by time, not by transmissions (LinkDelivery).
  */
 export type DeliverResult = 'ack' | 'failed' | 'refused' | 'stopped' | 'disconnected';
 
@@ -41,7 +42,7 @@ export interface LinkSessionOptions<R> {
 
 export class LinkSession<R> {
   private readonly o: LinkSessionOptions<R>;
-  private readonly stopWaiters = new Set<() => void>();
+  private readonly sleeps = new Sleeps();
   private pending: Pending<R> | null = null;
   private stopping = false;
 
@@ -56,6 +57,7 @@ export class LinkSession<R> {
   /** Wires the link's callbacks; call once before use. */
   attach(): void {
     this.stopping = false;
+    this.sleeps.start();
     this.o.link.onData((chunk) => this.onData(chunk));
     this.o.link.onClose((reason) => {
       this.pending?.finish('closed');
@@ -110,23 +112,14 @@ export class LinkSession<R> {
 
   /** Sleeps; stop() cuts it short. */
   pause(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        this.stopWaiters.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.stopWaiters.add(wake);
-    });
+    return this.sleeps.sleep(ms);
   }
 
   /** Ends every wait at once (the outstanding message resolves 'stopped'). */
   stop(): void {
     this.stopping = true;
     this.pending?.finish('stopped');
-    for (const wake of [...this.stopWaiters]) wake();
+    this.sleeps.stop();
   }
 
   close(): Promise<void> {

@@ -12,7 +12,7 @@
  */
 import { describeError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
-import type { StoredEvent } from '../store/types.js';
+import type { StoredEvent } from '../core/event-row.js';
 import type { AccountResolver } from './account-resolver.js';
 import type { EventFilter } from './event-filter.js';
 

@@ -1,22 +1,27 @@
 /**
- * Runs the outputs in a worker thread (src/outputs/worker/output-worker.ts) and stands for them in the main
- * thread's services group. Why a thread: journal commits are synchronous fsyncs on the main thread; MLR2 sends one
- * line per ACK, so an output sharing that event loop gets one round trip per commit and falls seconds behind while
- * receivers are busy. In its own thread, with its own SQLite connection (WAL: readers never wait for the writer),
- * an output drains at network speed and never blocks the receivers (docs/outputs.md §Threads).
+ * Runs every output in one worker thread (src/outputs/worker/output-worker.ts) and stands for them in the main
+ * thread's services group (docs/outputs.md §Threads). The rule has no exception: the main thread runs the receivers
+ * (framing, DC-09 decisions, ACKs, the bus's listeners) and the API; an output there would put its synchronous
+ * journal reads on that event loop and take one of its turns per message round trip (MLR2 sends one line per ACK).
+ * In its own thread, with its own query-only SQLite connection (WAL: readers never wait for the writer), an output
+ * drains at network speed and never delays an ACK. The worker opens no device: a serial output's line is this
+ * thread's serial port layer's (serialport's native poller cannot serve two threads of one process), relayed to
+ * the worker (serial-link-host.ts here, worker/relayed-link.ts there).
  *
  * The host relays the worker's health reports to the real HealthRegistry (`out:<id>`), its log lines to the
- * logger, and "new events were journaled" to the worker (coalesced:
- * one message per burst). A worker that dies is reported (every output `failed`) and started again with backoff.
+ * logger, and "new events were journaled" to the worker (coalesced: one message per burst). A worker that dies is
+ * reported (every output `failed`) and started again with backoff.
  */
 import { Worker } from 'node:worker_threads';
 import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { LogLevel, Logger } from '../core/logger.js';
+import type { SerialLineFactory } from '../core/serial.js';
 import type { Service } from '../core/service.js';
 import type { OutputSettings } from '../settings/schema-outputs.js';
 import type { ClientRefusal } from './build-outputs.js';
 import type { OutputTimings } from './output-timings.js';
+import { SerialLinkHost } from './serial-link-host.js';
 import type { WriterEndpoint } from '../writer/command-channel.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './worker/messages.js';
 
@@ -42,6 +47,8 @@ export interface OutputHostOptions {
   readonly instanceName?: string;
   /** A TCP server output refused a client outside its allow-list (main.ts journals it, rate-limited). */
   readonly onClientRefused?: (refusal: ClientRefusal) => void;
+  /** The serial port layer: the lines of serial (type 3) outputs are opened here and relayed to the worker. */
+  readonly serialLines?: SerialLineFactory;
 }
 
 const START_TIMEOUT_MS = 15_000;
@@ -62,10 +69,14 @@ export class OutputWorkerHost implements Service {
   private respawnTimer: NodeJS.Timeout | null = null;
   private stoppedWaiter: (() => void) | null = null;
   private disconnectWriter: (() => void) | null = null;
+  /** Serial outputs' lines, when the host has the serial port layer. */
+  private readonly serialLinks: SerialLinkHost | null;
 
   constructor(options: OutputHostOptions) {
     this.o = options;
     this.enabled = options.outputs.filter((o) => o.enabled);
+    const serial = options.serialLines;
+    this.serialLinks = serial ? new SerialLinkHost(this.enabled, serial, (message) => this.send(message)) : null;
   }
 
   async start(): Promise<void> {
@@ -93,6 +104,7 @@ export class OutputWorkerHost implements Service {
       this.worker = null;
       await worker.terminate();
     }
+    await this.serialLinks?.closeAll();
     // Entries of a worker that died (or is waiting to be started again) must not linger in the registry.
     for (const output of this.enabled) this.o.health.remove(`out:${output.id}`);
   }
@@ -111,6 +123,7 @@ export class OutputWorkerHost implements Service {
       dbPath: this.o.dbPath,
       ...(endpoint ? { endpoint } : {}),
       outputs: this.enabled,
+      serial: this.serialLinks !== null,
       logLevel: this.o.logLevel ?? 'info',
       ...(this.o.timings ? { timings: this.o.timings } : {}),
       ...(this.o.instanceName !== undefined ? { instanceName: this.o.instanceName } : {}),
@@ -177,6 +190,11 @@ export class OutputWorkerHost implements Service {
         this.stoppedWaiter?.();
         this.stoppedWaiter = null;
         break;
+      case 'link-connect':
+      case 'link-write':
+      case 'link-close':
+        this.serialLinks?.handle(message);
+        break;
       default:
         break;
     }
@@ -188,6 +206,8 @@ export class OutputWorkerHost implements Service {
     if (this.worker !== worker) return;
     this.worker = null;
     if (this.stopping) return;
+    // A new worker opens its serial outputs' lines again.
+    void this.serialLinks?.closeAll();
     this.o.logger.error('output worker exited; starting it again', { code, delay_ms: this.respawnDelay });
     this.reportAll(`output worker exited with code ${code}`);
     this.respawnTimer = setTimeout(() => {

@@ -16,7 +16,7 @@ import type { ComponentState, HealthRegistry } from '../core/health.js';
 
 export type OutputCounter = 'delivered' | 'retries' | 'unsendable';
 
-type MetricValue = string | number | boolean | null;
+export type MetricValue = string | number | boolean | null;
 
 export class OutputMetrics {
   private readonly name: string;

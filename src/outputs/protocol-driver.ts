@@ -1,7 +1,7 @@
 /**
  * What an output needs from a destination protocol (MLR2, DC-09): the bytes of one event or of one supervision
  * message, and what the peer's replies mean. The sending discipline (one message at a time, ACK timeout, retries,
- * failed state, heartbeat-only, resume) lives in OutputService and is the same for every protocol.
+ * failed state, heartbeat-only, resume) lives in LinkDelivery and the OutputRunner and is the same for every protocol.
  */
 import type { LinkFraming } from './byte-link.js';
 import type { OutgoingEvent } from './outbox.js';

@@ -1,12 +1,27 @@
 /**
  * Serial COM link of a type 3 output: the automation software's computer port on a serial line (docs/outputs.md
  * §Serial). The line is the serial port layer's (hw/serial, given as a SerialLineFactory): it reopens a lost device
- * by itself with backoff, and this link only reports up and down to the OutputService, which keeps its own
- * durable outbox, ACK timeout, retries, heartbeat and failed/restored states exactly as over TCP.
+ * by itself with backoff, and this link only reports up and down to its output (LinkDelivery, OutputRunner), which
+ * keeps its own durable outbox, ACK timeout, retries, heartbeat and failed/restored states exactly as over TCP.
  */
 import { VigilError } from '../core/errors.js';
 import type { SerialLine, SerialLineFactory, SerialLineOptions } from '../core/serial.js';
+import { defaultOutputSerial, type OutputSettings } from '../settings/schema-outputs.js';
 import type { ByteLink } from './byte-link.js';
+
+/** The serial line a type 3 output's settings describe (`identificator`: the device path). */
+export function outputLineOptions(settings: OutputSettings): SerialLineOptions {
+  const line = settings.serial ?? defaultOutputSerial();
+  return {
+    path: settings.identificator,
+    baudRate: line.baud_rate,
+    dataBits: line.data_bits,
+    parity: line.parity,
+    stopBits: line.stop_bits,
+    flowControl: line.flow_control,
+    owner: `out:${settings.id}`,
+  };
+}
 
 export class SerialLink implements ByteLink {
   readonly framing = 'stream' as const;

@@ -28,3 +28,31 @@ export class Wakeup {
     });
   }
 }
+
+/** Sleeps that stop() cuts short: once stopped, a sleep returns at once until start() is called again. */
+export class Sleeps {
+  private readonly waiters = new Set<() => void>();
+  private stopped = false;
+
+  start(): void {
+    this.stopped = false;
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.waiters.add(wake);
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const wake of [...this.waiters]) wake();
+  }
+}

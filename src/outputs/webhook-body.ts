@@ -8,7 +8,7 @@
  *     text it sent in `event_time_text`.
  *   - `raw_base64`: the frame exactly as received, base64 (binary-safe: DC-09 frames may be encrypted).
  */
-import type { StoredEvent } from '../store/types.js';
+import type { StoredEvent } from '../core/event-row.js';
 import type { OutgoingEvent } from './outbox.js';
 
 export const WEBHOOK_BODY_VERSION = 1;

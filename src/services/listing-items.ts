@@ -2,11 +2,25 @@
  * The items of the two listings as the contract shows them (GET /api/events, GET /api/objects and
  * the event stream; docs/api.md "Objects and events"); the page's tables and live tail show the same.
  */
+import type { ColumnOf, Flat } from '../core/event-row.js';
 import type { ApiEventRow, ApiObjectRow } from './ports.js';
 import { toIso } from './query-params.js';
 
-/** One journal row as the API shows it; `raw` is the frame as upper-case hex (lossless for binary frames). */
-export function eventItem(e: ApiEventRow): Record<string, unknown> {
+type ItemField = Exclude<keyof ApiEventRow, 'id'>;
+/** Times as ISO 8601 text, the frame's bytes as hex: null only where the column may be NULL. */
+type ItemValue<F extends ItemField> = ColumnOf<F>['kind'] extends 'time' | 'blob'
+  ? string | Extract<ApiEventRow[F], null>
+  : ApiEventRow[F];
+
+/**
+ * One journal row as the API shows it: each field under its column's name (src/core/event-row.ts), times as
+ * ISO 8601 text, `raw` the frame as upper-case hex (lossless for binary frames).
+ */
+export type EventItem = Flat<
+  { readonly id: number } & { readonly [F in ItemField as ColumnOf<F>['name']]: ItemValue<F> }
+>;
+
+export function eventItem(e: ApiEventRow): EventItem {
   return {
     id: e.id,
     received_at: toIso(e.receivedAt),

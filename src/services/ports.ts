@@ -4,6 +4,7 @@
  * (src/settings), Store (src/store) and the update machinery, so the services depend on nothing
  * but src/core and src/auth for them, and tests can hand in the real objects.
  */
+import type { StoredEvent } from '../core/event-row.js';
 import type { UpdatePort } from './update-service.js';
 
 export interface ApiUser {
@@ -106,27 +107,11 @@ export interface ApiObjectRow {
   readonly dc09Quirks?: readonly string[];
 }
 
-/** The fields of a store StoredEvent that GET /api/events shows. */
-export interface ApiEventRow {
-  readonly id: number;
-  readonly receivedAt: number;
-  readonly deviceTime: number | null;
-  readonly receiverId: number | null;
-  readonly transport: string | null;
-  readonly remoteAddress: string | null;
-  readonly objectId: number | null;
-  readonly account: string;
-  readonly protocol: string;
-  readonly encrypted: boolean;
-  readonly eventClass: string;
-  readonly qualifier: string | null;
-  readonly code: string | null;
-  readonly groupNo: string | null;
-  readonly zoneNo: string | null;
-  readonly text: string | null;
-  readonly flags: number;
-  readonly raw: Uint8Array;
-}
+/** The journal's fields GET /api/events leaves out (docs/api.md "Objects and events"). */
+export type HiddenEventField = 'deviceTimeText' | 'receiverKind' | 'dc09Receiver' | 'dc09Line' | 'sequence';
+
+/** A stored event as the services read it: every field of the one column list but the hidden ones. */
+export type ApiEventRow = Omit<StoredEvent, HiddenEventField>;
 
 /** What /api/system* and the System view reach (src/services/system-service.ts, backup-service.ts). */
 export interface SystemPort {

@@ -157,6 +157,8 @@ export const instantParam: ParamParser<number> = (text) => {
 };
 
 /** ISO 8601 in UTC with milliseconds, as every other timestamp of the API. */
+export function toIso(ms: number): string;
+export function toIso(ms: number | null): string | null;
 export function toIso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }

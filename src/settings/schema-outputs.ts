@@ -4,6 +4,7 @@
  * documented in docs/settings.md §outputs and docs/outputs.md §Settings.
  */
 import * as v from 'valibot';
+import { EVENT_CLASSES } from '../core/event-class.js';
 import { bool, id, int, list, nonEmpty, obj, oneOf, str } from './fields.js';
 import { serialLineEntries } from './schema-receivers.js';
 
@@ -11,7 +12,6 @@ import { serialLineEntries } from './schema-receivers.js';
 export const OUTPUT_TYPES = { tcp: 1, udp: 2, com: 3, webhook: 4, tcp_server: 5 } as const;
 /** `JSON` is the webhook's body (docs/outputs.md §Webhook) or the JSON server's lines (§JSON server); the others are receiver feeds. */
 export const OUTPUT_PROTOCOLS = ['MLR2', 'MLR2-DG', 'SIA-DC09', 'JSON', 'ADEMCO-685'] as const;
-export const EVENT_CLASSES = ['alarm', 'restore', 'link_test', 'internal', 'other'] as const;
 
 const linkTestInterval = int(0, 86400, 'must be 0 (off) or between 10 and 86400');
 
@@ -151,4 +151,3 @@ export type OutputSerialSettings = v.InferOutput<typeof outputSerialSchema>;
 export type OutputFilters = v.InferOutput<typeof outputFiltersSchema>;
 export type OutputSettings = v.InferOutput<typeof outputSchema>;
 export type OutputProtocol = (typeof OUTPUT_PROTOCOLS)[number];
-export type EventClass = (typeof EVENT_CLASSES)[number];

@@ -38,6 +38,7 @@ export class TcpDevice implements SimDevice {
   private readonly replyTimers = new Set<NodeJS.Timeout>();
   private hellos = 0;
   private helloPending = false;
+  private helloSentAt = 0;
   private readonly handshake: DeviceHandshake;
 
   constructor(setup: DeviceSetup) {
@@ -50,8 +51,14 @@ export class TcpDevice implements SimDevice {
     );
   }
 
+  /**
+   * Nothing in flight: no event awaiting its ACK and no HELLO awaiting the gateway's answer (up to the ACK
+   * timeout, so a receiver without the device link cannot hold a run that spent its budget).
+   */
   get idle(): boolean {
-    return this.core.tx.idle;
+    const helloAnswerDue =
+      this.helloPending && performance.now() - this.helloSentAt < this.core.setup.options.ackTimeoutMs;
+    return this.core.tx.idle && !helloAnswerDue;
   }
 
   start(): void {
@@ -158,6 +165,7 @@ export class TcpDevice implements SimDevice {
     const { setup } = this.core;
     this.hellos++;
     this.helloPending = true;
+    this.helloSentAt = performance.now();
     setup.stats.hellosSent++;
     this.write(this.handshake.hello(this.core.clock.now(), setup.options.key));
   }

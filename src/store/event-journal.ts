@@ -10,10 +10,11 @@
  */
 import { VigilError } from '../core/errors.js';
 import type { Database } from './database.js';
-import { EVENT_INSERT_PARAMS, insertEventsSql, toStoredEvent, type EventRow } from './event-rows.js';
-import { toInsertParams, type EventInsertParams } from './journal-columns.js';
+import { EVENT_INSERT_PARAMS, insertEventsSql, toStoredEvent } from './event-rows.js';
+import { toInsertParams, type EventInsertParams, type EventRow } from './journal-columns.js';
+import type { NewEvent, StoredEvent } from '../core/event-row.js';
 import { StatementCache, checkLimit, guard, toPage, visibilityClause, type Params, type Statement } from './sql.js';
-import type { EventQuery, NewEvent, Page, StoredEvent, StoredEventRef } from './types.js';
+import type { EventQuery, Page, StoredEventRef } from './types.js';
 
 /** Upper bound of one readAfter() batch (outputs read in bounded steps). */
 export const MAX_READ_BATCH = 10_000;

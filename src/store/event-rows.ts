@@ -2,34 +2,8 @@
  * The journal's statements (their columns from journal-columns.ts) and the mapping from its rows
  * (snake_case SQL) to StoredEvent.
  */
-import { JOURNAL_COLUMN_NAMES } from './journal-columns.js';
-import type { EventClass, EventQualifier, ReceiverKind, StoredEvent } from './types.js';
-
-export interface EventRow {
-  id: number;
-  received_at: number;
-  device_time: number | null;
-  device_time_text: string | null;
-  receiver_id: number | null;
-  receiver_kind: ReceiverKind | null;
-  transport: string | null;
-  remote_address: string | null;
-  object_id: number | null;
-  account: string;
-  dc09_receiver: string | null;
-  dc09_line: string | null;
-  sequence: string | null;
-  protocol: string;
-  encrypted: number;
-  event_class: EventClass;
-  qualifier: EventQualifier | null;
-  code: string | null;
-  group_no: string | null;
-  zone_no: string | null;
-  text: string | null;
-  flags: number;
-  raw: Buffer;
-}
+import { JOURNAL_COLUMN_NAMES, type EventRow } from './journal-columns.js';
+import type { StoredEvent } from '../core/event-row.js';
 
 /** Bound parameters per row. */
 export const EVENT_INSERT_PARAMS = JOURNAL_COLUMN_NAMES.length;

@@ -4,11 +4,10 @@
  * `StoredSettings`.
  */
 import type { Dc09QuirkName } from '../core/dc09-quirks.js';
+import type { ReceiverKind } from '../core/event-row.js';
 
-export type ReceiverKind = 'tcp' | 'udp' | 'com' | 'modem';
+export type { ReceiverKind, EventQualifier } from '../core/event-row.js';
 export type ConnectionState = 'online' | 'offline' | 'lost';
-export type EventClass = 'alarm' | 'restore' | 'link_test' | 'internal' | 'other';
-export type EventQualifier = 'E' | 'R' | 'P';
 
 /** Lowest bit (value 1) of `events.flags`: an ignorable startup event, journaled but not forwarded. */
 export const EVENT_FLAG_IGNORABLE_STARTUP = 0x01;
@@ -137,64 +136,11 @@ export interface OidOverride {
 
 // ---- events ---------------------------------------------------------------------------
 
-export interface NewEvent {
-  readonly receivedAt: number;
-  readonly deviceTime?: number | null;
-  readonly deviceTimeText?: string | null;
-  /** Null only for events of the gateway itself (no receiver carried them). */
-  readonly receiverId: number | null;
-  readonly receiverKind: ReceiverKind | null;
-  readonly transport?: string | null;
-  readonly remoteAddress?: string | null;
-  readonly objectId?: number | null;
-  readonly account: string;
-  readonly dc09Receiver?: string | null;
-  readonly dc09Line?: string | null;
-  readonly sequence?: string | null;
-  /** 'SIA-DCS' | 'ADM-CID' | 'NULL' | 'INTERNAL' | ... */
-  readonly protocol: string;
-  readonly encrypted: boolean;
-  readonly eventClass: EventClass;
-  readonly qualifier?: EventQualifier | null;
-  /** CID: 3 hex digits; SIA: 2-letter code. Stored upper-case. */
-  readonly code?: string | null;
-  readonly groupNo?: string | null;
-  readonly zoneNo?: string | null;
-  /** SIA text, or extended data as JSON. */
-  readonly text?: string | null;
-  readonly flags?: number;
-  readonly raw: Uint8Array;
-}
+/* NewEvent and StoredEvent are derived from the event row's one column list (src/core/event-row.ts). */
 
 export interface StoredEventRef {
   readonly id: number;
   readonly receivedAt: number;
-}
-
-export interface StoredEvent {
-  readonly id: number;
-  readonly receivedAt: number;
-  readonly deviceTime: number | null;
-  readonly deviceTimeText: string | null;
-  readonly receiverId: number | null;
-  readonly receiverKind: ReceiverKind | null;
-  readonly transport: string | null;
-  readonly remoteAddress: string | null;
-  readonly objectId: number | null;
-  readonly account: string;
-  readonly dc09Receiver: string | null;
-  readonly dc09Line: string | null;
-  readonly sequence: string | null;
-  readonly protocol: string;
-  readonly encrypted: boolean;
-  readonly eventClass: EventClass;
-  readonly qualifier: EventQualifier | null;
-  readonly code: string | null;
-  readonly groupNo: string | null;
-  readonly zoneNo: string | null;
-  readonly text: string | null;
-  readonly flags: number;
-  readonly raw: Buffer;
 }
 
 export interface EventQuery {

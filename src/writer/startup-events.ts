@@ -15,7 +15,8 @@
  * "00a"), whatever its qualifier (E/R/P).
  */
 import type { IgnorableStartupEvent } from '../settings/schema.js';
-import { EVENT_FLAG_IGNORABLE_STARTUP, type NewEvent } from '../store/types.js';
+import { EVENT_FLAG_IGNORABLE_STARTUP } from '../store/types.js';
+import type { NewEvent } from '../core/event-row.js';
 
 export const STARTUP_WINDOW_MS = 60_000;
 export const QUIET_GAP_MS = 120_000;

@@ -1,5 +1,5 @@
 /** The journal row most API, page and service tests append: override what the test is about. */
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { START } from './harness.js';
 
 /** A SIA-DCS burglary alarm (BA, group 01, zone 005) of account 1234 over TCP receiver 1, received at START. */

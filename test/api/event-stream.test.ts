@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { createAdaptorServer } from '@hono/node-server';
 import { connect, type AddressInfo, type Server } from 'node:net';
 import { createApp } from '../../src/api/app.js';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { ADMIN, OPERATOR, TEXT, VIEWER, call, createHarness, type Harness } from './harness.js';
 import { openSse, type SseClient, type SseMessage } from '../helpers/sse-client.js';
 import { alarmEvent } from './alarm-event.js';

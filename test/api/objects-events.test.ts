@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { instantParam } from '../../src/services/query-params.js';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { ADMIN, OPERATOR, START, VIEWER, call, createHarness, expectResponse, type Harness } from './harness.js';
 import { alarmEvent } from './alarm-event.js';
 

@@ -6,7 +6,7 @@ import { GatewayEvents, changedSections } from '../../src/internal-events/gatewa
 import { ReportingLoginThrottle } from '../../src/internal-events/login-events.js';
 import { InternalEventRecorder } from '../../src/internal-events/recorder.js';
 import { DEFAULT_INTERNAL_EVENTS } from '../../src/settings/internal-events.js';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 
 function recorder() {
   const written: NewEvent[] = [];

@@ -8,7 +8,7 @@ import { ingestJournal } from '../../src/internal-events/ingest-journal.js';
 import { InternalEventRecorder, type InternalEventJournal } from '../../src/internal-events/recorder.js';
 import { DEFAULT_INTERNAL_EVENTS } from '../../src/settings/internal-events.js';
 import { INTERNAL_EVENT_TYPES, type InternalEventSettings } from '../../src/settings/schema.js';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { startStore } from '../store/helpers/store-fixture.js';
 
 const AT = Date.UTC(2026, 2, 1, 12, 0, 0);

@@ -8,7 +8,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { Dc09Driver, Mlr2Driver, type OutgoingEvent } from '../../src/outputs/index.js';
 import { buildAck, buildDuh, buildNak, parseReply } from '../../src/protocols/dc09/index.js';
 import { sampleEvent } from '../store/helpers/store-fixture.js';
-import type { StoredEvent } from '../../src/store/types.js';
+import type { StoredEvent } from '../../src/core/event-row.js';
 
 function stored(overrides: Record<string, unknown> = {}): StoredEvent {
   const e = sampleEvent(overrides);

@@ -5,7 +5,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAccountResolver, createEventFilter, Outbox } from '../../src/outputs/index.js';
-import type { StoredEvent } from '../../src/store/types.js';
+import type { StoredEvent } from '../../src/core/event-row.js';
 import { sampleEvent, startStore, type StoreFixture } from '../store/helpers/store-fixture.js';
 
 let fx: StoreFixture;

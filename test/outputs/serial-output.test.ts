@@ -10,41 +10,20 @@ import { waitFor } from '../helpers/net.js';
 import { PtyPair } from '../helpers/pty-pair.js';
 import { HEARTBEAT_LINE as HEARTBEAT } from './helpers/mlr2-peer.js';
 import { cidEvent, startOutputFixture, type OutputFixture } from './helpers/output-fixture.js';
-import { SerialFarEnd, testSerialLines } from './helpers/serial-far-end.js';
+import { SerialAutomation, testSerialLines } from './helpers/serial-far-end.js';
 
 const line = (zone: string): string => `5011 181234E13001${zone}`;
 
-/** The automation computer on the far end: collects DC4-terminated lines, answers ACK unless told to be silent. */
-class Automation extends SerialFarEnd {
-  readonly lines: string[] = [];
-  answering = true;
-  private pending = '';
-
-  protected received(chunk: Buffer, reply: (bytes: Buffer) => void): void {
-    this.pending += chunk.toString('latin1');
-    let end: number;
-    while ((end = this.pending.indexOf('\x14')) >= 0) {
-      this.lines.push(this.pending.slice(0, end));
-      this.pending = this.pending.slice(end + 1);
-      if (this.answering) reply(Buffer.from([0x06]));
-    }
-  }
-
-  events(): string[] {
-    return this.lines.filter((l) => l !== HEARTBEAT);
-  }
-}
-
 let fx: OutputFixture;
 let pty: PtyPair;
-let automation: Automation;
+let automation: SerialAutomation;
 let out: Service;
 
 test.before.each(async () => {
   fx = await startOutputFixture();
   pty = new PtyPair();
   await pty.start();
-  automation = new Automation();
+  automation = new SerialAutomation();
   await automation.open(pty.b);
   out = fx.output(
     { type: 3, protocol: 'MLR2', identificator: pty.a },

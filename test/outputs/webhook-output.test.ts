@@ -162,6 +162,28 @@ test('answers 500 for a while: nothing lost, order kept, failed after the retrie
   await waitFor(() => fx.health.get('out:1')?.metrics.retries === 5, 1000);
 });
 
+test('one 503 makes the output degraded with the reason; the next 2xx makes it ok again (not failed)', async () => {
+  const p = await startPeer({ answer: ({ index }) => (index === 1 ? 503 : 200) });
+  await webhookOutput(url(p)).start();
+  const first = await fx.append([cidEvent({ zoneNo: '1' })]);
+  await waitFor(() => fx.store.cursors.get(1) === first[0], 5000);
+  const degraded = new Promise<string | null>((resolve) => {
+    const poll = setInterval(() => {
+      const h = fx.health.get('out:1');
+      if (h?.state === 'degraded') {
+        clearInterval(poll);
+        resolve(h.detail);
+      }
+    }, 5);
+  });
+  const ids = await fx.append([cidEvent({ zoneNo: '2' })]);
+  assert.match((await degraded) ?? '', /HTTP 503; retrying/);
+  await waitFor(() => fx.store.cursors.get(1) === ids[0], 5000);
+  await waitFor(() => fx.health.get('out:1')?.state === 'ok', 2000);
+  assert.equal(fx.states, [], 'a single transient answer is no output_failed');
+  assert.equal(p.deliveredIds, [...first, ...ids]);
+});
+
 test('a 4xx refusal fails the output at once with the status code and never skips the event', async () => {
   let status = 404;
   const p = await startPeer({ answer: () => status });

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { cursorParam } from '../../src/services/query-params.js';
 import { queryEvents } from '../../src/services/events-service.js';
 import { queryObjects } from '../../src/services/objects-service.js';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { createHarness, type Harness } from '../api/harness.js';
 import { principal } from './principals.js';
 import { alarmEvent } from '../api/alarm-event.js';

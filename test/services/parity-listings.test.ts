@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { START, VIEWER, call } from '../api/harness.js';
 import { Browser } from '../web/web-harness.js';
 import { createParity, type Parity } from './parity-fixture.js';

@@ -38,6 +38,8 @@ export interface PeerOptions {
   readonly randomBytes?: (n: number) => Buffer;
   /** Behave like a receiver without the device link: DUH to VL-HELLO (docs/device-link.md §1). */
   readonly duhHello?: boolean;
+  /** Answer a proof's WELCOME this late, as a gateway does that first stores the device's key (TCP only). */
+  readonly welcomeDelayMs?: number;
 }
 
 abstract class PeerBase {
@@ -59,6 +61,11 @@ abstract class PeerBase {
 
   get linkMessages(): Received[] {
     return this.received.filter((r) => r.link !== null);
+  }
+
+  /** Writes a reply after the message it answers was handled (welcomeDelayMs). */
+  protected sendLater(_from: number, _reply: Buffer): void {
+    throw new Error('this peer cannot answer later');
   }
 
   waitFor(predicate: (peer: this) => boolean, timeoutMs = 5000): Promise<void> {
@@ -104,7 +111,10 @@ abstract class PeerBase {
         // Keys in memory: stored before enrol() returns, and it never rejects.
         if (decision.enrolledKey) void this.keys.enrol(pending.hello.uid, decision.enrolledKey);
         this.sessions.set(from, decision.sessionKey);
-        return decision.reply;
+        const delay = this.options.welcomeDelayMs;
+        if (!delay) return decision.reply;
+        setTimeout(() => this.sendLater(from, decision.reply), delay).unref();
+        return null;
       }
       return null;
     }
@@ -147,6 +157,10 @@ export class TcpPeer extends PeerBase {
     const server = this.server;
     this.server = null;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  protected override sendLater(from: number, reply: Buffer): void {
+    this.connections[from]?.write(reply);
   }
 
   /** Writes raw bytes to the index-th accepted connection. */

@@ -51,6 +51,21 @@ test('a bounded run stops by itself: 2 devices, 6 events, HELLO first on each co
   });
 });
 
+test("a run that spends its budget before the gateway's WELCOME waits for it (up to the ACK timeout)", async () => {
+  await withPeer({ welcomeDelayMs: 150 }, async (peer) => {
+    const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 1, durationMs: 20_000 }).run();
+    assert.is(summary.events_acked, 1);
+    assert.is(summary.device_link.welcomes, 1, 'the WELCOME after the last ACK is counted');
+  });
+  // A HELLO never answered holds the run no longer than the ACK timeout (300 ms here), not its duration.
+  await withPeer({ welcomeDelayMs: 60_000 }, async (peer) => {
+    const started = Date.now();
+    const summary = await sim(peer.port, { devices: 1, saturate: true, maxEvents: 1, durationMs: 20_000 }).run();
+    assert.is(summary.device_link.welcomes, 0);
+    assert.ok(Date.now() - started < 10_000, 'ended on the budget');
+  });
+});
+
 test('exact frames: device 0 sends HELLO then "SIA-DCS"0001 / 0002 with its account; device 1 uses base+1', async () => {
   await withPeer({}, async (peer) => {
     await sim(peer.port, {

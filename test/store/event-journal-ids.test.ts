@@ -13,8 +13,8 @@ import { silentLogger } from '../../src/core/logger.js';
 import { openDatabase, type Database } from '../../src/store/database.js';
 import { EventJournal, ROWS_PER_INSERT } from '../../src/store/event-journal.js';
 import { toInsertParams, type EventInsertParams } from '../../src/store/journal-columns.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { migrate } from '../../src/store/migrations.js';
-import type { NewEvent } from '../../src/store/types.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { sampleEvent } from './helpers/store-fixture.js';
 

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isVigilError } from '../../src/core/errors.js';
 import { openDatabase } from '../../src/store/database.js';
-import { EVENT_FLAG_IGNORABLE_STARTUP, type NewEvent } from '../../src/store/types.js';
+import { EVENT_FLAG_IGNORABLE_STARTUP } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { sampleEvent, startStore } from './helpers/store-fixture.js';
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { StoredEvent } from '../../src/store/types.js';
+import type { StoredEvent } from '../../src/core/event-row.js';
 import { settle } from './helpers/clock-timers.js';
 import { T0, trackerFixture, type TrackerFixture } from './helpers/tracker-fixture.js';
 

@@ -42,12 +42,22 @@ function device(port: number, uid: string, account: string, events: number, link
   return sim;
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+async function until(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  what: string | (() => string),
+): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out: ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** A simulated device's connection and device-link counters, for a failure's message. */
+function linkFigures(sim: Simulator): string {
+  const { connects, disconnects, connected, hellosSent, welcomes, refusals, eventsSent, eventsAcked } = sim.stats;
+  return JSON.stringify({ connects, disconnects, connected, hellosSent, welcomes, refusals, eventsSent, eventsAcked });
 }
 
 let admin: Page;
@@ -193,7 +203,7 @@ test('a user who sees only receiver 1 sees nothing of receiver 2 on any view', a
   await until(
     () => south.stats.eventsAcked >= 1 && north.stats.welcomes >= 1 && south.stats.welcomes >= 1,
     30_000,
-    'both devices connected',
+    () => `both devices connected (south ${linkFigures(south)}, north ${linkFigures(north)})`,
   );
   // A receiver-scoped component that names a device of receiver 2 (the kind the link registry reports):
   // its name carries the receiver after `rx:tcp:2:`, and the status must leave it out (#28.12).

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createAdaptorServer } from '@hono/node-server';
 import type { AddressInfo, Server } from 'node:net';
-import type { NewEvent } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { RECHECK_MS } from '../../src/services/live-authority.js';
 import { ADMIN, OPERATOR, VIEWER } from '../api/harness.js';
 import { Browser, createWebHarness, type WebHarness } from './web-harness.js';

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EVENT_FLAG_IGNORABLE_STARTUP, type NewEvent } from '../../src/store/types.js';
+import { EVENT_FLAG_IGNORABLE_STARTUP } from '../../src/store/types.js';
+import type { NewEvent } from '../../src/core/event-row.js';
 import { StartupEventClassifier, matchesTriplet } from '../../src/writer/startup-events.js';
 
 const START = Date.UTC(2026, 2, 1, 12, 0, 0);

@@ -16,6 +16,8 @@ export interface WorkerInit {
    */
   readonly endpoint?: WriterEndpoint;
   readonly outputs: readonly OutputSettings[];
+  /** The host has the serial port layer: serial outputs' lines are relayed to it (else they cannot run). */
+  readonly serial: boolean;
   readonly logLevel: LogLevel;
   /** general.instance_name (the `gateway` of webhook bodies). */
   readonly instanceName?: string;
@@ -27,11 +29,29 @@ export type HostMessage =
   | { readonly type: 'wake' }
   | { readonly type: 'stop' }
   /** A new writer thread: the worker's new channel to it (null: the writer died, none until the next). */
-  | { readonly type: 'writer'; readonly endpoint: WriterEndpoint | null };
+  | { readonly type: 'writer'; readonly endpoint: WriterEndpoint | null }
+  | LinkHostMessage;
+
+/**
+ * A serial output's line, which the main thread's serial port layer owns (docs/outputs.md §Threads), seen from the
+ * worker: the answer to a connect or close of the same `seq`, the bytes the line read, the line lost by itself.
+ */
+export type LinkHostMessage =
+  | { readonly type: 'link-connected'; readonly output: number; readonly seq: number; readonly error: string | null }
+  | { readonly type: 'link-closed'; readonly output: number; readonly seq: number }
+  | { readonly type: 'link-data'; readonly output: number; readonly bytes: Uint8Array }
+  | { readonly type: 'link-lost'; readonly output: number; readonly reason: string };
+
+/** What the worker asks of a serial output's line on the main thread (answered by LinkHostMessage). */
+export type LinkWorkerMessage =
+  | { readonly type: 'link-connect'; readonly output: number; readonly seq: number }
+  | { readonly type: 'link-write'; readonly output: number; readonly bytes: Uint8Array }
+  | { readonly type: 'link-close'; readonly output: number; readonly seq: number };
 
 export type MetricValues = Record<string, string | number | boolean | null>;
 
 export type WorkerMessage =
+  | LinkWorkerMessage
   | { readonly type: 'started' }
   | { readonly type: 'start-failed'; readonly error: string }
   | {

@@ -1,7 +1,8 @@
 /**
- * The output worker thread: runs every enabled output (OutputService) with its own SQLite connection to the store
- * file, so the main thread's synchronous journal commits (fsync) never hold up an MLR2 / DC-09 round trip, and a
- * long drain never holds up the receivers (docs/outputs.md §Threads).
+ * The output worker thread: runs every enabled output (an OutputRunner each) with its own SQLite connection to the
+ * store file, query-only (the cursor writes are commands to the writer thread), so an output's journal reads and
+ * message round trips never share the receivers' event loop (docs/outputs.md §Threads). A serial output's line
+ * stays on the main thread and is relayed here (relayed-link.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from '../../core/clock.js';
@@ -14,9 +15,11 @@ import { OidOverridesRepo } from '../../store/oid-overrides-repo.js';
 import { OutputCursors } from '../../store/output-cursors.js';
 import { writeView } from '../../store/write-view.js';
 import { WriteClient } from '../../writer/command-channel.js';
+import type { OutputSettings } from '../../settings/schema-outputs.js';
 import { buildOutputs } from '../build-outputs.js';
 import type { HostMessage, WorkerInit, WorkerMessage } from './messages.js';
 import { RelayHealthRegistry, relayLogger } from './relay.js';
+import { RelayedLinks } from './relayed-link.js';
 
 const port = parentPort;
 if (!port) throw new Error('output-worker must run as a worker thread');
@@ -24,6 +27,8 @@ const init = workerData as WorkerInit;
 const post = (message: WorkerMessage): void => port.postMessage(message);
 const logger = relayLogger(post, init.logLevel);
 const wakeListeners = new Set<() => void>();
+/** Serial outputs' lines: the main thread's (docs/outputs.md §Threads). */
+const serialLines = new RelayedLinks(post);
 let db: Database | null = null;
 /** The cursor writes' way to the single writer (null endpoint until the writer runs). */
 const writer = new WriteClient(init.endpoint ?? null);
@@ -54,6 +59,9 @@ async function start(): Promise<void> {
         return () => wakeListeners.delete(listener);
       },
       onClientRefused: (refusal) => post({ type: 'client-refused', ...refusal }),
+      ...(init.serial
+        ? { comLink: (settings: OutputSettings) => serialLines.link(settings.id, `serial ${settings.identificator}`) }
+        : {}),
       ...(init.timings ? { timings: init.timings } : {}),
       ...(init.instanceName !== undefined ? { instanceName: init.instanceName } : {}),
     });
@@ -90,6 +98,8 @@ port.on('message', (message: HostMessage) => {
     stopping ??= stop();
   } else if (message.type === 'writer') {
     writer.replace(message.endpoint);
+  } else {
+    serialLines.receive(message);
   }
 });
 

@@ -1,9 +1,8 @@
 /**
- * Event classes Vigil stores and filters on ('alarm' | 'restore' | 'link_test' | 'other'). Neither DC-03 nor DC-05
- * defines such classes; the tables below are Vigil's (docs/dc09.md, "Event classification"). 'alarm' means a
- * condition that needs attention: alarms, supervisory, troubles, tampers, missing devices.
+ * The class of a device's event (src/core/event-class.ts), from its SIA or Contact ID code. Neither DC-03 nor DC-05
+ * defines such classes; the tables below are Vigil's (docs/dc09.md, "Event classification").
  */
-export type EventClass = 'alarm' | 'restore' | 'link_test' | 'other';
+import type { DeviceEventClass } from '../../core/event-class.js';
 
 const words = (text: string): ReadonlySet<string> => new Set(text.split(/\s+/).filter(Boolean));
 
@@ -17,7 +16,7 @@ const SIA_ALARM = words(`
   KA KS KT LT MA MS MT NT OU PA PS PT QA QS QT SA SS ST TA TT UA UG US UT UX UY UZ WA WS WT XL XM XQ XS XT
   YA YC YF YI YM YP YS YT ZA ZS ZT`);
 
-export function classifySia(code: string): EventClass {
+export function classifySia(code: string): DeviceEventClass {
   if (SIA_LINK_TEST.has(code)) return 'link_test';
   if (SIA_RESTORE.has(code)) return 'restore';
   if (SIA_ALARM.has(code)) return 'alarm';
@@ -32,7 +31,7 @@ const CID_LINK_TEST = words('601 602 603 608');
  * In the 4xx family (open/close) R means "closing", not a restore. Families 1xx alarms, 2xx supervisory,
  * 3xx troubles are 'alarm' when they begin; 5xx bypasses, 6xx tests and the rest are 'other'.
  */
-export function classifyCid(qualifier: 'E' | 'R' | 'P', code: string): EventClass {
+export function classifyCid(qualifier: 'E' | 'R' | 'P', code: string): DeviceEventClass {
   if (CID_LINK_TEST.has(code)) return 'link_test';
   const family = code[0];
   if (qualifier === 'R') return family === '4' ? 'other' : 'restore';

@@ -4,7 +4,8 @@
  * Reply rules (SIA DC-09 §5.5.3): NAK only for the time test (§5.5.3.2); DUH for a correctly framed message the
  * receiver cannot process (§5.5.3.3); ACK otherwise. Replies to replies and device-link bodies get no answer here.
  */
-import { classifyCid, classifySia, type EventClass } from './classify.js';
+import type { DeviceEventClass } from '../../core/event-class.js';
+import { classifyCid, classifySia } from './classify.js';
 import { parseAdmCid } from './adm-cid.js';
 import type { RandomBytes } from './crypto.js';
 import {
@@ -55,7 +56,7 @@ export interface DecodedEvent {
   /** Null for events that did not come in a DC-09 frame (SMS). */
   sequence: string | null;
   encrypted: boolean;
-  eventClass: EventClass;
+  eventClass: DeviceEventClass;
   /** Contact ID only. */
   qualifier?: 'E' | 'R' | 'P';
   /** SIA: two letters; Contact ID: three hex digits; null for an unparsed or corrupt SMS. */
@@ -157,7 +158,7 @@ function decodeEvents(msg: ParsedMessage, deviceTime: number | null, textAccount
   const event = (
     account: string,
     protocol: DecodedEvent['protocol'],
-    eventClass: EventClass,
+    eventClass: DeviceEventClass,
     code: string,
   ): DecodedEvent => {
     const e: DecodedEvent = {

@@ -41,7 +41,7 @@ export {
 } from './message.js';
 export { parseSiaDcs, type SiaEvent, type SiaDcsData, type SiaDcsResult } from './sia-dcs.js';
 export { parseAdmCid, type CidEvent, type CidResult } from './adm-cid.js';
-export { classifySia, classifyCid, type EventClass } from './classify.js';
+export { classifySia, classifyCid } from './classify.js';
 export { buildAck, buildNak, buildDuh, parseReply, type AckOptions, type ParsedReply } from './replies.js';
 export { handleFrame, type HandlerContext, type DecodedEvent, type FrameDecision } from './handler.js';
 export { buildMessage, type BuildMessageOptions } from './encoder.js';

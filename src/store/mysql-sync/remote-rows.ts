@@ -3,8 +3,9 @@
  * DATETIME(3) values, booleans 0/1, and text is cut to its column's 255 characters so that one
  * odd value can never stall replication with a "data too long" error forever (docs/mysql-sync.md).
  */
-import { JOURNAL_COLUMNS, JOURNAL_COLUMN_NAMES, type JournalColumn } from '../journal-columns.js';
-import type { ObjectRecord, OidOverride, StoredEvent } from '../types.js';
+import { JOURNAL_COLUMN_NAMES } from '../journal-columns.js';
+import { JOURNAL_COLUMNS, notNull, type JournalColumn, type StoredEvent } from '../../core/event-row.js';
+import type { ObjectRecord, OidOverride } from '../types.js';
 
 const MAX_TEXT = 255;
 
@@ -90,7 +91,7 @@ function mirrored(kind: JournalColumn['kind'], required: boolean, value: unknown
 
 export function eventRow(e: StoredEvent): unknown[] {
   const row: unknown[] = [e.id];
-  for (const c of JOURNAL_COLUMNS) row.push(mirrored(c.kind, c.required, e[c.field]));
+  for (const c of JOURNAL_COLUMNS) row.push(mirrored(c.kind, notNull(c), e[c.field]));
   return row;
 }
 

@@ -5,7 +5,8 @@
  *   the two resends the batch, which lands on the same rows: each event arrives exactly once.
  * - objects and OID overrides: by comparison (table-mirror.ts).
  */
-import type { ObjectRecord, OidOverride, StoredEvent } from '../types.js';
+import type { ObjectRecord, OidOverride } from '../types.js';
+import type { StoredEvent } from '../../core/event-row.js';
 import type { RemoteDb } from './remote-db.js';
 import {
   EVENT_COLUMNS,

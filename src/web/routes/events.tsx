@@ -65,7 +65,7 @@ export function registerEvents(web: Hono<WebEnv>, deps: WebDeps, session: Middle
       const props = { filters, errors, rows: [], olderHref: null, firstHref: null, liveHref: null };
       return view(c, deps, 'Events', '/events', <EventsView {...props} />, status);
     }
-    const rows = outcome.items.map(eventItem) as unknown as EventRowView[];
+    const rows: EventRowView[] = outcome.items.map(eventItem);
     const firstPage = outcome.query.cursor === undefined;
     return view(
       c,

@@ -4,22 +4,16 @@
  * cursors), and a live tail (Server-Sent Events) on the first page. Without JavaScript the table
  * is complete and pages with the same cursors as GET /api/events.
  */
+import type { EventItem } from '../../services/listing-items.js';
 import { Field } from './fields.js';
 import { utc } from './format.js';
 import { FilterForm, Pager, ReceiverFilter } from './listing.js';
 
-export interface EventRowView {
-  readonly id: number;
-  readonly received_at: string | null;
-  readonly receiver_id: number | null;
-  readonly account: string;
-  readonly qualifier: string | null;
-  readonly code: string | null;
-  readonly group_no: string | null;
-  readonly zone_no: string | null;
-  readonly text: string | null;
-  readonly protocol: string;
-}
+/** What a row of the table shows: fields of the API's item (the same JSON the live tail sends). */
+export type EventRowView = Pick<
+  EventItem,
+  'id' | 'received_at' | 'receiver_id' | 'account' | 'qualifier' | 'code' | 'group_no' | 'zone_no' | 'text' | 'protocol'
+>;
 
 export interface EventsViewProps {
   readonly filters: Record<string, string>;

@@ -9,7 +9,7 @@ import type { Service } from '../../../src/core/service.js';
 import { buildOutput, type OutputDeps } from '../../../src/outputs/index.js';
 import type { OutputTimings } from '../../../src/outputs/output-timings.js';
 import type { OutputSettings } from '../../../src/settings/schema-outputs.js';
-import type { NewEvent } from '../../../src/store/types.js';
+import type { NewEvent } from '../../../src/core/event-row.js';
 import { sampleEvent, startStore, type StoreFixture } from '../../store/helpers/store-fixture.js';
 
 export const FAST: OutputTimings = {

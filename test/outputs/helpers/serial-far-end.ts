@@ -7,6 +7,7 @@ import { SerialPort } from 'serialport';
 import { serialLineFactory } from '../../../hw/serial/index.js';
 import type { HealthRegistry } from '../../../src/core/health.js';
 import type { Logger } from '../../../src/core/logger.js';
+import { HEARTBEAT_LINE } from './mlr2-peer.js';
 
 export abstract class SerialFarEnd {
   private port: SerialPort | null = null;
@@ -27,6 +28,28 @@ export abstract class SerialFarEnd {
 
   /** What arrived on the line; `reply` writes back on it. */
   protected abstract received(chunk: Buffer, reply: (bytes: Buffer) => void): void;
+}
+
+/** MLR2 automation software on the far end: collects DC4-terminated lines, answers ACK unless told to be silent. */
+export class SerialAutomation extends SerialFarEnd {
+  readonly lines: string[] = [];
+  answering = true;
+  private pending = '';
+
+  protected received(chunk: Buffer, reply: (bytes: Buffer) => void): void {
+    this.pending += chunk.toString('latin1');
+    let end: number;
+    while ((end = this.pending.indexOf('\x14')) >= 0) {
+      this.lines.push(this.pending.slice(0, end));
+      this.pending = this.pending.slice(end + 1);
+      if (this.answering) reply(Buffer.from([0x06]));
+    }
+  }
+
+  /** The lines that are not heartbeats. */
+  events(): string[] {
+    return this.lines.filter((l) => l !== HEARTBEAT_LINE);
+  }
 }
 
 /** The serial lines for a test's outputs: reopened after 100-400 ms, metrics every 50 ms. */

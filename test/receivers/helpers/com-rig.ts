@@ -14,7 +14,7 @@ import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
 import { comReceiverSchema, type ComReceiverSettings } from '../../../src/settings/schema-receivers.js';
 import type { Store } from '../../../src/store/store.js';
 import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
-import type { StoredEvent } from '../../../src/store/types.js';
+import type { StoredEvent } from '../../../src/core/event-row.js';
 import { waitFor } from '../../helpers/net.js';
 import { PtyPair } from '../../helpers/pty-pair.js';
 import { tempDir } from '../../helpers/temp-dir.js';

@@ -22,7 +22,7 @@ import {
 import type { Store } from '../../../src/store/store.js';
 import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
 import type { WriterProxy } from '../../../src/writer/writer-proxy.js';
-import type { StoredEvent } from '../../../src/store/types.js';
+import type { StoredEvent } from '../../../src/core/event-row.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** 16 ASCII characters: the AES-128 key itself (docs/dc09.md). */

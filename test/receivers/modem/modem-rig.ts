@@ -18,7 +18,7 @@ import type { ModemReceiverSettings } from '../../../src/settings/schema-receive
 import { ModemSimulator, type ModemSimOptions } from '../../../src/sim/modem/modem-sim.js';
 import type { Store } from '../../../src/store/store.js';
 import { storeWithWriter } from '../../../src/writer/store-with-writer.js';
-import type { StoredEvent } from '../../../src/store/types.js';
+import type { StoredEvent } from '../../../src/core/event-row.js';
 import { waitFor } from '../../helpers/net.js';
 import { PtyPair } from '../../helpers/pty-pair.js';
 import { tempDir } from '../../helpers/temp-dir.js';

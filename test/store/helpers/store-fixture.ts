@@ -7,7 +7,7 @@ import { ManualClock } from '../../../src/core/clock.js';
 import { HealthRegistry } from '../../../src/core/health.js';
 import { createLogger, type Logger } from '../../../src/core/logger.js';
 import { Store, type StoreOptions } from '../../../src/store/store.js';
-import type { NewEvent } from '../../../src/store/types.js';
+import type { NewEvent } from '../../../src/core/event-row.js';
 import { WriterProxy } from '../../../src/writer/writer-proxy.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

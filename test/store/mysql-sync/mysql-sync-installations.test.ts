@@ -16,7 +16,7 @@ import { EVENT_COLUMNS, eventRow, upsertSql } from '../../../src/store/mysql-syn
 import { migrateRemote, REMOTE_MIGRATIONS } from '../../../src/store/mysql-sync/remote-schema.js';
 import { EVENTS_CURSOR_KEY, INSTANCE_ID_KEY } from '../../../src/store/mysql-sync/replicate.js';
 import type { SqlServer } from '../../../src/settings/database-servers.js';
-import type { NewEvent } from '../../../src/store/types.js';
+import type { NewEvent } from '../../../src/core/event-row.js';
 import { freePort, waitFor } from '../../helpers/net.js';
 import { startMariaDb, type MariaDb } from '../../helpers/mariadb.js';
 import { sampleEvent, startStore, type StoreFixture } from '../helpers/store-fixture.js';
