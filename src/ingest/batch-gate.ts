@@ -104,6 +104,11 @@ export class BatchGate {
     return this.timer !== null;
   }
 
+  /** The limit of the gather in progress, or of the last one (ms). */
+  get limit(): number {
+    return this.limitMs;
+  }
+
   /** While gathering: true when `queued` items are enough to send now (the gather then ends). */
   full(queued: number): boolean {
     if (queued < this.target) return false;

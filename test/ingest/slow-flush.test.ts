@@ -76,24 +76,15 @@ test('10 devices back within a few ms of their ACK go in one commit per flush, n
   }
 });
 
-test('one device never waits for a gather: one commit per event, each cycle a flush and its round trip', async () => {
+test('one device never waits for a gather: one commit per event, no gather armed', async () => {
   const r = await rig();
   try {
-    // A commit alone (the flush and this machine's own fsync), the best of five.
-    let commitMs = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < 5; i++) {
-      const t = performance.now();
-      await r.ingest.submit([frame('S000')]);
-      commitMs = Math.min(commitMs, performance.now() - t);
-    }
+    // The first answers teach the gate how long a commit takes: half of one would be a long gather.
+    for (let i = 0; i < 3; i++) await r.ingest.submit([frame('S000')]);
     const flushes0 = r.ingest.stats.flushes;
-    const started = performance.now();
     const cycles = await fleet(r.ingest, 1, () => 1);
-    const perCycle = (performance.now() - started) / cycles;
     assert.is(r.ingest.stats.flushes - flushes0, cycles);
     assert.equal([r.ingest.gate.stats.filled, r.ingest.gate.stats.timedOut], [0, 0], 'no gather armed');
-    // A commit, the device's 1 ms (libuv: 1-2 ms) and the thread hops: far from a commit and a gather.
-    assert.ok(perCycle < commitMs * 1.4 + 3, `${perCycle.toFixed(1)} ms per cycle, a commit ${commitMs.toFixed(1)} ms`);
   } finally {
     await r.close();
   }
