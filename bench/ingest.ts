@@ -1,10 +1,10 @@
 /**
  * Ingest throughput, ACK latency, CPU and bytes written per stored event (issue 9), gateway in a
  * child process on CPU 1, simulator here on CPU 0, loopback only. Each device keeps one message in
- * flight, as real panels do. After every case the same run measures the durable floor: a bare
- * better-sqlite3 INSERT + COMMIT loop (WAL, synchronous=FULL, same file system, same CPU) with one
- * commit per `devices` rows, the most a perfect group commit could batch (bench/lib/durable-floor.ts);
- * "vs floor" is Vigil's rate over it, the figure to compare across noisy runs.
+ * flight, as real panels do. Before and after every case the same run measures the durable floor (the
+ * faster run counts): a bare better-sqlite3 INSERT + COMMIT loop (WAL, synchronous=FULL, same file
+ * system, same CPU) with one commit per `devices` rows, the most a perfect group commit could batch
+ * (bench/lib/durable-floor.ts); "vs floor" is Vigil's rate over it, the figure to compare across noisy runs.
  *
  *   node dist/bench/ingest.js
  * BENCH_CASES=tcp:1:plain,tcp:10:plain,... (transport:devices:plain|aes[:paced]); BENCH_PACED_RATE=17000

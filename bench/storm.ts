@@ -13,6 +13,7 @@
  *
  *   node dist/bench/storm.js    # BENCH_FSYNC_US=3000,10000 BENCH_STORM_PANELS=5000 BENCH_STORM_CONNECT_S=10
  *                               # BENCH_STORM_RESTORE_S=30 BENCH_STORM_NATS=10 BENCH_STORM_NAT_PANELS=2500
+ *                               # BENCH_STORM_LOST=1 (the panels were lost: the storm restores them)
  * Needs `ulimit -n` above the panels plus a margin (one descriptor per connection on each side).
  */
 import { execFileSync } from 'node:child_process';
@@ -35,6 +36,13 @@ const RESTORE_MS = Number(process.env.BENCH_STORM_RESTORE_S ?? 30) * 1000;
 const NATS = Number(process.env.BENCH_STORM_NATS ?? 10);
 const NAT_PANELS = Math.min(PANELS, Number(process.env.BENCH_STORM_NAT_PANELS ?? Math.floor(PANELS / 2)));
 const FSYNC_LIST = parseFsyncList(process.env.BENCH_FSYNC_US ?? '3000,10000');
+/**
+ * BENCH_STORM_LOST=1: the panels are supervised (a link test every LOST_PERIOD_S) and the power cut
+ * outlasted their timeout: each is lost when the storm starts, and its first message restores it
+ * (docs/supervision.md: the state written, an object_restored event journaled).
+ */
+const LOST = process.env.BENCH_STORM_LOST === '1';
+const LOST_PERIOD_S = 60;
 /** A panel's wait for its ACK before it sends again (DC-09 panels: typically 10-30 s). */
 const ACK_TIMEOUT_MS = 15_000;
 /** After the last panel's restore, how long the storm may take to drain before it counts as failed. */
@@ -122,6 +130,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
         account,
         receiverId: TCP_RECEIVER,
         remoteAddress: `${sources[i]}:40000`,
+        ...(LOST ? { lostWithPeriodS: LOST_PERIOD_S } : {}),
       })),
     },
   });
@@ -251,7 +260,7 @@ async function main(): Promise<void> {
     return;
   }
   print(
-    `${PANELS} known panels (${PANELS - NAT_PANELS} on their own address, ${NAT_PANELS} behind ${NATS} NAT addresses), connecting within ${CONNECT_MS / 1000} s; AC loss at connect, restore ${RESTORE_MS / 1000} s later; ACK timeout ${ACK_TIMEOUT_MS / 1000} s; receivers' shipped per-source limits; MLR2 output to an automation peer`,
+    `${PANELS} known panels${LOST ? ` (supervised, every ${LOST_PERIOD_S} s, and lost)` : ''} (${PANELS - NAT_PANELS} on their own address, ${NAT_PANELS} behind ${NATS} NAT addresses), connecting within ${CONNECT_MS / 1000} s; AC loss at connect, restore ${RESTORE_MS / 1000} s later; ACK timeout ${ACK_TIMEOUT_MS / 1000} s; receivers' shipped per-source limits; MLR2 output to an automation peer`,
   );
   for (const us of FSYNC_LIST)
     if (us > 0)

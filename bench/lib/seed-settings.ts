@@ -39,6 +39,11 @@ export interface KnownObject {
   readonly account: string;
   readonly receiverId: number;
   readonly remoteAddress: string;
+  /**
+   * Supervised with this link-test period (s) and lost: its path went down for longer than its
+   * timeout, as in a long power cut (docs/supervision.md). Absent: never supervised.
+   */
+  readonly lostWithPeriodS?: number;
 }
 
 export interface GatewaySeed extends SeedSpec {
@@ -97,8 +102,8 @@ function registerObjects(path: string, objects: readonly KnownObject[]): void {
     const repos = createRepos(db, new CommandClock());
     const at = Date.now();
     db.transaction(() => {
-      for (const o of objects)
-        repos.objects.upsertMain({
+      for (const o of objects) {
+        const { id } = repos.objects.upsertMain({
           account: o.account,
           receiverId: o.receiverId,
           receiverKind: 'tcp',
@@ -106,6 +111,14 @@ function registerObjects(path: string, objects: readonly KnownObject[]): void {
           remoteAddress: o.remoteAddress,
           at,
         });
+        if (o.lostWithPeriodS === undefined) continue;
+        repos.objects.updateSupervision(id, {
+          linkPeriodS: o.lostWithPeriodS,
+          supervisionState: 'lost',
+          restoreCount: 0,
+        });
+        repos.objects.setConnectionState(id, 'lost');
+      }
     }).immediate();
   } finally {
     db.close();
