@@ -4,6 +4,7 @@
  * Creates database `vigil` and user `vigil`/`vigilpass` (from 127.0.0.1 and localhost).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, sleep } from './net.js';
 import { tempDir } from './temp-dir.js';
@@ -24,6 +25,14 @@ export interface MariaDb {
 }
 
 const READY_TIMEOUT_MS = 30_000;
+/** A free port can be taken by another process's connection before the server binds it: a new port, a new try. */
+const BIND_ATTEMPTS = 3;
+
+/** The last lines of the server's error log, for a failure message that says why. */
+function logTail(path: string): string {
+  if (!existsSync(path)) return '(no error log)';
+  return readFileSync(path, 'utf8').trim().split('\n').slice(-6).join(' | ');
+}
 
 /** Runs `program` (a name in test/system-tools.txt) to its end; kills it after `timeoutMs`. */
 export function run(
@@ -82,7 +91,8 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
   const dir = tempDir('vigil-mariadb-');
   const data = join(dir.path, 'data');
   const socket = join(dir.path, 'mysql.sock');
-  const port = await freePort();
+  const errorLog = join(dir.path, 'err.log');
+  let port = await freePort();
   let server: ChildProcess | null = null;
 
   const exec = async (sql: string): Promise<string> => {
@@ -102,7 +112,7 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
         '--bind-address=127.0.0.1',
         '--user=root',
         `--pid-file=${join(dir.path, 'mysqld.pid')}`,
-        `--log-error=${join(dir.path, 'err.log')}`,
+        `--log-error=${errorLog}`,
         '--innodb-buffer-pool-size=64M',
         '--skip-name-resolve',
         ...(options.args ?? []),
@@ -114,7 +124,7 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
     for (;;) {
       const ping = await run('mariadb-admin', ['--no-defaults', `--socket=${socket}`, '-uroot', 'ping'], 5_000);
       if (ping.code === 0) return;
-      if (child.exitCode !== null) throw new Error('mariadbd exited during start');
+      if (child.exitCode !== null) throw new Error(`mariadbd exited during start: ${logTail(errorLog)}`);
       if (Date.now() > deadline) throw new Error(`mariadbd not ready within ${READY_TIMEOUT_MS} ms`);
       await sleep(100);
     }
@@ -154,7 +164,17 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
       60_000,
     );
     if (install.code !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr.trim()}`);
-    await start();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await start();
+        break;
+      } catch (err) {
+        const portTaken = /Address already in use|Bind on TCP\/IP port/.test(logTail(errorLog));
+        if (!portTaken || attempt === BIND_ATTEMPTS) throw err;
+        server = null;
+        port = await freePort();
+      }
+    }
     await exec(
       'CREATE DATABASE vigil; ' +
         "CREATE USER 'vigil'@'127.0.0.1' IDENTIFIED BY 'vigilpass'; " +

@@ -120,6 +120,11 @@ export async function startRig(extra: Partial<GatewayOptions> = {}): Promise<Bro
 
 export async function logIn(page: Page, base: string, login: string, password: string): Promise<void> {
   await page.goto(`${base}/login`);
+  await submitLogin(page, login, password);
+}
+
+/** Sends the login form the page shows (the login page, or a refused login's answer). */
+export async function submitLogin(page: Page, login: string, password: string): Promise<void> {
   await page.fill('input[name=login]', login);
   await page.fill('input[name=password]', password);
   await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { resolveSimOptions } from '../../src/sim/sim-options.js';
 import { Simulator } from '../../src/sim/simulator.js';
-import { TECH, logIn, startRig, type BrowserRig } from './browser-rig.js';
+import { TECH, logIn, startRig, submitLogin, type BrowserRig } from './browser-rig.js';
 
 let rig: BrowserRig;
 const sims: Simulator[] = [];
@@ -68,15 +68,22 @@ test('login: a wrong password is refused, five failures throttle the address, th
   await logIn(admin, rig.base, 'admin', 'wrong-password');
   assert.match((await admin.textContent('#login-error')) ?? '', 'Wrong login or password.');
   await rig.shot(admin, '01-login-wrong-password');
-  for (let i = 0; i < 4; i++) await logIn(admin, rig.base, 'admin', `wrong-${i}`);
-  await logIn(admin, rig.base, 'admin', rig.adminPassword);
-  assert.match(
-    (await admin.textContent('#login-error')) ?? '',
-    /Too many failed attempts from this address. Try again in \d+ s\./,
-  );
-  await rig.shot(admin, '02-login-throttled');
-  await new Promise((r) => setTimeout(r, 1100));
-  await logIn(admin, rig.base, 'admin', rig.adminPassword);
+  // A failed login shows the form again: the next attempts are sent from it, without loading the page.
+  for (let i = 0; i < 4; i++) await submitLogin(admin, 'admin', `wrong-${i}`);
+  const fifthFailure = Date.now();
+  await submitLogin(admin, 'admin', rig.adminPassword);
+  if (new URL(admin.url()).pathname === '/login') {
+    const refusal = (await admin.textContent('#login-error')) ?? '';
+    assert.match(refusal, /Too many failed attempts from this address. Try again in \d+ s\./);
+    await rig.shot(admin, '02-login-throttled');
+    // Refused for 1 s after the fifth failure: the page says how long; then the right password gets in.
+    const waitS = Number(/Try again in (\d+) s/.exec(refusal)![1]);
+    await new Promise((r) => setTimeout(r, waitS * 1000 + 100));
+    await submitLogin(admin, 'admin', rig.adminPassword);
+  } else {
+    // A busy machine took longer than the throttle's 1 s to send the sixth attempt: let in, rightly.
+    assert.ok(Date.now() - fifthFailure > 1000, 'let in within the 1 s after the fifth failure');
+  }
   assert.is(new URL(admin.url()).pathname, '/');
   assert.match((await admin.textContent('.who')) ?? '', 'admin');
   // The session cookie is out of reach of scripts and never sent cross-site.

@@ -69,6 +69,8 @@ export class ModemReceiver implements Service {
   private metricsTimer: NodeJS.Timeout | null = null;
   private polling = false;
   private lastCall: { number: string; at: number } | null = null;
+  /** The latest save of the learned callers (each saves them all; the writer runs them in order). */
+  private lastSave: Promise<void> = Promise.resolve();
 
   constructor(settings: ModemReceiverSettings, deps: ModemReceiverDeps) {
     this.settings = settings;
@@ -125,6 +127,8 @@ export class ModemReceiver implements Service {
     for (const off of this.unsubscribe.splice(0)) off();
     this.driver.close('receiver stopped');
     await this.deps.line.stop();
+    // A number learned just before a restart is stored before the next receiver reads them back.
+    await this.lastSave;
     this.deps.health.remove(this.healthName);
   }
 
@@ -240,7 +244,7 @@ export class ModemReceiver implements Service {
   /** An encrypted SMS for `account` from `sender` committed: its number is known for the account from now on. */
   private learnCaller(sender: string, account: string, at: number): void {
     if (!this.callers.learn(sender, account, at)) return;
-    this.deps.learnedCallers.save(this.callers.learned()).catch((err: unknown) => {
+    this.lastSave = this.deps.learnedCallers.save(this.callers.learned()).catch((err: unknown) => {
       // Known until the receiver restarts; the next encrypted SMS saves it again.
       this.deps.logger.warn('cannot store the learned callers', { error: describeError(err) });
     });

@@ -79,8 +79,11 @@ async function cpin(d: StartupDeps): Promise<string | null> {
 async function unlockSim(d: StartupDeps): Promise<StartupResult | null> {
   const state = await cpin(d);
   if (state === 'READY') return null;
-  if (state !== 'SIM PIN')
-    return { ok: false, fatal: true, reason: `SIM not ready: ${state ?? 'no answer to AT+CPIN?'}` };
+  // No SIM state in the answer: it is out of step with the command (an answer the modem still owed a
+  // receiver before a reopen), not a fact about the SIM. Starting over is the cure, not a person.
+  if (state === null)
+    return { ok: false, fatal: false, reason: 'no SIM state in the answer to AT+CPIN? (out of step); starting over' };
+  if (state !== 'SIM PIN') return { ok: false, fatal: true, reason: `SIM not ready: ${state}` };
   if (d.pin === undefined) return { ok: false, fatal: true, reason: 'SIM PIN required but no sim_pin is set' };
   const before = d.pins.outcome(d.portId, d.pin);
   if (before === 'refused')

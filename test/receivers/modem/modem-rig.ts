@@ -174,7 +174,9 @@ export async function startModemRig(options: ModemRigOptions = {}): Promise<Mode
         10,
       ).catch(() => {
         const c = health.get(rig.receiver.healthName);
-        throw new Error(`receiver not ${state} ${detail ?? ''}: ${c?.state} ${c?.detail}`);
+        throw new Error(
+          `receiver not ${state} ${detail ?? ''}: ${c?.state} ${c?.detail}\nlast log lines:\n${logs.slice(-25).join('\n')}`,
+        );
       });
     },
     async close() {
