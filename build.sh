@@ -5,6 +5,8 @@
 # ./build.sh image-check  boots that image in qemu and proves it works (as root; docs/image.md).
 # ./build.sh bundle       builds the signed RAUC update bundle of the same tree (as root; docs/image.md).
 # ./build.sh update-check proves A/B updates, rollback and power cuts in qemu (as root; docs/image.md).
+# ./build.sh channel      writes and signs an update channel manifest (docs/updates.md "Publishing a release").
+# ./build.sh channel-check proves the update channel in qemu: streamed, adaptive installs (as root; docs/image.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 case "${1:-}" in
@@ -12,8 +14,10 @@ case "${1:-}" in
   image-check) shift; exec bash image/image-check.sh "$@" ;;
   bundle) shift; exec bash image/build-image.sh --bundle "$@" ;;
   update-check) shift; exec bash image/update-check.sh "$@" ;;
+  channel) shift; exec bash image/channel-manifest.sh "$@" ;;
+  channel-check) shift; exec bash image/channel-check.sh "$@" ;;
   '') ;;
-  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [--soak MINUTES] [IMAGE.img.xz|IMAGE.img] | bundle [--version X.Y.Z] [--test-migration] [--test-unhealthy] | update-check]" >&2; exit 2 ;;
+  *) echo "usage: ./build.sh [image [--fresh] [--raw] | image-check [--soak MINUTES] [IMAGE.img.xz|IMAGE.img] | bundle [--version X.Y.Z] [--test-migration] [--test-unhealthy] | update-check | channel --version X.Y.Z --bundle URL [--wave P[@TIME]]... | channel-check]" >&2; exit 2 ;;
 esac
 rm -rf dist
 npx --no-install tsc -p tsconfig.json

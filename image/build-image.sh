@@ -32,6 +32,8 @@ VERSION_OVERRIDE=""
 TEST_MIGRATION=0
 TEST_UNHEALTHY=0
 TEST_UNCONFIRMED=0
+NO_ADAPTIVE=0
+TEST_DEB_CHANGE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fresh) FRESH=1 ;;
@@ -44,12 +46,15 @@ while [ $# -gt 0 ]; do
     --test-migration) TEST_MIGRATION=1 ;;
     --test-unhealthy) TEST_UNHEALTHY=1 ;;
     --test-unconfirmed) TEST_UNCONFIRMED=1 ;;
-    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --test-migration, --test-unhealthy, --test-unconfirmed)" ;;
+    --no-adaptive) NO_ADAPTIVE=1 ;;
+    --test-deb-change) TEST_DEB_CHANGE=auto ;;
+    --test-deb-change=*) TEST_DEB_CHANGE=${1#--test-deb-change=} ;;
+    *) die "unknown option '$1' (options: --fresh rebuilds the cached base root and dependencies; --base-only stops after the base root; --app-only builds only the app and its cached dependencies (beside a running --base-only); --raw leaves build/NAME.img uncompressed; bundles: --version X.Y.Z, --no-adaptive, --test-migration, --test-unhealthy, --test-unconfirmed, --test-deb-change[=PACKAGE])" ;;
   esac
   shift
 done
-if [ "$BUNDLE" = 0 ] && { [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ] || [ "$TEST_UNCONFIRMED" = 1 ]; }; then
-  die "--test-migration, --test-unhealthy and --test-unconfirmed make test bundles only (./build.sh bundle ...)"
+if [ "$BUNDLE" = 0 ] && { [ "$NO_ADAPTIVE" = 1 ] || [ -n "$TEST_DEB_CHANGE" ] || [ "$TEST_MIGRATION" = 1 ] || [ "$TEST_UNHEALTHY" = 1 ] || [ "$TEST_UNCONFIRMED" = 1 ]; }; then
+  die "--no-adaptive and the --test-* options are for bundles only (./build.sh bundle ...)"
 fi
 if [ -n "$VERSION_OVERRIDE" ] && ! [[ "$VERSION_OVERRIDE" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   die "--version must be X.Y.Z, got '$VERSION_OVERRIDE'"
@@ -163,7 +168,7 @@ unmount_chroot() { for m in dev/pts dev sys proc; do mountpoint -q "$ROOT/$m" &&
 trap unmount_chroot EXIT
 mount -t proc proc "$ROOT/proc" && mount -t sysfs sys "$ROOT/sys" && mount --bind /dev "$ROOT/dev" && mount --bind /dev/pts "$ROOT/dev/pts"
 cp -a "$IMAGE_DIR/overlay/." "$ROOT/"
-chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil" "$ROOT/etc/rauc" "$ROOT/etc/dbus-1"
+chown -R root:root "$ROOT/etc/systemd" "$ROOT/usr/lib/vigil" "$ROOT/etc/rauc" "$ROOT/etc/dbus-1" "$ROOT/etc/modules-load.d"
 install -m 0644 -o root -g root "$KEYRING" "$ROOT/etc/rauc/keyring.pem"
 bash "$IMAGE_DIR/install-repo-files.sh" "$REPO" "$ROOT"
 # Mount point of the data partition (the root is read-only at run time: it must exist in the image).
@@ -192,6 +197,7 @@ fi
 [ "$TEST_MIGRATION" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" migration "$ROOT"
 [ "$TEST_UNHEALTHY" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unhealthy "$ROOT"
 [ "$TEST_UNCONFIRMED" = 0 ] || bash "$IMAGE_DIR/test-variants.sh" unconfirmed "$ROOT"
+[ -z "$TEST_DEB_CHANGE" ] || bash "$IMAGE_DIR/test-variants.sh" deb-change "$ROOT" $([ "$TEST_DEB_CHANGE" = auto ] || echo "$TEST_DEB_CHANGE")
 
 stage "smoke test under qemu-user"
 [ "$(chroot "$ROOT" /usr/bin/node /opt/vigil/dist/src/cli.js version)" = "$VERSION" ] ||
@@ -222,7 +228,10 @@ rm -rf "$GEN" && mkdir -p "$GEN/out" "$GEN/in"
 node "$REPO/dist/image/tools/render-genimage.js" --image "$NAME.img" --boot-mib "$BOOT_MIB" \
   --root-used-kib "$ROOT_KIB" --slot-mib "$SLOT_MIB" --data-mib "$DATA_MIB" > "$GEN/genimage.cfg"
 rm -rf "$GEN/tmp"
-genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --inputpath "$GEN/in" --outputpath "$GEN/out" >"$GEN/genimage.log" 2>&1 ||
+# One fixed time for the file systems' own timestamps (with the root's fixed UUID and hash seed,
+# genimage-config.ts): two builds of one tree give the same blocks where their files are the same.
+E2FSPROGS_FAKE_TIME=1767225600 \
+  genimage --config "$GEN/genimage.cfg" --rootpath "$ROOT" --tmppath "$GEN/tmp" --inputpath "$GEN/in" --outputpath "$GEN/out" >"$GEN/genimage.log" 2>&1 ||
   { tail -30 "$GEN/genimage.log"; die "genimage failed (log: $GEN/genimage.log)"; }
 rm -rf "$GEN/tmp"
 
@@ -232,9 +241,12 @@ if [ "$BUNDLE" = 1 ]; then
   [ "$TEST_MIGRATION" = 0 ] || SUFFIX="$SUFFIX-test-migration"
   [ "$TEST_UNHEALTHY" = 0 ] || SUFFIX="$SUFFIX-test-unhealthy"
   [ "$TEST_UNCONFIRMED" = 0 ] || SUFFIX="$SUFFIX-test-unconfirmed"
+  [ -z "$TEST_DEB_CHANGE" ] || SUFFIX="$SUFFIX-test-deb-change"
+  [ "$NO_ADAPTIVE" = 0 ] || SUFFIX="$SUFFIX-full"
   BUNDLE_OUT=$OUT/$NAME$SUFFIX.raucb
   # The slot image is genimage's root.ext4: byte for byte what slot A of this build's card holds.
-  bash "$IMAGE_DIR/make-bundle.sh" "$GEN/out/root.ext4" "$VERSION" "$SIGNING_CERT" "$SIGNING_KEY" "$KEYRING" "$BUNDLE_OUT" "$WORK/bundle"
+  bash "$IMAGE_DIR/make-bundle.sh" "$GEN/out/root.ext4" "$VERSION" "$SIGNING_CERT" "$SIGNING_KEY" "$KEYRING" "$BUNDLE_OUT" "$WORK/bundle" \
+    "$([ "$NO_ADAPTIVE" = 1 ] && echo full || echo adaptive)"
   stage ""
   printf 'bundle:    %s (%s MiB)\n' "$BUNDLE_OUT" "$(( $(stat -c %s "$BUNDLE_OUT") / 1048576 ))"
   echo "total:     $(elapsed $(( $(date +%s) - IMAGE_T0 )))"

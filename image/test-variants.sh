@@ -3,6 +3,7 @@
 # (docs/image.md "Test bundles"). Never in a release: build-image.sh applies them only to bundles built
 # with --test-migration or --test-unhealthy, whose file names say so.
 #   test-variants.sh migration|unhealthy|unconfirmed ROOT
+#   test-variants.sh deb-change ROOT [PACKAGE]
 set -euo pipefail
 root=$2
 case "$1" in
@@ -37,5 +38,33 @@ JS
       > "$root/etc/systemd/system/vigil-trial-deadline.timer.d/90-test.conf"
     echo "test variant: port 9000 taken before the gateway starts; trial deadline 4 min"
     ;;
-  *) echo "usage: test-variants.sh migration|unhealthy|unconfirmed ROOT" >&2; exit 2 ;;
+  deb-change)
+    # One Debian package at another version, the size of a security update (docs/image.md "Figures"): the
+    # first of the candidates (PACKAGE when given) that the image's own apt sources offer in a version other
+    # than the installed one, installed in that version without removing anything. The host's resolver for
+    # the lookup; nothing of apt's lists stays.
+    cp -a "$root/etc/resolv.conf" "$root/etc/resolv.conf.vigil-test" 2>/dev/null || true
+    cp --remove-destination /etc/resolv.conf "$root/etc/resolv.conf"
+    chroot "$root" apt-get update -qq
+    candidates=${3:-libexpat1 libcurl3t64-gnutls libssl3t64 libgnutls30t64 libxml2 tzdata ca-certificates}
+    changed=""
+    for package in $candidates; do
+      installed=$(chroot "$root" dpkg-query -W -f '${Version}' "$package" 2>/dev/null) || continue
+      other=$(chroot "$root" apt-cache madison "$package" | awk -F'|' '{gsub(/ /, "", $2); print $2}' |
+        grep -vxF "$installed" | head -n 1 || true)
+      [ -n "$other" ] || continue
+      if chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades --no-remove \
+        --no-install-recommends "$package=$other" >/dev/null; then
+        changed="$package $installed -> $other"
+        break
+      fi
+    done
+    chroot "$root" apt-get clean
+    rm -rf "$root"/var/lib/apt/lists/*
+    rm -f "$root/etc/resolv.conf"
+    [ ! -e "$root/etc/resolv.conf.vigil-test" ] || mv "$root/etc/resolv.conf.vigil-test" "$root/etc/resolv.conf"
+    [ -n "$changed" ] || { echo "error: none of $candidates has another version in the image's sources" >&2; exit 1; }
+    echo "test variant: $changed"
+    ;;
+  *) echo "usage: test-variants.sh migration|unhealthy|unconfirmed ROOT | deb-change ROOT [PACKAGE]" >&2; exit 2 ;;
 esac

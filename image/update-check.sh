@@ -4,7 +4,7 @@
 # newest build/vigil-*-arm64.img(.xz). The three test bundles it installs (through the API) are built first
 # when missing, from the same tree and cached stages:
 #   B: version +1 patch, --test-migration;  C: version +2 patch, --test-unhealthy;
-#   D: version +3 patch, --test-unconfirmed.
+#   D: version +3 patch, --test-unconfirmed;   the image's own version (./build.sh bundle), older than B.
 set -euo pipefail
 IMAGE_DIR=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$IMAGE_DIR")
@@ -38,10 +38,11 @@ version_d=$major.$minor.$((patch + 3))
 bundle_b=$OUT/vigil-$version_b-arm64-test-migration.raucb
 bundle_c=$OUT/vigil-$version_c-arm64-test-unhealthy.raucb
 bundle_d=$OUT/vigil-$version_d-arm64-test-unconfirmed.raucb
+bundle_older=$OUT/vigil-$version-arm64.raucb
 # Missing bundles are built while the first boot runs (step 1 needs only the card); a failed build leaves
 # BUNDLE.failed, which update-check.js reports instead of waiting.
 mkdir -p "$OUT"
-rm -f "$bundle_b.failed" "$bundle_c.failed" "$bundle_d.failed"
+rm -f "$bundle_b.failed" "$bundle_c.failed" "$bundle_d.failed" "$bundle_older.failed"
 # Compiled once, here: the bundle builds below reuse this dist rather than rebuild it under the check.
 (cd "$REPO" && bash build.sh)
 export VIGIL_DIST_READY=1
@@ -51,10 +52,12 @@ export VIGIL_DIST_READY=1
   [ -s "$bundle_c" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy \
     >"$OUT/bundle-c.log" 2>&1 || { touch "$bundle_c.failed"; exit 0; }
   [ -s "$bundle_d" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_d" --test-unconfirmed \
-    >"$OUT/bundle-d.log" 2>&1 || touch "$bundle_d.failed"
+    >"$OUT/bundle-d.log" 2>&1 || { touch "$bundle_d.failed"; exit 0; }
+  [ -s "$bundle_older" ] || bash "$IMAGE_DIR/build-image.sh" --bundle >"$OUT/bundle-older.log" 2>&1 ||
+    touch "$bundle_older.failed"
 ) &
 builder=$!
 trap 'kill $builder 2>/dev/null || true' EXIT
-echo "update-check: $image; bundles $bundle_b, $bundle_c, $bundle_d (build logs: $OUT/bundle-[bcd].log)"
+echo "update-check: $image; bundles $bundle_b, $bundle_c, $bundle_d, $bundle_older (build logs: $OUT/bundle-*.log)"
 node "$REPO/dist/image/tools/update-check.js" --image "$image" --bundle-b "$bundle_b" --bundle-c "$bundle_c" \
-  --bundle-d "$bundle_d" --work "$OUT/update-check"
+  --bundle-d "$bundle_d" --older "$bundle_older" --work "$OUT/update-check"

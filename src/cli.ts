@@ -83,8 +83,12 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'record-stop': {
-        const { recordStop } = await import('./system/run-recorder.js');
-        process.stdout.write(recordStop(command.dataDir, process.env, Date.now()) + '\n');
+        const { currentBootId, recordStop } = await import('./system/run-recorder.js');
+        const { DEFAULT_CMDLINE_PATH, readBootedSlot } = await import('./update/boot-state.js');
+        const slot = readBootedSlot(process.env.VIGIL_CMDLINE ?? DEFAULT_CMDLINE_PATH);
+        process.stdout.write(
+          recordStop(command.dataDir, process.env, Date.now(), { bootId: currentBootId(), slot }) + '\n',
+        );
         return;
       }
       case 'version':

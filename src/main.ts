@@ -21,6 +21,7 @@ import type { Store } from './store/store.js';
 import { readVersion } from './version.js';
 import { gatewaySerialLines } from './gateway/hardware.js';
 import type { GatewayOptions } from './gateway/options.js';
+import type { UpdateReport } from './update/fleet-report.js';
 import { loadSettings, openStore, startIngest, type StartContext } from './gateway/start-base.js';
 import { startHttp, startServiceGroup, startWatch } from './gateway/start-edges.js';
 
@@ -43,6 +44,8 @@ export class Gateway {
   /** Set once start() has started everything up to the listeners; kept after stop() for reads. */
   private running: Running | null = null;
   private initResult: InitResult = { initialised: false };
+  /** The box's system updates for the mirror (named by the HTTP phase, read by the services' sync). */
+  private updateReport: (() => UpdateReport | null) | null = null;
   /** The serial port layer (docs/serial.md): every serial line is a `serial:<path>` component. */
   private readonly serialLines: SerialLineFactory;
   /** The status output of the current services run, for the tracker's lost / restored tap. */
@@ -127,6 +130,10 @@ export class Gateway {
       },
       initialised: (result) => {
         this.initResult = result;
+      },
+      fleetReport: () => this.updateReport?.() ?? null,
+      reportUpdates: (report) => {
+        this.updateReport = report;
       },
     };
   }

@@ -45,6 +45,11 @@ export interface Card {
   readonly fat: FatPartition;
 }
 
+/** How `prepareCard` writes this image, for the first step's name: decompressed or copied. */
+export function imageKind(image: string): string {
+  return image.endsWith('.xz') ? 'compressed image (.img.xz), decompressed' : 'raw image (.img), copied';
+}
+
 /**
  * Writes the image (`.img` or `.img.xz`) to `disk` as a flashed 4 GiB card and puts vigil-setup.txt for
  * `identity` on its boot partition, with `files` (a backup) beside it. Throws unless the card has the

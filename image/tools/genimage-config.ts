@@ -14,6 +14,14 @@ export const DATA_LABEL = 'vigil-data';
 /** The MBR disk signature ("VIGL"): slot A is PARTUUID 5649474c-02, slot B 5649474c-03. */
 export const DISK_SIGNATURE = 0x5649474c;
 export const SLOT_PARTITIONS = { A: 2, B: 3 } as const;
+/**
+ * The root file system's UUID and directory hash seed, the same in every build: with them (and the
+ * build's fixed time, build-image.sh) two builds of one tree differ only where their files do, so an
+ * adaptive bundle's blocks match what a slot already holds (docs/image.md "Bundles"). Both slots carry
+ * the same image anyway; the partitions tell them apart.
+ */
+export const ROOT_FS_UUID = '5649474c-726f-4f74-8000-000000000001';
+export const ROOT_HASH_SEED = '5649474c-6861-4573-8000-000000000002';
 export const DATA_PARTITION = 4;
 const ALIGN_MIB = 4;
 
@@ -25,6 +33,29 @@ export interface ImageLayout {
   /** Each slot partition: at least rootMib, fixed across versions so that later roots still fit. */
   readonly slotMib: number;
   readonly dataMib: number;
+}
+
+/** Where each partition lies on the card genimage writes (MiB from the start), and the image's size. */
+export function cardLayoutMib(layout: Pick<ImageLayout, 'bootMib' | 'slotMib' | 'dataMib'>): {
+  readonly partitions: ReadonlyArray<{ readonly name: string; readonly startMib: number; readonly sizeMib: number }>;
+  readonly totalMib: number;
+} {
+  // The MBR and the gap before the first partition take one alignment unit; each size is aligned.
+  let at = ALIGN_MIB;
+  const partitions = (
+    [
+      ['boot', layout.bootMib],
+      ['slot-a', layout.slotMib],
+      ['slot-b', layout.slotMib],
+      ['data', layout.dataMib],
+    ] as const
+  ).map(([name, size]) => {
+    const sizeMib = Math.ceil(size / ALIGN_MIB) * ALIGN_MIB;
+    const part = { name, startMib: at, sizeMib };
+    at += sizeMib;
+    return part;
+  });
+  return { partitions, totalMib: at };
 }
 
 /** Root size for the files it must hold: a quarter more for ext4's metadata and inodes, plus 128 MiB, 4 MiB-aligned. */
@@ -67,8 +98,9 @@ image root.ext4 {
   ext4 {
     label = "${ROOT_LABEL}"
     use-mke2fs = true
-    # read-only at run time: no blocks reserved for root
-    extraargs = "-m 0"
+    # read-only at run time: no blocks reserved for root; a fixed UUID and hash seed, so that builds of
+    # one tree differ only where their files do (genimage's own -E options again: the last -E counts)
+    extraargs = "-m 0 -U ${ROOT_FS_UUID} -E root_owner=0:0,lazy_itable_init=0,lazy_journal_init=0,hash_seed=${ROOT_HASH_SEED}"
   }
   mountpoint = "/"
   size = ${layout.rootMib}M

@@ -147,8 +147,9 @@ export class Guest {
   async http(
     method: string,
     path: string,
-    options: { token?: string; body?: unknown } = {},
+    options: { token?: string; body?: unknown; timeoutMs?: number } = {},
   ): Promise<{ status: number; text: string }> {
+    const timeoutMs = options.timeoutMs ?? 20_000;
     const headers: Record<string, string> = {};
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -162,7 +163,7 @@ export class Guest {
           headers,
           rejectUnauthorized: false,
           agent: false,
-          timeout: 20_000,
+          timeout: timeoutMs,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -171,7 +172,7 @@ export class Guest {
           res.on('error', reject);
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in 20 s`)));
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs / 1000} s`)));
       req.on('error', reject);
       req.end(options.body !== undefined ? JSON.stringify(options.body) : undefined);
     });

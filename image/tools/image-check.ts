@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { buildMessage } from '../../src/protocols/dc09/encoder.js';
 import { Guest, poll as pollGuest, sendFrame } from './guest.js';
 import { lanListeners, listenerSurprises, parseListeners } from './listeners.js';
-import { boardVm, prepareCard, RX_PORT, startCheck } from './card.js';
+import { boardVm, imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
+import { CheckRun } from './check-run.js';
 import { soak } from './soak.js';
 import { UBOOT_QEMU_ARM64 } from './vm.js';
 
@@ -27,22 +28,8 @@ if (!values.image || !values.work || !Number.isInteger(soakMinutes) || soakMinut
 }
 const imageXz = values.image;
 const work = values.work;
-const t0 = Date.now();
-const figures: Record<string, string> = {};
-
-function stamp(): string {
-  return `[${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s]`;
-}
-
-async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  process.stdout.write(`${stamp()} ... ${name}\n`);
-  const value = await run();
-  process.stdout.write(
-    `${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${typeof value === 'string' && value ? `: ${value}` : ''}\n`,
-  );
-  return value;
-}
+const check = new CheckRun();
+const { figures, stamp, step } = check;
 
 async function main(): Promise<void> {
   const start = await startCheck(work, 'image-check');
@@ -50,7 +37,7 @@ async function main(): Promise<void> {
   const { ssh: sshPort, api: apiPort, rx: rxPort } = start.ports;
   const disk = join(work, 'disk.img');
 
-  await step('prepare the card: decompress, 4 GiB, inject vigil-setup.txt', async () => {
+  await step(`prepare the card: ${imageKind(imageXz)}, 4 GiB, vigil-setup.txt`, async () => {
     const { partitions, fat } = prepareCard(imageXz, disk, start, { adminPassword: password });
     figures.data_partition_mib_in_image = String((partitions[3]!.sectors * 512) / 1024 ** 2);
     const names = fat.list();
@@ -247,7 +234,7 @@ async function main(): Promise<void> {
           log: (line) => process.stdout.write(`${stamp()}     ${line}\n`),
           assertRunning: () => vm.assertRunning(),
         });
-        figures.soak = `${soakMinutes} min, ${r.acked} events ACKed and stored (${(r.acked / soakMinutes / 60).toFixed(1)}/s), ${r.refused} not ACKed, ${r.sshRounds} SSH rounds, pid ${r.pid} throughout`;
+        figures.soak = `${soakMinutes} min, ${r.acked} events ACKed and stored (${(r.acked / soakMinutes / 60).toFixed(1)}/s), ${r.refused} not ACKed, ${r.sshRounds} SSH rounds (fastest/median/slowest ${r.roundSeconds.join('/')} s), pid ${r.pid} throughout`;
         return figures.soak;
       },
     );
@@ -315,8 +302,7 @@ async function main(): Promise<void> {
   } finally {
     await vm.kill();
   }
-  process.stdout.write(`${stamp()} image-check passed\n`);
-  for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+  check.finish('image-check passed');
 }
 
 async function eventsFor(guest: Guest, token: string, account: string): Promise<number> {
@@ -330,7 +316,7 @@ async function eventsFor(guest: Guest, token: string, account: string): Promise<
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stdout.write(`${stamp()} FAILED: ${(err as Error).message}\n  console log: ${join(work, 'console.log')}\n`);
+    check.finish(`FAILED: ${(err as Error).message}\n  console log: ${join(work, 'console.log')}`);
     process.exit(1);
   },
 );

@@ -4,9 +4,12 @@
  * killed the healthy gateway (no `Watchdog timeout`, no unattributed notification, NRestarts 0, the same
  * main PID) and that every ACKed event is in the journal.
  *
- * The load is what issue #29 found killing the old gateway: a few SSH sessions running
- * `systemd-analyze blame` and reading the journal every 20 s, beside steady DC-09 traffic from several
- * panels (one TCP connection per frame, as a dial-up communicator sends) and the API polled like the page.
+ * The load is what once killed an older gateway: SSH rounds of two sessions running `systemd-analyze
+ * blame`, reading the journal, `rauc status` and `ps`, beside steady DC-09 traffic from several panels (one
+ * TCP connection per frame, as a dial-up communicator sends) and the API polled like the page. A round
+ * starts 20 s after the previous one started, or as soon as it ends when it took longer: under emulation a
+ * round takes 80–100 s, so the real cadence is that. The soak fails with fewer than one round per
+ * MIN_ROUND_MINUTES, and reports the rounds it did and how long they took.
  */
 import type { Guest } from './guest.js';
 import { sendEvent } from './update-box.js';
@@ -29,6 +32,8 @@ export interface SoakResult {
   readonly acked: number;
   readonly refused: number;
   readonly sshRounds: number;
+  /** Seconds per SSH round: fastest, median, slowest. */
+  readonly roundSeconds: readonly [number, number, number];
   readonly stored: number;
   readonly pid: string;
 }
@@ -39,6 +44,11 @@ const SSH_ACTIVITY = [
   'rauc status > /dev/null',
   'ps aux > /dev/null',
 ].join('; ');
+
+/** A round starts this long after the previous one started, at the earliest. */
+const ROUND_EVERY_MS = 20_000;
+/** The soak fails with fewer rounds than one per this many minutes. */
+export const MIN_ROUND_MINUTES = 3;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -54,6 +64,7 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   let acked = 0;
   let refused = 0;
   let sshRounds = 0;
+  const roundMs: number[] = [];
 
   const panel = async (index: number) => {
     const account = soakAccount(index);
@@ -67,10 +78,12 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   const sshActivity = async () => {
     while (Date.now() < endsAt) {
       options.assertRunning();
-      await Promise.all([guest.ssh(SSH_ACTIVITY, 120_000), guest.ssh(SSH_ACTIVITY, 120_000)]);
+      const began = Date.now();
+      await Promise.all([guest.ssh(SSH_ACTIVITY, 180_000), guest.ssh(SSH_ACTIVITY, 180_000)]);
       await guest.http('GET', '/api/status', { token: options.token });
       sshRounds += 1;
-      await sleep(Math.min(20_000, Math.max(0, endsAt - Date.now())));
+      roundMs.push(Date.now() - began);
+      await sleep(Math.min(Math.max(0, began + ROUND_EVERY_MS - Date.now()), Math.max(0, endsAt - Date.now())));
     }
   };
   const progress = async () => {
@@ -98,7 +111,14 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
   for (let i = 0; i < panels; i += 1) stored += await countEvents(guest, options.token, soakAccount(i));
   if (stored < acked) throw new Error(`${acked} events were ACKed during the soak, ${stored} are stored`);
   if (refused > acked / 100) throw new Error(`${refused} of ${sent} frames were not ACKed`);
-  return { acked, refused, sshRounds, stored, pid };
+  const sorted = [...roundMs].sort((a, b) => a - b).map((ms) => Math.round(ms / 1000));
+  const roundSeconds = [sorted[0] ?? 0, sorted[Math.floor(sorted.length / 2)] ?? 0, sorted.at(-1) ?? 0] as const;
+  const minRounds = Math.max(1, Math.floor(minutes / MIN_ROUND_MINUTES));
+  if (sshRounds < minRounds)
+    throw new Error(
+      `${sshRounds} SSH rounds in ${minutes} min (${roundSeconds.join('/')} s each), fewer than one per ${MIN_ROUND_MINUTES} min (${minRounds})`,
+    );
+  return { acked, refused, sshRounds, roundSeconds, stored, pid };
 }
 
 function soakAccount(index: number): string {

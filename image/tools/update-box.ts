@@ -87,15 +87,18 @@ export async function raucProgress(guest: Guest): Promise<{ percent: number; mes
 }
 
 let sequence = 1;
-/** One DC-09 event for `account`; true when it was ACKed. */
-export async function sendEvent(rxPort: number, account: string, timeoutMs?: number): Promise<boolean> {
+/**
+ * One DC-09 event for `account` (SIA `code`: BA, a burglary alarm, by default; RP, an automatic test
+ * report, is no alarm: the update channel's quiet period does not wait for it); true when it was ACKed.
+ */
+export async function sendEvent(rxPort: number, account: string, timeoutMs?: number, code = 'BA'): Promise<boolean> {
   const frame = buildMessage({
     token: 'SIA-DCS',
     sequence: sequence++ % 10000,
     receiver: 1,
     line: 1,
     account,
-    data: `#${account}|Nri1/BA0${sequence % 10}`,
+    data: `#${account}|Nri1/${code}0${sequence % 10}`,
     timestamp: Date.now(),
   });
   return (await sendFrame(rxPort, frame, timeoutMs)).includes('"ACK"');

@@ -11,19 +11,21 @@
  *      gateway that runs but is never confirmed) likewise, rolled back by the image's trial timer;
  *   4. the power cut while the API writes a bundle into the other slot: the box boots its current slot,
  *      the install can be retried;
- *   5. a corrupted and an unsigned bundle are refused through the API, nothing changed;
+ *   5. a corrupted and an unsigned bundle are refused through the API, nothing changed; root's version
+ *      floor holds against the gateway's own user talking to RAUC directly (floor-check.ts);
  *   6. a backup taken through the API restores onto a freshly flashed card (image/tools/restore-check.ts).
  * Installs and reboots go through the API only; SSH reads the box's state and cuts nothing.
  * Stops the VM itself; exits 1 on the first failed step.
  */
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { boardVm, prepareCard, RX_PORT, startCheck } from './card.js';
+import { imageKind, prepareCard, RX_PORT, startCheck } from './card.js';
+import { Board, CheckRun } from './check-run.js';
 import { Guest, poll as pollGuest } from './guest.js';
+import { refusalsCheck } from './refusals-check.js';
 import { restoreOntoFreshCard } from './restore-check.js';
 import {
-  badBundles,
   describe,
   eventsFor,
   install,
@@ -33,7 +35,6 @@ import {
   sendEvent,
   slotState,
 } from './update-box.js';
-import type { Vm } from './vm.js';
 
 const BOOT_TIMEOUT_MS = 20 * 60_000;
 const ACCOUNT = '4E29';
@@ -44,54 +45,34 @@ const { values } = parseArgs({
     'bundle-b': { type: 'string' },
     'bundle-c': { type: 'string' },
     'bundle-d': { type: 'string' },
+    older: { type: 'string' },
     work: { type: 'string' },
   },
   strict: true,
 });
-if (!values.image || !values['bundle-b'] || !values['bundle-c'] || !values['bundle-d'] || !values.work) {
-  process.stderr.write('update-check: --image, --bundle-b, --bundle-c, --bundle-d and --work are required\n');
+if (
+  !values.image ||
+  !values['bundle-b'] ||
+  !values['bundle-c'] ||
+  !values['bundle-d'] ||
+  !values.older ||
+  !values.work
+) {
+  process.stderr.write('update-check: --image, --bundle-b, --bundle-c, --bundle-d, --older and --work are required\n');
   process.exit(2);
 }
 const work = values.work;
-const t0 = Date.now();
-const figures: Record<string, string> = {};
-const stamp = () => `[${((Date.now() - t0) / 1000).toFixed(1).padStart(7)} s]`;
+const check = new CheckRun();
+const { figures, step } = check;
 const secondsSince = (t: number) => ((Date.now() - t) / 1000).toFixed(0);
-
-async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
-  const started = Date.now();
-  process.stdout.write(`${stamp()} ... ${name}\n`);
-  const value = await run();
-  const note = typeof value === 'string' && value ? `: ${value}` : '';
-  process.stdout.write(`${stamp()} ok  ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)${note}\n`);
-  return value;
-}
 
 async function main(): Promise<void> {
   const start = await startCheck(work, 'update-check');
   const { password } = start;
   const rxPort = start.ports.rx;
   const guest = new Guest({ sshPort: start.ports.ssh, apiPort: start.ports.api, keyFile: start.keyFile });
-  let disk = join(work, 'disk.img');
-  let boots = 0;
-  let vm = null as Vm | null;
-  const consoleLog = () => join(work, `console-${boots}.log`);
-  const powerOn = (card = disk) => {
-    boots += 1;
-    disk = card;
-    vm = boardVm(start, disk, consoleLog());
-    vm.start();
-  };
-  const poll: typeof pollGuest = (what, ms, probe, interval) =>
-    pollGuest(
-      what,
-      ms,
-      async () => {
-        vm?.assertRunning();
-        return probe();
-      },
-      interval,
-    );
+  const board = new Board(start, join(work, 'disk.img'));
+  const { consoleLog, powerOn, poll } = board;
   /** Waits for a line on this boot's console (the serial log), then cuts the power at once. */
   const cutAt = async (line: RegExp, what: string) => {
     const log = consoleLog();
@@ -101,11 +82,10 @@ async function main(): Promise<void> {
       async () => line.test(readFileSync(log, 'latin1')),
       100,
     );
-    await vm?.kill('SIGKILL');
-    return `power cut at "${what}" (boot ${boots})`;
+    await board.kill('SIGKILL');
+    return `power cut at "${what}" (boot ${board.boots})`;
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const)
-    process.on(signal, () => void (vm?.kill() ?? Promise.resolve()).finally(() => process.exit(130)));
+  board.killOnSignals();
 
   let token = '';
   const login = async (who = 'admin', secret = password) => {
@@ -164,8 +144,8 @@ async function main(): Promise<void> {
   };
 
   try {
-    await step('prepare the card: raw image, 4 GiB, vigil-setup.txt', async () => {
-      prepareCard(values.image!, disk, start, { adminPassword: password });
+    await step(`prepare the card: ${imageKind(values.image!)}, 4 GiB, vigil-setup.txt`, async () => {
+      prepareCard(values.image!, board.disk, start, { adminPassword: password });
       return '';
     });
 
@@ -213,7 +193,7 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------------ 2
     let bHealthyAt = 0;
     const bundleB = await step('bundles B, C and D are built', async () => {
-      for (const bundle of [values['bundle-b']!, values['bundle-c']!, values['bundle-d']!])
+      for (const bundle of [values['bundle-b']!, values['bundle-c']!, values['bundle-d']!, values.older!])
         await pollGuest(
           `bundle ${bundle}`,
           60 * 60_000,
@@ -281,9 +261,11 @@ async function main(): Promise<void> {
           ?.join(', ') ?? '?';
       return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.rollback_s} s after the reboot request; U-Boot tries: ${tries}`;
     });
-    await step('3b. the gateway on B journaled update_rolled_back with its reason, and reports it', () =>
-      // The reason names the abandoned slot (src/update/update-record.ts).
-      rollbackReported(/rolled back \(.*instead of A/i),
+    await step('3b. the gateway on B journaled update_rolled_back with its cause on A, and reports it', () =>
+      // What C did on A, from A's own runs (src/update/rollback-cause.ts), and nothing about B's.
+      rollbackReported(
+        /rolled back \(version \S+ in slot A never started the gateway: \d+ runs? over \d+ boots?, each ended before the gateway ran \(exited with status 1\); the box returned to slot B after A's boot tries ran out\)$/i,
+      ),
     );
     await step(
       '3c. bundle D (runs, never confirmed) installed into A: the trial timer returns the box to B',
@@ -297,8 +279,10 @@ async function main(): Promise<void> {
         return `${describe(back)}; ${await allEventsThere()} events kept; back ${figures.trial_rollback_s} s after the reboot request`;
       },
     );
-    await step("3d. the gateway on B journaled the trial timer's reason, and reports it", () =>
-      rollbackReported(/rolled back \(.*trial timer: slot A was not confirmed healthy/i),
+    await step("3d. the gateway on B journaled D's cause on A with the trial timer's reason, and reports it", () =>
+      rollbackReported(
+        /rolled back \(version \S+ in slot A ran the gateway but it was never confirmed healthy \(last run [^)]*\); the trial timer marked A bad and rebooted into B: slot A was not confirmed healthy within 4min after boot; rolling back \(/i,
+      ),
     );
 
     // ------------------------------------------------------------------ 4
@@ -318,7 +302,7 @@ async function main(): Promise<void> {
           1000,
         );
         await new Promise((r) => setTimeout(r, 3000));
-        await vm!.kill('SIGKILL');
+        await board.kill('SIGKILL');
         await installing;
         powerOn();
         await poll('healthy after the cut', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
@@ -334,27 +318,15 @@ async function main(): Promise<void> {
     );
 
     // ------------------------------------------------------------------ 5
-    await step('5. a corrupted and an unsigned bundle are refused through the API, nothing changed', async () => {
-      const { corrupted, unsigned } = badBundles(bundleB, work);
-      const before = await slotState(guest);
-      const results: string[] = [];
-      for (const [name, file, code] of [
-        ['corrupted', corrupted, /^4\d\d (CORRUPTED|BAD_BUNDLE|BAD_SIGNATURE):/],
-        ['unsigned', unsigned, /^4\d\d UNSIGNED:/],
-      ] as const) {
-        const r = await install(guest, file, token);
-        // Refused with its code (docs/updates.md "Refusals"), not an error of some other kind.
-        if (!code.test(r.output)) throw new Error(`the ${name} bundle: ${r.output}`);
-        results.push(`${name}: ${r.output.slice(0, 160)}`);
-      }
-      const after = await slotState(guest);
-      if (
-        after.booted !== before.booted ||
-        after.boot.BOOT_ORDER !== before.boot.BOOT_ORDER ||
-        after.boot.BOOT_B_LEFT !== before.boot.BOOT_B_LEFT
-      )
-        throw new Error(`changed: ${describe(before)} -> ${describe(after)}`);
-      return results.join('; ');
+    await refusalsCheck({
+      guest,
+      bundle: bundleB,
+      token: () => token,
+      work,
+      older: values.older!,
+      olderVersion: /^vigil-(\d+\.\d+\.\d+)-/.exec(basename(values.older!))?.[1] ?? '?',
+      step,
+      poll,
     });
 
     // ------------------------------------------------------------------ 6
@@ -370,30 +342,26 @@ async function main(): Promise<void> {
       login,
       sendEvent: () => sendEvent(rxPort, ACCOUNT),
       powerOff: async () => {
-        await guest.ssh('systemctl poweroff').catch(() => undefined);
-        if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
-        rmSync(disk, { force: true }); // the old card is done with; the restore needs the space
+        await board.powerOff(guest);
+        rmSync(board.disk, { force: true }); // the old card is done with; the restore needs the space
       },
       powerOn,
       timeoutMs: BOOT_TIMEOUT_MS,
     });
     await step('power off', async () => {
-      await guest.ssh('systemctl poweroff').catch(() => undefined);
-      if (!(await vm!.waitExit(180_000))) throw new Error('qemu still running 180 s after poweroff');
+      await board.powerOff(guest);
       return '';
     });
   } finally {
-    await vm?.kill();
+    await board.kill();
   }
-  process.stdout.write(`${stamp()} update-check passed\n`);
-  for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+  check.finish('update-check passed');
 }
 
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stdout.write(`${stamp()} FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log\n`);
-    for (const [name, value] of Object.entries(figures)) process.stdout.write(`  ${name}: ${value}\n`);
+    check.finish(`FAILED: ${(err as Error).message}\n  console logs: ${work}/console-*.log`);
     process.exit(1);
   },
 );

@@ -14,6 +14,7 @@ import { OutputWorkerHost, type WriterConnector } from '../outputs/output-host.j
 import type { ReceiverRuntime } from '../receivers/receiver-runtime.js';
 import type { Settings } from '../settings/schema.js';
 import type { SettingsService } from '../settings/settings-service.js';
+import type { FleetReport } from '../store/mysql-sync/remote-schema-v3.js';
 import type { Store } from '../store/store.js';
 import { storePath } from '../store/store-path.js';
 import { listeningPorts, portsNeedingCapability, readPrivilegeFacts } from '../system/low-ports.js';
@@ -40,6 +41,8 @@ export interface ServicesDeps {
   readonly httpsPort?: number | undefined;
   /** A TCP server output refused a client outside its allow-list: journaled, rate-limited (docs/outputs.md §TCP server). */
   readonly onClientRefused?: (refusal: ClientRefusal) => void;
+  /** The box's system updates for the mirror's `installations` (docs/updates.md "Watching a rollout"). */
+  readonly fleetReport?: () => FleetReport | null;
 }
 
 export function buildServices(deps: ServicesDeps): Service[] {
@@ -68,6 +71,7 @@ export function buildServices(deps: ServicesDeps): Service[] {
     clock: deps.clock,
     logger,
     bus: receivers.bus,
+    ...(deps.fleetReport ? { fleetReport: deps.fleetReport } : {}),
   });
   warnLowPorts(current, deps);
   // The status LEDs first: their lamp test lights as the services start (docs/leds.md).

@@ -25,6 +25,8 @@ import { storePath } from '../store/store-path.js';
 import { RunRecorder } from '../system/run-recorder.js';
 import { StorageSpaceWatch } from '../system/storage-space.js';
 import { buildSupervision, type SupervisionParts } from '../tracker/supervision-services.js';
+import { DEFAULT_CMDLINE_PATH, readBootedSlot } from '../update/boot-state.js';
+import type { UpdateReport } from '../update/fleet-report.js';
 import { storeWithWriter, type StoreWithWriter } from '../writer/store-with-writer.js';
 import { eventStoredFeed, type EventStoredFeed } from './event-feeds.js';
 import type { GatewayOptions } from './options.js';
@@ -47,6 +49,9 @@ export interface StartContext {
   start(service: Service): Promise<void>;
   /** The first-start result, kept for the CLI (it carries the first password exactly once). */
   initialised(result: InitResult): void;
+  /** The box's system updates for the MySQL mirror's `installations`: null until reportUpdates() names them. */
+  fleetReport(): UpdateReport | null;
+  reportUpdates(report: () => UpdateReport | null): void;
 }
 
 export interface DiskPhase {
@@ -116,6 +121,8 @@ export async function loadSettings(ctx: StartContext, { store }: DiskPhase): Pro
     health: ctx.health,
     clock: ctx.clock,
     logger: logger.child('last-run'),
+    // Each run's end keeps its slot: a rollback's cause is read from the runs on the slot left (docs/updates.md).
+    slot: () => readBootedSlot(ctx.options.update?.cmdlinePath ?? DEFAULT_CMDLINE_PATH),
   });
   await ctx.start(runRecorder);
   return { settings, runRecorder };

@@ -7,16 +7,21 @@ import { ServiceGroup } from '../core/service-group.js';
 import type { HttpListeners } from '../api/http-listeners.js';
 import { SelfCheck } from '../system/self-check.js';
 import { SystemdNotifier } from '../system/sd-notify.js';
+import { ensureInstanceId } from '../store/meta-repo.js';
+import { AlarmWatch } from '../update/alarm-watch.js';
+import { updateReport } from '../update/fleet-report.js';
+import { DEFAULT_CHANNEL_RUNTIME_DIR, DEFAULT_KEYRING, UpdateChannel } from '../update/update-channel.js';
 import { UpdateMonitor } from '../update/update-monitor.js';
 import { UpdateSystem, updateOptionsFromEnv } from '../update/update-system.js';
 import { buildHttp } from './http.js';
 import { buildServices } from './services.js';
 import type { ConfigPhase, DiskPhase, IngestPhase, StartContext } from './start-base.js';
 
-/** Built with the HTTP side (the update endpoints call the monitor's reconcile), started last. */
+/** Built with the HTTP side (the update endpoints call the monitor's reconcile and the channel), started last. */
 export interface WatchPhase {
   readonly selfCheck: SelfCheck;
   readonly updateMonitor: UpdateMonitor;
+  readonly updateChannel: UpdateChannel;
 }
 
 /** The restartable services (outputs, receivers, housekeeping, LEDs; docs/architecture.md §Restart), then supervision's other half. */
@@ -49,6 +54,7 @@ export async function startServiceGroup(
         httpPort: ctx.options.httpPort,
         httpsPort: ctx.options.httpsPort,
         onClientRefused: (refusal) => ctx.clientRefusals.report(refusal),
+        fleetReport: () => ctx.fleetReport(),
       }),
     logger.child('services'),
     ctx.health,
@@ -68,7 +74,7 @@ export async function startHttp(
 ): Promise<{ listeners: HttpListeners; watch: WatchPhase }> {
   const { logger, dataDir } = ctx.options;
   const { store } = disk;
-  const { settings, runRecorder } = config;
+  const { settings } = config;
   const { receivers, metrics, supervision } = ingest;
   const updateSystem = new UpdateSystem({
     dataDir,
@@ -91,8 +97,8 @@ export async function startHttp(
     selfCheckPassing: () => selfCheck.passing(),
     receiversListening: () => receiversListening(ctx.health.snapshot()),
     journal: (type, detail) => void supervision.raise(type, { detail }),
-    previousRun: () => runRecorder.previousRunLine(),
   });
+  const updateChannel = channel(ctx, disk, config, ingest, updateSystem, updateMonitor);
   // GET /metrics counts the events stored from here on.
   receivers.bus.on('event-stored', ({ event }) => metrics.eventStored(event.receiverId, event.protocol));
   const { version, startedAt, clock, health } = ctx;
@@ -103,16 +109,51 @@ export async function startHttp(
     services,
     ingest: { ...ingest, links: receivers.links },
     listen: ctx.options,
-    update: { system: updateSystem, reconcile: () => updateMonitor.reconcile() },
+    update: { system: updateSystem, reconcile: () => updateMonitor.reconcile(), channel: updateChannel },
   });
   await ctx.start(listeners);
-  return { listeners, watch: { selfCheck, updateMonitor } };
+  return { listeners, watch: { selfCheck, updateMonitor, updateChannel } };
+}
+
+/**
+ * The update channel the box polls (settings `updates`, docs/updates.md "The update channel"), and the
+ * report of the box's updates the MySQL mirror's `installations` takes from here on.
+ */
+function channel(
+  ctx: StartContext,
+  disk: DiskPhase,
+  config: ConfigPhase,
+  ingest: IngestPhase,
+  system: UpdateSystem,
+  monitor: UpdateMonitor,
+): UpdateChannel {
+  const env = ctx.options.env ?? process.env;
+  const alarms = new AlarmWatch(ingest.receivers.bus);
+  alarms.lookBack((filter) => disk.store.events.query(filter), ctx.clock.now());
+  const updateChannel = new UpdateChannel({
+    system,
+    settings: () => config.settings.current().updates,
+    instanceId: () => ensureInstanceId(disk.store),
+    health: ctx.health,
+    lastAlarmAt: () => alarms.lastAlarmAt(),
+    reconcile: () => monitor.reconcile(),
+    keyring: env.VIGIL_RAUC_KEYRING ?? DEFAULT_KEYRING,
+    // systemd's RuntimeDirectory= (systemd/vigil.service): RAUC's streaming helper reads the CA there.
+    runtimeDir: env.RUNTIME_DIRECTORY ?? DEFAULT_CHANNEL_RUNTIME_DIR,
+  });
+  ctx.reportUpdates(() => updateReport(system, updateChannel.facts()));
+  return updateChannel;
 }
 
 /** Last: the self-check, the confirmation of a booted slot by a gateway that is up, and READY=1 (sd_notify(3)). */
-export async function startWatch(ctx: StartContext, { selfCheck, updateMonitor }: WatchPhase): Promise<void> {
+export async function startWatch(
+  ctx: StartContext,
+  { selfCheck, updateMonitor, updateChannel }: WatchPhase,
+): Promise<void> {
   await ctx.start(selfCheck);
   await ctx.start(updateMonitor);
+  // After the monitor: a channel install waits for the running slot to be confirmed (docs/updates.md).
+  await ctx.start(updateChannel);
   await ctx.start(
     new SystemdNotifier({
       env: ctx.options.env ?? process.env,

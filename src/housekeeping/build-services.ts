@@ -15,6 +15,7 @@ import type { IngestEvents } from '../ingest/types.js';
 import type { Settings } from '../settings/schema.js';
 import { feedFromIngest, snapshotOf, type StatusSink } from '../status-output/feed.js';
 import { StatusOutput } from '../status-output/status-output.js';
+import type { FleetReport } from '../store/mysql-sync/remote-schema-v3.js';
 import { MysqlSync } from '../store/mysql-sync/mysql-sync.js';
 import { syncedEventFloor } from '../store/mysql-sync/replicate.js';
 import type { Store } from '../store/store.js';
@@ -35,6 +36,8 @@ export interface HousekeepingDeps {
   readonly health: HealthRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The box's system updates for the mirror's `installations` (docs/updates.md "Watching a rollout"). */
+  readonly fleetReport?: () => FleetReport | null;
 }
 
 export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
@@ -85,6 +88,7 @@ export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
         target: database,
         installationName: current.general.instance_name,
         version: readVersion(),
+        ...(deps.fleetReport ? { fleetReport: deps.fleetReport } : {}),
         health,
         logger: logger.child('mysql-sync'),
         clock,

@@ -15,6 +15,7 @@ import { PENDING_DIR, PENDING_HEADER } from '../backup/stage-restore.js';
 import { LAST_RUN_COMPONENT } from '../system/run-recorder.js';
 import { STORAGE_HEALTH } from '../system/storage-space.js';
 import { FORBIDDEN, mayUpdateSystem, type Forbidden, type Principal } from './principal.js';
+import type { ChannelFacts } from '../update/update-channel.js';
 import { updateFacts, type InstallRecordView, type UpdatePort } from './update-service.js';
 import type { SlotsReport } from '../update/update-system.js';
 
@@ -69,6 +70,8 @@ export interface SystemReport {
   readonly update: InstallRecordView | null;
   /** A rollback nobody acknowledged yet (it lights the trouble LED). */
   readonly rollback_unacknowledged: boolean;
+  /** The update channel the box polls; null where updates are not available. */
+  readonly channel: ChannelFacts | null;
 }
 
 /** The header facts of a staged restore, or null (also for an unreadable header: apply-restore decides). */

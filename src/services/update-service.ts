@@ -13,6 +13,7 @@ import {
   writeUpdateRecord,
   type InstallRecord,
 } from '../update/update-record.js';
+import type { ChannelFacts } from '../update/update-channel.js';
 import type { SlotsReport, UpdateSystem } from '../update/update-system.js';
 import { FORBIDDEN, mayUpdateSystem, type Forbidden, type Principal } from './principal.js';
 
@@ -23,6 +24,8 @@ export interface UpdatePort {
   readonly reconcile: () => void;
   /** Bounds of an upload other than installBundle's defaults; tests only. */
   readonly limits?: { readonly maxBytes?: number; readonly reserveBytes?: number };
+  /** The update channel the box polls (src/update/update-channel.ts); absent in tests without one. */
+  readonly channel?: { facts(): ChannelFacts; checkNow(): Promise<ChannelFacts> };
 }
 
 export interface UpdateServiceDeps {
@@ -35,6 +38,8 @@ export interface UpdateFacts {
   readonly slots: SlotsReport | null;
   readonly update: InstallRecordView | null;
   readonly rollback_unacknowledged: boolean;
+  /** The update channel (docs/updates.md "The update channel"); null where updates are not available. */
+  readonly channel: ChannelFacts | null;
 }
 
 export type InstallRecordView = Omit<InstallRecord, 'journaled' | 'boot_id'>;
@@ -46,13 +51,16 @@ function view(record: InstallRecord): InstallRecordView {
 
 /** The update part of GET /api/system; slots null where updates are not available (docs/updates.md). */
 export async function updateFacts(deps: UpdateServiceDeps): Promise<UpdateFacts> {
-  if (!deps.update) return { slots: null, update: null, rollback_unacknowledged: false };
+  if (!deps.update) return { slots: null, update: null, rollback_unacknowledged: false, channel: null };
   const { system } = deps.update;
   const record = readUpdateRecord(system.dataDir);
+  const slots = await system.slotsReport();
   return {
-    slots: await system.slotsReport(),
+    slots,
     update: record.install ? view(record.install) : null,
     rollback_unacknowledged: rollbackUnacknowledged(record),
+    // The channel's own account, even when RAUC does not answer for the slots right now.
+    channel: deps.update.channel && system.bootedSlot() !== null ? deps.update.channel.facts() : null,
   };
 }
 
@@ -97,6 +105,19 @@ export async function acknowledgeRollback(
   deps.logger.warn('rollback acknowledged', { by: principal.subject, to_version: install.to_version });
   deps.update.reconcile();
   return { kind: 'ok', record: view(install) };
+}
+
+/** Checks the update channel now (the System view's Check now, POST /api/system/update/check). */
+export async function checkChannel(
+  deps: UpdateServiceDeps,
+  principal: Principal,
+): Promise<Forbidden | { kind: 'unavailable' } | { kind: 'no-channel' } | { kind: 'ok'; channel: ChannelFacts }> {
+  if (!mayUpdateSystem(principal)) return FORBIDDEN;
+  const channel = deps.update?.channel;
+  if (!deps.update || !channel || deps.update.system.bootedSlot() === null) return { kind: 'unavailable' };
+  if (channel.facts().url === null) return { kind: 'no-channel' };
+  deps.logger.info('update channel check asked', { by: principal.subject });
+  return { kind: 'ok', channel: await channel.checkNow() };
 }
 
 /** Asks the image's reboot unit to reboot the box (src/update/reboot-request.ts). */

@@ -99,7 +99,13 @@ export async function environmentChecks(
         : Promise.resolve([]);
     }),
   ).then((lists) => lists.flat());
-  const dbSettled = caProblems.length > 0 || known.some((l) => l.startsWith('database.') || l.startsWith('database:'));
+  // The update channel's CA file: read when the patch names it (docs/settings.md §updates).
+  const updatesCa = patch.updates?.ca_file;
+  if (updatesCa !== undefined && updatesCa !== '')
+    caProblems.push(...(await checkCaFile(updatesCa, 'updates.ca_file')));
+  const dbSettled =
+    caProblems.some((l) => l.startsWith('database.')) ||
+    known.some((l) => l.startsWith('database.') || l.startsWith('database:'));
   const database =
     patch.database !== undefined && next.database.enabled && !dbSettled
       ? env

@@ -10,7 +10,15 @@ import { SECRET_MASK, isPlainObject } from './fields.js';
 import { line } from './issues.js';
 import type { Settings, SettingsUpdate } from './schema.js';
 
-const OBJECT_SECTIONS = ['api', 'database', 'device_status_output', 'general', 'receivers', 'tracker'] as const;
+const OBJECT_SECTIONS = [
+  'api',
+  'database',
+  'device_status_output',
+  'general',
+  'receivers',
+  'tracker',
+  'updates',
+] as const;
 const ARRAY_SECTIONS = ['ignorable_startup_events', 'internal_events', 'outputs'] as const;
 
 /** Secret fields of object sections: the mask drops the key, so the stored value is kept. */

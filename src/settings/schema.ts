@@ -28,6 +28,7 @@ import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events
 import { hwSchema, hwUpdateSchema } from './schema-hw.js';
 import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
+import { updatesEntries } from './schema-updates.js';
 import { USER_SCOPES } from '../auth/scopes.js';
 
 /**
@@ -159,6 +160,7 @@ export const SettingsSchema = obj({
   outputs: v.optional(list(outputSchema), []),
   receivers: v.optional(obj(receiversEntries), {}),
   tracker: v.optional(obj(trackerEntries), {}),
+  updates: v.optional(obj(updatesEntries), {}),
   users: v.optional(list(storedUserSchema), []),
 });
 
@@ -181,6 +183,7 @@ export const SettingsUpdateSchema = obj({
   outputs: v.optional(list(outputSchema)),
   receivers: v.optional(obj(optionalEntries(receiversEntries))),
   tracker: v.optional(obj(optionalEntries(trackerEntries))),
+  updates: v.optional(obj(optionalEntries(updatesEntries))),
   users: v.optional(list(updateUserSchema)),
 });
 
@@ -192,6 +195,7 @@ export type DeviceStatusOutputSettings = Settings['device_status_output'];
 export type GeneralSettings = Settings['general'];
 export type HwLedsSettings = Settings['hw']['leds'];
 export type TrackerSettings = Settings['tracker'];
+export type UpdatesSettings = Settings['updates'];
 export type ReceiversSettings = Settings['receivers'];
 export type IgnorableStartupEvent = v.InferOutput<typeof ignorableStartupEventSchema>;
 export type InternalEventSettings = v.InferOutput<typeof internalEventSchema>;

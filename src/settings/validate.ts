@@ -65,10 +65,35 @@ export function validateStoredSettings(
   raw: unknown,
   options: CrossValidateOptions = { maxUsers: Infinity },
 ): StoredValidationResult {
-  const parsed = v.safeParse(SettingsSchema, withoutNewerEventTypes(raw), PARSE_CONFIG);
+  const parsed = v.safeParse(SettingsSchema, withoutNewerKeys(withoutNewerEventTypes(raw)), PARSE_CONFIG);
   if (!parsed.success) return fail(issueLines(parsed.issues));
   const errors = crossValidate(parsed.output, options);
   return errors.length > 0 ? fail(errors) : { ok: true, settings: parsed.output };
+}
+
+/**
+ * Stored settings written by a newer Vigil can hold sections and fields this build does not know (a box
+ * rolled back after an update, docs/store.md "Data across versions" rule 2): they are left out here, so
+ * the older build starts on the rest, instead of refusing the whole document. Only keys the schema
+ * calls unknown go; a known key with a bad value still fails. An update through the API still refuses
+ * an unknown key.
+ */
+export function withoutNewerKeys(raw: unknown): unknown {
+  const first = v.safeParse(SettingsSchema, raw, PARSE_CONFIG);
+  if (first.success || !isPlainObject(raw)) return raw;
+  const unknown = first.issues
+    .filter((issue) => issue.type === 'strict_object' && issue.expected === 'never')
+    .map((issue) => (issue.path ?? []).map((item) => (item as { key?: unknown }).key))
+    .filter((path) => path.length > 0);
+  if (unknown.length === 0) return raw;
+  const copy = structuredClone(raw) as Record<string, unknown>;
+  for (const path of unknown) {
+    let parent: unknown = copy;
+    for (const key of path.slice(0, -1))
+      parent = (parent as Record<string | number, unknown> | undefined)?.[key as string];
+    if (isPlainObject(parent)) delete parent[path.at(-1) as string];
+  }
+  return copy;
 }
 
 /**

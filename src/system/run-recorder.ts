@@ -13,6 +13,7 @@ import {
   describePreviousRun,
   endedRun,
   endFromSystemd,
+  failedStart,
   previousRun,
   readRunRecord,
   runRecordPath,
@@ -38,6 +39,10 @@ export interface RunRecorderDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly bootId?: () => string;
+  /** The system slot this run is on (`rauc.slot=` on the kernel command line), null off an A/B box. */
+  readonly slot?: () => string | null;
+  /** systemd's INVOCATION_ID of this run (process.env by default). */
+  readonly invocation?: string | null;
 }
 
 export class RunRecorder implements Service {
@@ -68,7 +73,16 @@ export class RunRecorder implements Service {
     if (this.previous && this.previous.how !== 'clean stop')
       this.deps.logger.warn('the previous run did not stop cleanly', { previous: line });
     try {
-      writeRunRecord(path, startedRun(record, { bootId, pid: process.pid, now: this.deps.clock.now() }));
+      writeRunRecord(
+        path,
+        startedRun(record, {
+          bootId,
+          pid: process.pid,
+          now: this.deps.clock.now(),
+          invocation: this.deps.invocation ?? process.env.INVOCATION_ID ?? null,
+          slot: this.deps.slot?.() ?? null,
+        }),
+      );
       this.marked = true;
     } catch (err) {
       // Losing this record costs a diagnosis, never the service.
@@ -93,13 +107,28 @@ export class RunRecorder implements Service {
 
 /**
  * `vigil record-stop`, systemd's ExecStopPost: ends a run the gateway left `running` with what systemd
- * saw. Returns the line it logs.
+ * saw; a unit run the gateway never marked (another INVOCATION_ID: its start failed before it could)
+ * is recorded as a run that never started. Returns the line it logs.
  */
-export function recordStop(dataDir: string, env: NodeJS.ProcessEnv, now: number): string {
+export function recordStop(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  now: number,
+  run: { readonly bootId: string; readonly slot: string | null },
+): string {
   const path = runRecordPath(dataDir);
   const record = readRunRecord(path);
-  if (record === null || record.state !== 'running') return 'record-stop: the run was already recorded as ended';
   const { how, detail } = endFromSystemd(env);
+  const invocation = env.INVOCATION_ID ?? null;
+  const marked = record !== null && invocation !== null && record.invocation === invocation;
+  if (invocation !== null && !marked) {
+    writeRunRecord(
+      path,
+      failedStart(record, { bootId: run.bootId, pid: 0, now, invocation, slot: run.slot, how, detail }),
+    );
+    return `record-stop: the gateway never started: ${how}: ${detail}`;
+  }
+  if (record === null || record.state !== 'running') return 'record-stop: the run was already recorded as ended';
   writeRunRecord(path, endedRun(record, how, detail, now));
   return `record-stop: ${how}: ${detail}`;
 }

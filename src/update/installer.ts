@@ -200,7 +200,10 @@ export async function installBundle(system: UpdateSystem, request: InstallReques
       await system.rauc.install(file);
     } catch (err) {
       system.logger.error('update install failed', { error: describeError(err) });
-      return refuse('INSTALL_FAILED', `rauc could not install the bundle: ${(err as Error).message}`);
+      const words = (err as Error).message;
+      // The image's own version floor (root's side) refused it: the same refusal as the gateway's.
+      if (/a downgrade needs root's permit/.test(words)) return refuse('OLDER', words.replace(/^.*vigil: /s, ''));
+      return refuse('INSTALL_FAILED', `rauc could not install the bundle: ${words}`);
     }
     const record: InstallRecord = {
       from_version: system.version,

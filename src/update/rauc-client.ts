@@ -4,7 +4,7 @@
  * or `VIGIL_RAUC` / `VIGIL_RAUC_ARGS`), so tests run a real `rauc info` with their own keyring and hosts
  * without RAUC answer "not available". Errors carry codes; rauc's own words stay in the message.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { VigilError } from '../core/errors.js';
 import { isSlotStatusShape, parseRaucStatus, type RaucStatus } from './rauc-status.js';
 
@@ -63,6 +63,19 @@ function parseVerity(text: string): BundleInfo['verity'] {
   return { hash: hash.toLowerCase(), salt: salt.toLowerCase(), size: Number(size) };
 }
 
+/**
+ * rauc's words for a failure: its standard error, and the lines an install handler sent with RAUC's
+ * `<< error …` protocol (the image's version floor says why it refused there; docs/image.md).
+ */
+function failureWords(stderr: string, stdout: string): string {
+  const handler = stdout
+    .split(/[\r\n]/)
+    .map((line) => /vigil: .*/.exec(line)?.[0] ?? '')
+    .filter((line) => line !== '');
+  const own = stderr.split('\n').filter((line) => line.trim() !== '' && !/^rauc-Message:/.test(line));
+  return [...new Set([...own, ...handler])].join('\n').trim();
+}
+
 export class RaucClient {
   private readonly bin: string;
   private readonly extraArgs: readonly string[];
@@ -82,11 +95,7 @@ export class RaucClient {
         (err, stdout, stderr) => {
           if (!err) return resolve(stdout);
           const code = (err as NodeJS.ErrnoException).code;
-          const words = stderr
-            .split('\n')
-            .filter((line) => line.trim() !== '' && !/^rauc-Message:/.test(line))
-            .join('\n')
-            .trim();
+          const words = failureWords(stderr, stdout);
           if (code === 'ENOENT' || code === 'EACCES')
             return reject(new RaucError('not-installed', `rauc is not installed (${this.bin})`, words));
           if (err.killed)
@@ -117,6 +126,54 @@ export class RaucClient {
 
   async install(file: string): Promise<void> {
     await this.run(['install'], [file], INSTALL_TIMEOUT_MS);
+  }
+
+  /**
+   * Installs a bundle streamed from its URL (RAUC's HTTP streaming: range requests, no copy on the data
+   * partition; adaptive bundles fetch only the blocks the slots lack). `tlsCa` is a CA file RAUC's
+   * streaming helper can read. `onProgress` gets RAUC's percent and step as they come.
+   */
+  installUrl(
+    url: string,
+    options: { readonly tlsCa?: string; readonly onProgress?: (percent: number, step: string) => void } = {},
+  ): Promise<void> {
+    const args = ['install', ...this.extraArgs, ...(options.tlsCa ? [`--tls-ca=${options.tlsCa}`] : []), url];
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.bin, args, { env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      let pending = '';
+      const timer = setTimeout(() => child.kill('SIGTERM'), INSTALL_TIMEOUT_MS);
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        if (stdout.length < 16_384) stdout += chunk;
+        pending += chunk;
+        const lines = pending.split(/[\r\n]/);
+        pending = lines.pop() ?? '';
+        for (const line of lines) {
+          const match = /(\d{1,3})%\s*(.*)$/.exec(line);
+          if (match) options.onProgress?.(Number(match[1]), match[2]!.trim());
+        }
+      });
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        if (stderr.length < 16_384) stderr += chunk;
+      });
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        reject(
+          err.code === 'ENOENT' || err.code === 'EACCES'
+            ? new RaucError('not-installed', `rauc is not installed (${this.bin})`, '')
+            : new RaucError('failed', err.message, ''),
+        );
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        if (code === 0) return resolve();
+        const words = failureWords(stderr, stdout);
+        if (signal)
+          return reject(new RaucError('timeout', `rauc install did not finish in ${INSTALL_TIMEOUT_MS} ms`, words));
+        reject(new RaucError('failed', words || `rauc install failed (exit ${code})`, words));
+      });
+    });
   }
 
   async status(): Promise<RaucStatus> {

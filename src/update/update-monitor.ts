@@ -11,6 +11,7 @@
  * lights the trouble LED and shows on the Status view.
  */
 import { describeError } from '../core/errors.js';
+import { endedRuns, readRunRecord, runRecordPath } from '../system/run-record.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { Service } from '../core/service.js';
 import { removeIncomingLeftover } from './installer.js';
@@ -30,7 +31,6 @@ export interface UpdateMonitorDeps {
   /** Every configured receiver listening (true with none configured). */
   readonly receiversListening: () => boolean;
   readonly journal: (type: UpdateEventType, detail: string) => void;
-  readonly previousRun: () => string | null;
   readonly intervalMs?: number;
 }
 
@@ -60,7 +60,7 @@ export class UpdateMonitor implements Service {
       const transition = atStart(install, {
         booted,
         bootId: system.bootId(),
-        previousRun: this.deps.previousRun(),
+        runs: endedRuns(readRunRecord(runRecordPath(system.dataDir))),
         triesLeft: system.bootState()?.triesLeft[install.slot] ?? null,
         trialReason,
       });

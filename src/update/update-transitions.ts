@@ -4,19 +4,23 @@
  *   pending, booted into the other slot, the box rebooted since the install
  *                                              -> rolled_back: the boot loader gave up on the new slot
  *   pending, other slot, same boot             -> unchanged: installed, waiting for the reboot
- * A rollback's reason adds what the image's trial timer wrote before it gave up on the slot
- * (src/update/rollback-reason.ts), when it is about that slot.
+ *   confirmed, booted into the other slot at a later boot
+ *                                              -> rolled_back: the confirmed slot stopped booting
+ * A rollback's reason tells what happened on the slot the box left (src/update/rollback-cause.ts): the
+ * gateway's runs on that slot and what the image's trial timer wrote before it gave up on it.
  * Each transition names the internal event it owes; the monitor journals it once and notes it.
  */
+import type { EndedRun } from '../system/run-record.js';
 import type { SlotName } from './boot-state.js';
+import { rollbackCause } from './rollback-cause.js';
 import type { RollbackReason } from './rollback-reason.js';
 import type { InstallRecord, UpdateEventType } from './update-record.js';
 
 export interface StartFacts {
   readonly booted: SlotName;
   readonly bootId: string;
-  /** How the previous run of the gateway ended (docs/watchdog.md), when known. */
-  readonly previousRun: string | null;
+  /** The gateway's ended runs, every slot (`last-run.json`, docs/watchdog.md). */
+  readonly runs: readonly EndedRun[];
   readonly triesLeft: number | null;
   /** What the trial timer left in `system/rollback-reason.json`, if anything. */
   readonly trialReason?: RollbackReason | null;
@@ -30,15 +34,22 @@ export interface Transition {
 
 export function atStart(record: InstallRecord, facts: StartFacts): Transition {
   let next = record;
-  if (record.outcome === 'pending' && facts.booted !== record.slot && facts.bootId !== record.boot_id) {
-    const tries = facts.triesLeft === 0 ? ' after its boot tries ran out' : '';
-    const timer = trialReasonFor(record.slot, facts.trialReason);
-    const trial = timer ? `; trial timer: ${timer}` : '';
-    const last = facts.previousRun ? `; last run: ${facts.previousRun}` : '';
+  const left = facts.booted !== record.slot && facts.bootId !== record.boot_id;
+  if (left && (record.outcome === 'pending' || record.outcome === 'confirmed')) {
+    const trial = facts.trialReason;
     next = {
       ...record,
       outcome: 'rolled_back',
-      reason: `the box booted slot ${facts.booted} again instead of ${record.slot} (version ${record.to_version})${tries}${trial}${last}`,
+      reason: rollbackCause({
+        slot: record.slot,
+        version: record.to_version,
+        booted: facts.booted,
+        since: Date.parse(record.installed_at) || 0,
+        confirmed: record.outcome === 'confirmed',
+        runs: facts.runs,
+        trial: trial && (trial.slot === null || trial.slot === record.slot) ? trial : null,
+        triesLeft: facts.triesLeft,
+      }),
     };
   }
   return { record: next, owed: owedEvents(next, facts.booted) };

@@ -18,6 +18,9 @@ import { UpdateSystem } from '../../src/update/update-system.js';
 import { corrupted, fakeBox, makeBundle, makeKeys, type FakeBox, type Keys } from '../helpers/rauc-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { ADMIN, TEXT, VIEWER, createHarness, type Harness } from './harness.js';
+import { freePort } from '../helpers/net.js';
+import { defaultSettings } from '../../src/settings/schema.js';
+import { UpdateChannel } from '../../src/update/update-channel.js';
 
 const fixtures = tempDir('vigil-bundles-');
 let keys: Keys;
@@ -37,6 +40,8 @@ let base: string;
 let granted: string;
 let admin: string;
 let reconciled: number;
+let channelUrl: string;
+let stopChannel: () => Promise<void> = async () => undefined;
 
 async function serve(update: boolean): Promise<void> {
   const system = new UpdateSystem({
@@ -49,13 +54,25 @@ async function serve(update: boolean): Promise<void> {
     bootEnvPath: box.bootEnv,
     bootId: () => 'boot-1',
   });
+  const channel = new UpdateChannel({
+    system,
+    settings: () => ({ ...defaultSettings().updates, channel_url: channelUrl }),
+    instanceId: async () => 'box-36',
+    health: h.deps.health,
+    lastAlarmAt: () => null,
+    reconcile: () => undefined,
+    keyring: keys.ca,
+    runtimeDir: h.dataDir,
+  });
   const deps: ApiDeps = {
     ...h.deps,
     system: {
       ...h.deps.system!,
-      ...(update ? { update: { system, reconcile: () => void (reconciled += 1) } } : {}),
+      ...(update ? { update: { system, reconcile: () => void (reconciled += 1), channel } } : {}),
     },
   };
+  await channel.start();
+  stopChannel = () => channel.stop();
   server = createAdaptorServer({ fetch: createApp(deps).fetch }) as Server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -68,8 +85,10 @@ test.before.each(async () => {
   granted = await h.token(VIEWER.id);
   admin = await h.token(ADMIN.id);
   reconciled = 0;
+  channelUrl = '';
 });
 test.after.each(async () => {
+  await stopChannel();
   (server as unknown as { closeAllConnections(): void }).closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await h.close();
@@ -151,7 +170,12 @@ test('refusals answer CODE: message as plain text and change nothing', async () 
 
 test('only system_update opens the update paths: 401 anonymous, 403 every record scope, 405 with Allow', async () => {
   await serve(true);
-  for (const path of ['/api/system/update', '/api/system/update/acknowledge', '/api/system/reboot']) {
+  for (const path of [
+    '/api/system/update',
+    '/api/system/update/acknowledge',
+    '/api/system/update/check',
+    '/api/system/reboot',
+  ]) {
     const anonymous = await post(path, null, 'x');
     assert.is(anonymous.status, 401, path);
     const forbidden = await post(path, admin, 'x');
@@ -189,6 +213,26 @@ test('a rollback is reported until acknowledged; acknowledging twice is 409', as
   );
   assert.is((await report()).rollback_unacknowledged, false);
   assert.is((await post('/api/system/update/acknowledge', granted)).status, 409);
+});
+
+test('the update channel: none configured is 409 NO_CHANNEL; a check answers with its facts, also in GET /api/system', async () => {
+  await serve(true);
+  assert.is((await report()).channel && ((await report()).channel as { url: unknown }).url, null);
+  const none = await post('/api/system/update/check', granted);
+  assert.equal(
+    [none.status, await none.text()],
+    [409, 'NO_CHANNEL: no update channel is configured (settings updates.channel_url)'],
+  );
+  // A channel nobody answers at: the check fails, says why, and changes nothing.
+  const port = await freePort();
+  channelUrl = `https://127.0.0.1:${port}/stable/channel.cms`;
+  const res = await post('/api/system/update/check', granted);
+  assert.is(res.status, 200);
+  const body = (await res.json()) as { success: boolean; channel: { state: string; error: { code: string } | null } };
+  assert.equal([body.success, body.channel.state, body.channel.error?.code], [true, 'error', 'UNREACHABLE']);
+  const facts = (await report()).channel as { url: string; error: { code: string } };
+  assert.equal([facts.url, facts.error.code], [channelUrl, 'UNREACHABLE']);
+  assert.equal(box.calls(), []);
 });
 
 test('reboot writes the request the image reboots on', async () => {

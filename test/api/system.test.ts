@@ -397,6 +397,7 @@ test('GET /api/system reports what exists and, without A/B updates, no slots; th
     slots: null,
     update: null,
     rollback_unacknowledged: false,
+    channel: null,
   });
   const head = await fetch(`${base}/api/system/backup`, {
     method: 'HEAD',

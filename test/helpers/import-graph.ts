@@ -36,7 +36,8 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   metrics: ['core'],
   system: ['core', 'settings', 'init', 'writer'],
   backup: ['core', 'init', 'store', 'version'],
-  update: ['core', 'init', 'system', 'version'],
+  /** A/B updates and the update channel (its settings section and CA files: settings). */
+  update: ['core', 'init', 'settings', 'system', 'version'],
   housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output', 'version'],
   'first-boot': ['core', 'auth', 'init', 'store', 'backup'],
   sim: ['core', 'protocols'],

@@ -169,20 +169,43 @@ if (plain[0] === 'info') {
   const r = spawnSync(${JSON.stringify(tool('rauc'))}, args, { stdio: 'inherit' });
   process.exit(r.status === null ? 1 : r.status);
 } else if (plain[0] === 'install') {
-  const file = plain[1];
-  log('install ' + file);
-  if (fs.existsSync(dir + '/install-fail')) { process.stderr.write(fs.readFileSync(dir + '/install-fail', 'utf8')); process.exit(1); }
-  const info = JSON.parse(execFileSync(${JSON.stringify(tool('rauc'))}, ['info', '--no-verify', '--output-format=json', file], { stdio: ['ignore', 'pipe', 'ignore'] }));
-  const other = booted === 'A' ? 'B' : 'A';
-  const s = status();
-  for (const entry of s.slots) for (const slot of Object.values(entry)) if (slot.bootname === other)
-    slot.slot_status = { bundle: { compatible: info.compatible, version: info.version }, installed: { timestamp: new Date().toISOString(), count: 1 }, status: 'ok' };
-  s.boot_primary = other === 'A' ? 'rootfs.0' : 'rootfs.1';
-  fs.writeFileSync(dir + '/status.json', JSON.stringify(s));
-  const env = readEnv();
-  env.BOOT_ORDER = other + ' ' + booted; env['BOOT_' + other + '_LEFT'] = '3'; env['BOOT_' + other + '_TRIAL'] = '1';
-  writeEnv(env);
-  console.log('installing: 100% Installing done.');
+  const source = plain[1];
+  log('install ' + source);
+  const flag = (name) => (args.find((a) => a.startsWith('--' + name + '=')) || '').slice(name.length + 3);
+  const install = (file) => {
+    if (fs.existsSync(dir + '/install-fail')) { process.stderr.write(fs.readFileSync(dir + '/install-fail', 'utf8')); process.exit(1); }
+    // As RAUC: the signature against the keyring (when the test names one), before anything is written.
+    const keyring = flag('keyring');
+    const check = spawnSync(${JSON.stringify(tool('rauc'))}, ['info', ...(keyring ? ['--keyring=' + keyring] : ['--no-verify']), '--output-format=json', file], { encoding: 'utf8' });
+    if (check.status !== 0) { process.stderr.write(check.stderr); process.exit(1); }
+    const info = JSON.parse(check.stdout);
+    const other = booted === 'A' ? 'B' : 'A';
+    const s = status();
+    for (const entry of s.slots) for (const slot of Object.values(entry)) if (slot.bootname === other)
+      slot.slot_status = { bundle: { compatible: info.compatible, version: info.version }, installed: { timestamp: new Date().toISOString(), count: 1 }, status: 'ok' };
+    s.boot_primary = other === 'A' ? 'rootfs.0' : 'rootfs.1';
+    fs.writeFileSync(dir + '/status.json', JSON.stringify(s));
+    const env = readEnv();
+    env.BOOT_ORDER = other + ' ' + booted; env['BOOT_' + other + '_LEFT'] = '3'; env['BOOT_' + other + '_TRIAL'] = '1';
+    writeEnv(env);
+    console.log('installing: 100% Installing done.');
+  };
+  if (/^https?:/.test(source)) {
+    // RAUC streams it; the fake fetches it whole (the same bytes reach the same checks), trusting --tls-ca.
+    const tls = flag('tls-ca');
+    const lib = require(source.startsWith('https:') ? 'https' : 'http');
+    const out = dir + '/streamed.raucb';
+    console.log('  0% Installing');
+    const req = lib.get(source, tls ? { ca: fs.readFileSync(tls) } : {}, (res) => {
+      if (res.statusCode !== 200) { process.stderr.write('Failed to download bundle: HTTP ' + res.statusCode + '\\n'); process.exit(1); }
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => { fs.writeFileSync(out, Buffer.concat(chunks)); console.log(' 50% Checking bundle'); install(out); });
+      res.on('error', (e) => { process.stderr.write('streaming failed: ' + e.message + '\\n'); process.exit(1); });
+    });
+    req.setTimeout(Number(process.env.FAKE_RAUC_STREAM_TIMEOUT_MS || 30000), () => { process.stderr.write('streaming failed: timeout\\n'); process.exit(1); });
+    req.on('error', (e) => { process.stderr.write('streaming failed: ' + e.message + '\\n'); process.exit(1); });
+  } else install(source);
 } else if (plain[0] === 'status' && plain[1] === 'mark-good') {
   log('mark-good ' + booted);
   const env = readEnv();

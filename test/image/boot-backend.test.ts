@@ -1,16 +1,18 @@
 /**
  * image/overlay/usr/lib/vigil/rauc-boot-backend: RAUC's custom boot loader backend and the writer of the
- * boot state boot.scr reads (docs/image.md "Slots and boot"), run as a real script on a temp directory.
+ * boot state boot.scr reads (docs/image.md "Slots and boot"), run as a real script on a temp directory;
+ * and root's version floor it keeps with the pre-install handler (docs/image.md "Who may install").
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tool } from '../helpers/system-tools.js';
 
-const SCRIPT = new URL('../../../image/overlay/usr/lib/vigil/rauc-boot-backend', import.meta.url).pathname;
+const LIB = new URL('../../../image/overlay/usr/lib/vigil', import.meta.url).pathname;
+const SCRIPT = join(LIB, 'rauc-boot-backend');
 
 function box() {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-boot-'));
@@ -21,12 +23,17 @@ function box() {
     VIGIL_BOOT_PUBLIC: join(dir, 'public', 'state.env'),
     VIGIL_CMDLINE: join(dir, 'cmdline'),
     VIGIL_CARRY_CONFIG: join(dir, 'carry'),
+    VIGIL_LIB: LIB,
+    VIGIL_FLOOR_APP: join(dir, 'package.json'),
+    VIGIL_RAUC_STATUS: join(dir, 'central.raucs'),
+    VIGIL_DOWNGRADE_PERMIT: join(dir, 'downgrade-permit'),
   };
   writeFileSync(join(dir, 'cmdline'), 'ro rauc.slot=A\n');
+  writeFileSync(join(dir, 'package.json'), '{\n  "name": "vigil",\n  "version": "0.3.0"\n}\n');
   const run = (...args: string[]) => execFileSync(tool('sh'), [SCRIPT, ...args], { env, encoding: 'utf8' }).trim();
   const fails = (...args: string[]) => spawnSync(tool('sh'), [SCRIPT, ...args], { env, encoding: 'utf8' });
   const state = (name = 'vigil-boot.env') => readFileSync(join(dir, name), 'utf8');
-  return { dir, run, fails, state, done: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, env, run, fails, state, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const FRESH = 'BOOT_A_LEFT=3\nBOOT_A_TRIAL=0\nBOOT_B_LEFT=3\nBOOT_B_TRIAL=0\nBOOT_ORDER=A B\nVIGIL_END=1\n';
@@ -159,6 +166,83 @@ test('get-current reads rauc.slot from the kernel command line; bad slots and st
       assert.ok(r.stderr.length > 0);
     }
     assert.is(b.state(), before);
+  } finally {
+    b.done();
+  }
+});
+
+/** RAUC's central slot status (system.conf data-directory) with the versions installed into A and B. */
+function installed(dir: string, a: string | null, b: string | null): void {
+  const section = (name: string, v: string | null) =>
+    `[slot.${name}]\n${v ? `bundle.version=${v}\n` : ''}status=ok\n\n`;
+  writeFileSync(join(dir, 'central.raucs'), section('rootfs.0', a) + section('rootfs.1', b));
+}
+
+test("the floor: a slot holding an older version than the running one is not activated without root's permit", () => {
+  const b = box();
+  try {
+    installed(b.dir, null, '0.2.9');
+    const refused = b.fails('set-primary', 'B');
+    assert.is(refused.status, 1);
+    assert.match(refused.stderr, /slot B holds version 0\.2\.9, older than the running 0\.3\.0: not activated/);
+    assert.is(b.run('show'), FRESH.trim(), 'nothing written');
+    installed(b.dir, null, '0.3.0');
+    b.run('set-primary', 'B');
+    assert.is(b.run('get-primary'), 'B', 'the same version activates');
+    b.run('set-primary', 'A');
+    installed(b.dir, null, '0.2.9');
+    writeFileSync(join(b.dir, 'downgrade-permit'), '0.2.8\n');
+    assert.is(b.fails('set-primary', 'B').status, 1, 'a permit for another version');
+    writeFileSync(join(b.dir, 'downgrade-permit'), '0.2.9\n');
+    b.run('set-primary', 'B');
+    assert.is(b.run('get-primary'), 'B', "root's permit");
+    assert.not.ok(existsSync(join(b.dir, 'downgrade-permit')), 'used up');
+  } finally {
+    b.done();
+  }
+});
+
+test('the running, confirmed slot is never marked bad; on trial it is (the trial timer), the other slot always', () => {
+  const b = box();
+  try {
+    const refused = b.fails('set-state', 'A', 'bad');
+    assert.is(refused.status, 1);
+    assert.match(refused.stderr, /slot A is running and confirmed: not marked bad/);
+    b.run('set-state', 'B', 'bad');
+    assert.is(b.run('get-state', 'B'), 'bad');
+    b.run('set-primary', 'B');
+    writeFileSync(join(b.dir, 'cmdline'), 'ro rauc.slot=B\n');
+    b.run('set-state', 'B', 'bad');
+    assert.is(b.run('get-primary'), 'A', 'a trial slot goes bad: back to the confirmed one');
+  } finally {
+    b.done();
+  }
+});
+
+test('the pre-install handler refuses an older bundle before anything is written, unless root permitted it', () => {
+  const b = box();
+  try {
+    const bundle = join(b.dir, 'bundle');
+    mkdirSync(bundle);
+    const handler = (version: string) => {
+      writeFileSync(join(bundle, 'manifest.raucm'), `[update]\ncompatible=vigil-rpi-arm64\nversion=${version}\n`);
+      return spawnSync(tool('sh'), [join(LIB, 'rauc-pre-install')], {
+        env: { ...b.env, RAUC_BUNDLE_MOUNT_POINT: bundle },
+        encoding: 'utf8',
+      });
+    };
+    assert.is(handler('0.3.1').status, 0);
+    assert.is(handler('0.3.0').status, 0, 'the same version (a repair)');
+    const older = handler('0.2.10');
+    assert.is(older.status, 1);
+    assert.match(
+      older.stdout,
+      /^<< error vigil: the bundle's version 0\.2\.10 is older than the running 0\.3\.0: a downgrade needs root's permit/m,
+    );
+    assert.is(handler('0.10.0').status, 0, 'versions compare by number, not text');
+    writeFileSync(join(b.dir, 'downgrade-permit'), '0.2.10\n');
+    assert.is(handler('0.2.10').status, 0, "root's permit");
+    assert.is(handler('0.2.9').status, 1, 'for that version only');
   } finally {
     b.done();
   }

@@ -1,7 +1,8 @@
 /**
  * The image commands' checks stage (image/lib.sh require_tools): every missing tool is named with its
  * Debian package at once, with the apt-get line that installs them; and README's package list is
- * exactly what the checks of `./build.sh image`, `bundle`, `image-check` and `update-check` look for,
+ * exactly what the checks of `./build.sh image`, `bundle`, `image-check`, `update-check`, `channel` and
+ * `channel-check` look for,
  * so a newcomer who installs README's list passes every checks stage.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { tool } from '../helpers/system-tools.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const SCRIPTS = ['build-image.sh', 'image-check.sh', 'update-check.sh'];
+const SCRIPTS = ['build-image.sh', 'image-check.sh', 'update-check.sh', 'channel-manifest.sh', 'channel-check.sh'];
 /** What the checkout itself needs before any of these (README's quick start): not in the image list. */
 const CHECKOUT_PREREQUISITES = new Set(['nodejs', 'npm', 'coreutils']);
 

@@ -1,6 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { endedRun, endFromSystemd, previousRun, startedRun, type RunRecord } from '../../src/system/run-record.js';
+import {
+  endedRun,
+  endFromSystemd,
+  failedStart,
+  previousRun,
+  startedRun,
+  type RunRecord,
+} from '../../src/system/run-record.js';
 
 const BOOT_A = 'a8f5d1c2-0000-4000-8000-000000000001';
 const BOOT_B = 'a8f5d1c2-0000-4000-8000-000000000002';
@@ -64,12 +71,59 @@ test('five failed runs within ten minutes, then another boot: the start limit re
   assert.not.match(previousRun(record, BOOT_A)!.detail, /StartLimitAction/);
 });
 
-test('the history keeps the last ten ends only', () => {
+test('the history keeps the last twenty ends only, each with its slot and boot', () => {
   let record: RunRecord | null = null;
-  for (let i = 0; i < 14; i += 1)
-    record = endedRun(startedRun(record, { bootId: BOOT_A, pid: i, now: T0 + i }), 'crash', 'x', T0 + i);
-  assert.is(record!.recent_ends.length, 10);
+  for (let i = 0; i < 24; i += 1)
+    record = endedRun(startedRun(record, { bootId: BOOT_A, pid: i, now: T0 + i, slot: 'A' }), 'crash', 'x', T0 + i);
+  assert.is(record!.recent_ends.length, 20);
   assert.is(record!.recent_ends[0]!.at, T0 + 4);
+  assert.equal(record!.recent_ends[0], {
+    at: T0 + 4,
+    how: 'crash',
+    slot: 'A',
+    boot_id: BOOT_A,
+    started: true,
+    detail: 'x',
+  });
+});
+
+test('a run cut by a reset enters the history at the next start, on its own slot', () => {
+  const running = startedRun(null, { bootId: BOOT_A, pid: 10, now: T0, slot: 'B' });
+  const next = startedRun(running, { bootId: BOOT_B, pid: 11, now: T0 + 90_000, slot: 'A' });
+  assert.equal(
+    next.recent_ends.map((e) => [e.how, e.slot, e.boot_id, e.started]),
+    [['power loss or reset', 'B', BOOT_A, true]],
+  );
+  assert.is(next.slot, 'A');
+});
+
+test('a start that failed before the gateway marked its run: the record is that run, never started', () => {
+  const before = endedRun(
+    startedRun(null, { bootId: BOOT_A, pid: 10, now: T0, slot: 'A' }),
+    'clean stop',
+    'ok',
+    T0 + 1,
+  );
+  const failed = failedStart(before, {
+    bootId: BOOT_B,
+    pid: 0,
+    now: T0 + 60_000,
+    invocation: 'inv-9',
+    slot: 'B',
+    how: 'crash',
+    detail: 'exited with status 1',
+  });
+  assert.is(failed.state, 'ended');
+  assert.is(failed.invocation, 'inv-9');
+  assert.equal(failed.recent_ends.at(-1), {
+    at: T0 + 60_000,
+    how: 'crash',
+    slot: 'B',
+    boot_id: BOOT_B,
+    started: false,
+    detail: 'exited with status 1',
+  });
+  assert.equal(previousRun(failed, BOOT_B)!.detail, 'the gateway never started: exited with status 1');
 });
 
 test.run();

@@ -16,6 +16,7 @@ function recorder(
   dataDir: string,
   bootId: string,
   health = new HealthRegistry(),
+  run: { invocation?: string; slot?: string } = {},
 ): { rec: RunRecorder; health: HealthRegistry } {
   return {
     rec: new RunRecorder({
@@ -24,6 +25,8 @@ function recorder(
       clock: new ManualClock(Date.UTC(2026, 10, 26, 12)),
       logger: silentLogger,
       bootId: () => bootId,
+      ...(run.invocation ? { invocation: run.invocation } : {}),
+      ...(run.slot ? { slot: () => run.slot! } : {}),
     }),
     health,
   };
@@ -73,6 +76,49 @@ test('a watchdog kill recorded by ExecStopPost (vigil record-stop) is told by th
       next.rec.previousRunLine()!,
       /^watchdog: killed by systemd's watchdog \(SIGABRT\): no WATCHDOG=1 within WatchdogSec/,
     );
+    await next.rec.stop();
+  } finally {
+    dir.remove();
+  }
+});
+
+test('a unit run that fails before the gateway marks it is recorded as never started, with its slot', async () => {
+  const dir = tempDir();
+  try {
+    const cmdline = join(dir.path, 'cmdline');
+    writeFileSync(cmdline, 'root=PARTUUID=5649474c-03 rauc.slot=B ro\n');
+    const b = recorder(dir.path, 'boot-1', new HealthRegistry(), { invocation: 'inv-1', slot: 'B' });
+    await b.rec.start();
+    await b.rec.stop();
+    const stopPost = (invocation: string, status: string) =>
+      execFileSync(process.execPath, [CLI, 'record-stop', '--data-dir', dir.path], {
+        env: {
+          ...process.env,
+          INVOCATION_ID: invocation,
+          SERVICE_RESULT: 'exit-code',
+          EXIT_CODE: 'exited',
+          EXIT_STATUS: status,
+          VIGIL_CMDLINE: cmdline,
+        },
+        encoding: 'utf8',
+      });
+    // The ExecStopPost of the run the gateway marked and stopped itself: nothing to add.
+    assert.match(stopPost('inv-1', '0'), /already recorded/);
+    // Another unit run whose ExecStart failed: the gateway never marked it.
+    assert.match(stopPost('inv-2', '1'), /^record-stop: the gateway never started: crash: exited with status 1/);
+    const record = readRunRecord(runRecordPath(dir.path))!;
+    assert.equal(
+      record.recent_ends.map((e) => [e.slot, e.started, e.how, e.detail]),
+      [
+        ['B', true, 'clean stop', 'stopped cleanly'],
+        ['B', false, 'crash', 'exited with status 1'],
+      ],
+    );
+    assert.match(stopPost('inv-3', '1'), /never started/);
+    assert.is(readRunRecord(runRecordPath(dir.path))!.recent_ends.length, 3, 'each failed start once');
+    const next = recorder(dir.path, 'boot-2', new HealthRegistry(), { invocation: 'inv-4', slot: 'A' });
+    await next.rec.start();
+    assert.match(next.rec.previousRunLine()!, /^crash: the gateway never started: exited with status 1 \(/);
     await next.rec.stop();
   } finally {
     dir.remove();

@@ -149,6 +149,19 @@ test('a failing rauc install is INSTALL_FAILED with rauc words, and no record is
   assert.is(readUpdateRecord(system.dataDir).install, null);
 });
 
+test("root's version floor (the image's pre-install handler) refusing an allowed downgrade is OLDER, in its words", async () => {
+  // RAUC ends an install its handler refused with the handler's `<< error …` line among its words.
+  box.failInstall(
+    "Installation error: Handler error: vigil: the bundle's version 1.1.9 is older than the running 1.2.0: a downgrade needs root's permit on the box (/usr/lib/vigil/permit-downgrade 1.1.9)\n",
+  );
+  const outcome = await installBundle(system, { body: body(older), allowDowngrade: true });
+  assert.equal(outcome.kind === 'refused' && [outcome.code, outcome.message], [
+    'OLDER',
+    "the bundle's version 1.1.9 is older than the running 1.2.0: a downgrade needs root's permit on the box (/usr/lib/vigil/permit-downgrade 1.1.9)",
+  ]);
+  assert.is(readUpdateRecord(system.dataDir).install, null);
+});
+
 test('a bundle that does not fit in the free space is refused NO_SPACE before it is verified', async () => {
   const outcome = await installBundle(system, {
     body: body(good),

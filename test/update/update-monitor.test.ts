@@ -2,8 +2,9 @@
  * The confirmation and rollback logic (src/update/update-monitor.ts) against the fake rauc and real files:
  * an ordinary start is marked good at once; a trial slot only after the grace period of health; a gap in
  * health starts the grace again; a box that booted the old slot after an install records, journals and
- * shows the rollback (trouble LED) until it is acknowledged, with the trial timer's reason when it left one
- * (reported once); each event is journaled once across restarts.
+ * shows the rollback (trouble LED) until it is acknowledged, with what happened on the slot it left (the
+ * gateway's runs there, the trial timer's reason when it left one, reported once) and nothing about runs on
+ * other slots; each event is journaled once across restarts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,14 @@ import { systemClock } from '../../src/core/clock.js';
 import { HealthRegistry } from '../../src/core/health.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { DeviceActivity, ledStates } from '../../src/leds/led-states.js';
+import {
+  endedRun,
+  failedStart,
+  runRecordPath,
+  startedRun,
+  writeRunRecord,
+  type RunRecord,
+} from '../../src/system/run-record.js';
 import type { Principal } from '../../src/services/principal.js';
 import { acknowledgeRollback, updateFacts } from '../../src/services/update-service.js';
 import { UpdateMonitor } from '../../src/update/update-monitor.js';
@@ -55,7 +64,6 @@ async function startMonitor(s: UpdateSystem): Promise<UpdateMonitor> {
     selfCheckPassing: () => healthy.self,
     receiversListening: () => healthy.receivers,
     journal: (type, detail) => journal.push(`${type}: ${detail}`),
-    previousRun: () => 'watchdog: killed by the watchdog',
     intervalMs: 50,
   });
   await monitor.start();
@@ -73,6 +81,34 @@ const pending = (slot: 'A' | 'B', journaled: InstallRecord['journaled'] = ['upda
   journaled,
   acknowledged_at: null,
 });
+
+const INSTALLED = Date.parse('2026-11-26T12:00:00.000Z');
+
+/**
+ * `last-run.json` as the gateway and `vigil record-stop` leave it: the old slot's own clean stop after the
+ * install (the reboot into the new slot), then `runs` on the new slot.
+ */
+function runsOn(
+  slot: 'A' | 'B',
+  runs: Array<'never started' | 'stopped'>,
+  other: 'A' | 'B' = slot === 'A' ? 'B' : 'A',
+) {
+  let record: RunRecord = endedRun(
+    startedRun(null, { bootId: 'boot-1', pid: 9, now: INSTALLED - 60_000, invocation: 'i-0', slot: other }),
+    'clean stop',
+    'stopped cleanly',
+    INSTALLED + 5_000,
+  );
+  runs.forEach((run, i) => {
+    const at = INSTALLED + 60_000 * (i + 1);
+    const start = { bootId: `boot-new-${Math.floor(i / 5)}`, pid: 100 + i, now: at, invocation: `i-${i + 1}`, slot };
+    record =
+      run === 'never started'
+        ? failedStart(record, { ...start, how: 'crash', detail: 'exited with status 1' })
+        : endedRun(startedRun(record, start), 'clean stop', 'stopped cleanly', at + 30_000);
+  });
+  writeRunRecord(runRecordPath(join(dir.path, 'data')), record);
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -146,13 +182,16 @@ test('a gap in health starts the grace period again', async () => {
 test('booting the old slot after an install is a rollback: recorded, journaled, trouble LED until acknowledged', async () => {
   box.boot('A', FELL_BACK);
   writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  mkdirSync(join(dir.path, 'data'), { recursive: true });
+  runsOn('B', Array(7).fill('never started'));
   const s = system();
   await startMonitor(s);
   const record = readUpdateRecord(s.dataDir).install!;
   assert.is(record.outcome, 'rolled_back');
+  // What B did, from B's own runs; A's clean stop before the reboot is not part of it.
   assert.is(
     record.reason,
-    'the box booted slot A again instead of B (version 1.3.0) after its boot tries ran out; last run: watchdog: killed by the watchdog',
+    "version 1.3.0 in slot B never started the gateway: 7 runs over 2 boots, each ended before the gateway ran (exited with status 1); the box returned to slot A after B's boot tries ran out",
   );
   assert.equal(journal, [`update_rolled_back: ${record.reason}`]);
   const component = health.get('update')!;
@@ -220,12 +259,13 @@ test("the trial timer's reason goes into the record, the event, GET /api/system'
   const systemDir = trialTimerWrote(
     '{"slot":"B","reason":"slot B was not confirmed healthy within 15min after boot; rolling back","at":"2026-11-26T12:20:00Z"}',
   );
+  runsOn('B', ['stopped']);
   const s = system();
   await startMonitor(s);
   const record = readUpdateRecord(s.dataDir).install!;
   assert.is(
     record.reason,
-    'the box booted slot A again instead of B (version 1.3.0) after its boot tries ran out; trial timer: slot B was not confirmed healthy within 15min after boot; rolling back (2026-11-26T12:20:00Z); last run: watchdog: killed by the watchdog',
+    'version 1.3.0 in slot B ran the gateway but it was never confirmed healthy (last run clean stop: stopped cleanly); the trial timer marked B bad and rebooted into A: slot B was not confirmed healthy within 15min after boot; rolling back (2026-11-26T12:20:00Z)',
   );
   assert.equal(journal, [`update_rolled_back: ${record.reason}`]);
   const facts = await updateFacts({
@@ -259,7 +299,41 @@ test("a trial timer's reason about another slot, or not JSON, is not put on this
   writeUpdateRecord(s.dataDir, { install: pending('B') });
   trialTimerWrote('vigil: gave up on B');
   await startMonitor(system());
-  assert.match(readUpdateRecord(s.dataDir).install!.reason ?? '', /; trial timer: vigil: gave up on B; last run/);
+  assert.match(
+    readUpdateRecord(s.dataDir).install!.reason ?? '',
+    /the trial timer marked B bad and rebooted into A: vigil: gave up on B$/,
+  );
+});
+
+test('no run recorded on the new slot: it never got as far as the gateway', async () => {
+  box.boot('A', FELL_BACK);
+  writeUpdateRecord(join(dir.path, 'data'), { install: pending('B') });
+  mkdirSync(join(dir.path, 'data'), { recursive: true });
+  runsOn('B', []);
+  const s = system();
+  await startMonitor(s);
+  assert.is(
+    readUpdateRecord(s.dataDir).install!.reason,
+    "version 1.3.0 in slot B never started the gateway: no run of it was recorded on that slot (the kernel or the system stopped before it); the box returned to slot A after B's boot tries ran out",
+  );
+});
+
+test('a confirmed slot that later stops booting is a rollback too, told as confirmed then failed', async () => {
+  box.boot('A', FELL_BACK);
+  const confirmed: InstallRecord = {
+    ...pending('B', ['update_installed', 'update_activated', 'update_confirmed']),
+    outcome: 'confirmed',
+    reason: 'healthy for 120 s',
+  };
+  writeUpdateRecord(join(dir.path, 'data'), { install: confirmed });
+  mkdirSync(join(dir.path, 'data'), { recursive: true });
+  runsOn('B', ['stopped', 'stopped']);
+  const s = system();
+  await startMonitor(s);
+  const record = readUpdateRecord(s.dataDir).install!;
+  assert.is(record.outcome, 'rolled_back');
+  assert.match(record.reason ?? '', /^version 1\.3\.0 in slot B was confirmed, then failed: its last run clean stop/);
+  assert.equal(journal, [`update_rolled_back: ${record.reason}`]);
 });
 
 test.run();

@@ -3,7 +3,8 @@
  * gateway booted "from slot A" (a fake rauc that hands `info` to the real tool; test/helpers/rauc-fixture.ts):
  * the slots are shown; a corrupted bundle is refused with the gateway's words; a good one is uploaded
  * through the page's script with its progress bar and installed; reboot now writes the reboot request;
- * a rollback shows on the Status and System views until it is acknowledged; no CSP violation on the way.
+ * a rollback shows on the Status and System views until it is acknowledged; the update channel's facts
+ * and Check now (a channel nobody answers at: its error shown, nothing installed); no CSP violation on the way.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,6 +87,29 @@ test('the System view shows both slots; a corrupted bundle is refused, a good on
     (await page.textContent('[data-fact="last-update"]')) ?? '',
     /→ 99\.0\.0 in slot B.*installed, waiting to be started and confirmed/,
   );
+});
+
+test('the update channel on the System view: none configured, then one nobody answers at, checked now', async () => {
+  await page.goto(`${rig.base}/system`);
+  assert.match(
+    (await page.textContent('[data-fact="channel"]')) ?? '',
+    /^No update channel: this box installs only bundles/,
+  );
+  const result = await rig.gateway.settings.update({
+    updates: { channel_url: 'https://127.0.0.1:9/stable/channel.cms', window_start: '00:00', window_end: '00:00' },
+  });
+  assert.ok(result.ok, JSON.stringify(result));
+  await page.goto(`${rig.base}/system`);
+  assert.is(await page.textContent('[data-fact="channel-url"]'), 'https://127.0.0.1:9/stable/channel.cms');
+  await page.click('[data-fact="channel"] button[type=submit]');
+  await page.waitForSelector('[data-fact="channel-error"]', { timeout: 60_000 });
+  assert.match(
+    (await page.textContent('[data-fact="channel-error"]')) ?? '',
+    /^UNREACHABLE: cannot reach 127\.0\.0\.1:9/,
+  );
+  assert.match((await page.textContent('.alert')) ?? '', /The channel check failed: UNREACHABLE/);
+  await rig.shot(page, 'update-04-channel');
+  assert.not.ok(box.calls().some((c) => c.startsWith('install https')));
 });
 
 test('reboot now, after the confirmation box, writes the reboot request', async () => {

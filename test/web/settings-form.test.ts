@@ -12,7 +12,7 @@ import { Browser, createWebHarness, type WebHarness } from './web-harness.js';
 
 const shapes = new Map(sectionShapes().map((e) => [e.key, e.shape]));
 
-test('every section of the contract has a form, in the contract order', () => {
+test("every section (the contract's, then Vigil's own) has a form, in the document order", () => {
   assert.equal(
     [...shapes.keys()],
     [
@@ -26,6 +26,7 @@ test('every section of the contract has a form, in the contract order', () => {
       'outputs',
       'receivers',
       'tracker',
+      'updates',
       'users',
     ],
   );

@@ -3,6 +3,8 @@
  *   POST /api/system/update[?allow_downgrade=1]  the bundle as the raw, streamed body; answered once it is
  *                                                installed (or refused: nothing changed)
  *   POST /api/system/update/acknowledge         acknowledges a rollback (the trouble LED goes dark)
+ *   POST /api/system/update/check               checks the update channel now (answered once the manifest
+ *                                                is judged; an install it starts runs on)
  *   POST /api/system/reboot                     asks the box to reboot (into a newly installed slot)
  * Errors are plain text `CODE: message`, as on every /api/system path. The rules live in
  * src/services/update-service.ts.
@@ -10,6 +12,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import {
   acknowledgeRollback,
+  checkChannel,
   installUpdate,
   rebootBox,
   type UpdateServiceDeps,
@@ -24,6 +27,8 @@ import { updateRefusalResponse } from '../system-replies.js';
 
 export const REBOOT_UNAVAILABLE = 'REBOOT_UNAVAILABLE: this system cannot be rebooted from the gateway';
 export const NO_ROLLBACK = 'NO_ROLLBACK: there is no rollback to acknowledge';
+export const NO_CHANNEL = 'NO_CHANNEL: no update channel is configured (settings updates.channel_url)';
+export const CHANNEL_UNAVAILABLE = 'UPDATE_UNAVAILABLE: system updates are not available on this system';
 
 type Deps = UpdateServiceDeps & { readonly system: { readonly update?: UpdateServiceDeps['update'] } };
 
@@ -63,6 +68,22 @@ export function registerSystemUpdate(app: Hono<ApiEnv>, deps: Deps, auth: Middle
         if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
         if (outcome.kind === 'nothing') return c.text(NO_ROLLBACK, 409);
         return c.json({ success: true, update: outcome.record });
+      },
+    },
+  });
+
+  addRoute(app, {
+    path: '/api/system/update/check',
+    style: 'text',
+    auth,
+    scope: 'system_update',
+    methods: {
+      POST: async (c) => {
+        const outcome = await checkChannel(service, principal(c));
+        if (outcome.kind === 'forbidden') return c.text(FORBIDDEN, 403);
+        if (outcome.kind === 'unavailable') return c.text(CHANNEL_UNAVAILABLE, 503);
+        if (outcome.kind === 'no-channel') return c.text(NO_CHANNEL, 409);
+        return c.json({ success: true, channel: outcome.channel });
       },
     },
   });

@@ -13,7 +13,6 @@
  * that is down or behind is `degraded`, never `failed`: the gateway itself is fine (GET /health
  * stays 200) and the reason is in the detail.
  */
-import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { describeError, isVigilError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
@@ -23,14 +22,9 @@ import type { MultiServerTarget } from '../../settings/database-servers.js';
 import type { ObjectRecord, OidOverride } from '../types.js';
 import { describeRemoteError, describeTarget, openRemoteDb, type RemoteDb } from './remote-db.js';
 import { claimInstallation, migrateRemote, recordSync } from './remote-schema.js';
-import {
-  INSTANCE_ID_KEY,
-  objectsTable,
-  overridesTable,
-  readEventsCursor,
-  replicateEventBatch,
-  type SyncStore,
-} from './replicate.js';
+import { recordFleetReport, type FleetReport } from './remote-schema-v3.js';
+import { ensureInstanceId } from '../meta-repo.js';
+import { objectsTable, overridesTable, readEventsCursor, replicateEventBatch, type SyncStore } from './replicate.js';
 import { ServerRotation } from './server-rotation.js';
 import { TableMirror } from './table-mirror.js';
 
@@ -56,6 +50,8 @@ export interface MysqlSyncDeps {
   /** general.instance_name and the build's version, shown in the mirror's `installations`. */
   readonly installationName?: string;
   readonly version?: string;
+  /** The box's system updates for `installations` (docs/updates.md "Watching a rollout"); written when it changes. */
+  readonly fleetReport?: () => FleetReport | null;
   readonly health: HealthRegistry;
   readonly logger: Logger;
   readonly clock: Clock;
@@ -92,6 +88,8 @@ export class MysqlSync implements Service {
   private lastSnapshot = Number.NEGATIVE_INFINITY;
   private lastSyncAt: number | null = null;
   private instanceId = '';
+  /** The fleet report as last written (JSON), so an unchanged one is not written again. */
+  private fleetWritten: string | null = null;
   /** The last failure, written to `installations.last_error` at the next connect. */
   private lastError: { text: string; at: Date } | null = null;
 
@@ -115,7 +113,7 @@ export class MysqlSync implements Service {
     if (!this.stopped) return;
     this.stopped = false;
     this.servers.succeeded();
-    this.instanceId = await this.ensureInstanceId();
+    this.instanceId = await ensureInstanceId(this.deps.store);
     this.objects = new TableMirror(objectsTable(this.instanceId), this.options.batchSize);
     this.overrides = new TableMirror(overridesTable(this.instanceId), this.options.batchSize);
     this.report('degraded', `connecting to ${this.servers.currentName}`);
@@ -185,8 +183,18 @@ export class MysqlSync implements Service {
       await recordSync(db, this.instanceId, new Date(now), this.lag(), this.servers.currentName);
     }
     this.lastSyncAt = now;
+    await this.writeFleetReport(db, now);
     this.report('ok', null);
     return more;
+  }
+
+  private async writeFleetReport(db: RemoteDb, now: number): Promise<void> {
+    const report = this.deps.fleetReport?.() ?? null;
+    if (report === null) return;
+    const json = JSON.stringify(report);
+    if (json === this.fleetWritten) return;
+    await recordFleetReport(db, this.instanceId, report, new Date(now));
+    this.fleetWritten = json;
   }
 
   private async connect(): Promise<RemoteDb | null> {
@@ -217,6 +225,7 @@ export class MysqlSync implements Service {
         lastErrorAt: this.lastError?.at ?? null,
       });
       this.lastError = null;
+      this.fleetWritten = null;
       await this.objects?.reset(db);
       await this.overrides?.reset(db);
       this.lastSnapshot = Number.NEGATIVE_INFINITY;
@@ -267,15 +276,6 @@ export class MysqlSync implements Service {
     const retry = `retrying${this.servers.count > 1 ? ` on ${this.servers.currentName}` : ''} in ${Math.ceil(backoff / 1000)} s`;
     this.report('degraded', `${this.servers.count > 1 ? `${failedOn}: ` : ''}${shown}; ${retry}`);
     return backoff;
-  }
-
-  private async ensureInstanceId(): Promise<string> {
-    let id = this.deps.store.meta.get(INSTANCE_ID_KEY);
-    if (!id) {
-      id = randomUUID();
-      await this.deps.store.write.meta.set(INSTANCE_ID_KEY, id);
-    }
-    return id;
   }
 
   private lag(): number | null {

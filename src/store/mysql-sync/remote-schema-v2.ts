@@ -38,7 +38,7 @@ const KEYED_TABLES: ReadonlyArray<{ table: string; key: readonly string[] }> = [
   { table: 'oid_overrides', key: ['match_kind', 'match_value', 'related_oid'] },
 ];
 
-async function hasColumn(db: RemoteDb, table: string, column: string): Promise<boolean> {
+export async function hasColumn(db: RemoteDb, table: string, column: string): Promise<boolean> {
   const rows = (await db.query(
     'SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
     [table, column],

@@ -12,6 +12,7 @@
 import { VigilError } from '../../core/errors.js';
 import type { RemoteDb } from './remote-db.js';
 import { migrateToMultiInstallation } from './remote-schema-v2.js';
+import { addUpdateColumns } from './remote-schema-v3.js';
 
 export interface RemoteMigration {
   readonly version: number;
@@ -95,6 +96,12 @@ export const REMOTE_MIGRATIONS: readonly RemoteMigration[] = [
     name: 'installation on every row, installations, signals',
     statements: [],
     run: migrateToMultiInstallation,
+  },
+  {
+    version: 3,
+    name: "each installation's system update in installations",
+    statements: [],
+    run: addUpdateColumns,
   },
 ];
 

@@ -4,12 +4,14 @@
  * calls (src/services/update-service.ts) and journaled as `technician_action` with the user's login:
  *   POST /system/update              installUpdate: the bundle as the raw body sent by the page's script
  *   POST /system/update/acknowledge  acknowledgeRollback
+ *   POST /system/update/check        checkChannel: the update channel, now
  *   POST /system/reboot              rebootBox, after the confirmation box
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { updateRefusalResponse } from '../../api/system-replies.js';
 import {
   acknowledgeRollback,
+  checkChannel,
   installUpdate,
   rebootBox,
   type UpdateServiceDeps,
@@ -68,6 +70,20 @@ export function registerSystemUpdatePages(
       return render(c, { notice: { ok: false, text: 'There is no rollback to acknowledge.' } }, 409);
     deps.journalAction(login, `acknowledged the rollback of system update ${outcome.record.to_version}`);
     return render(c, { notice: { ok: true, text: 'Rollback acknowledged.' } });
+  });
+
+  web.post(`${PATH}/update/check`, session, async (c) => {
+    const { login, principal } = c.get('session');
+    const outcome = await checkChannel(service, principal);
+    if (outcome.kind === 'forbidden') return forbidden(c, deps, PATH);
+    if (outcome.kind !== 'ok')
+      return render(c, { notice: { ok: false, text: 'No update channel is configured on this box.' } }, 409);
+    deps.journalAction(login, 'checked the update channel');
+    const { error, decision } = outcome.channel;
+    const text = error
+      ? `The channel check failed: ${error.code}: ${error.message}`
+      : `Checked: ${decision ?? 'done'}.`;
+    return render(c, { notice: { ok: error === null, text } });
   });
 
   web.post(`${PATH}/reboot`, session, async (c) => {

@@ -1,7 +1,8 @@
 /** @jsxImportSource hono/jsx */
 /**
  * The update part of the System view (docs/updates.md "Page"): the running version and slot, the other
- * slot's version and state, the last update and an unacknowledged rollback; an upload of a bundle with a
+ * slot's version and state, the last update and an unacknowledged rollback; the update channel (what it
+ * offers, what the box does about it, its last error) with Check now; an upload of a bundle with a
  * progress bar (the page's script sends it as the raw body, like a restore), reboot now, acknowledge.
  */
 import type { SystemReport } from '../../services/system-service.js';
@@ -31,6 +32,66 @@ function LastUpdate(props: { report: SystemReport }) {
       {utc(update.installed_at)}: <strong>{words}</strong>
       {update.reason ? ` (${update.reason})` : ''}.
     </p>
+  );
+}
+
+function Channel(props: { report: SystemReport; csrf: string }) {
+  const channel = props.report.channel;
+  if (!channel) return null;
+  if (!channel.url)
+    return (
+      <p data-fact="channel">
+        No update channel: this box installs only bundles uploaded here or over the API (Settings, section updates).
+      </p>
+    );
+  const m = channel.manifest;
+  return (
+    <div class="stack" data-fact="channel">
+      <h3>Update channel</h3>
+      <dl class="facts">
+        <dt>Channel</dt>
+        <dd data-fact="channel-url">{channel.url}</dd>
+        <dt>State</dt>
+        <dd data-fact="channel-state">
+          {channel.state}
+          {channel.progress ? `: ${channel.progress.percent} % ${channel.progress.step}` : ''}
+          {channel.last_check_at ? `; last check ${utc(channel.last_check_at)}` : ''}
+          {channel.next_check_at ? `; next ${utc(channel.next_check_at)}` : ''}
+        </dd>
+        {m && (
+          <>
+            <dt>Offered</dt>
+            <dd data-fact="channel-offer">
+              version {m.version} (manifest {m.serial}, valid until {utc(m.expires_at)}); current wave {m.wave_percent}{' '}
+              %{channel.bucket !== null ? `, this box's place ${channel.bucket}` : ''}
+            </dd>
+          </>
+        )}
+        {channel.decision && (
+          <>
+            <dt>This box</dt>
+            <dd data-fact="channel-decision">{channel.decision}</dd>
+          </>
+        )}
+        {channel.last_install && (
+          <>
+            <dt>Last install</dt>
+            <dd data-fact="channel-install">
+              {channel.last_install.version} at {utc(channel.last_install.at)}: {channel.last_install.result}
+            </dd>
+          </>
+        )}
+      </dl>
+      {channel.error && (
+        <p class="alert error" data-fact="channel-error">
+          {channel.error.code}: {channel.error.message} ({utc(channel.error.at)})
+        </p>
+      )}
+      <form method="post" action="/system/update/check">
+        <input type="hidden" name={CSRF_FIELD} value={props.csrf} />
+        <button type="submit">Check now</button>
+      </form>
+    </div>
   );
 }
 
@@ -75,6 +136,8 @@ export function UpdateSection(props: { report: SystemReport; csrf: string }) {
         <dd data-fact="next-boot">slot {slots.primary ?? slots.booted}</dd>
       </dl>
       <LastUpdate report={report} />
+      <Channel report={report} csrf={csrf} />
+      <h3>Install a bundle</h3>
       <form
         method="post"
         action="/system/update"

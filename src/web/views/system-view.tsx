@@ -31,7 +31,7 @@ function Facts(props: { report: SystemReport }) {
       <dd data-fact="instance">{report.instance_name || '(no name)'}</dd>
       <dt>Instance id</dt>
       <dd data-fact="instance-id" class="mono">
-        {report.instance_id ?? 'none yet (assigned when a MySQL mirror first runs)'}
+        {report.instance_id ?? 'none yet (assigned when a MySQL mirror or the update channel first needs it)'}
       </dd>
       <dt>Started</dt>
       <dd>{utc(report.started_at)}</dd>

@@ -14,6 +14,7 @@ import { MysqlSync, type MysqlSyncOptions } from '../../../src/store/mysql-sync/
 import { openRemoteDb } from '../../../src/store/mysql-sync/remote-db.js';
 import { EVENT_COLUMNS, eventRow, upsertSql } from '../../../src/store/mysql-sync/remote-rows.js';
 import { migrateRemote, REMOTE_MIGRATIONS } from '../../../src/store/mysql-sync/remote-schema.js';
+import type { FleetReport } from '../../../src/store/mysql-sync/remote-schema-v3.js';
 import { EVENTS_CURSOR_KEY, INSTANCE_ID_KEY } from '../../../src/store/mysql-sync/replicate.js';
 import type { SqlServer } from '../../../src/settings/database-servers.js';
 import type { NewEvent } from '../../../src/core/event-row.js';
@@ -72,12 +73,14 @@ async function gateway(
   database: string,
   name: string,
   t = target(database),
+  fleetReport?: () => FleetReport | null,
 ): Promise<{ f: StoreFixture; sync: MysqlSync }> {
   const f = await startStore();
   const sync = new MysqlSync({
     store: f.store,
     target: t,
     installationName: name,
+    ...(fleetReport ? { fleetReport } : {}),
     version: '9.9.9',
     health: f.health,
     logger: silentLogger,
@@ -194,6 +197,41 @@ test('three gateways sync into one schema: same local ids, no collisions, each i
   assert.is(await count(database, 'SELECT COUNT(*) AS n FROM objects'), 2);
 });
 
+test("each box's system update reaches installations, and again when it changes", async () => {
+  const database = await freshDatabase();
+  let report: FleetReport = {
+    slot: 'A',
+    update: { version: '0.2.0', slot: 'B', outcome: 'pending', reason: null, installedAt: '2026-11-28T02:10:00.000Z' },
+    channel: 'version 0.2.0 is installed: rebooting into slot B',
+  };
+  const box = await gateway(database, 'fleet-1', target(database), () => report);
+  await box.sync.start();
+  const row = async () =>
+    (
+      await query<Record<string, unknown>>(
+        database,
+        'SELECT slot, update_version, update_slot, update_outcome, update_reason, update_installed_at, channel FROM installations',
+      ).catch(() => [])
+    )[0];
+  await waitFor(async () => (await row())?.update_outcome === 'pending', 10_000);
+  assert.equal(await row(), {
+    slot: 'A',
+    update_version: '0.2.0',
+    update_slot: 'B',
+    update_outcome: 'pending',
+    update_reason: null,
+    update_installed_at: '2026-11-28 02:10:00.000',
+    channel: 'version 0.2.0 is installed: rebooting into slot B',
+  });
+  report = {
+    ...report,
+    update: { ...report.update!, outcome: 'rolled_back', reason: 'version 0.2.0 in slot B never started the gateway' },
+    channel: 'version 0.2.0 rolled back on this box: waiting for a newer version on the channel',
+  };
+  await waitFor(async () => (await row())?.update_outcome === 'rolled_back', 10_000);
+  assert.match(String((await row())?.update_reason), /never started the gateway/);
+});
+
 test('a version-1 mirror is upgraded in place: its rows are stamped, nothing is sent again, others join', async () => {
   const database = await freshDatabase();
   const owner = await gateway(database, 'old-box');
@@ -231,7 +269,7 @@ test('a version-1 mirror is upgraded in place: its rows are stamped, nothing is 
     database,
     "SELECT value FROM vigil_sync WHERE name = 'schema_version'",
   );
-  assert.is(version?.value, '2');
+  assert.is(version?.value, String(REMOTE_MIGRATIONS.length));
   const key = await query<{ c: string }>(
     database,
     "SELECT COLUMN_NAME AS c FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'events' AND CONSTRAINT_NAME = 'PRIMARY' ORDER BY ORDINAL_POSITION",

@@ -142,7 +142,7 @@ test('first connect creates the schema, stamps version and owner, and reports ok
         conn,
         'SELECT name, value FROM vigil_sync ORDER BY name',
       );
-      assert.equal(syncRows, [{ name: 'schema_version', value: '2' }]);
+      assert.equal(syncRows, [{ name: 'schema_version', value: '3' }]);
       const installations = await rows<Record<string, unknown>>(
         conn,
         'SELECT installation, name, version, server, last_sync_at IS NOT NULL AS synced, retired_at FROM installations',
