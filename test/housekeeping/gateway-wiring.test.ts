@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { StatusDecoder, StatusEncoder } from '../../src/status-output/frame.js';
+import { REMOTE_SCHEMA_VERSION } from '../../src/store/mysql-sync/remote-schema.js';
 import { startMariaDb } from '../helpers/mariadb.js';
 import { LOOPBACK, freePort, waitFor } from '../helpers/net.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -88,7 +89,10 @@ test('enabling the database starts the MySQL sync at restart-services, and it mi
       Number((await mariadb.exec('SELECT COUNT(*) FROM vigil.events')).trim());
     await waitFor(async () => (await remoteCount()) === gateway.store.events.countAfter(0), 10_000);
     assert.ok((await remoteCount()) >= 1);
-    assert.is((await mariadb.exec("SELECT value FROM vigil.vigil_sync WHERE name = 'schema_version'")).trim(), '2');
+    assert.is(
+      (await mariadb.exec("SELECT value FROM vigil.vigil_sync WHERE name = 'schema_version'")).trim(),
+      String(REMOTE_SCHEMA_VERSION),
+    );
   } finally {
     await gateway.stop();
     dir.remove();
