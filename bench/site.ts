@@ -2,17 +2,19 @@
  * A site (issue 9): 1,000 TCP devices, each with a NULL link test every 60 s, 1 event/s over the
  * whole site, for 10 minutes. Prints what the gateway wrote to storage (all threads,
  * /proc/<pid>/io write_bytes) per hour and per day, its CPU % of one core and its RSS.
- * Goal: under 50 MB written per day. Gateway on CPU 1, simulator on CPU 0, loopback only; every
- * loop bounded by the run time.
+ * and per stored event (the SD card's wear at a site's rate). Goal: under 50 MB written per day.
+ * Gateway on CPU 1, simulator on CPU 0, loopback only; every loop bounded by the run time.
  *
  *   node dist/bench/site.js
  * BENCH_SITE_S=600 (measured seconds), BENCH_SITE_SETTLE_S=200, BENCH_SITE_DEVICES=1000,
- * BENCH_GATEWAY_CLI=<other build>.
+ * BENCH_GATEWAY_CLI=<other build>, BENCH_FSYNC_US=3000 (the gateway's flushes that much slower,
+ * bench/lib/slowsync.ts; a list runs the site once per latency).
  */
 import { loadavg } from 'node:os';
 import { resolveSimOptions } from '../src/sim/sim-options.js';
 import { Simulator } from '../src/sim/simulator.js';
 import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
+import { flushEnv, flushLabel, parseFsyncList } from './lib/slowsync.js';
 import { verdict } from './lib/table.js';
 
 const SECONDS = Math.min(3600, Number(process.env.BENCH_SITE_S ?? 600));
@@ -33,8 +35,12 @@ function print(text: string): void {
 }
 
 async function main(): Promise<void> {
+  for (const us of parseFsyncList(process.env.BENCH_FSYNC_US)) await site(us);
+}
+
+async function site(fsyncUs: number): Promise<void> {
   print(
-    `site bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} event/s, ${SECONDS} s measured`,
+    `site bench: ${pinSelf(0)}${PINNING ? ', gateway on CPU 1' : ''}; ${DEVICES} devices, link test every ${LINK_TEST_MS / 1000} s, ${EVENTS_PER_S} event/s, ${SECONDS} s measured; ${flushLabel(fsyncUs)}`,
   );
   print(
     `gateway: ${process.env.BENCH_GATEWAY_CLI ?? 'this build'}; load average before: ${loadavg()
@@ -42,7 +48,7 @@ async function main(): Promise<void> {
       .join(' ')}`,
   );
   const port = await freePort();
-  const gateway = await startGatewayChild({ receivers: { tcp: [{ id: 1, port }], udp: [] } });
+  const gateway = await startGatewayChild({ receivers: { tcp: [{ id: 1, port }], udp: [] }, env: flushEnv(fsyncUs) });
   const sim = new Simulator(
     resolveSimOptions({
       port,
@@ -82,6 +88,10 @@ async function main(): Promise<void> {
     );
     print(
       `written: ${bytes} bytes = ${(perHour / 1e6).toFixed(2)} MB/hour = ${perDayMb.toFixed(1)} MB/day ${verdict(perDayMb < 50)} (goal < 50 MB/day)`,
+    );
+    const events = s.eventsAcked - acked0;
+    print(
+      `written per stored event: ${Math.round(bytes / Math.max(1, events))} bytes (sightings and link tests included)`,
     );
     print(
       `gateway CPU: ${cpuPct.toFixed(2)} % of one core; RSS ${(gateway.rssKiB() / 1024).toFixed(1)} MiB (peak ${(peakRss / 1024).toFixed(1)} MiB)`,

@@ -69,12 +69,21 @@ function run(batch: number, seconds: number, dir: string): FloorResult {
   };
 }
 
-/** Runs the floor loop in a child process (optionally pinned with taskset), in a temp dir under `parent`. */
-export function durableFloor(batch: number, seconds: number, parent: string, cpu: number | null): Promise<FloorResult> {
+/**
+ * Runs the floor loop in a child process (optionally pinned with taskset), in a temp dir under
+ * `parent`, `env` added to its environment (slowsync.ts flushEnv: the flush latency).
+ */
+export function durableFloor(
+  batch: number,
+  seconds: number,
+  parent: string,
+  cpu: number | null,
+  env: Readonly<Record<string, string>> = {},
+): Promise<FloorResult> {
   const dir = mkdtempSync(join(parent, 'vigil-floor-'));
   const script = fileURLToPath(import.meta.url);
   const args = [script, String(batch), String(seconds), dir];
-  const options = { timeout: (seconds + 30) * 1000 };
+  const options = { timeout: (seconds + 30) * 1000, env: { ...process.env, ...env } };
   return new Promise((resolve, reject) => {
     const done = (err: Error | null, stdout: string) => {
       rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTicks, writeBytes } from './proc-io.js';
-import { seedReceivers, type SeedSpec } from './seed-settings.js';
+import { seedGateway, seedReceivers, type GatewaySeed, type SeedSpec } from './seed-settings.js';
 import { tool } from '../../test/helpers/system-tools.js';
 
 /** BENCH_GATEWAY_CLI=<path to dist/src/cli.js of another build>: measure that build with this bench (before/after runs). */
@@ -22,6 +22,23 @@ const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The bench's child processes still running: a bench stopped by a signal ends them too (never orphaned). */
+const children = new Set<ChildProcess>();
+let signalsHandled = false;
+
+/** Counts `child` among the bench's children until it exits; the first call installs the signal handlers. */
+export function trackChild(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (signalsHandled) return;
+  signalsHandled = true;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const c of children) c.kill('SIGTERM');
+      process.exit(130);
+    });
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -96,7 +113,7 @@ export interface GatewayChild {
   readonly pid: number;
   readonly httpPort: number;
   readonly dataDir: string;
-  /** JWT with settings, restart_services, device_control and omit_mpass. */
+  /** JWT with settings, restart_services, device_control, omit_mpass and metrics. */
   readonly token: string;
   /** Resident set size of the gateway process in KiB (/proc/<pid>/status VmRSS). */
   rssKiB(): number;
@@ -110,6 +127,8 @@ export interface GatewayChild {
 
 export interface GatewayChildOptions {
   readonly receivers: SeedSpec;
+  /** More to write before the first start (seed-settings.ts seedGateway: limits, outputs, known objects). */
+  readonly seed?: Omit<GatewaySeed, keyof SeedSpec>;
   /**
    * Another build to run (a tree built with `npm run build`): its dist/src/cli.js, seeded with its
    * own dist/bench/lib/seed-settings.js (its settings schema may differ from this build's).
@@ -122,6 +141,8 @@ export interface GatewayChildOptions {
   readonly nodeArgs?: readonly string[];
   /** Each line the gateway writes to stdout or stderr, as it comes (the tail is kept either way). */
   readonly onOutputLine?: (line: string) => void;
+  /** Added to the gateway's environment (slowsync.ts flushEnv: the flush latency of its storage). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 function readProc(pid: number, file: string): string {
@@ -150,7 +171,8 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
         }
       ).seedReceivers
     : seedReceivers;
-  await seed(dataDir, options.receivers);
+  if (options.seed) await seedGateway(dataDir, { ...options.receivers, ...options.seed });
+  else await seed(dataDir, options.receivers);
   const httpPort = await freePort();
   const nodeArgs: string[] = [
     ...(options.nodeArgs ?? []),
@@ -177,7 +199,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
   const stdout = onLine ? 'pipe' : 'ignore';
   const spawnOptions = {
     stdio: ['ignore', stdout, 'pipe'] as ['ignore', 'pipe' | 'ignore', 'pipe'],
-    env: { ...process.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' },
+    env: { ...process.env, ...options.env, VIGIL_LOG_LEVEL: options.logLevel ?? 'warn' },
   };
   const child: ChildProcess = pinned
     ? spawn(tool('taskset'), ['-c', String(cpu), process.execPath, ...serveArgs], spawnOptions)
@@ -198,6 +220,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
     }
   }
   const pid = child.pid!;
+  trackChild(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stop = async (): Promise<void> => {
@@ -231,7 +254,7 @@ export async function startGatewayChild(options: GatewayChildOptions): Promise<G
           '--data-dir',
           dataDir,
           '--scopes',
-          'settings,restart_services,device_control,omit_mpass',
+          'settings,restart_services,device_control,omit_mpass,metrics',
           '--minutes',
           '600',
         ],

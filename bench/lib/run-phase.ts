@@ -3,8 +3,10 @@
  * then measure ACKed events/s and ACK latency over a steady window (connection set-up and the
  * first objects' registration excluded), with the CPU both processes used meanwhile.
  */
+import { loadavg } from 'node:os';
 import { resolveSimOptions, type SimOptionsInput } from '../../src/sim/sim-options.js';
 import { Simulator } from '../../src/sim/simulator.js';
+import { commitFigures, readCommitCounters, type CommitFigures } from './commit-figures.js';
 import { sleep, type GatewayChild } from './gateway-child.js';
 import { counterDelta, readKernelCounters } from './kernel-counters.js';
 import { cpuMeter } from './table.js';
@@ -42,6 +44,10 @@ export interface PhaseResult {
   readonly cpuUsPerEvent: number;
   /** Bytes the gateway wrote to storage per ACKed event (/proc/<pid>/io write_bytes). */
   readonly bytesPerEvent: number;
+  /** The machine's 1-minute load average at the end of the measured window. */
+  readonly load: number;
+  /** The gateway's group commits over the window (GET /metrics); null for a reference receiver. */
+  readonly commits: CommitFigures | null;
 }
 
 export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<PhaseResult> {
@@ -57,7 +63,9 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
     if (options.transport === 'tcp' && options.link.hello) {
       // Connected on our side is not accepted on the gateway's: the WELCOME proves the session runs.
       const deadline = performance.now() + connectTimeout;
-      while (sim.stats.welcomes < devices && performance.now() < deadline) await sleep(20);
+      // A reference receiver does not speak the device link: its DUH to the HELLO ends the wait too.
+      const answered = (): number => sim.stats.welcomes + sim.stats.linkUnavailable;
+      while (answered() < devices && performance.now() < deadline) await sleep(20);
     }
     await sleep(spec.warmupMs);
     const s = sim.stats;
@@ -73,12 +81,14 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
     const simCpu = cpuMeter();
     const gw0 = gateway.cpuSeconds();
     const io0 = gateway.writeBytes();
+    const commits0 = await readCommitCounters(gateway);
     const machine0 = readKernelCounters().busySeconds;
     const t0 = performance.now();
     await sleep(spec.measureMs);
     const seconds = (performance.now() - t0) / 1000;
     const gw1 = gateway.cpuSeconds();
     const io1 = gateway.writeBytes();
+    const commits1 = await readCommitCounters(gateway);
     const machine1 = readKernelCounters().busySeconds;
     const simPct = simCpu();
     const kernel = counterDelta(kernelBefore, readKernelCounters());
@@ -101,6 +111,8 @@ export async function runPhase(gateway: GatewayChild, spec: PhaseSpec): Promise<
       udpRcvbufErrors: kernel.udpRcvbufErrors,
       cpuUsPerEvent: acked > 0 ? Math.round((((gw1 - gw0) * 1e6) / acked) * 10) / 10 : 0,
       bytesPerEvent: acked > 0 ? Math.round((io1 - io0) / acked) : 0,
+      commits: commitFigures(commits0, commits1),
+      load: Math.round(loadavg()[0]! * 10) / 10,
       otherCpu: Math.max(
         0,
         Math.round(((machine1 - machine0) / seconds) * 100 - simPct - ((gw1 - gw0) / seconds) * 100),

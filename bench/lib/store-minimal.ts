@@ -281,7 +281,10 @@ function serve(tcpPort: number, udpPort: number, password: string, dir: string, 
   });
 }
 
-/** The durable minimum in its own process (reference-child.ts), all its threads pinned to `cpu` when given. */
+/**
+ * The durable minimum in its own process (reference-child.ts), all its threads pinned to `cpu` when
+ * given, `env` added to its environment (slowsync.ts flushEnv).
+ */
 export function startStoreMinimalChild(
   tcpPort: number,
   udpPort: number,
@@ -289,11 +292,17 @@ export function startStoreMinimalChild(
   cpu: number | null,
   mode: Mode = 'thread',
   policy: Policy = 'gather',
+  env: Readonly<Record<string, string>> = {},
 ): Promise<GatewayChild> {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-minimal-'));
   const args = [String(tcpPort), String(udpPort), password, dir, mode, policy];
-  return startReferenceChild('durable-minimum', fileURLToPath(import.meta.url), args, cpu, () =>
-    rmSync(dir, { recursive: true, force: true }),
+  return startReferenceChild(
+    'durable-minimum',
+    fileURLToPath(import.meta.url),
+    args,
+    cpu,
+    () => rmSync(dir, { recursive: true, force: true }),
+    env,
   );
 }
 

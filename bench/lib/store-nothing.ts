@@ -56,18 +56,24 @@ function serve(tcpPort: number, udpPort: number, password: string): void {
   process.on('SIGTERM', () => process.exit(0));
 }
 
-/** The reference receiver in its own process (reference-child.ts), pinned to `cpu` when given. */
+/**
+ * The reference receiver in its own process (reference-child.ts), pinned to `cpu` when given. It
+ * never flushes, but gets the comparison's `env` all the same (slowsync.ts flushEnv).
+ */
 export function startStoreNothingChild(
   tcpPort: number,
   udpPort: number,
   password: string,
   cpu: number | null,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<GatewayChild> {
   return startReferenceChild(
     'store-nothing',
     fileURLToPath(import.meta.url),
     [String(tcpPort), String(udpPort), password],
     cpu,
+    () => undefined,
+    env,
   );
 }
 

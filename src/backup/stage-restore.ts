@@ -3,13 +3,13 @@
  * Nothing of the running box changes here: the gateway applies a staged restore at its next start, before
  * it opens the store (apply-restore.ts). All or nothing: a wrong passphrase, a damaged, truncated or
  * altered file, or a store this Vigil cannot read leaves no staged restore behind.
+ * Run as root over a data dir of another user (first boot, `vigil restore` as root), the staging is done
+ * by a child process as that user (stage-as-owner.ts): root never opens, writes or chowns a path there.
  */
 import { createDecipheriv, randomUUID } from 'node:crypto';
 import {
-  chownSync,
   closeSync,
   createReadStream,
-  fchownSync,
   mkdirSync,
   openSync,
   readSync,
@@ -30,10 +30,14 @@ import { decodePreamble, openBackupKeys, TAG_BYTES, type BackupHeader } from './
 import { EntrySplitter } from './backup-entries.js';
 import { INSTANCE_ID_KEY, MetaRepo } from '../store/meta-repo.js';
 import { checkStoreOffThread } from './store-task.js';
+import { stageAsOwner } from './stage-as-owner.js';
+import { checkSchema, checkSettings } from './restored-content.js';
 import { storePath } from '../store/store-path.js';
 
 export const PENDING_DIR = 'restore-pending';
 export const PENDING_HEADER = 'backup-header.json';
+/** Files of a backup being received (an API or page upload, a root-started staging): removed at every start. */
+export const UPLOAD_PREFIX = '.restore-upload-';
 
 export interface StageOptions {
   readonly dataDir: string;
@@ -58,11 +62,8 @@ function readHead(file: string, size: number): Buffer {
   return head;
 }
 
-/**
- * Writes each entry to its file under `dir`; only the names EntrySplitter allows exist. Files belong to
- * `owner` (the data dir's owner): `vigil restore` runs as root, the gateway that applies it does not.
- */
-function entrySink(dir: string, owner: { uid: number; gid: number }): Writable {
+/** Writes each entry to its file under `dir`; only the names EntrySplitter allows exist. */
+function entrySink(dir: string): Writable {
   const splitter = new EntrySplitter();
   let fd: number | null = null;
   return new Writable({
@@ -73,10 +74,6 @@ function entrySink(dir: string, owner: { uid: number; gid: number }): Writable {
             const path = join(dir, piece.name);
             mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
             fd = openSync(path, 'wx', 0o600);
-            if (process.getuid?.() === 0) {
-              chownSync(dirname(path), owner.uid, owner.gid);
-              fchownSync(fd, owner.uid, owner.gid);
-            }
           } else if (piece.kind === 'data' && fd !== null) writeSync(fd, piece.bytes);
           else if (piece.kind === 'end' && fd !== null) {
             closeSync(fd);
@@ -103,7 +100,10 @@ function entrySink(dir: string, owner: { uid: number; gid: number }): Writable {
   });
 }
 
-/** The staged store is a readable Vigil store matching its header (blocks its thread: see store-task.ts). */
+/**
+ * The staged store is a readable Vigil store matching its header, with the schema and settings this Vigil
+ * makes (restored-content.ts; blocks its thread: see store-task.ts).
+ */
 export function checkStore(path: string, header: BackupHeader, newIdentity: boolean): void {
   let db;
   try {
@@ -123,6 +123,8 @@ export function checkStore(path: string, header: BackupHeader, newIdentity: bool
     const meta = new MetaRepo(db);
     if ((meta.get(INSTANCE_ID_KEY) ?? '') !== header.instance_id)
       throw damaged('its instance id does not match its header');
+    checkSchema(db, header.schema_version);
+    checkSettings(db);
     if (newIdentity) {
       meta.set(INSTANCE_ID_KEY, randomUUID());
       db.pragma('journal_mode = DELETE');
@@ -134,6 +136,15 @@ export function checkStore(path: string, header: BackupHeader, newIdentity: bool
 
 /** Verifies the whole file and stages it; returns its header. */
 export async function stageRestore(options: StageOptions): Promise<BackupHeader> {
+  const owner = statSync(options.dataDir);
+  if (process.getuid?.() === 0 && owner.uid !== 0) {
+    const { dataDir, passphrase, newIdentity } = options;
+    return stageAsOwner(options.file, { dataDir, passphrase, newIdentity }, owner);
+  }
+  return stageHere(options);
+}
+
+async function stageHere(options: StageOptions): Promise<BackupHeader> {
   let size: number;
   try {
     size = statSync(options.file).size;
@@ -160,9 +171,7 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
   }
   const partial = join(options.dataDir, `.${PENDING_DIR}-${process.pid}-${Date.now()}`);
   mkdirSync(partial, { mode: 0o700 });
-  const owner = statSync(options.dataDir);
   try {
-    if (process.getuid?.() === 0) chownSync(partial, owner.uid, owner.gid);
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(header.iv, 'base64'), {
       authTagLength: TAG_BYTES,
     });
@@ -171,14 +180,13 @@ export async function stageRestore(options: StageOptions): Promise<BackupHeader>
     const ciphertext = createReadStream(options.file, { start: preamble.length, end: size - TAG_BYTES - 1 });
     try {
       // final() checks the tag: a changed or cut byte anywhere fails the whole restore here.
-      await pipeline(ciphertext, decipher, entrySink(partial, owner));
+      await pipeline(ciphertext, decipher, entrySink(partial));
     } catch (err) {
       if (err instanceof VigilError) throw err;
       throw damaged('authentication failed: truncated, corrupted or altered');
     }
     await checkStoreOffThread(storePath(partial), header, options.newIdentity);
-    writeFileSync(join(partial, PENDING_HEADER), `${JSON.stringify(header)}\n`, { mode: 0o600 });
-    if (process.getuid?.() === 0) chownSync(join(partial, PENDING_HEADER), owner.uid, owner.gid);
+    writeFileSync(join(partial, PENDING_HEADER), `${JSON.stringify(header)}\n`, { mode: 0o600, flag: 'wx' });
     const pending = join(options.dataDir, PENDING_DIR);
     rmSync(pending, { recursive: true, force: true });
     renameSync(partial, pending);

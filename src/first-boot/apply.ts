@@ -56,7 +56,7 @@ export type FirstBootOutcome =
 export async function runFirstBoot(options: FirstBootOptions): Promise<FirstBootOutcome> {
   const now = (options.now ?? (() => new Date()))();
   // The one trigger is the setup file on the boot partition, which only root can write on the box; never
-  // the absence of a file in the data dir, which the gateway's own user controls (docs/security.md #28.5).
+  // the absence of a file in the data dir, which the gateway's own user controls (docs/security.md "First boot runs as root").
   // No file: defaults stay (DHCP; the gateway makes the first password and shows it on the console).
   if (!pathExists(join(options.bootDir, SETUP_FILE))) return { kind: 'absent' };
   // An unsafe boot dir (anyone but root can write it) gets nothing read, written or destroyed: UNSAFE_PATH.

@@ -32,7 +32,7 @@ export function writeStatus(dataDir: string, status: FirstBootStatus): void {
  * Written by root at first boot into the data dir, which the gateway's own user owns and reads (and
  * removes the provision file from) later. That user can plant anything in the dir, so the file is made
  * by writeFileAtomic (nothing at a name it controls is followed or reused) and handed over with fchown
- * on the descriptor; the dir's path is checked first (src/init/trusted-dir.ts, docs/security.md #28.5).
+ * on the descriptor; the dir's path is checked first (src/init/trusted-dir.ts, docs/security.md "First boot runs as root").
  */
 function writeOwned(dataDir: string, name: string, content: string, mode: number): void {
   const dir = trustedDirectory(dataDir, { serviceOwned: true });

@@ -2,7 +2,7 @@
  * File operations under a target root for first boot: atomic writes (a half-written network file is a box
  * nobody can reach), symlinks that enable units, removals, and destroying the setup file.
  * First boot runs as root, so every directory it writes in is checked first (src/init/trusted-dir.ts):
- * owned by root and writable by nobody else, all the way up (docs/security.md #28.5).
+ * owned by root and writable by nobody else, all the way up (docs/security.md "First boot runs as root").
  */
 import { execFileSync } from 'node:child_process';
 import {

@@ -3,11 +3,15 @@
  * listeners (docs/api.md, docs/metrics.md, docs/web.md). Built here, started by the Gateway.
  */
 import { readFileSync } from 'node:fs';
+import { parse as parseCookies } from 'hono/utils/cookie';
 import { createApp } from '../api/app.js';
+import { bearerToken } from '../api/middleware/auth.js';
+import { principalResolver } from '../services/principal-resolver.js';
 import { HttpListeners } from '../api/http-listeners.js';
 import { plainHttpGate } from '../api/plain-http-gate.js';
 import { registerMetrics } from '../api/routes/metrics.js';
 import { TokenService } from '../auth/tokens.js';
+import type { Admission } from '../core/admission/admission.js';
 import type { Clock } from '../core/clock.js';
 import { describeError } from '../core/errors.js';
 import type { HealthRegistry } from '../core/health.js';
@@ -22,7 +26,8 @@ import { INSTANCE_ID_KEY } from '../store/meta-repo.js';
 import type { Store } from '../store/store.js';
 import type { SupervisionParts } from '../tracker/supervision-services.js';
 import type { UpdatePort } from '../services/update-service.js';
-import { registerWeb } from '../web/web-app.js';
+import { WEB_UPLOAD_PATHS, registerWeb } from '../web/web-app.js';
+import { SESSION_COOKIE } from '../web/session.js';
 import type { EventStoredFeed } from './event-feeds.js';
 import { discoverSerialPorts } from './hardware.js';
 
@@ -36,9 +41,13 @@ export interface GatewayRun {
   readonly health: HealthRegistry;
 }
 
-/** The ingest side the HTTP side reaches: journaling and the login throttle, live device links, figures, the feed. */
+/**
+ * The ingest side the HTTP side reaches: journaling and the login throttle, live device links, figures, the
+ * feed, and the admission budget every API socket takes its share of (docs/security.md "Admission").
+ */
 export interface HttpIngestParts {
   readonly supervision: Pick<SupervisionParts, 'raise' | 'loginThrottle'>;
+  readonly admission: Admission;
   readonly links: LiveLinks;
   readonly metrics: GatewayMetrics;
   readonly onEventStored: EventStoredFeed;
@@ -105,6 +114,15 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
       void ingest.supervision.raise('technician_action', { detail: `${login}: ${action}` }),
   });
   const current = settings.current();
+  // A request carries a login when its bearer token or session cookie resolves to a principal (the rules of every route).
+  const resolve = principalResolver({ tokens: apiDeps.tokens, settings, store, logger: apiDeps.logger });
+  const loggedIn = async (request: Request): Promise<boolean> => {
+    const cookie = request.headers.get('cookie');
+    const token =
+      bearerToken(request.headers.get('authorization') ?? undefined) ??
+      (cookie ? (parseCookies(cookie, SESSION_COOKIE)[SESSION_COOKIE] ?? null) : null);
+    return token !== null && (await resolve(token)) !== null;
+  };
   const listeners: HttpListeners = new HttpListeners(
     app.fetch,
     {
@@ -112,13 +130,18 @@ export function buildHttp(deps: HttpDeps): HttpListeners {
       httpPort: listen.httpPort ?? current.api.api_http_port,
       httpsPort: listen.httpsPort ?? current.api.api_port,
       tls: readTls(current, logger),
-      // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (#28.7).
+      // Plain HTTP for loopback clients or by explicit setting; others go to HTTPS (docs/security.md "Transport").
       plainHttp: (fetch) =>
         plainHttpGate(fetch, {
           allowPlainHttp: () => settings.current().api.allow_plain_http,
           httpsPort: (): number | null => listeners.ports().https ?? null,
           ...(listen.isLocalClient ? { isLocal: listen.isLocalClient } : {}),
         }),
+      admission: {
+        admission: ingest.admission,
+        loggedIn,
+        uploads: [...WEB_UPLOAD_PATHS, '/api/system/restore', '/api/system/update'],
+      },
     },
     deps.run.health,
     logger.child('api'),

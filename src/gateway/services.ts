@@ -71,6 +71,8 @@ export function buildServices(deps: ServicesDeps): Service[] {
     clock: deps.clock,
     logger,
     bus: receivers.bus,
+    admission: receivers.admission,
+    onObjectsDeleted: () => receivers.reloadObjects(),
     ...(deps.fleetReport ? { fleetReport: deps.fleetReport } : {}),
   });
   warnLowPorts(current, deps);

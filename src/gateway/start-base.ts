@@ -3,6 +3,8 @@
  * receiver shares. Each starts what it built (through the context, so stop() stops it) before the next
  * phase builds on it, and returns what the later phases use.
  */
+import { Admission } from '../core/admission/admission.js';
+import { connectionBudgetFor, readFdLimit } from '../core/admission/fd-limit.js';
 import type { Clock } from '../core/clock.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { SerialLineFactory } from '../core/serial.js';
@@ -13,6 +15,7 @@ import type { StatusSlot } from '../housekeeping/build-services.js';
 import type { StartupRules } from '../writer/startup-events.js';
 import { initialiseDataDir, type InitResult } from '../init/first-start.js';
 import { InitialPasswordWatch } from '../init/initial-password-watch.js';
+import { ObjectRefusals } from '../internal-events/object-refusals.js';
 import type { ClientRefusals } from '../internal-events/client-refusals.js';
 import { GatewayMetrics } from '../metrics/gateway-metrics.js';
 import { ReceiverRuntime } from '../receivers/receiver-runtime.js';
@@ -111,7 +114,7 @@ export async function loadSettings(ctx: StartContext, { store }: DiskPhase): Pro
   const init = await initialiseDataDir({ dataDir, settings, grants: store.write.grants, logger: logger.child('init') });
   ctx.initialised(init);
   if (init.initialised) ctx.options.announce?.(firstStartBanner(init));
-  // The clear-text first password goes once it no longer opens the first account (#28.13).
+  // The clear-text first password goes once it no longer opens the first account (docs/security.md "Initial password file").
   await ctx.start(new InitialPasswordWatch({ dataDir, settings, logger: logger.child('init') }));
   // What first boot did with vigil-setup.txt, as the `first-boot` health component (docs/first-boot.md).
   await ctx.start(new FirstBootReporter(dataDir, ctx.health));
@@ -151,7 +154,18 @@ export async function startIngest(ctx: StartContext, disk: DiskPhase, config: Co
     now: () => ctx.clock.now(),
   });
   metrics.start();
+  // One admission budget for every door a stranger can reach (docs/security.md "Admission").
+  const admission = new Admission({
+    clock: ctx.clock,
+    limits: () => settings.current().admission,
+    autoSockets: () => connectionBudgetFor(readFdLimit()),
+    health: ctx.health,
+  });
+  await ctx.start(admission);
+  settings.onChange(() => admission.configure());
+  metrics.admit(admission);
   const receivers = new ReceiverRuntime({
+    admission,
     store,
     writer,
     pipeline: metrics,
@@ -178,6 +192,10 @@ export async function startIngest(ctx: StartContext, disk: DiskPhase, config: Co
   for (const service of supervision.before) await ctx.start(service);
   // A HELLO that fails its proof is journaled (docs/device-link.md §4.5).
   receivers.conflicts.journalTo(supervision.raise);
+  // So is a message from an account never seen beyond the new-object allowance (docs/security.md "Admission").
+  const objectRefusals = new ObjectRefusals({ clock: ctx.clock, logger: logger.child('admission') });
+  objectRefusals.journalTo(supervision.raise);
+  receivers.newObjects.onRefused = (refusal) => objectRefusals.report(refusal);
   ctx.clientRefusals.journalTo(supervision.raise);
   return { receivers, metrics, onEventStored: eventStoredFeed(receivers.bus), supervision };
 }

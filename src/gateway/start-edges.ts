@@ -107,7 +107,7 @@ export async function startHttp(
     settings,
     store,
     services,
-    ingest: { ...ingest, links: receivers.links },
+    ingest: { ...ingest, links: receivers.links, admission: receivers.admission },
     listen: ctx.options,
     update: { system: updateSystem, reconcile: () => updateMonitor.reconcile(), channel: updateChannel },
   });

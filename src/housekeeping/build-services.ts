@@ -13,7 +13,8 @@ import type { Logger } from '../core/logger.js';
 import type { Service } from '../core/service.js';
 import type { IngestEvents } from '../ingest/types.js';
 import type { Settings } from '../settings/schema.js';
-import { feedFromIngest, snapshotOf, type StatusSink } from '../status-output/feed.js';
+import type { Admission } from '../core/admission/admission.js';
+import { feedFromIngest, snapshotSource, type StatusSink } from '../status-output/feed.js';
 import { StatusOutput } from '../status-output/status-output.js';
 import type { FleetReport } from '../store/mysql-sync/remote-schema-v3.js';
 import { MysqlSync } from '../store/mysql-sync/mysql-sync.js';
@@ -36,6 +37,10 @@ export interface HousekeepingDeps {
   readonly health: HealthRegistry;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The status output's connections take their share of it (docs/security.md "Admission"). */
+  readonly admission: Admission;
+  /** Retention deleted objects (the receivers' new-object index reads them again). */
+  readonly onObjectsDeleted?: () => void;
   /** The box's system updates for the mirror's `installations` (docs/updates.md "Watching a rollout"). */
   readonly fleetReport?: () => FleetReport | null;
 }
@@ -55,7 +60,7 @@ export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
         host: current.api.bind_address,
         encryptionKey: status.encryption_enabled ? status.encryption_key : null,
         instanceName: current.general.instance_name,
-        snapshot: () => snapshotOf(store.objects.all(), clock.now()),
+        objects: snapshotSource(store.objects),
         attach: (sink) => {
           statusSlot.sink = sink;
           const off = deps.bus ? feedFromIngest(deps.bus, sink, store.objects) : () => undefined;
@@ -65,7 +70,7 @@ export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
           };
         },
       },
-      { health, logger: logger.child('status-output'), clock },
+      { health, logger: logger.child('status-output'), clock, admission: deps.admission },
     );
     services.push(output);
   }
@@ -79,6 +84,7 @@ export function buildHousekeepingServices(deps: HousekeepingDeps): Service[] {
       health,
       logger: logger.child('retention'),
       clock,
+      ...(deps.onObjectsDeleted ? { onObjectsDeleted: deps.onObjectsDeleted } : {}),
     }),
   );
   if (database.enabled) {

@@ -27,6 +27,8 @@ export interface RetentionJobDeps {
   readonly initialDelayMs?: number;
   readonly intervalMs?: number;
   readonly retryMs?: number;
+  /** A pass deleted objects: whoever indexes them reads them again (the new-object admission). */
+  readonly onObjectsDeleted?: () => void;
 }
 
 export class RetentionJob implements Service {
@@ -98,6 +100,7 @@ export class RetentionJob implements Service {
         ms: clock.now() - started,
       });
       if (!this.stopped) health.report(RETENTION_HEALTH, 'job', 'ok', null, figures);
+      if (report.objectsDeleted > 0) this.deps.onObjectsDeleted?.();
       return report;
     } catch (err) {
       const reason = describeError(err);

@@ -5,7 +5,9 @@
  *   yielding to the event loop between batches so receivers keep being served, and never one an
  *   output (or the MySQL sync) has not delivered yet: `keepAfterId` is the lowest of their cursors.
  * - Objects in state `lost` not heard from for `remove_lost_objects_age` days are deleted (their
- *   related objects and session rows cascade).
+ *   related objects and session rows cascade), and so are objects heard only once, more than
+ *   SEEN_ONCE_AGE_MS ago (no UID, nothing heard since their creation: a stranger's fresh account,
+ *   docs/security.md "Admission"; a real panel reports again within a day and is never one of them).
  * - Every object keeps its newest `device_session_log_count` sessions. The ingest trims a device
  *   when it opens a session; the daily pass also catches a lowered setting and devices that have
  *   not connected since.
@@ -18,6 +20,8 @@ import type { OutputCursor } from '../store/output-cursors.js';
 import type { ObjectRecord } from '../store/types.js';
 
 export const DAY_MS = 86_400_000;
+/** Objects heard once and not since are deleted after this long. */
+export const SEEN_ONCE_AGE_MS = DAY_MS;
 export const EVENT_BATCH_LIMIT = 5000;
 /** Upper bound of batches in one pass (50 million events): the loop always ends. */
 export const MAX_EVENT_BATCHES = 10_000;
@@ -31,7 +35,10 @@ export interface RetentionStore {
     readonly events: {
       deleteOlderThan(cutoff: number, options: { keepAfterId?: number; batchLimit?: number }): Promise<number>;
     };
-    readonly objects: { deleteLostOlderThan(cutoff: number): Promise<number> };
+    readonly objects: {
+      deleteLostOlderThan(cutoff: number): Promise<number>;
+      deleteSeenOnceBefore(cutoff: number): Promise<number>;
+    };
     readonly sessions: { trim(objectId: number, keep: number): Promise<number> };
   };
 }
@@ -105,7 +112,9 @@ export async function runRetention(
     await yieldToLoop();
   }
 
-  const objectsDeleted = await store.write.objects.deleteLostOlderThan(now - policy.removeLostObjectsAgeDays * DAY_MS);
+  const objectsDeleted =
+    (await store.write.objects.deleteLostOlderThan(now - policy.removeLostObjectsAgeDays * DAY_MS)) +
+    (await store.write.objects.deleteSeenOnceBefore(now - SEEN_ONCE_AGE_MS));
 
   let sessionsTrimmed = 0;
   const ids = store.objects.all().map((o) => o.id);

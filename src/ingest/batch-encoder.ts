@@ -159,6 +159,7 @@ export class BatchEncoder {
       account: item.account ?? null,
       hwId: item.hwId ?? null,
       firmware: item.firmware ?? null,
+      adopt: item.adopt === true,
     };
   }
 

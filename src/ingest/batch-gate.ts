@@ -25,11 +25,21 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 /**
- * How long a gather waits for its target before it sends what it has: at least this (measured),
- * and the timer that ends it, in libuv's whole milliseconds, adds up to one more (1.4-2.0 ms on
- * average at 10 devices, docs/benchmarks.md §Ingest).
+ * How long a gather waits for its target before it sends what it has, on fast storage: at least this
+ * (measured), and the timer that ends it, in libuv's whole milliseconds, adds up to one more (1.4-2.0
+ * ms on average at 10 devices, docs/benchmarks.md §Ingest).
  */
 export const GATHER_MAX_MS = 1;
+/**
+ * On slow storage (an SD card: 2-10 ms per flush) a gather may wait up to this share of a commit
+ * (EWMA), when that is longer than GATHER_MAX_MS. Waiting costs every device of the batch the wait;
+ * sending without the stragglers costs each of them a whole commit more, and the fleet splits into
+ * groups that take turns, each flush carrying part of it (docs/writer.md §Slow storage): half a
+ * commit is worth waiting for the fleet's round trip, which on a busy box spreads over milliseconds.
+ */
+export const GATHER_COMMIT_SHARE = 0.5;
+/** The longest gather whatever the commits take (a commit stalled by a checkpoint must not stall the next). */
+export const GATHER_CAP_MS = 20;
 /** A timer that fires this close to the gather's limit ends it (another would wait a whole millisecond more). */
 export const TIMER_SLACK_MS = 0.05;
 /**
@@ -57,6 +67,8 @@ export class BatchGate {
   private commitMs = 0;
   private readonly release: () => void;
   private readonly maxMs: number;
+  /** The limit of the gather in progress (ms): GATHER_MAX_MS, or a share of a slow commit. */
+  private limitMs = 0;
   /** Gathers that filled up, and that timed out (counters for tests and the bench). */
   readonly stats = { filled: 0, timedOut: 0 };
 
@@ -83,12 +95,18 @@ export class BatchGate {
     this.target = answered + queued;
     this.startedAt = performance.now();
     this.startedLoop = performance.eventLoopUtilization();
-    this.timer = setTimeout(this.timedOut, this.maxMs);
+    this.limitMs = Math.max(this.maxMs, Math.min(GATHER_CAP_MS, this.commitMs * GATHER_COMMIT_SHARE));
+    this.timer = setTimeout(this.timedOut, this.limitMs);
     return false;
   }
 
   get gathering(): boolean {
     return this.timer !== null;
+  }
+
+  /** The limit of the gather in progress, or of the last one (ms). */
+  get limit(): number {
+    return this.limitMs;
   }
 
   /** While gathering: true when `queued` items are enough to send now (the gather then ends). */
@@ -113,7 +131,7 @@ export class BatchGate {
     // soon as the millisecond turns, 0.2 ms after it was armed on average at 10 devices. Released
     // then, a gather sent 3.6 of 10 items and split the fleet in two (docs/benchmarks.md,
     // §Ingest). So the limit is kept against performance.now().
-    const left = this.maxMs - (performance.now() - this.startedAt);
+    const left = this.limitMs - (performance.now() - this.startedAt);
     if (left > TIMER_SLACK_MS) {
       this.timer = setTimeout(this.timedOut, left);
       return;

@@ -65,6 +65,12 @@ export interface HelloItem extends ItemBase {
   readonly account?: string;
   readonly hwId?: string;
   readonly firmware?: string;
+  /**
+   * The HELLO enrolled the device now (trust on first use, or an installer's enrolment window): it may
+   * adopt the object of a plain panel with its account on the receiver. A HELLO proven with a key on
+   * record never takes over another object (docs/device-link.md §4.4).
+   */
+  readonly adopt?: boolean;
 }
 
 export type IngestItem = FrameItem | HelloItem;

@@ -3,7 +3,7 @@
  * On an SD card a half-written key or password file is a box nobody can log in to.
  *
  * Safe in a directory another user can write to (first boot runs as root over the `vigil` user's data
- * dir, docs/security.md #28.5): the temp file has a random name and is created with
+ * dir, docs/security.md "First boot runs as root"): the temp file has a random name and is created with
  * O_CREAT|O_EXCL|O_NOFOLLOW, so neither a symlink nor a file planted at that name is ever opened; mode
  * and owner are set on the open descriptor (fchmod, fchown), never by a path that could be swapped;
  * rename(2) replaces whatever is at the target, a symlink included, without following it.

@@ -1,7 +1,7 @@
 /**
  * `data/initial-admin-password` (first-start.ts) is a password in clear on the SD card; it is
  * worth keeping only while it still opens the first account. This service removes it
- * (docs/security.md "Initial password file (#28.13)"):
+ * (docs/security.md "Initial password file"):
  *   - at start, when the file no longer matches the first account (the password was changed while
  *     the gateway was down, the account was deleted, or first boot provisioned the account from
  *     vigil-setup.txt and the file is a stale leftover of an interrupted first start);

@@ -1,5 +1,5 @@
 /**
- * Whether root may write beneath a directory (docs/security.md #28.5). Node has no openat(2), so a
+ * Whether root may write beneath a directory (docs/security.md "First boot runs as root next to the service user's files"). Node has no openat(2), so a
  * privileged writer resolves the directory once and checks that nobody but root (or the caller itself)
  * can change which directory that path names afterwards:
  * - every component of the resolved path is a real directory owned by root or the caller;

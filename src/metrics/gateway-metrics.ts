@@ -7,6 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Admission } from '../core/admission/admission.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { PipelineMetrics } from '../core/pipeline-metrics.js';
 import { receiverOf } from '../core/component-receiver.js';
@@ -33,6 +34,7 @@ const REJECT_REASONS: Readonly<Record<string, string>> = {
   first_frame_timeouts: 'first_frame_timeout',
   rate_limited: 'source_datagram_rate',
   replies_withheld: 'reply_withheld',
+  refused_new_object: 'new_object',
 };
 
 /** Receiver figures counting frames that showed a tolerated DC-09 deviation (docs/dc09.md "Tolerances"), by quirk. */
@@ -72,6 +74,7 @@ export class GatewayMetrics implements PipelineMetrics {
   private readonly lastSeen = new Map<string, number>();
   private defaultsStarted = false;
   private readonly eventsByLabels = new Map<string, { inc(): void }>();
+  private admission: Admission | null = null;
 
   constructor(deps: GatewayMetricsDeps) {
     this.deps = deps;
@@ -118,6 +121,42 @@ export class GatewayMetrics implements PipelineMetrics {
       registers,
     });
     this.defineHealthGauges(registers);
+    this.defineAdmission(registers);
+  }
+
+  /** The admission component whose refusals and sockets GET /metrics shows. */
+  admit(admission: Admission): void {
+    this.admission = admission;
+  }
+
+  /** The admission's refusals per door and reason, and its sockets (docs/metrics.md). */
+  private defineAdmission(registers: Registry[]): void {
+    const metrics = this;
+    new Counter({
+      name: 'vigil_admission_refusals_total',
+      help: 'Refusals of the admission budget (docs/security.md "Admission"), by door and reason',
+      labelNames: ['door', 'reason'],
+      registers,
+      collect() {
+        // The counts only grow for the gateway's life; the counter follows them.
+        for (const [door, reason, n] of metrics.admission?.counts.entries() ?? []) {
+          metrics.grow(this, { door, reason }, n);
+        }
+      },
+    });
+    new Gauge({
+      name: 'vigil_admission_sockets',
+      help: 'Sockets of every door in the descriptor budget: used, strangers among them, and the limit',
+      labelNames: ['figure'],
+      registers,
+      collect() {
+        const pool = metrics.admission?.pool;
+        if (!pool) return;
+        this.set({ figure: 'used' }, pool.used);
+        this.set({ figure: 'strangers' }, pool.sheddable);
+        this.set({ figure: 'limit' }, pool.limit);
+      },
+    });
   }
 
   /** Starts the process figures (event-loop lag, RSS, CPU); idempotent. */

@@ -17,14 +17,18 @@ export interface StreamChannel {
   readonly transport: Transport;
   /** Journaled as the events' `remote_address` ("ip:port", a port path). */
   readonly remoteAddress: string;
+  /** The peer's source (src/core/source-key.ts) the admission counts it under; absent on serial lines. */
+  readonly source?: string;
   /** The connection gets `object_sessions` rows (TCP only, docs/receivers.md §Session rows). */
   readonly sessionRows: boolean;
   /** false: the transport's buffer is above its high-water mark; the session waits for `drained()`. */
   write(data: Buffer): boolean;
   pause(): unknown;
   resume(): unknown;
-  /** Told once, when the first frame of the stream is committed and ACKed, or a HELLO welcomed: the peer spoke valid DC-09 (#28.6). */
+  /** Told once, when the first frame of the stream is committed and ACKed, or a HELLO welcomed: the peer spoke valid DC-09. */
   trusted?(): void;
+  /** Told when a frame of a settled account (new-object-gate.ts) was ACKed: the peer is a known device. */
+  settled?(): void;
 }
 
 /** Independent frames from many peers; `Peer` is whatever the transport needs to answer one (UDP: the sender's address). */
@@ -33,8 +37,11 @@ export interface DatagramChannel<Peer> {
   readonly transport: Transport;
   /** A reply for the datagram of `peer`: NAK / DUH at once, ACK after its commit. */
   reply(data: Buffer, peer: Peer): void;
-  /** Told after the datagram of `peer` was committed and its ACK handed to `reply`: the peer spoke valid DC-09. */
-  acked?(peer: Peer): void;
+  /**
+   * Told after the datagram of `peer` was committed and its ACK handed to `reply`: the peer spoke valid DC-09;
+   * `settled`: its account is settled (new-object-gate.ts), the peer is a known device.
+   */
+  acked?(peer: Peer, settled: boolean): void;
 }
 
 export type FrameChannel<Peer = void> = StreamChannel | DatagramChannel<Peer>;

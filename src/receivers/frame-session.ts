@@ -86,8 +86,13 @@ export class FrameSession<Peer = void> {
     };
     this.link =
       stream && deps.deviceLink
-        ? new LinkEndpoint(deps, deps.deviceLink, remoteAddress, channel.transport, (frame) =>
-            this.sendUnordered(frame),
+        ? new LinkEndpoint(
+            deps,
+            deps.deviceLink,
+            remoteAddress,
+            channel.transport,
+            (frame) => this.sendUnordered(frame),
+            channel.source,
           )
         : null;
   }
@@ -119,13 +124,17 @@ export class FrameSession<Peer = void> {
     if (frames.length === 0) return;
     const now = this.deps.clock.now();
     const remoteAddress = this.log.remoteAddress;
-    for (const frame of frames) this.take(frame, now, remoteAddress, undefined as Peer);
+    const source = this.channel.framing === 'stream' ? this.channel.source : undefined;
+    for (const frame of frames) this.take(frame, now, remoteAddress, undefined as Peer, source);
     this.commitBatch();
     this.flushReplies();
   }
 
-  /** Datagram channels: exactly one frame (SIA DC-09 §5.3), from `remoteAddress`, answered through `peer`. */
-  feedDatagram(datagram: Buffer, remoteAddress: string, peer: Peer): void {
+  /**
+   * Datagram channels: exactly one frame (SIA DC-09 §5.3), from `remoteAddress` (counted under `source`,
+   * src/core/source-key.ts), answered through `peer`.
+   */
+  feedDatagram(datagram: Buffer, remoteAddress: string, peer: Peer, source?: string): void {
     if (this.closed) return;
     this.log.bytesIn += datagram.length;
     this.take(
@@ -133,12 +142,13 @@ export class FrameSession<Peer = void> {
       this.deps.clock.now(),
       remoteAddress,
       peer,
+      source,
     );
     this.commitBatch();
   }
 
   /** The one decision path: what to do with a frame, whatever carried it. */
-  private take(frame: FramerItem, now: number, remoteAddress: string, peer: Peer): void {
+  private take(frame: FramerItem, now: number, remoteAddress: string, peer: Peer, source: string | undefined): void {
     const { counters, rules } = this.deps;
     if (frame.kind === 'rejected') {
       counters.rejected++;
@@ -161,6 +171,10 @@ export class FrameSession<Peer = void> {
       case 'ack':
         if (this.channel.framing === 'datagram' && this.inFlight >= this.deps.maxInFlight) {
           counters.dropped++;
+          return;
+        }
+        if (!this.admitObject(decision.message?.account ?? null, source)) {
+          counters.refusedNewObject++;
           return;
         }
         if (decision.linkTest) counters.linkTests++;
@@ -199,6 +213,17 @@ export class FrameSession<Peer = void> {
         }
         return;
     }
+  }
+
+  /**
+   * A frame that would create an object (an account never seen) needs an allowance of its source, its
+   * receiver and the gateway (new-object-gate.ts); without one it is dropped unanswered and nothing is
+   * stored (SIA DC-09 §5.5.1.2: the transmitter repeats it later). Serial lines have no source: not asked.
+   */
+  private admitObject(account: string | null, source: string | undefined): boolean {
+    const gate = this.deps.newObjects;
+    if (gate === undefined || source === undefined || account === null) return true;
+    return gate.admit(this.deps.rules.ref.id, account, this.link?.device ?? null, source);
   }
 
   /** Queues an item for the ingest with the reply to write after its commit (LinkEndpoint uses it for HELLO). */
@@ -261,11 +286,14 @@ export class FrameSession<Peer = void> {
     for (let i = 0; i < batch.items.length; i++) {
       const item = batch.items[i]!;
       const slot = batch.slots[i]!;
+      let settled = false;
       if (item.kind === 'frame') {
         counters.acks++;
         counters.events += results[i]!.eventIds.length;
         this.deps.rules.journaled?.(item.events, this.deps.clock.now());
         if (!this.trusted) this.trust();
+        settled = item.account !== null && this.deps.newObjects?.settled(item.receiver.id, item.account) === true;
+        if (settled && channel.framing === 'stream') channel.settled?.();
       } else {
         const storing = this.link?.welcomed(results[i]!, slot);
         // A welcomed HELLO is a valid frame too: a linked device may stay silent until its next NULL.
@@ -283,7 +311,7 @@ export class FrameSession<Peer = void> {
       if (channel.framing === 'datagram') {
         const peer = batch.peers[i]!;
         if (slot.reply) channel.reply(slot.reply, peer);
-        channel.acked?.(peer);
+        channel.acked?.(peer, settled);
       }
     }
     this.settle(batch.items.length);

@@ -5,6 +5,10 @@
  * stored) and, right after the WELCOME is written, makes this connection its live link. A HELLO or
  * proof that fails never reaches the store or the link registry: it is refused, and an identity
  * conflict is reported. VL-RSP / VL-ACK go to the link's LinkCommander.
+ * A stranger can HELLO as often as it likes, and every HELLO reads the store: HELLOs take their share
+ * of the admission budget per source, and an enrolment (trust on first use stores a key and creates
+ * an object) its own, per source and in total (docs/security.md "Admission"). Over either, the HELLO
+ * is dropped unanswered or the enrolment refused `AUTH` (the device retries after 60 s, §3.2).
  * Link messages never get a DC-09 reply (docs/device-link.md §1).
  */
 import { describeError } from '../core/errors.js';
@@ -32,6 +36,8 @@ export class LinkEndpoint {
   private readonly deps: SessionDeps;
   private readonly rules: LinkRules;
   private readonly remoteAddress: string;
+  /** The admission's source key of the peer; absent where nothing is admitted (tests of the link alone). */
+  private readonly source: string | undefined;
   private readonly transport: Transport;
   private readonly send: (frame: Buffer) => boolean;
   private state: HelloState = 'none';
@@ -48,10 +54,12 @@ export class LinkEndpoint {
     remoteAddress: string,
     transport: Transport,
     send: (frame: Buffer) => boolean,
+    source?: string,
   ) {
     this.deps = deps;
     this.rules = rules;
     this.remoteAddress = remoteAddress;
+    this.source = source;
     this.transport = transport;
     this.send = send;
   }
@@ -157,9 +165,15 @@ export class LinkEndpoint {
   private hello(message: Parameters<typeof answerHello>[0], now: number, session: LinkSessionPort): void {
     const rules = this.rules;
     const keys = this.deps.links.keys;
+    const { admission } = this.deps;
+    if (admission && this.source !== undefined && !admission.hellos.take(this.source)) {
+      this.deps.counters.linkIgnored++;
+      return;
+    }
+    const account = 'error' in message || message.type !== 'hello' ? '' : (message.account ?? '');
     const decision = answerHello(
       message,
-      rules.helloContext(now, (uid) => keys.state(uid, now, rules.enrolment)),
+      rules.helloContext(now, (uid) => keys.state(uid, now, rules.enrolment, { account, receiverId: rules.ref.id })),
     );
     if (decision.action === 'ignore') {
       this.deps.counters.linkIgnored++;
@@ -187,6 +201,15 @@ export class LinkEndpoint {
       session.replyNow(decision.reply);
       return;
     }
+    const { admission } = this.deps;
+    if (decision.enrolledKey && admission && this.source !== undefined && !admission.enrolments.take(this.source)) {
+      // Over the enrolment allowance: the device retries after 60 s (REFUSE AUTH, docs/device-link.md §3.2).
+      this.deps.logger.info('device enrolment refused: allowance spent', { remote: this.remoteAddress });
+      const seq = this.challengeSeq();
+      this.dropChallenge();
+      session.replyNow(encodeRefuse({ seq, timestamp: now, reason: 'AUTH' }));
+      return;
+    }
     const hello = decision.hello;
     this.state = 'pending';
     this.sessionKey = decision.sessionKey;
@@ -204,6 +227,8 @@ export class LinkEndpoint {
         account: hello.account,
         hwId: hello.hwId,
         firmware: hello.firmware,
+        // Enrolled now: the main thread allowed it with the panel's account free or an installer's window.
+        adopt: decision.enrolledKey !== null,
       },
       decision.reply,
     );

@@ -13,20 +13,22 @@ export class ReceiverCounters {
   accepted = 0;
   /** Connections refused because max_connections was reached. */
   refused = 0;
-  /** Connections refused: their source already had max_connections_per_source open (#28.6). */
+  /** Connections refused: their source already had max_connections_per_source open. */
   refusedSource = 0;
   /** Connections refused: their source exceeded max_accepts_per_source_per_min. */
   refusedRate = 0;
   /** Connections refused: the gateway's connection budget had no room and no stranger to shed. */
   refusedBudget = 0;
-  /** Stranger connections closed to make room for a newcomer (connection-budget.ts). */
+  /** Stranger connections closed to make room for a newcomer (core/admission/socket-pool.ts). */
   shed = 0;
   /** Connections closed because no valid frame came within first_frame_timeout_s of silence. */
   firstFrameTimeouts = 0;
-  /** UDP datagrams dropped undecided: their source exceeded max_datagrams_per_source_per_s (#28.9). */
+  /** UDP datagrams dropped undecided: their source exceeded max_datagrams_per_source_per_s. */
   rateLimited = 0;
-  /** UDP replies not sent: longer than the datagram, to a source not known yet (#28.9). */
+  /** UDP replies not sent: longer than the datagram, to a source not known yet. */
   repliesWithheld = 0;
+  /** Valid frames dropped unanswered: their account has no object and the new-object allowance was spent. */
+  refusedNewObject = 0;
   /** Frames with a good CRC and length. */
   frames = 0;
   /** Journal rows written. */
@@ -71,6 +73,7 @@ export class ReceiverCounters {
       first_frame_timeouts: this.firstFrameTimeouts,
       rate_limited: this.rateLimited,
       replies_withheld: this.repliesWithheld,
+      refused_new_object: this.refusedNewObject,
       frames: this.frames,
       events: this.events,
       acks: this.acks,

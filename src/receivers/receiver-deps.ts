@@ -5,8 +5,8 @@ import type { HealthRegistry } from '../core/health.js';
 import type { Logger } from '../core/logger.js';
 import type { LinkRegistry } from '../devices/link-registry.js';
 import type { EventIngest } from '../ingest/event-ingest.js';
-import type { ConnectionBudget } from './connection-budget.js';
-import type { KnownSources } from './known-sources.js';
+import type { Admission } from '../core/admission/admission.js';
+import type { NewObjectGate } from './new-object-gate.js';
 import type { ReceiverOptions } from './receiver-options.js';
 
 export interface ReceiverDeps {
@@ -16,10 +16,13 @@ export interface ReceiverDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly options: ReceiverOptions;
-  /** Addresses of devices (known-sources.ts), shared by the IP receivers. */
-  readonly known: KnownSources;
-  /** The TCP receivers' shared connection budget (connection-budget.ts). */
-  readonly budget: ConnectionBudget;
+  /**
+   * The one admission component (src/core/admission/): each receiver's door, the shared descriptor
+   * budget, the known sources, the HELLO, new-object and enrolment allowances.
+   */
+  readonly admission: Admission;
+  /** Frames from accounts never seen take their object from the admission budget (new-object-gate.ts). */
+  readonly newObjects: NewObjectGate;
 }
 
 /** "1.2.3.4:5" or "[::1]:5". */

@@ -20,11 +20,12 @@ export interface ReceiverOptions {
   /** How long stop() waits for connections to take their last ACKs before destroying them. */
   readonly closeGraceMs: number;
   /**
-   * TCP connections all receivers may hold together (connection-budget.ts); null: the process's
-   * open-files limit less a reserve (fd-limit.ts), read when the receivers are first built.
+   * Sockets every door may hold together (`admission.max_sockets`) when the runtime makes its own
+   * admission component (tests of the receivers alone); null: the open-files limit less a reserve
+   * (core/admission/fd-limit.ts). The gateway's comes from the settings section `admission`.
    */
   readonly connectionBudget: number | null;
-  /** How often the per-source tables drop the sources they no longer need (source-table.ts). */
+  /** How often each receiver's door forgets the sources that have their whole allowance again (core/admission/rate-table.ts). */
   readonly sourceSweepMs: number;
 }
 

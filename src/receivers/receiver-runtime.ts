@@ -21,10 +21,11 @@ import { EventIngest, type EventIngestDeps } from '../ingest/event-ingest.js';
 import type { IngestEvents } from '../ingest/types.js';
 import { borrowedWriter, type JournalWriter } from '../writer/wire.js';
 import type { ReceiversSettings } from '../settings/schema.js';
+import { Admission } from '../core/admission/admission.js';
+import { connectionBudgetFor, readFdLimit } from '../core/admission/fd-limit.js';
+import { ADMISSION_DEFAULTS } from '../settings/schema-admission.js';
 import { ComReceiver } from './com-receiver.js';
-import { ConnectionBudget } from './connection-budget.js';
-import { connectionBudgetFor, readFdLimit } from './fd-limit.js';
-import { KnownSources } from './known-sources.js';
+import { NewObjectGate, type AccountRecord } from './new-object-gate.js';
 import { receiverOptions, type ReceiverOptions } from './receiver-options.js';
 import { buildModemReceivers } from './modem/build-modem-receivers.js';
 import type { MetaPort } from './modem/learned-caller-store.js';
@@ -40,8 +41,9 @@ export interface ReceiverRuntimeDeps {
      * `findByUid()`: the device link's enrolment rule (docs/device-link.md §4.4).
      */
     readonly objects: LinkObjectReader & {
-      all?(): Iterable<{ readonly remoteAddress?: string | null }>;
+      all?(): Iterable<{ readonly remoteAddress?: string | null } & AccountRecord>;
       findByUid?(uid: string): unknown;
+      findByAccount?(account: string, receiverId: number): readonly { readonly uid: string | null }[];
     };
     /** Where modem receivers keep the callers learned from encrypted SMS (docs/modem.md §Test calls). */
     readonly meta?: Pick<MetaPort, 'get'>;
@@ -71,6 +73,12 @@ export interface ReceiverRuntimeDeps {
   readonly pipeline?: PipelineMetrics;
   /** The serial port layer (hw/serial), for COM and modem receivers; src/main.ts passes it in. */
   readonly serial?: SerialLineFactory;
+  /**
+   * The gateway's one admission component (src/core/admission/), started by its owner. Absent (tests of
+   * the receivers alone): the runtime makes one with the default limits and `options.connectionBudget`
+   * sockets, and starts it at the first build().
+   */
+  readonly admission?: Admission;
 }
 
 /** A store without a meta table (tests of other parts): learned callers last until the receiver restarts. */
@@ -85,14 +93,28 @@ export class ReceiverRuntime {
   readonly options: ReceiverOptions;
   /** SIM PINs entered, for the gateway's whole life (docs/modem.md §Start-up). */
   readonly pins = new PinLedger();
-  /** Device addresses for the IP receivers' per-source rules, for the gateway's whole life. */
-  readonly known = new KnownSources();
-  private budget: ConnectionBudget | null = null;
+  /** Every door's limits and counts; its known sources are the device addresses (and users' logins). */
+  readonly admission: Admission;
+  /** Messages from accounts never seen take their new object from the admission budget. */
+  readonly newObjects: NewObjectGate;
+  private loaded = false;
+  private readonly ownAdmission: boolean;
   private readonly deps: ReceiverRuntimeDeps;
 
   constructor(deps: ReceiverRuntimeDeps) {
     this.deps = deps;
     this.options = receiverOptions(deps.options);
+    this.ownAdmission = deps.admission === undefined;
+    const sockets = this.options.connectionBudget;
+    this.admission =
+      deps.admission ??
+      new Admission({
+        clock: deps.clock,
+        limits: () => ({ ...ADMISSION_DEFAULTS, max_sockets: sockets ?? 0 }),
+        autoSockets: () => connectionBudgetFor(readFdLimit()),
+        health: deps.health,
+      });
+    this.newObjects = new NewObjectGate(this.admission);
     this.bus = new TypedBus<IngestEvents>(deps.logger.child('bus'));
     const store = deps.store;
     // The store closes its writer after this ingest's drain (Store.stop).
@@ -118,7 +140,10 @@ export class ReceiverRuntime {
         ? // Read through the store at each use, like the objects below.
           new StoreDeviceKeys({
             deviceKeys: { get: (uid) => store.deviceKeys!.get(uid) },
-            objects: { findByUid: (uid) => store.objects.findByUid?.(uid) ?? null },
+            objects: {
+              findByUid: (uid) => store.objects.findByUid?.(uid) ?? null,
+              findByAccount: (account, receiverId) => store.objects.findByAccount?.(account, receiverId) ?? [],
+            },
             write: { deviceKeys: { enrol: (uid, key) => write.deviceKeys.enrol(uid, key) } },
           })
         : undefined;
@@ -136,29 +161,36 @@ export class ReceiverRuntime {
   }
 
   /**
-   * The TCP receivers' connection budget, made at the first build(): the open-files limit is read
-   * then, and the device addresses known from the store (objects.remote_address) are loaded.
+   * At the first build(): the device addresses and the accounts known from the store
+   * (objects.remote_address, objects.account) are loaded, and an admission of the runtime's own is started.
    */
-  private connectionBudget(): ConnectionBudget {
-    if (this.budget) return this.budget;
-    const fdLimit = readFdLimit();
-    const budget = new ConnectionBudget(this.options.connectionBudget ?? connectionBudgetFor(fdLimit));
-    this.budget = budget;
-    try {
-      this.known.load(Array.from(this.deps.store.objects.all?.() ?? [], (o) => o.remoteAddress ?? null));
-    } catch (err) {
-      this.deps.logger.warn('cannot read the known device addresses', { error: describeError(err) });
-    }
-    this.deps.logger.info('connection budget', {
-      fd_limit: fdLimit,
-      budget: budget.limit,
-      known_sources: this.known.size,
+  private loadOnce(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    if (this.ownAdmission) this.admission.begin();
+    this.reloadObjects();
+    this.bus.on('object-registered', ({ object }) => this.newObjects.note(object));
+    this.deps.logger.info('admission', {
+      sockets: this.admission.socketLimit,
+      known_devices: this.admission.devices.size,
+      known_accounts: this.newObjects.size,
     });
-    return budget;
+  }
+
+  /** Reads the objects again (after retention deleted some: their accounts cost a new object again). */
+  reloadObjects(): void {
+    try {
+      const objects = Array.from(this.deps.store.objects.all?.() ?? []);
+      this.admission.devices.load(objects.map((o) => o.remoteAddress ?? null));
+      this.newObjects.load(objects);
+    } catch (err) {
+      this.deps.logger.warn('cannot read the known objects', { error: describeError(err) });
+    }
   }
 
   /** TCP, UDP, COM, then modem receivers, in settings order. */
   build(settings: ReceiversSettings): Service[] {
+    this.loadOnce();
     const deps = {
       ingest: this.ingest,
       links: this.links,
@@ -166,8 +198,8 @@ export class ReceiverRuntime {
       clock: this.deps.clock,
       logger: this.deps.logger.child('rx'),
       options: this.options,
-      known: this.known,
-      budget: this.connectionBudget(),
+      admission: this.admission,
+      newObjects: this.newObjects,
     };
     const serial = this.deps.serial;
     if (!serial && settings.com_receivers.length + settings.modem_receivers.length > 0) {

@@ -1,4 +1,5 @@
 /** What one receiver session is given by its receiver (shared by the session and its device-link endpoint). */
+import type { Admission } from '../core/admission/admission.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { LinkEnrolment } from '../devices/device-keys.js';
@@ -8,6 +9,7 @@ import type { ReceiverRef } from '../ingest/types.js';
 import type { FrameQuirk, FrameTolerances, FramerItem } from '../protocols/dc09/frame.js';
 import type { DecodedEvent, FrameDecision } from '../protocols/dc09/handler.js';
 import type { HelloContext } from '../protocols/device-link/hello-handler.js';
+import type { NewObjectGate } from './new-object-gate.js';
 import type { ReceiverCounters } from './receiver-counters.js';
 
 /** Cuts a byte stream into frames (Dc09Framer, Mlr2Framer): resyncs on garbage, never throws. */
@@ -56,4 +58,8 @@ export interface SessionDeps {
   readonly logger: Logger;
   /** Frames awaiting their commit: a stream pauses reading there, datagrams beyond it are dropped unanswered. */
   readonly maxInFlight: number;
+  /** IP receivers: the HELLO and enrolment allowances (docs/security.md "Admission"); absent on serial lines. */
+  readonly admission?: Admission;
+  /** IP receivers: a frame from an account never seen needs a new-object allowance (new-object-gate.ts). */
+  readonly newObjects?: NewObjectGate;
 }

@@ -2,16 +2,18 @@
  * A DC-09 TCP receiver (SIA DC-09 §5.2): transport only. It binds `bind_address:port`, gives
  * every connection its own FrameSession and reports health as `rx:tcp:<id>`. It never interprets
  * bytes itself. Limits (docs/receivers.md §Limits): idle timeout, keep-alive, max connections;
- * per source (§Per-source limits, #28.6): open connections and accepts per minute, a short idle
- * timeout until the first valid frame; for the whole process, the shared connection budget
- * (connection-budget.ts). stop() lets queued frames commit and their ACKs leave, then closes
+ * every connection is admitted through the receiver's door of the admission component
+ * (docs/security.md "Admission"): open connections and accepts per source, then a slot in the
+ * descriptor budget every door shares, where strangers are shed first; a short idle timeout
+ * until the first valid frame. stop() lets queued frames commit and their ACKs leave, then closes
  * every connection (devices reconnect).
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { VigilError, describeError } from '../core/errors.js';
 import type { Service } from '../core/service.js';
 import { SOURCE_LIMIT_DEFAULTS, type TcpListenerSettings } from '../settings/schema-receivers.js';
-import type { BudgetedConnection } from './connection-budget.js';
+import type { SocketDoor } from '../core/admission/doors.js';
+import { perMinute } from '../core/admission/rate-table.js';
 import { FrameSession } from './frame-session.js';
 import type { StreamChannel } from './frame-channel.js';
 import { Dc09Rules } from './dc09-rules.js';
@@ -19,7 +21,6 @@ import { ReceiverCounters } from './receiver-counters.js';
 import { closeGracefully, formatAddress, listenTcp, type ReceiverDeps } from './receiver-deps.js';
 import type { SessionDeps } from './session-deps.js';
 import { sourceKey } from '../core/source-key.js';
-import { SourceTable, type SourceLimits } from './source-table.js';
 
 export class TcpReceiver implements Service {
   readonly name: string;
@@ -29,10 +30,9 @@ export class TcpReceiver implements Service {
   private readonly deps: ReceiverDeps;
   private readonly sessionDeps: SessionDeps;
   private readonly sessions = new Map<Socket, FrameSession>();
-  private readonly sourceLimits: SourceLimits;
   private readonly firstFrameTimeoutMs: number;
-  /** Per-source counts and buckets, new at every start(). */
-  private sources: SourceTable;
+  /** This receiver's door: its per-source limits, and its share of the descriptor budget. */
+  private readonly door: SocketDoor;
   private server: Server | null = null;
   private listening: string | null = null;
   private metricsTimer: NodeJS.Timeout | null = null;
@@ -40,17 +40,16 @@ export class TcpReceiver implements Service {
 
   constructor(settings: TcpListenerSettings, deps: ReceiverDeps) {
     this.settings = settings;
-    const perMinute = settings.max_accepts_per_source_per_min ?? SOURCE_LIMIT_DEFAULTS.max_accepts_per_source_per_min;
-    this.sourceLimits = {
-      ratePerS: perMinute / 60,
-      burst: perMinute,
-      maxConnections: settings.max_connections_per_source ?? SOURCE_LIMIT_DEFAULTS.max_connections_per_source,
-    };
+    const accepts = perMinute(
+      settings.max_accepts_per_source_per_min ?? SOURCE_LIMIT_DEFAULTS.max_accepts_per_source_per_min,
+    );
+    const perSource = settings.max_connections_per_source ?? SOURCE_LIMIT_DEFAULTS.max_connections_per_source;
+    const doorLimits = { perSource, total: deps.options.maxConnections, accepts };
+    this.door = deps.admission.socketDoor('tcp', () => doorLimits);
     this.firstFrameTimeoutMs = Math.min(
       deps.options.idleTimeoutMs,
       (settings.first_frame_timeout_s ?? SOURCE_LIMIT_DEFAULTS.first_frame_timeout_s) * 1000,
     );
-    this.sources = new SourceTable(this.sourceLimits);
     this.rules = new Dc09Rules('tcp', settings);
     this.name = this.rules.healthName;
     this.deps = deps;
@@ -63,6 +62,8 @@ export class TcpReceiver implements Service {
       clock: deps.clock,
       logger: deps.logger.child(`tcp:${settings.id}`),
       maxInFlight: deps.options.maxInFlight,
+      admission: deps.admission,
+      newObjects: deps.newObjects,
     };
   }
 
@@ -77,8 +78,6 @@ export class TcpReceiver implements Service {
     const { bind_address: bindAddress, port } = this.settings;
     const healthName = this.rules.healthName;
     health.report(healthName, 'receiver', 'starting', null);
-    const sources = new SourceTable(this.sourceLimits);
-    this.sources = sources;
     const server = createServer(
       { noDelay: true, keepAlive: true, keepAliveInitialDelay: options.keepAliveMs },
       (socket) => this.accept(socket),
@@ -95,7 +94,7 @@ export class TcpReceiver implements Service {
       throw new VigilError('SERVICE_FAILED', detail, [], { cause: err });
     }
     this.server = server;
-    this.sweepTimer = setInterval(() => sources.sweep(this.deps.clock.now()), options.sourceSweepMs);
+    this.sweepTimer = setInterval(() => this.door.sweep(this.deps.clock.now()), options.sourceSweepMs);
     this.sweepTimer.unref();
     server.on('error', (err) => {
       this.sessionDeps.logger.error('listener error', { error: describeError(err) });
@@ -146,76 +145,81 @@ export class TcpReceiver implements Service {
   /** Copies the counters to the health entry now (a timer does it every metricsIntervalMs). */
   publish(): void {
     this.counters.publish(this.deps.health, this.rules.healthName, this.listening);
-    const budget = this.deps.budget;
-    this.deps.health.setMetrics(this.rules.healthName, { budget_limit: budget.limit, budget_used: budget.used });
+    const pool = this.deps.admission.pool;
+    this.deps.health.setMetrics(this.rules.healthName, { budget_limit: pool.limit, budget_used: pool.used });
   }
 
   private accept(socket: Socket): void {
-    const { counters, deps, sources } = this;
+    const { counters, deps } = this;
     const key = sourceKey(socket.remoteAddress ?? '');
-    const refusal = sources.open(key, deps.clock.now());
-    if (refusal !== null) {
-      if (refusal === 'rate') counters.refusedRate++;
-      else counters.refusedSource++;
+    const ticket = this.door.admit(key, () => {
+      counters.shed++;
       socket.destroy();
-      return;
-    }
-    const budgeted: BudgetedConnection = {
-      shed: () => {
-        counters.shed++;
-        socket.destroy();
-      },
-    };
-    if (!deps.budget.admit(budgeted, !deps.known.has(key))) {
-      sources.close(key);
-      counters.refusedBudget++;
+    });
+    if (typeof ticket === 'string') {
+      if (ticket === 'source-rate') counters.refusedRate++;
+      else if (ticket === 'source-sockets') counters.refusedSource++;
+      else if (ticket === 'door-sockets') counters.refused++;
+      else counters.refusedBudget++;
       socket.destroy();
       return;
     }
     let trusted = false;
     const trust = (): void => {
       trusted = true;
-      deps.budget.trust(budgeted);
-      deps.known.add(key);
+      ticket.trust();
       socket.setTimeout(deps.options.idleTimeoutMs);
     };
+    const known = (): void => {
+      if (!deps.admission.devices.has(key)) deps.admission.devices.add(key);
+    };
     const remote = formatAddress(socket.remoteAddress ?? '?', socket.remotePort ?? 0);
-    const session = new FrameSession(socketChannel(socket, remote, trust), this.sessionDeps);
+    const session = new FrameSession(socketChannel(socket, remote, key, trust, known), this.sessionDeps);
     this.sessions.set(socket, session);
     counters.accepted++;
     counters.connections = this.sessions.size;
     // Until its first valid frame a connection gets the short idle timeout (first_frame_timeout_s).
     socket.setTimeout(this.firstFrameTimeoutMs);
     socket.on('data', (chunk: Buffer) => {
-      if (!trusted) deps.budget.touch(budgeted);
+      if (!trusted) ticket.touch();
       session.feed(chunk);
     });
     socket.on('drain', () => session.drained());
     socket.on('timeout', () => {
-      if (!trusted) counters.firstFrameTimeouts++;
+      if (!trusted) {
+        counters.firstFrameTimeouts++;
+        deps.admission.refused('tcp', 'timeout');
+      }
       socket.destroy();
     });
     // 'close' always follows 'error'; nothing else to do with the error of one device.
     socket.on('error', () => undefined);
     socket.on('close', () => {
       session.close();
-      deps.budget.release(budgeted);
-      sources.close(key);
+      ticket.release();
       if (this.sessions.delete(socket)) counters.connections = this.sessions.size;
     });
   }
 }
 
 /** A TCP connection as the session's stream: one device, with session rows (docs/receivers.md). */
-function socketChannel(socket: Socket, remoteAddress: string, trusted: () => void): StreamChannel {
+function socketChannel(
+  socket: Socket,
+  remoteAddress: string,
+  source: string,
+  trusted: () => void,
+  settled: () => void,
+): StreamChannel {
   return {
     framing: 'stream',
     transport: 'tcp',
     remoteAddress,
+    source,
     sessionRows: true,
     write: (data) => socket.write(data),
     pause: () => socket.pause(),
     resume: () => socket.resume(),
     trusted,
+    settled,
   };
 }

@@ -4,9 +4,11 @@
  * address and port, an ACK only after the commit. Datagrams are independent: a bad one is dropped
  * unanswered and touches nothing else. No device link (TCP only, docs/device-link.md §1) and no
  * session rows (there is no connection). Health `rx:udp:<id>`.
- * A UDP source address can be forged, so the receiver is no amplifier (#28.9, docs/receivers.md
- * §UDP): each source (IPv4 address, IPv6 /64) has a token bucket of datagrams, and a reply longer
- * than its datagram goes only to a source that has had a frame ACKed (KnownSources).
+ * A UDP source address can be forged, so the receiver is no amplifier (docs/receivers.md §UDP): every
+ * datagram is admitted through the receiver's door of the admission component (docs/security.md
+ * "Admission"): a token bucket per source (IPv4 address, IPv6 /64) and one for all strangers
+ * together, so forged sources cannot crowd out the devices; a reply longer than its datagram goes
+ * only to a known source (one that has had a frame ACKed, or an object reported from).
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup as dnsLookup, type LookupOneOptions } from 'node:dns';
@@ -22,7 +24,7 @@ import type { DatagramChannel } from './frame-channel.js';
 import { Dc09Rules } from './dc09-rules.js';
 import { ReceiverCounters } from './receiver-counters.js';
 import { sourceKey } from '../core/source-key.js';
-import { SourceTable, type SourceLimits } from './source-table.js';
+import type { RateDoor } from '../core/admission/doors.js';
 
 export const UDP_RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
@@ -59,12 +61,13 @@ export class UdpReceiver implements Service {
     framing: 'datagram',
     transport: 'udp',
     reply: (data, rinfo) => this.send(data, rinfo),
-    // An ACKed frame makes its source known: longer replies may go there from now on.
-    acked: (rinfo) => this.deps.known.add(sourceKey(rinfo.address)),
+    // An ACKed frame of a settled account makes its source a known device: longer replies may go there from now on.
+    acked: (rinfo, settled) => {
+      if (settled) this.deps.admission.devices.add(sourceKey(rinfo.address));
+    },
   };
-  private readonly sourceLimits: SourceLimits;
-  /** Per-source buckets, new at every start(). */
-  private sources: SourceTable;
+  /** This receiver's door: datagrams per source, and for all strangers together. */
+  private readonly door: RateDoor;
   private sweepTimer: NodeJS.Timeout | null = null;
   private session: FrameSession<RemoteInfo> | null = null;
   private socket: Socket | null = null;
@@ -76,9 +79,16 @@ export class UdpReceiver implements Service {
   constructor(settings: UdpListenerSettings, deps: ReceiverDeps) {
     this.settings = settings;
     const rate = settings.max_datagrams_per_source_per_s ?? SOURCE_LIMIT_DEFAULTS.max_datagrams_per_source_per_s;
+    const admission = deps.admission;
     // Two seconds' worth at once: a device's retransmissions and a NAT's worth of panels after an outage.
-    this.sourceLimits = { ratePerS: rate, burst: rate * 2, maxConnections: Number.POSITIVE_INFINITY };
-    this.sources = new SourceTable(this.sourceLimits);
+    this.door = admission.rateDoor(
+      'udp',
+      admission.derived((limits) => ({
+        perSource: { perS: rate, burst: rate * 2 },
+        total: { perS: limits.udp_stranger_datagrams_per_s, burst: limits.udp_stranger_datagrams_per_s * 2 },
+        totalForStrangers: true,
+      })),
+    );
     this.rules = new Dc09Rules('udp', settings);
     this.name = this.rules.healthName;
     this.deps = deps;
@@ -96,7 +106,7 @@ export class UdpReceiver implements Service {
     const healthName = this.rules.healthName;
     health.report(healthName, 'receiver', 'starting', null);
     // A 4 MiB receive buffer rides out bursts from many devices while the loop is busy; the
-    // kernel caps it at net.core.rmem_max (the image raises that, docs/receivers.md).
+    // kernel caps it at net.core.rmem_max (raise that on the appliance, docs/receivers.md).
     const socket = createSocket({
       type: isIPv6(bindAddress) ? 'udp6' : 'udp4',
       recvBufferSize: UDP_RECEIVE_BUFFER_BYTES,
@@ -121,9 +131,7 @@ export class UdpReceiver implements Service {
     const bound = socket.address();
     this.listening = formatAddress(bound.address, bound.port);
     this.socket = socket;
-    const sources = new SourceTable(this.sourceLimits);
-    this.sources = sources;
-    this.sweepTimer = setInterval(() => sources.sweep(this.deps.clock.now()), options.sourceSweepMs);
+    this.sweepTimer = setInterval(() => this.door.sweep(this.deps.clock.now()), options.sourceSweepMs);
     this.sweepTimer.unref();
     const { ingest, links, clock } = this.deps;
     this.session = new FrameSession(this.channel, {
@@ -134,6 +142,7 @@ export class UdpReceiver implements Service {
       clock,
       logger: this.logger,
       maxInFlight: options.maxInFlight * UDP_MAX_IN_FLIGHT_FACTOR,
+      newObjects: this.deps.newObjects,
     });
     socket.on('message', (datagram, rinfo) => this.receive(datagram, rinfo));
     socket.on('error', (err) => this.logger.warn('socket error', { error: describeError(err) }));
@@ -179,19 +188,20 @@ export class UdpReceiver implements Service {
     // Stopping: what arrives now could not be answered after its commit; the device repeats it.
     if (!this.socket) return;
     // Over its rate a source's datagrams are not even decided: no commit, no reply (it repeats later).
-    if (!this.sources.take(sourceKey(rinfo.address), this.deps.clock.now())) {
+    const source = sourceKey(rinfo.address);
+    if (!this.door.take(source)) {
       this.counters.rateLimited++;
       return;
     }
-    this.session?.feedDatagram(datagram, formatAddress(rinfo.address, rinfo.port), rinfo);
+    this.session?.feedDatagram(datagram, formatAddress(rinfo.address, rinfo.port), rinfo, source);
   }
 
   private send(reply: Buffer, rinfo: RemoteInfo): void {
     const socket = this.socket ?? this.stopping;
     if (!socket) return;
-    // No amplification toward a forged source (#28.9): a reply longer than the datagram (a DUH or NAK to
+    // No amplification toward a forged source: a reply longer than the datagram (a DUH or NAK to
     // a few bytes) goes only to a source known to be a device. An ACK is never longer than its frame.
-    if (reply.length > rinfo.size && !this.deps.known.has(sourceKey(rinfo.address))) {
+    if (reply.length > rinfo.size && !this.deps.admission.devices.has(sourceKey(rinfo.address))) {
       this.counters.repliesWithheld++;
       return;
     }

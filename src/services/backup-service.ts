@@ -14,7 +14,7 @@ import { describeError, isVigilError } from '../core/errors.js';
 import type { Logger } from '../core/logger.js';
 import { writeBackup } from '../backup/create-backup.js';
 import { checkPassphrase } from '../backup/backup-format.js';
-import { stageRestore } from '../backup/stage-restore.js';
+import { UPLOAD_PREFIX, stageRestore } from '../backup/stage-restore.js';
 import { FORBIDDEN, mayUpdateSystem, type Forbidden, type Principal } from './principal.js';
 import { headerFacts, type BackupFacts } from './system-service.js';
 
@@ -174,8 +174,6 @@ async function receive(
   if (size === 0) return { kind: 'refused', code: 'BAD_BACKUP', message: 'no backup file was sent' };
   return { kind: 'ok', size };
 }
-
-const UPLOAD_PREFIX = '.restore-upload-';
 
 /**
  * Removes uploads a crash or power cut left half-received; only the gateway makes them, and this runs at

@@ -3,7 +3,7 @@
  * GET /api/events/stream): the principal is
  * resolved once when the stream opens, so without a re-check a deleted user, a changed password, a
  * narrowed `visible_receivers`, a removed scope, a rotated `api_jwt_secret`, an expired or logged-out
- * token would keep receiving alarms (#28.3, docs/security.md "Open streams").
+ * token would keep receiving alarms (docs/security.md "Open streams after revocation").
  *
  * The check runs before every flush and on a timer of RECHECK_MS, and is cheap when nothing
  * changed: the token's expiry against the clock, the user's token epoch and the revocation set (both

@@ -1,7 +1,7 @@
 /**
  * What a caller may see of the gateway's health: the one place that applies `visible_receivers`
  * to GET /health, GET /api/status and the page's Status view (docs/api.md "GET /health",
- * "GET /api/status"; docs/security.md "Health and status visibility (#28.8, #28.12)"). Routes
+ * "GET /api/status"; docs/security.md "Anonymous health probes", "Status and metrics of other receivers"). Routes
  * only translate HTTP; the page and the API call the same function with the principal.
  *
  * The watchdog, the LEDs and the internal-event bridge read the HealthRegistry directly: they are

@@ -23,7 +23,8 @@ interface TypeDefault {
  * trouble, 626 time/date inaccurate, 306 panel programming changed, 461 wrong code entry,
  * 356 loss of central polling, 412 successful download/access (a technician's action on the page),
  * 421 access denied (a device-link HELLO that did not prove its UID, docs/device-link.md §4.5; a client outside a
- * TCP server output's allow-list, docs/outputs.md §TCP server),
+ * TCP server output's allow-list, docs/outputs.md §TCP server; messages from accounts never seen beyond the
+ * new-object allowance, docs/security.md "Admission"),
  * 416 successful upload (a system bundle installed), 305 system reset (booted into it), 300 system trouble
  * (an update rolled back; its confirmation is the restore R 300). Restores reuse the trouble code with classificator R.
  */
@@ -47,6 +48,7 @@ const TYPES = {
   technician_action: { classificator: 'E', code: '412', name: 'Technician action' },
   device_identity_conflict: { classificator: 'E', code: '421', name: 'Device identity conflict', always: true },
   output_client_refused: { classificator: 'E', code: '421', name: 'Output client refused', always: true },
+  new_object_refused: { classificator: 'E', code: '421', name: 'New object refused', always: true },
   update_installed: { classificator: 'E', code: '416', name: 'System update installed', always: true },
   update_activated: { classificator: 'E', code: '305', name: 'System update activated', always: true },
   update_confirmed: { classificator: 'R', code: '300', name: 'System update confirmed', always: true },

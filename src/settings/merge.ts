@@ -11,6 +11,7 @@ import { line } from './issues.js';
 import type { Settings, SettingsUpdate } from './schema.js';
 
 const OBJECT_SECTIONS = [
+  'admission',
   'api',
   'database',
   'device_status_output',

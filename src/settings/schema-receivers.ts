@@ -48,7 +48,7 @@ const ipReceiverEntries = {
 };
 
 /**
- * Per-source limits (docs/receivers.md §Per-source limits, #28.6 and #28.9); a source is an IPv4
+ * Per-source limits (docs/receivers.md §Per-source limits); a source is an IPv4
  * address or an IPv6 /64. Generous by default: panels behind one carrier NAT share an address.
  */
 export const SOURCE_LIMIT_DEFAULTS = Object.freeze({

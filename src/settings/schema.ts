@@ -28,6 +28,7 @@ import { DEFAULT_INTERNAL_EVENTS, INTERNAL_EVENT_TYPES } from './internal-events
 import { hwSchema, hwUpdateSchema } from './schema-hw.js';
 import { outputSchema } from './schema-outputs.js';
 import { receiversEntries } from './schema-receivers.js';
+import { admissionEntries } from './schema-admission.js';
 import { updatesEntries } from './schema-updates.js';
 import { USER_SCOPES } from '../auth/scopes.js';
 
@@ -150,6 +151,7 @@ export const storedUserSchema = obj({ ...userCommonEntries, password_hash: str }
 export const updateUserSchema = obj({ ...userCommonEntries, password: v.optional(password) });
 
 export const SettingsSchema = obj({
+  admission: v.optional(obj(admissionEntries), {}),
   api: v.optional(obj(apiEntries), {}),
   database: v.optional(obj(databaseEntries), {}),
   device_status_output: v.optional(obj(deviceStatusOutputEntries), {}),
@@ -173,6 +175,7 @@ const updateApiEntries = {
 };
 
 export const SettingsUpdateSchema = obj({
+  admission: v.optional(obj(optionalEntries(admissionEntries))),
   api: v.optional(obj(updateApiEntries)),
   database: v.optional(obj(optionalEntries(databaseEntries))),
   device_status_output: v.optional(obj(optionalEntries(deviceStatusOutputEntries))),
@@ -189,6 +192,7 @@ export const SettingsUpdateSchema = obj({
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
 export type SettingsUpdate = v.InferOutput<typeof SettingsUpdateSchema>;
+export type AdmissionSettings = Settings['admission'];
 export type ApiSettings = Settings['api'];
 export type DatabaseSettings = Settings['database'];
 export type DeviceStatusOutputSettings = Settings['device_status_output'];
@@ -213,3 +217,4 @@ export { INTERNAL_EVENT_TYPES, type InternalEventType } from './internal-events.
 export { SECRET_MASK, parseHostPort, isValidSiaKey } from './fields.js';
 export * from './schema-outputs.js';
 export * from './schema-receivers.js';
+export { ADMISSION_DEFAULTS } from './schema-admission.js';

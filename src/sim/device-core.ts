@@ -79,6 +79,8 @@ export class DeviceCore {
   readonly tx: Transmitter;
   private readonly pacer: Pacer | null;
   private nextLinkTest = Number.POSITIVE_INFINITY;
+  /** A storm's restore (options.restoreAfterMs): monotonic ms when it is due; null when none is (any more). */
+  private restoreAt: number | null = null;
 
   constructor(setup: DeviceSetup, send: (frame: Buffer) => boolean) {
     this.setup = setup;
@@ -88,6 +90,7 @@ export class DeviceCore {
       {
         header: {
           token: o.token,
+          codes: o.codes,
           account: setup.account,
           receiver: o.receiver,
           line: o.line,
@@ -114,15 +117,25 @@ export class DeviceCore {
       o.ratePerDevice > 0 ? new Pacer(o.ratePerDevice, (n) => this.tx.enqueueEvents(n), setup.monotonic) : null;
   }
 
-  /** Starts pacing and the link-test schedule at this device's phase. */
+  /** Starts pacing (or the storm's alarm and restore) and the link-test schedule at this device's phase. */
   begin(): void {
     const phase = phaseOf(this.setup.index);
     this.pacer?.start(phase);
+    const restoreAfter = this.setup.options.restoreAfterMs;
+    if (restoreAfter > 0) {
+      // The alarm waits in the transmitter until the connection is up; the restore follows on the clock.
+      this.restoreAt = this.setup.monotonic() + restoreAfter;
+      this.tx.enqueueEvents(1);
+    }
     const interval = this.setup.options.linkTestIntervalMs;
     if (interval > 0) this.nextLinkTest = this.setup.monotonic() + interval * phase;
   }
 
   tick(now: number): void {
+    if (this.restoreAt !== null && now >= this.restoreAt) {
+      this.restoreAt = null;
+      this.tx.enqueueEvents(1);
+    }
     if (now >= this.nextLinkTest) {
       this.nextLinkTest = now + this.setup.options.linkTestIntervalMs;
       this.tx.requestLinkTest();
@@ -132,13 +145,14 @@ export class DeviceCore {
 
   drain(): void {
     this.pacer?.stop();
+    this.restoreAt = null;
     this.nextLinkTest = Number.POSITIVE_INFINITY;
     this.tx.drain();
   }
 
   private reportAck(sequence: string, n: number): void {
     const { account, options, onAck } = this.setup;
-    onAck?.({ account, sequence, data: eventData(options.token, account, n) });
+    onAck?.({ account, sequence, data: eventData(options.token, account, n, options.codes) });
   }
 
   finish(): void {

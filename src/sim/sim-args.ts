@@ -7,6 +7,7 @@ import {
   LINK_FAULTS,
   SIM_DEFAULTS,
   SIM_LIMITS,
+  type SimCodes,
   type SimOptionsInput,
   type SimToken,
   type SimTransport,
@@ -71,6 +72,18 @@ export const SIM_FLAGS: readonly Flag[] = [
     value: 'SIA-DCS|ADM-CID',
     help: `event format (default ${SIM_DEFAULTS.token})`,
     apply: (i, v) => (i.token = str(v) as SimToken),
+  },
+  {
+    name: 'codes',
+    value: 'burglary|mains',
+    help: "alarm / restore pairs: burglary zones (default) or the panel's mains supply (AC loss, zone 000)",
+    apply: (i, v) => (i.codes = str(v) as SimCodes),
+  },
+  {
+    name: 'restore-after',
+    value: 'S',
+    help: 'mains-failure storm: each device sends one alarm once connected and its restore S seconds later, nothing else',
+    apply: (i, v) => (i.restoreAfterMs = Math.round(number('restore-after', v) * 1000)),
   },
   {
     name: 'rate',

@@ -9,6 +9,8 @@ import { resolveSimKey } from './identity.js';
 
 export type SimTransport = 'tcp' | 'udp';
 export type SimToken = 'SIA-DCS' | 'ADM-CID';
+/** The alarm / restore pairs a device reports (event-data.ts): burglary zones, or its mains supply. */
+export type SimCodes = 'burglary' | 'mains';
 /** What a device does wrong when it answers VL-CMD / VL-CFG (docs/simulator.md §Faults). */
 export type LinkFault = 'none' | 'wrong-number' | 'wrong-count' | 'silence' | 'mpass' | 'bad' | 'rej';
 export const LINK_FAULTS: readonly LinkFault[] = [
@@ -60,6 +62,13 @@ export interface SimOptions {
   readonly accountBase: string;
   readonly uidBase: string;
   readonly token: SimToken;
+  readonly codes: SimCodes;
+  /**
+   * A mains-failure storm (docs/simulator.md §Storm): when > 0, each device sends ONE alarm as soon as
+   * it starts (it goes out once its connection is up) and its restore this many ms later, and no
+   * other events; pacing and saturation are off. 0: off.
+   */
+  readonly restoreAfterMs: number;
   /** Events per second per device (paced); 0 = none unless saturate. */
   readonly ratePerDevice: number;
   /** Send the next event as soon as the window has room (throughput runs). */
@@ -101,6 +110,8 @@ export interface SimOptionsInput {
   accountBase?: string;
   uidBase?: string;
   token?: SimToken;
+  codes?: SimCodes;
+  restoreAfterMs?: number;
   ratePerDevice?: number;
   /** Fleet-wide events per second, split evenly over the devices (instead of ratePerDevice). */
   totalRate?: number;
@@ -227,6 +238,11 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
       ? num('total_rate', input.totalRate, 0, SIM_LIMITS.maxRatePerDevice * devices) / devices
       : num('rate', input.ratePerDevice ?? SIM_DEFAULTS.ratePerDevice, 0, SIM_LIMITS.maxRatePerDevice);
   const saturate = input.saturate ?? false;
+  const codes = input.codes ?? 'burglary';
+  if (codes !== 'burglary' && codes !== 'mains') bad('codes', 'must be burglary or mains');
+  const restoreAfterMs = int('restore_after_ms', input.restoreAfterMs ?? 0, 0, 24 * 3600 * 1000);
+  if (restoreAfterMs > 0 && (saturate || input.ratePerDevice !== undefined || input.totalRate !== undefined))
+    bad('restore_after_ms', 'a storm sends one alarm and its restore per device: no rate, no saturation');
   const accountBase = hexText('account_base', input.accountBase ?? SIM_DEFAULTS.accountBase, 3, 16);
   const uidBase = hexText('uid_base', input.uidBase ?? SIM_DEFAULTS.uidBase, 6, 32);
   // The last device's account and UID must still fit their fields.
@@ -250,7 +266,9 @@ export function resolveSimOptions(input: SimOptionsInput): SimOptions {
     accountBase,
     uidBase,
     token,
-    ratePerDevice: saturate ? 0 : rate,
+    codes,
+    restoreAfterMs,
+    ratePerDevice: saturate || restoreAfterMs > 0 ? 0 : rate,
     saturate,
     window: int('window', input.window ?? SIM_DEFAULTS.window, 1, SIM_LIMITS.maxWindow),
     linkTestIntervalMs: int(

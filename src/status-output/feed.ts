@@ -14,6 +14,7 @@ import type { IngestEvents } from '../ingest/types.js';
 import type { RaiseInternalEvent } from '../internal-events/recorder.js';
 import type { ObjectRecord } from '../store/types.js';
 import type { ConnectionStateName, ObjectStatusKind, StatusChange, StatusObject } from './frame.js';
+import type { SnapshotSource } from './status-client.js';
 
 /** The slice of StatusOutput the feed uses. */
 export interface StatusSink {
@@ -36,9 +37,18 @@ export function statusObject(record: ObjectRecord, state: ConnectionStateName = 
   };
 }
 
-/** The snapshot sent at connect: every object's current state, oldest object first. */
-export function snapshotOf(objects: readonly ObjectRecord[], at: number): StatusChange[] {
-  return objects.map((record) => ({ kind: 'state', at, object: statusObject(record) }));
+/** The store's objects as the snapshot reads them: counted, then in pages by id (ObjectsRepo fits). */
+export interface ObjectPages {
+  count(): number;
+  pageAfter(afterId: number, limit: number): readonly ObjectRecord[];
+}
+
+/** The snapshot sent to each client: every object's current state, oldest object first, page by page. */
+export function snapshotSource(objects: ObjectPages): SnapshotSource {
+  return {
+    count: () => objects.count(),
+    page: (afterId, limit) => objects.pageAfter(afterId, limit).map((record) => statusObject(record)),
+  };
 }
 
 function publishFor(

@@ -50,6 +50,10 @@ export interface HelloFrame {
 export type StatusFrame =
   | ({ readonly type: 'hello' } & HelloFrame)
   | { readonly type: 'heartbeat'; readonly at: number }
+  /** Encrypted output only: the first frame; the client proves the key by sending `auth` with the nonce. */
+  | { readonly type: 'challenge'; readonly at: number; readonly nonce: string }
+  /** Client to server (docs/status-output.md §Proof): the challenge's nonce, encrypted with the key. */
+  | { readonly type: 'auth'; readonly nonce: string }
   | ({ readonly type: ObjectStatusKind } & Omit<StatusChange, 'kind'>);
 
 const LF = 0x0a;
@@ -71,6 +75,10 @@ export function statusJson(frame: StatusFrame): string {
       });
     case 'heartbeat':
       return JSON.stringify({ v: STATUS_FORMAT_VERSION, type: 'heartbeat', at: iso(frame.at) });
+    case 'challenge':
+      return JSON.stringify({ v: STATUS_FORMAT_VERSION, type: 'challenge', at: iso(frame.at), nonce: frame.nonce });
+    case 'auth':
+      return JSON.stringify({ v: STATUS_FORMAT_VERSION, type: 'auth', nonce: frame.nonce });
     default: {
       const o = frame.object;
       const body: Record<string, unknown> = {

@@ -115,14 +115,17 @@ export class ObjectsRepo {
   upsertMain(input: MainObjectInput): ObjectRecord {
     const uid = input.uid ? normalizeHex(input.uid) : null;
     const run = this.db.transaction((): number => {
+      const byUid = uid !== null ? this.findByUid(uid) : null;
       const existing =
-        (uid !== null ? this.findByUid(uid) : null) ??
-        this.one(
-          'find object by account',
-          `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND uid IS NULL AND receiver_id = ? AND account = ?`,
-          input.receiverId,
-          input.account,
-        );
+        byUid ??
+        (uid !== null && input.adoptPlain === false
+          ? null
+          : this.one(
+              'find object by account',
+              `${SELECT_OBJECTS} WHERE main_object_id IS NULL AND uid IS NULL AND receiver_id = ? AND account = ?`,
+              input.receiverId,
+              input.account,
+            ));
       const params = {
         uid,
         account: input.account,
@@ -295,6 +298,19 @@ export class ObjectsRepo {
     });
   }
 
+  /** How many objects there are. */
+  count(): number {
+    return guard('count objects', () => (this.sql.get('SELECT count(*) AS n FROM objects').get() as { n: number }).n);
+  }
+
+  /** Up to `limit` objects with an id above `afterId`, oldest first (the status output's snapshot, in pages). */
+  pageAfter(afterId: number, limit: number): ObjectRecord[] {
+    return this.many('page objects', `${SELECT_OBJECTS} WHERE id > @afterId ORDER BY id LIMIT @limit`, {
+      afterId,
+      limit,
+    });
+  }
+
   /** Every object, oldest first: the tracker's working set at start. */
   all(): ObjectRecord[] {
     return this.many('list all objects', `${SELECT_OBJECTS} ORDER BY id`, {});
@@ -313,6 +329,27 @@ export class ObjectsRepo {
           .get(
             `DELETE FROM objects WHERE connection_state = 'lost'
              AND coalesce((SELECT last_seen FROM object_sightings WHERE object_id = objects.id), first_seen) < ?`,
+          )
+          .run(cutoff).changes,
+    );
+  }
+
+  /**
+   * Retention of objects heard once (docs/retention.md): a message from an account never seen makes an
+   * object, and an object without a learned period is never lost, so without this a stranger's fresh
+   * accounts would stay for ever. Deletes main objects without a UID (an enrolled device is an
+   * installer's; a related object needs a proven device link) whose only sighting is their creation,
+   * made before `cutoff`, and that carry no related objects.
+   */
+  deleteSeenOnceBefore(cutoff: number): number {
+    return guard(
+      'delete objects seen once',
+      () =>
+        this.sql
+          .get(
+            `DELETE FROM objects WHERE uid IS NULL AND main_object_id IS NULL AND first_seen < ?
+             AND coalesce((SELECT last_seen FROM object_sightings WHERE object_id = objects.id), first_seen) = first_seen
+             AND NOT EXISTS (SELECT 1 FROM objects AS r WHERE r.main_object_id = objects.id)`,
           )
           .run(cutoff).changes,
     );

@@ -78,6 +78,11 @@ export interface MainObjectInput {
   readonly sms?: boolean;
   /** When the message that revealed the object was received (ms epoch). */
   readonly at: number;
+  /**
+   * With a `uid` no object has yet: false keeps a plain panel's object with this account (no UID) as it
+   * is and makes a new one; absent or true adopts it for the UID (an enrolment, docs/device-link.md §4.4).
+   */
+  readonly adoptPlain?: boolean;
 }
 
 export interface RelatedObjectInput {

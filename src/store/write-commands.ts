@@ -27,6 +27,7 @@ export const WRITE_METHODS = {
     'setConnectionState',
     'updateSupervision',
     'deleteLostOlderThan',
+    'deleteSeenOnceBefore',
   ],
   overrides: ['set'],
   events: ['append', 'deleteOlderThan'],

@@ -22,7 +22,6 @@ import { registerRestart } from './routes/restart.js';
 import { registerUsers } from './routes/users.js';
 import { registerSettings } from './routes/settings.js';
 import { registerSystem } from './routes/system.js';
-import { MAX_UPLOAD_BYTES } from '../services/backup-service.js';
 import { messagePage } from './views/message-page.js';
 import { webSession } from './web-auth.js';
 import type { WebDeps, WebEnv } from './web-deps.js';
@@ -48,10 +47,17 @@ export const WEB_PATHS = [
   '/system',
   '/system/backup',
   '/system/restart',
+  '/system/reboot',
+  '/system/update/acknowledge',
 ] as const;
 
-/** Streamed uploads: the security headers, and their own bound instead of the page's 64 KiB. */
-export const WEB_UPLOAD_PATHS = ['/system/restore'] as const;
+/**
+ * Streamed uploads: the security headers only. Nothing may read their body before the session and its
+ * CSRF token are checked (a body limit here would: hono's bodyLimit reads a chunked body whole before
+ * the next handler runs); their services count the stream against their own bounds (backup-service.ts,
+ * update-service.ts).
+ */
+export const WEB_UPLOAD_PATHS = ['/system/restore', '/system/update'] as const;
 
 export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   const logger = deps.logger.child('web');
@@ -59,8 +65,7 @@ export function registerWeb(app: Hono<ApiEnv>, deps: WebDeps): void {
   // Scoped to the page's own paths: the API's responses keep exactly their contract headers.
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: (c) => c.text('Payload Too Large', 413) });
   for (const path of WEB_PATHS) web.use(path, securityHeaders(), limit);
-  const uploadLimit = bodyLimit({ maxSize: MAX_UPLOAD_BYTES, onError: (c) => c.text('Payload Too Large', 413) });
-  for (const path of WEB_UPLOAD_PATHS) web.use(path, securityHeaders(), uploadLimit);
+  for (const path of WEB_UPLOAD_PATHS) web.use(path, securityHeaders());
   const session = webSession({
     tokens: deps.tokens,
     settings: deps.settings,

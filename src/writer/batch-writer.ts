@@ -194,8 +194,10 @@ export class BatchWriter {
     const uid = op.uid.toUpperCase();
     const prior = objects.findByUid(uid);
     const account = op.account ?? prior?.account ?? '';
+    // Only a device enrolled by this HELLO adopts a plain panel's object (docs/device-link.md §4.4): the
+    // main thread let it enrol because the panel's account was free or an installer opened a window.
     const adopts =
-      !prior && account !== '' && objects.findByAccount(account, op.receiverId).some((o) => o.uid === null);
+      op.adopt && !prior && account !== '' && objects.findByAccount(account, op.receiverId).some((o) => o.uid === null);
     const object = objects.upsertMain({
       uid,
       account,
@@ -206,6 +208,7 @@ export class BatchWriter {
       hwId: op.hwId,
       firmware: op.firmware,
       at: op.receivedAt,
+      adoptPlain: adopts,
     });
     if (!prior && !adopts) work.registered.push(object);
     this.directory.noteMain(object, op.receivedAt);

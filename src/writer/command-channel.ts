@@ -8,6 +8,7 @@
  * One endpoint per calling thread: the main thread's, and one per output worker.
  */
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import type { CommandOutcome } from './command-group.js';
 import { VigilError } from '../core/errors.js';
 import {
   fromWireError,
@@ -40,16 +41,21 @@ export function writerChannel(): { writer: WriterEndpoint; caller: WriterEndpoin
   return { writer: port1, caller: port2 };
 }
 
-/** The writer's side: answers every command arriving on `endpoint` with `execute`, in order. */
-export function serveWrites(endpoint: WriterEndpoint, execute: (command: WriteCommand) => unknown): void {
+/**
+ * The writer's side: hands every command arriving on `endpoint` to `run`, in order, and answers it
+ * with the outcome `run` reports (command-group.ts commits the commands of one turn together).
+ */
+export function serveWrites(
+  endpoint: WriterEndpoint,
+  run: (command: WriteCommand, answer: (outcome: CommandOutcome) => void) => void,
+): void {
   endpoint.on('message', (request: Request) => {
-    let reply: Reply;
-    try {
-      reply = { id: request.id, ok: true, value: execute(request.command) };
-    } catch (err) {
-      reply = { id: request.id, ok: false, error: toWireError(err) };
-    }
-    endpoint.postMessage(reply);
+    run(request.command, (outcome) => {
+      const reply: Reply = outcome.ok
+        ? { id: request.id, ok: true, value: outcome.value }
+        : { id: request.id, ok: false, error: toWireError(outcome.error) };
+      endpoint.postMessage(reply);
+    });
   });
 }
 

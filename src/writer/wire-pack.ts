@@ -8,7 +8,7 @@
  * Layout, op after op (`-1` marks an absent session or device):
  *   close  0, session…, at, events, bytesIn, bytesOut
  *   frame  1, base…, session…, account, linkTest, quirks, device…, rawOffset, rawLength, row count, rows…
- *   hello  2, base…, session…, uid, account, hwId, firmware
+ *   hello  2, base…, session…, uid, account, hwId, firmware, adopt
  * base = receiverId, receiverKind, transport, remoteAddress, receivedAt;
  * session = key, id, connectedAt, remoteAddress (or -1); device = objectId, uid, account (or -1);
  * rows = each wire row's values in its order (journal-columns.ts packRow).
@@ -68,6 +68,7 @@ export function packOps(ops: readonly WireOp[]): PackedOps {
       p.str(op.account);
       p.str(op.hwId);
       p.str(op.firmware);
+      p.bool(op.adopt);
     }
   }
   return p.done();
@@ -137,6 +138,7 @@ export function unpackOps(packed: PackedOps): WireOp[] {
       account: r.str(),
       hwId: r.str(),
       firmware: r.str(),
+      adopt: r.bool(),
     };
     ops.push(hello);
   }

@@ -51,6 +51,8 @@ export interface WireHello extends WireItemBase {
   readonly account: string | null;
   readonly hwId: string | null;
   readonly firmware: string | null;
+  /** HelloItem.adopt: the device enrolled now and may adopt a plain panel's object. */
+  readonly adopt: boolean;
 }
 
 export interface WireClose {

@@ -4,7 +4,8 @@
  *   - the receivers' group-commit batches (BatchWriter, one batch at a time; the main thread
  *     parses and queues the next batch while this one commits), and
  *   - the typed write commands of the other threads (settings, tracker, internal events,
- *     retention, output cursors…), each on its own channel (command-channel.ts).
+ *     retention, output cursors…), each on its own channel (command-channel.ts); those that
+ *     arrive while the thread is busy commit together, one flush for all (command-group.ts).
  * One thread, one event loop: commands and batches never interleave inside a transaction.
  * The store has migrated the file before this thread starts.
  */
@@ -15,6 +16,7 @@ import { createRepos } from '../store/repos.js';
 import { CommandClock, executeWrite } from '../store/write-commands.js';
 import { serveWrites } from './command-channel.js';
 import { BatchWriter, type IngestStore } from './batch-writer.js';
+import { CommandGroup } from './command-group.js';
 import { SIGHTINGS_FLUSHED_KEY, SeenLog } from './seen-log.js';
 import {
   isWrite,
@@ -49,8 +51,9 @@ const store: IngestStore = {
 };
 const writer = new BatchWriter(store, new SeenLog(init.seenPersistMs));
 const endpoints = [init.endpoint];
+const commands = new CommandGroup(open, (command) => executeWrite(open, repos, clock, command));
 const serve = (endpoint: WriterInit['endpoint']): void =>
-  serveWrites(endpoint, (command) => executeWrite(open, repos, clock, command));
+  serveWrites(endpoint, (command, answer) => commands.add(command, answer));
 serve(init.endpoint);
 
 /**
@@ -98,6 +101,7 @@ port.on('message', (request: WriterRequest) => {
   // statistics, then the connection (a clean close checkpoints the WAL).
   if (sweepTimer !== null) clearTimeout(sweepTimer);
   sweepTimer = null;
+  commands.flush();
   let error: string | null = null;
   try {
     writer.flushSeen(() => repos.meta.set(SIGHTINGS_FLUSHED_KEY, String(Date.now())));

@@ -111,6 +111,16 @@ test('a LAN browser reading a page over plain HTTP is sent to the same path over
   assert.match(page.body, 'name="password"');
 });
 
+test("the redirect names the address the client reached, or the box's own name, never another Host header", async () => {
+  const port = listeners.ports().http;
+  const evil = await get(`${http}/login`, { from: LAN_CLIENT, headers: { host: `evil.example:${port}` } });
+  assert.is(evil.status, 307);
+  assert.is(evil.headers.location, `https://127.0.0.1:${httpsPort}/login`);
+  const own = (await import('node:os')).hostname().toLowerCase();
+  const named = await get(`${http}/login`, { from: LAN_CLIENT, headers: { host: `${own}:${port}` } });
+  assert.is(named.headers.location, `https://${own}:${httpsPort}/login`);
+});
+
 test('LAN API calls and form posts over plain HTTP are refused before any route: 403 HTTPS_REQUIRED', async () => {
   const token = await h.token(ADMIN.id);
   const cases: Array<[string, string, Record<string, string>, string | undefined]> = [

@@ -1,5 +1,5 @@
 /**
- * First boot runs as root over a data dir the gateway's user owns (docs/security.md #28.5). That user
+ * First boot runs as root over a data dir the gateway's user owns (docs/security.md "Threat model"). That user
  * (uid 4242 here) plants symlinks and files where root is about to write; none of it may turn into a
  * root-owned write, chown or zeroing anywhere else. Runs as root (the build machine); skipped otherwise.
  */
@@ -8,15 +8,23 @@ import * as assert from 'uvu/assert';
 import {
   chmodSync,
   chownSync,
+  createWriteStream,
   existsSync,
   lchownSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
+  renameSync,
   statSync,
   symlinkSync,
+  watch,
   writeFileSync,
 } from 'node:fs';
+import { writeBackup } from '../../src/backup/create-backup.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { Gateway } from '../../src/main.js';
+import { freePort } from '../helpers/net.js';
 import { join } from 'node:path';
 import { runFirstBoot, type FirstBootOptions } from '../../src/first-boot/apply.js';
 import { readStatus, STATUS_FILE } from '../../src/first-boot/status.js';
@@ -164,6 +172,61 @@ test('a boot dir others can write is not trusted: nothing is read, written or de
     assert.match(String(error), /boot is writable by group or others/);
     assert.ok(existsSync(join(c.boot, 'vigil-setup.txt')));
     assert.not.ok(existsSync(join(c.root, 'etc/hostname')));
+  } finally {
+    c.remove();
+  }
+});
+
+test('a backup staged at first boot is staged as the service user: a staging entry it swaps for a symlink leads root nowhere', async () => {
+  if (!asRoot) return;
+  const c = card();
+  const passphrase = 'Depot north, cabinet 7 key';
+  // The service user reaches its data dir (as it does /var/lib/vigil).
+  chmodSync(c.top, 0o755);
+  try {
+    const source = join(c.top, 'old-card');
+    const gateway = new Gateway({
+      dataDir: source,
+      httpPort: await freePort(),
+      httpsPort: 0,
+      host: '127.0.0.1',
+      logger: silentLogger,
+    });
+    await gateway.start();
+    await gateway.stop();
+    await writeBackup(
+      { dataDir: source, passphrase, journal: false, appVersion: '0.1.0', now: Date.UTC(2026, 10, 26) },
+      createWriteStream(join(c.boot, 'vigil-backup.vbk')),
+    );
+    writeFileSync(join(c.boot, 'vigil-setup.txt'), `restore_passphrase = ${passphrase}\n`);
+    // A root-owned directory standing for /etc/cron.d: a file created there runs as root.
+    const victimDir = join(c.root, 'cron.d');
+    mkdirSync(victimDir, { mode: 0o755 });
+    // The service user watches its data dir and swaps each new staging entry for a symlink to it.
+    const swapped: string[] = [];
+    const watcher = watch(c.data, (_event, name) => {
+      if (!name?.startsWith('.restore-')) return;
+      const path = join(c.data, name);
+      try {
+        if (lstatSync(path).isSymbolicLink()) return;
+        renameSync(path, join(c.top, `moved-${swapped.length}`));
+        symlinkSync(victimDir, path);
+        lchown(path);
+        swapped.push(name);
+      } catch {
+        // Gone already: the next one.
+      }
+    });
+    try {
+      await runFirstBoot(c.options).catch(() => undefined);
+    } finally {
+      watcher.close();
+    }
+    assert.ok(swapped.length > 0, 'the service user swapped a staging entry');
+    assert.equal(readdirSync(victimDir), [], 'nothing was written through the symlink');
+    const stat = statSync(victimDir);
+    assert.equal([stat.uid, stat.gid, stat.mode & 0o777], [0, 0, 0o755], 'nor chowned');
+    assertVictimUntouched(c);
   } finally {
     c.remove();
   }

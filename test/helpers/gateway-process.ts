@@ -3,10 +3,22 @@
  * its configuration through the API as an installer would do it.
  */
 import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LOOPBACK, waitFor } from './net.js';
 
 export const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+/** The node flags the shipped unit starts the gateway with (systemd/vigil.service ExecStart), for tests that measure it as shipped. */
+export function unitNodeFlags(): string[] {
+  const unit = readFileSync(fileURLToPath(new URL('../../../systemd/vigil.service', import.meta.url)), 'utf8');
+  const exec = /^ExecStart=(\S+)((?:\s+--\S+)*)\s+\S+cli\.js serve/m.exec(unit);
+  if (!exec) throw new Error('systemd/vigil.service: no ExecStart=node ... cli.js serve line');
+  return exec[2]!
+    .trim()
+    .split(/\s+/)
+    .filter((flag) => flag !== '');
+}
 
 export function serveChild(
   dataDir: string,

@@ -35,7 +35,7 @@ export const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   leds: ['core'],
   metrics: ['core'],
   system: ['core', 'settings', 'init', 'writer'],
-  backup: ['core', 'init', 'store', 'version'],
+  backup: ['core', 'init', 'settings', 'store', 'version'],
   /** A/B updates and the update channel (its settings section and CA files: settings). */
   update: ['core', 'init', 'settings', 'system', 'version'],
   housekeeping: ['core', 'settings', 'store', 'ingest', 'status-output', 'version'],

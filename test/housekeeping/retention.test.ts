@@ -157,6 +157,9 @@ test('lost objects not heard from for remove_lost_objects_age are deleted with t
       receiverKind: 'tcp',
       at: old,
     });
+    // Heard more than once: objects heard once have a rule of their own (below).
+    await f.store.write.objects.markSeen(lostRecent.id, NOW - 29 * DAY_MS + 1, null);
+    await f.store.write.objects.markSeen(onlineOld.id, old + 1, null);
     await f.store.write.objects.setConnectionState(lostOld.id, 'lost');
     await f.store.write.objects.setConnectionState(lostRecent.id, 'lost');
     const related = await f.store.write.objects.upsertRelated(lostOld.id, '77', { at: old });
@@ -168,6 +171,27 @@ test('lost objects not heard from for remove_lost_objects_age are deleted with t
     assert.equal(f.store.sessions.recent(lostOld.id, 10), []);
     assert.ok(f.store.objects.get(lostRecent.id));
     assert.ok(f.store.objects.get(onlineOld.id));
+  } finally {
+    await f.cleanup();
+  }
+});
+
+test('objects heard once, a day ago or more, are deleted: a flood of fresh accounts does not stay for ever', async () => {
+  const f = await startStore();
+  try {
+    const upsert = (account: string, at: number, uid?: string) =>
+      f.store.write.objects.upsertMain({ account, receiverId: 1, receiverKind: 'tcp', at, ...(uid ? { uid } : {}) });
+    const stranger = await upsert('F00001', NOW - DAY_MS - 1);
+    const panel = await upsert('1234', NOW - 3 * DAY_MS);
+    await f.store.write.objects.markSeen(panel.id, NOW - 3 * DAY_MS + 60_000, null);
+    const today = await upsert('F00002', NOW - DAY_MS + 60_000);
+    const device = await upsert('5678', NOW - 3 * DAY_MS, '00A1B2C3D4');
+    const carrier = await upsert('9999', NOW - 3 * DAY_MS);
+    await f.store.write.objects.upsertRelated(carrier.id, '77', { at: NOW - 3 * DAY_MS + 10 });
+    const report = await runRetention(f.store, policy(), NOW);
+    assert.is(report.objectsDeleted, 1);
+    assert.is(f.store.objects.get(stranger.id), null, 'heard once, more than a day ago');
+    for (const kept of [panel, today, device, carrier]) assert.ok(f.store.objects.get(kept.id), kept.account);
   } finally {
     await f.cleanup();
   }

@@ -138,16 +138,24 @@ test('a failed transaction rejects every waiting submit, rolls back objects and 
   assert.is(health.get('store')!.state, 'ok');
 });
 
-test('a HELLO registers its UID; an earlier UID-less object of the same account is adopted, not registered twice', async () => {
+test('an enrolling HELLO registers its UID; an earlier UID-less object of the same account is adopted, not registered twice', async () => {
   const [panel] = await ingest.submit([frame('F001')]);
   const registered: number[] = [];
   const off = bus.on('object-registered', (e) => registered.push(e.object.id));
-  const [adopted] = await ingest.submit([hello('00F1F1F1F1', 'F001', { hwId: 'HW-9', firmware: '1.2' })]);
-  const [fresh] = await ingest.submit([hello('00F2F2F2F2', 'F002')]);
+  const [adopted] = await ingest.submit([hello('00F1F1F1F1', 'F001', { hwId: 'HW-9', firmware: '1.2', adopt: true })]);
+  const [fresh] = await ingest.submit([hello('00F2F2F2F2', 'F002', { adopt: true })]);
   off();
   assert.is(adopted!.objectId, panel!.objectId);
   assert.equal([adopted!.object!.uid, adopted!.object!.hwId, adopted!.object!.firmware], ['00F1F1F1F1', 'HW-9', '1.2']);
   assert.equal(registered, [fresh!.objectId]);
+});
+
+test("a HELLO proven with a key on record never takes a plain panel's object: it gets one of its own", async () => {
+  const [panel] = await ingest.submit([frame('F101')]);
+  const [own] = await ingest.submit([hello('00F3F3F3F3', 'F101', { hwId: 'EVIL' })]);
+  assert.is.not(own!.objectId, panel!.objectId);
+  const plain = store.objects.get(panel!.objectId!)!;
+  assert.equal([plain.uid, plain.hwId], [null, null], "the panel's object is as it was");
 });
 
 test("another account on a linked device's connection is a related object of that device", async () => {

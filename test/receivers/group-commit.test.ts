@@ -8,7 +8,8 @@ import { message, portOf, startRig, type Rig } from './helpers/rig.js';
 let rig: Rig;
 
 test.before(async () => {
-  rig = await startRig();
+  // 300 fleets' accounts from one loopback address: more than one source's new-object allowance.
+  rig = await startRig({ admission: { new_objects_per_source_per_hour: 10_000 } });
 });
 
 test.after(async () => {

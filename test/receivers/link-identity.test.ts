@@ -1,5 +1,5 @@
 /**
- * Issue #28.1 end to end, on real loopback TCP connections to a real TCP receiver with a real
+ * The device link's identity rules end to end, on real loopback TCP connections to a real TCP receiver with a real
  * SQLite store: a stranger who names a known device's UID cannot take its link over, change its
  * object or read its master code; the conflict is journaled (rate-limited) and shown on the Status
  * view; a replacement device enrols after the installer's reset; a closed receiver enrols only
@@ -17,7 +17,7 @@ import type { DeviceKeyring } from '../../src/sim/link-handshake.js';
 import { waitFor } from '../helpers/net.js';
 import { answer, apiFor, linkDevice, nextCommand, sayHello, type Api } from './helpers/api.js';
 import { TcpDevice } from './helpers/devices.js';
-import { portOf, startRig, type Rig } from './helpers/rig.js';
+import { message, portOf, startRig, type Rig } from './helpers/rig.js';
 
 const STRANGER = '127.0.0.2';
 let rig: Rig;
@@ -208,6 +208,27 @@ test('closed enrolment: an unknown UID is refused until the installer opens enro
   assert.is((await api.post('/api/device-enrolment', { uid })).status, 200);
   await link(closedPort, uid, new Map(), '7777');
   assert.is(rig.store.objects.findByUid(uid)!.account, '7777');
+});
+
+test("a stranger's first HELLO naming a plain panel's account does not take its object; an installer's window lets the panel's own upgrade adopt it", async () => {
+  const panel = await connect(openPort);
+  panel.send(message({ token: 'NULL', sequence: 1, account: '002000' }));
+  assert.is(await panel.nextText(), '"ACK"0001R1L1#002000[]');
+  await panel.close();
+  const [before] = rig.store.objects.findByAccount('002000', 1);
+  assert.ok(before && before.uid === null, 'the plain panel has an object without a UID');
+  assert.is(await strangerHello('BADBAD000000', new Map(), '002000'), 'refuse:AUTH');
+  const after = rig.store.objects.get(before.id)!;
+  assert.equal(
+    [after.uid, after.hwId, after.remoteAddress],
+    [null, null, before.remoteAddress],
+    "the panel's object is as it was",
+  );
+  assert.is(rig.store.objects.findByUid('BADBAD000000'), null, 'nor did the stranger get one');
+  // The panel gets link firmware: the installer opens enrolment for its UID, and its HELLO adopts its object.
+  assert.is((await api.post('/api/device-enrolment', { uid: '00C0C0C0C0' })).status, 200);
+  await link(openPort, '00C0C0C0C0', new Map(), '002000');
+  assert.is(rig.store.objects.get(before.id)!.uid, '00C0C0C0C0');
 });
 
 test('the enrolment endpoint refuses a body that names no device', async () => {

@@ -70,7 +70,14 @@ function acksOf(socket: Socket): Set<string> {
 }
 
 test(`${ITEMS} random and mutated frames over one connection: valid ones ACKed and stored, nothing else, the neighbour unaffected`, async () => {
-  const rig = await startRig();
+  // Every valid frame names a fresh account: the new-object allowance is not what this test is about.
+  const rig = await startRig({
+    admission: {
+      new_objects_per_source_per_hour: 1e6,
+      new_objects_per_receiver_per_hour: 1e6,
+      new_objects_per_hour: 1e6,
+    },
+  });
   try {
     const rx = await rig.tcp({ id: 1 });
     const port = portOf(rx.address);

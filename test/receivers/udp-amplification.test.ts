@@ -29,6 +29,13 @@ function figure(name: string): unknown {
 
 test.before(async () => {
   rig = await startRig();
+  // Account 1234 has had its object for two hours: a settled account (src/receivers/new-object-gate.ts).
+  await rig.store.write.objects.upsertMain({
+    account: '1234',
+    receiverId: 1,
+    receiverKind: 'udp',
+    at: Date.now() - 7_200_000,
+  });
   receiver = await rig.udp({ max_datagrams_per_source_per_s: 5 });
   port = portOf(receiver.address);
 });
@@ -59,7 +66,13 @@ test('a DUH no longer than its datagram still goes to a stranger (a panel with t
   assert.is(reply.toString('latin1'), '"DUH"0007R1L1#1234[]');
 });
 
-test('once a source had a frame ACKed it is verified: the same tiny datagram then gets its DUH', async () => {
+test('once a source had a frame of a settled account ACKed it is verified: the same tiny datagram then gets its DUH', async () => {
+  // A frame of an account made up just now verifies nothing: a stranger could invent one.
+  const inventor = await device('127.0.0.5');
+  inventor.send(message({ token: 'NULL', sequence: 4, account: 'F00D01' }), port);
+  assert.is((await inventor.next()).toString('latin1'), '"ACK"0004R1L1#F00D01[]');
+  inventor.send(TINY, port);
+  await inventor.silence(300);
   const known = await device('127.0.0.1');
   known.send(message({ token: 'NULL', sequence: 3 }), port);
   assert.is((await known.next()).toString('latin1'), '"ACK"0003R1L1#1234[]');

@@ -213,7 +213,7 @@ test('internal events: type from the enumeration, classificator E or R, same hex
       'internal_events[0].event_code: must be 1 to 3 hex digits (0-9, A-F) without a 0x prefix',
       'internal_events[0].group_no: must be at most 0xFF',
       'internal_events[0].name: must not be empty',
-      'internal_events[0].type: must be one of "gateway_started", "gateway_stopping", "object_lost", "object_restored", "output_failed", "output_restored", "receiver_failed", "receiver_restored", "receiver_trouble", "store_trouble", "store_restored", "clock_trouble", "clock_restored", "settings_changed", "login_failed", "device_link_failed", "technician_action", "device_identity_conflict", "output_client_refused", "update_installed", "update_activated", "update_confirmed" or "update_rolled_back"',
+      'internal_events[0].type: must be one of "gateway_started", "gateway_stopping", "object_lost", "object_restored", "output_failed", "output_restored", "receiver_failed", "receiver_restored", "receiver_trouble", "store_trouble", "store_restored", "clock_trouble", "clock_restored", "settings_changed", "login_failed", "device_link_failed", "technician_action", "device_identity_conflict", "output_client_refused", "new_object_refused", "update_installed", "update_activated", "update_confirmed" or "update_rolled_back"',
     ],
   );
 });

@@ -227,6 +227,27 @@ test('the defaults hold every documented value', () => {
   });
   assert.equal(d.device_status_output, { enabled: false, port: 10010, encryption_enabled: false, encryption_key: '' });
   assert.equal(d.general, { instance_name: 'vigil', synchronize_device_time_interval: 1440 });
+  // docs/settings.md §admission, docs/security.md "Admission".
+  assert.equal(d.admission, {
+    max_sockets: 0,
+    max_sockets_per_source: 1024,
+    known_reserve_percent: 5,
+    api_max_sockets: 512,
+    api_max_sockets_per_source: 32,
+    api_accepts_per_source_per_min: 300,
+    api_stranger_accepts_per_s: 20,
+    tls_handshake_timeout_s: 10,
+    request_headers_timeout_s: 10,
+    status_output_connects_per_source_per_min: 6,
+    udp_stranger_datagrams_per_s: 2000,
+    link_hellos_per_source_per_min: 600,
+    link_stranger_hellos_per_s: 100,
+    new_objects_per_source_per_hour: 250,
+    new_objects_per_receiver_per_hour: 500,
+    new_objects_per_hour: 1000,
+    enrolments_per_source_per_hour: 20,
+    enrolments_per_hour: 200,
+  });
   assert.equal(d.tracker, {
     timeout_multiplier: 3,
     sms_timeout_multiplier: 2,
@@ -241,7 +262,7 @@ test('the defaults hold every documented value', () => {
   );
   // No receiver until the installer configures one (docs/settings.md).
   assert.equal([d.receivers.tcp_receivers, d.receivers.udp_receivers], [[], []]);
-  assert.is(d.internal_events.length, 23);
+  assert.is(d.internal_events.length, 24);
   assert.equal(d.internal_events[2], {
     type: 'object_lost',
     classificator: 'E',

@@ -112,7 +112,8 @@ test('`vigil sim` as a process: progress on stderr, one JSON summary on stdout, 
     // About 12 events in 1.2 s at 5/s per device; a busy machine connects and sends later, never none.
     assert.ok(summary.events_sent >= 1, `sent ${summary.events_sent}`);
     assert.is(summary.events_acked, summary.events_sent);
-    assert.match(stderr, /^t=1\.0s conn=[0-2]\/2 sent=\d+ acked=\d+ rate=\d+\/s p50=/m);
+    // The first tick is due at 1 s (before the 1.2 s end); a busy machine runs it a little late.
+    assert.match(stderr, /^t=\d+\.\ds conn=[0-2]\/2 sent=\d+ acked=\d+ rate=\d+\/s p50=/m);
     assert.is(peer.events.length, summary.events_sent);
   } finally {
     await peer.stop();

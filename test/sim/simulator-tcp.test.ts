@@ -312,4 +312,36 @@ test('NULL link tests go out at the interval and are ACKed, not counted as event
   });
 });
 
+test('a mains storm: each device sends its AC loss once connected, its restore after the delay, then nothing', async () => {
+  await withPeer({}, async (peer) => {
+    const started = Date.now();
+    const summary = await sim(peer.port, {
+      devices: 3,
+      token: 'ADM-CID',
+      codes: 'mains',
+      restoreAfterMs: 400,
+      maxEvents: 6,
+      durationMs: 20_000,
+      link: { hello: false },
+    }).run();
+    assert.ok(Date.now() - started < 5000, 'ended on the event budget, long before the duration');
+    assert.is(summary.events_acked, 6);
+    for (const account of ['001000', '001001', '001002']) {
+      const mine = peer.events.filter((r) => r.message!.account === account);
+      assert.equal(
+        mine.map((r) => r.message!.data),
+        [`#${account}|1301 01 000`, `#${account}|3301 01 000`],
+      );
+      const gap = mine[1]!.at - mine[0]!.at;
+      assert.ok(gap >= 350 && gap < 2000, `restore ${gap} ms after the loss`);
+    }
+  });
+});
+
+test('a storm takes no rate: --restore-after with --rate or --saturate is refused', () => {
+  assert.throws(() => resolveSimOptions({ port: 1, restoreAfterMs: 1000, saturate: true }), /restore_after_ms/);
+  assert.throws(() => resolveSimOptions({ port: 1, restoreAfterMs: 1000, ratePerDevice: 2 }), /restore_after_ms/);
+  assert.is(resolveSimOptions({ port: 1, restoreAfterMs: 1000 }).ratePerDevice, 0);
+});
+
 test.run();

@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/core/clock.js';
 import { silentLogger } from '../../src/core/logger.js';
 import type { IngestEvents } from '../../src/ingest/types.js';
 import type { RaiseInternalEvent } from '../../src/internal-events/recorder.js';
-import { feedFromIngest, snapshotOf, tapTransitions, type StatusSink } from '../../src/status-output/feed.js';
+import { feedFromIngest, snapshotSource, tapTransitions, type StatusSink } from '../../src/status-output/feed.js';
 import type { StatusChange } from '../../src/status-output/frame.js';
 import type { ObjectRecord } from '../../src/store/types.js';
 import { sampleEvent } from '../store/helpers/store-fixture.js';
@@ -101,14 +101,23 @@ test('tapped raise: object_lost and object_restored become lost and restored, an
   assert.is(s.got.length, 2);
 });
 
-test('snapshot: one state frame per object with its stored connection state', () => {
-  const snap = snapshotOf([record(1), record(2, { connectionState: 'lost', mainObjectId: 1 })], AT);
+test('snapshot: the objects counted, then read page by page with their stored connection state', () => {
+  const records = [record(1), record(2, { connectionState: 'lost', mainObjectId: 1 }), record(3)];
+  const source = snapshotSource({
+    count: () => records.length,
+    pageAfter: (after, limit) => records.filter((r) => r.id > after).slice(0, limit),
+  });
+  assert.is(source.count(), 3);
   assert.equal(
-    snap.map((c) => [c.kind, c.object.id, c.object.connectionState, c.object.mainObjectId]),
+    source.page(0, 2).map((o) => [o.id, o.connectionState, o.mainObjectId]),
     [
-      ['state', 1, 'online', null],
-      ['state', 2, 'lost', 1],
+      [1, 'online', null],
+      [2, 'lost', 1],
     ],
+  );
+  assert.equal(
+    source.page(2, 2).map((o) => o.id),
+    [3],
   );
 });
 

@@ -16,6 +16,7 @@ test("every section (the contract's, then Vigil's own) has a form, in the docume
   assert.equal(
     [...shapes.keys()],
     [
+      'admission',
       'api',
       'database',
       'device_status_output',

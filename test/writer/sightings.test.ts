@@ -32,6 +32,7 @@ test("once per object, latest time, ping if any, last address; a related object'
     account: null,
     hwId: null,
     firmware: null,
+    adopt: false,
   };
   const device = { objectId: 7, uid: 'AB', account: '1234' };
   const ops: WireOp[] = [

@@ -42,6 +42,7 @@ const ops: WireOp[] = [
     account: null,
     hwId: 'HW',
     firmware: null,
+    adopt: true,
   },
   {
     kind: 'frame',
@@ -86,6 +87,7 @@ const ops: WireOp[] = [
     account: '5678',
     hwId: null,
     firmware: '1.2',
+    adopt: false,
   },
 ];
 

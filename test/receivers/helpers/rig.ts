@@ -9,7 +9,9 @@ import { createLogger, type Logger } from '../../../src/core/logger.js';
 import type { TimerApi } from '../../../src/protocols/device-link/command-queue.js';
 import { buildMessage, type BuildMessageOptions } from '../../../src/protocols/dc09/encoder.js';
 import { encodeFrame } from '../../../src/protocols/dc09/frame.js';
+import { Admission, type AdmissionLimits } from '../../../src/core/admission/admission.js';
 import { ReceiverRuntime } from '../../../src/receivers/receiver-runtime.js';
+import { ADMISSION_DEFAULTS } from '../../../src/settings/schema-admission.js';
 import type { ReceiverOptions } from '../../../src/receivers/receiver-options.js';
 import type { TcpReceiver } from '../../../src/receivers/tcp-receiver.js';
 import type { UdpReceiver } from '../../../src/receivers/udp-receiver.js';
@@ -90,6 +92,8 @@ export interface Rig {
 
 export interface RigOptions {
   readonly receiver?: Partial<ReceiverOptions>;
+  /** The admission's limits over the defaults (receiver.connectionBudget sets max_sockets). */
+  readonly admission?: Partial<AdmissionLimits>;
   readonly timers?: TimerApi;
   readonly clock?: Clock;
 }
@@ -104,7 +108,20 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
   // The gateway's topology: the store and its one writer thread (src/writer/store-with-writer.ts).
   const { store, writer } = storeWithWriter(dbPath, logger, health, { clock });
   await store.start();
+  const admission = new Admission({
+    clock,
+    limits: () => ({
+      ...ADMISSION_DEFAULTS,
+      max_sockets: options.receiver?.connectionBudget ?? 0,
+      ...options.admission,
+    }),
+    autoSockets: () => 60_000,
+    health,
+    sweepMs: 200,
+  });
+  await admission.start();
   const runtime = new ReceiverRuntime({
+    admission,
     store,
     writer,
     health,
@@ -150,6 +167,7 @@ export async function startRig(options: RigOptions = {}): Promise<Rig> {
     },
     async close() {
       for (const rx of started.reverse()) await rx.stop().catch(() => undefined);
+      await admission.stop();
       await store.stop();
       dir.remove();
     },

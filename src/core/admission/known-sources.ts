@@ -1,14 +1,15 @@
 /**
- * Source addresses (source-key.ts) that belong to devices: the address an object last reported from
- * (read from the store once, when the receivers are first built) and every address that has since
- * completed a valid frame (an ACKed DC-09 frame on TCP or UDP). Shared by all IP receivers for the
- * gateway's life. What it decides (docs/receivers.md §Per-source limits):
- *   - TCP: a known source's new connection may use the last part of the connection budget that
- *     strangers cannot, and is never shed for a newcomer;
- *   - UDP: a reply longer than its datagram goes only to a known source (no amplification, #28.9).
+ * Sources (source-key.ts) the admission serves first (docs/security.md "Admission"): the address an
+ * object last reported from (read from the store when the receivers are first built), every address
+ * that has since completed a valid frame (an ACKed DC-09 frame on TCP or UDP, a welcomed HELLO), and
+ * every address a user logged in from (a request with a valid token or session). What it decides:
+ *   - sockets: a known source's new socket may use the part of the descriptor budget strangers
+ *     cannot, and is never shed for a newcomer;
+ *   - UDP: a known source's datagrams are not charged to the strangers' total, and a reply longer
+ *     than its datagram goes only to a known source (no amplification).
  * Bounded: beyond `max` entries the oldest learned goes first (a Set keeps insertion order).
  */
-import { sourceKeyOfRemote } from '../core/source-key.js';
+import { sourceKeyOfRemote } from '../source-key.js';
 
 export const KNOWN_SOURCES_MAX = 100_000;
 
