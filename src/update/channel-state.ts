@@ -1,8 +1,9 @@
 /**
  * What the update channel keeps across restarts and slot switches (docs/updates.md "The update
  * channel"), on the data partition beside the update record (`<dataDir>/update/channel.json`, written
- * atomically): the newest manifest serial the box accepted (replays are refused against it) and the
- * failed install attempts of the version on offer.
+ * atomically): the newest manifest serial the box accepted (replays are refused against it), the
+ * failed install attempts of the version on offer, and the channel's last install — the box reboots into
+ * it by itself, and the System view still tells what it installed, when and how long it took.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,12 +20,34 @@ export interface InstallAttempts {
   readonly last_at: string;
 }
 
+/** `GET /api/system` `channel.last_install`. */
+export interface LastInstall {
+  readonly version: string;
+  readonly at: string;
+  readonly seconds: number;
+  /** `installed`, or the failure's `CODE: message`. */
+  readonly result: string;
+}
+
 export interface ChannelState {
   readonly accepted: AcceptedSerial | null;
   readonly attempts: InstallAttempts | null;
+  readonly last_install: LastInstall | null;
 }
 
-const EMPTY: ChannelState = { accepted: null, attempts: null };
+const EMPTY: ChannelState = { accepted: null, attempts: null, last_install: null };
+
+function lastInstall(value: Partial<LastInstall> | null | undefined): LastInstall | null {
+  if (!value) return null;
+  const { version, at, seconds, result } = value;
+  return typeof version === 'string' &&
+    typeof at === 'string' &&
+    typeof seconds === 'number' &&
+    Number.isFinite(seconds) &&
+    typeof result === 'string'
+    ? { version, at, seconds, result }
+    : null;
+}
 
 export function readChannelState(dataDir: string): ChannelState {
   try {
@@ -37,7 +60,7 @@ export function readChannelState(dataDir: string): ChannelState {
       value.attempts && typeof value.attempts.version === 'string' && Number.isInteger(value.attempts.failures)
         ? value.attempts
         : null;
-    return { accepted, attempts };
+    return { accepted, attempts, last_install: lastInstall(value.last_install) };
   } catch {
     return EMPTY;
   }

@@ -17,7 +17,7 @@ import { gateClosed } from './channel-gates.js';
 import { installFromChannel } from './channel-install.js';
 import { checkManifest, currentWavePercent, waveBucket, type ChannelManifest } from './channel-manifest.js';
 import { verifySignedManifest } from './channel-signature.js';
-import { readChannelState, writeChannelState } from './channel-state.js';
+import { type LastInstall, readChannelState, writeChannelState } from './channel-state.js';
 import { writeRebootRequest } from './reboot-request.js';
 import { readUpdateRecord } from './update-record.js';
 import type { UpdateSystem } from './update-system.js';
@@ -53,12 +53,7 @@ export interface ChannelFacts {
   readonly bucket: number | null;
   readonly decision: string | null;
   readonly progress: { readonly percent: number; readonly step: string } | null;
-  readonly last_install: {
-    readonly version: string;
-    readonly at: string;
-    readonly seconds: number;
-    readonly result: string;
-  } | null;
+  readonly last_install: LastInstall | null;
 }
 
 export interface UpdateChannelDeps {
@@ -119,6 +114,8 @@ export class UpdateChannel implements Service {
   async start(): Promise<void> {
     if (this.deps.system.bootedSlot() === null) return; // no A/B slots: nothing to update
     this.stopped = false;
+    // The install before the reboot it asked for is still this channel's last one.
+    this.lastInstall = readChannelState(this.deps.system.dataDir).last_install;
     this.schedule(FIRST_CHECK_MS);
   }
 
@@ -295,21 +292,22 @@ export class UpdateChannel implements Service {
     const stored = readChannelState(system.dataDir);
     if (!result.ok) {
       const failures = stored.attempts?.version === manifest.version ? stored.attempts.failures + 1 : 1;
+      this.lastInstall = { version: manifest.version, at, seconds: 0, result: `${result.code}: ${result.message}` };
       writeChannelState(system.dataDir, {
         ...stored,
         attempts: { version: manifest.version, failures, last_error: result.message, last_at: at },
+        last_install: this.lastInstall,
       });
-      this.lastInstall = { version: manifest.version, at, seconds: 0, result: `${result.code}: ${result.message}` };
       this.decision = `version ${manifest.version} not installed (attempt ${failures}); the next check tries again`;
       return this.failed(result.code, result.message);
     }
-    writeChannelState(system.dataDir, { ...stored, attempts: null });
     this.lastInstall = {
       version: result.record.to_version,
       at,
       seconds: Math.round(result.seconds),
       result: 'installed',
     };
+    writeChannelState(system.dataDir, { ...stored, attempts: null, last_install: this.lastInstall });
     this.deps.reconcile();
     // Straight on to the reboot when it may: the same decision, now with the record in place.
     return this.act(manifest, this.deps.settings());

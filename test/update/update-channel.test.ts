@@ -284,7 +284,7 @@ test('the window, an output backlog and a recent alarm each hold the install bac
   unchanged();
 });
 
-test('a good manifest: streamed install, the record, then the reboot request', async () => {
+test('a good manifest: streamed install, the record, then the reboot request; the last install outlives the reboot', async () => {
   const facts = await check();
   assert.is(facts.error, null);
   assert.is(facts.last_install?.result, 'installed');
@@ -297,6 +297,12 @@ test('a good manifest: streamed install, the record, then the reboot request', a
   assert.match(readFileSync(rebootRequestPath(dataDir()), 'utf8'), /"reason":"update 1\.4\.0 from the channel"/);
   assert.match(readFileSync(join(dataDir(), 'channel-ca.pem'), 'utf8'), /BEGIN CERTIFICATE/, 'the CA handed to RAUC');
   assert.ok(server.bytesSent('/stable/good.raucb') > 0);
+  // The box reboots into it by itself: the next gateway still tells what the channel installed.
+  await channel!.stop();
+  channel = null;
+  const after = await check();
+  assert.equal(after.last_install, facts.last_install);
+  assert.is(box.calls().length, 1, 'installed once');
 });
 
 for (const [name, bundle, words] of [
