@@ -29,6 +29,9 @@ export const MIGRATION_LOCK_DEFAULTS: Omit<MigrationLockOptions, 'holder'> = {
   pollMs: 500,
 };
 
+/** ER_DUP_ENTRY (one server) and ER_LOCK_DEADLOCK (a certification conflict on Galera). */
+const LOST_RACE = new Set([1062, 1213]);
+
 interface HeldLock {
   readonly value: string;
   readonly holder: string;
@@ -59,7 +62,8 @@ async function tryTake(db: RemoteDb, token: string, holder: string, staleMs: num
     // a connection that broke makes the read below fail, and that error is the answer.
     const held = await readLock(db);
     if (held === null) {
-      if ((err as { errno?: number }).errno === 1213) return false; // lost a race that has ended: try again
+      // The holder released it between the two statements, or a race was lost: try again.
+      if (LOST_RACE.has((err as { errno?: number }).errno ?? 0)) return false;
       throw err;
     }
     if (held.holder !== holder && Date.now() - held.at < staleMs) return false;
