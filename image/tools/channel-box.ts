@@ -161,3 +161,41 @@ export async function checkNow(guest: Guest, token: string): Promise<Channel> {
   if (res.status !== 200) throw new Error(`POST /api/system/update/check: ${res.status} ${res.text}`);
   return (JSON.parse(res.text) as { channel: Channel }).channel;
 }
+
+/**
+ * The longest time between two answers of GET /health while it watches (one probe every 2 s): the
+ * downtime a reboot costs a client, whenever the box chose to reboot.
+ */
+export class HealthGaps {
+  private last = 0;
+  private longest = 0;
+  private watching = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly guest: Guest) {}
+
+  start(): this {
+    this.watching = true;
+    this.last = Date.now();
+    this.loop = this.watch();
+    return this;
+  }
+
+  /** Stops watching; the longest gap in seconds. */
+  async stop(): Promise<number> {
+    this.watching = false;
+    await this.loop;
+    return this.longest / 1000;
+  }
+
+  private async watch(): Promise<void> {
+    while (this.watching) {
+      if (await this.guest.healthy()) {
+        const now = Date.now();
+        this.longest = Math.max(this.longest, now - this.last);
+        this.last = now;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+    }
+  }
+}

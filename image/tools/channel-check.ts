@@ -28,6 +28,7 @@ import {
   channelFacts,
   channelTls,
   checkNow,
+  HealthGaps,
   HOST_FROM_GUEST,
   publish,
   versionOf,
@@ -129,19 +130,22 @@ async function main(): Promise<void> {
       },
       5000,
     );
-  /** After the box asked for its reboot: back up on `slot`, healthy, and (when asked) confirmed. */
-  const rebootsInto = async (slot: string, bootId: string, confirm: boolean) => {
-    const went = await poll(
+  /**
+   * After the box asked for its reboot: back up on `slot`, healthy, and (when asked) confirmed; down: the
+   * longest silence of /health that `gaps` saw since the install began.
+   */
+  const rebootsInto = async (slot: string, bootId: string, confirm: boolean, gaps: HealthGaps) => {
+    await poll(
       'the box reboots',
       10 * 60_000,
       async () => {
         const id = await guest.ssh('cat /proc/sys/kernel/random/boot_id', 15_000).catch(() => 'down');
-        return id !== bootId ? Date.now() : null;
+        return id !== bootId;
       },
       2000,
     );
     await poll('healthy again', BOOT_TIMEOUT_MS, () => guest.healthy(), 3000);
-    const down = (Date.now() - went) / 1000;
+    const down = await gaps.stop();
     const s = await poll('ssh', 180_000, () => slotState(guest));
     if (s.booted !== slot) throw new Error(`booted ${describe(s)}, not ${slot}`);
     await login();
@@ -161,7 +165,8 @@ async function main(): Promise<void> {
     publish(REPO, www, { version, bundle }, values.out!);
     server.resetCounts();
     const before = await slotState(guest);
-    const started = Date.now();
+    // The box may reboot into it before the next poll sees the install end: downtime is watched throughout.
+    const gaps = new HealthGaps(guest).start();
     await checkNow(guest, token);
     const facts = await installEnds(version);
     if (facts.last_install?.result !== 'installed')
@@ -170,8 +175,10 @@ async function main(): Promise<void> {
     return {
       version,
       before,
+      gaps,
       bytes,
-      seconds: (Date.now() - started) / 1000,
+      // RAUC's install as the box timed it (the check's poll may see it end only after the reboot).
+      seconds: facts.last_install.seconds,
       size: statSync(bundle).size,
       requests: server.requests.get(`/stable/${basename(bundle)}`) ?? 0,
     };
@@ -236,7 +243,7 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------------ 3
     await step('3. (a) a version bump, adaptive: streamed into B, reboot, confirmed by the gateway', async () => {
       const r = await streamed(bundles.bump);
-      const back = await rebootsInto('B', r.before.bootId, true);
+      const back = await rebootsInto('B', r.before.bootId, true, r.gaps);
       figures.a_version_bump = fetched(r);
       figures.a_downtime_s = back.down.toFixed(0);
       return `${figures.a_version_bump}; down ${figures.a_downtime_s} s; ${describe(back.state)}`;
@@ -246,8 +253,8 @@ async function main(): Promise<void> {
     await step(
       '4. a bundle whose gateway never starts: the box returns to B by itself, cause reported, not offered again',
       async () => {
-        const r = await streamed(bundles.unhealthy);
         const asked = Date.now();
+        const r = await streamed(bundles.unhealthy);
         const back = await poll(
           'back on B and healthy',
           45 * 60_000,
@@ -258,6 +265,8 @@ async function main(): Promise<void> {
           },
           5000,
         );
+        figures.rollback_s = ((Date.now() - asked) / 1000).toFixed(0);
+        figures.rollback_downtime_s = (await r.gaps.stop()).toFixed(0);
         await login();
         const events = await internalEvents(guest, token);
         const cause = events.find((t) =>
@@ -268,15 +277,14 @@ async function main(): Promise<void> {
         if (!/rolled back on this box/.test(again.decision ?? '') || (await slotState(guest)).boot.BOOT_A_LEFT !== '0')
           throw new Error(`offered again: ${JSON.stringify(again)}`);
         await guest.http('POST', '/api/system/update/acknowledge', { token });
-        figures.rollback_s = ((Date.now() - asked) / 1000).toFixed(0);
-        return `${describe(back)}; back ${figures.rollback_s} s after the install; "${cause}"; then: ${again.decision}`;
+        return `${describe(back)}; back ${figures.rollback_s} s after Check now (the install, A's tries), down ${figures.rollback_downtime_s} s; "${cause}"; then: ${again.decision}`;
       },
     );
 
     // ------------------------------------------------------------------ 5
     await step('5. (b) one Debian package at another version, adaptive: into A, reboot, confirmed', async () => {
       const r = await streamed(bundles.deb);
-      const back = await rebootsInto('A', r.before.bootId, true);
+      const back = await rebootsInto('A', r.before.bootId, true, r.gaps);
       // The build log names the package (image/test-variants.sh deb-change).
       const changed =
         /test variant: (.*)/.exec(readFileSync(join(values.out!, 'channel-bundle-deb.log'), 'utf8'))?.[1] ?? '?';
@@ -310,7 +318,7 @@ async function main(): Promise<void> {
           throw new Error(`after the cut: ${describe(after)}`);
         await login();
         const r = await streamed(bundles.cut);
-        const back = await rebootsInto('B', r.before.bootId, true);
+        const back = await rebootsInto('B', r.before.bootId, true, r.gaps);
         figures.cut_retry = fetched(r);
         return `cut at RAUC's ${at.percent}% "${at.message}"; booted ${after.booted} ${after.version}; the next check: ${figures.cut_retry}; ${describe(back.state)}`;
       },
@@ -343,6 +351,7 @@ async function main(): Promise<void> {
         figures.stall_gave_up_s = ((Date.now() - stalled) / 1000).toFixed(0);
         server.behave();
         const r = await streamed(bundles.full);
+        await r.gaps.stop();
         figures.c_full_fetch = fetched(r);
         const facts = await channelFacts(guest, token);
         if (!/automatic reboot is off/.test(facts.decision ?? '')) throw new Error(JSON.stringify(facts));
