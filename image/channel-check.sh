@@ -14,18 +14,10 @@ REPO=$(dirname "$IMAGE_DIR")
 OUT=${VIGIL_IMAGE_OUT:-$REPO/build}
 
 USAGE="./build.sh channel-check [IMAGE.img.xz|IMAGE.img]"
-image_arg=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -h | --help) echo "usage: $USAGE"; exit 0 ;;
-    -*) usage_error "unknown option '$1'" "$USAGE" ;;
-    *) [ -z "$image_arg" ] || usage_error "one image at a time (got '$image_arg' and '$1')" "$USAGE"; image_arg=$1 ;;
-  esac
-  shift
-done
+parse_image_args "$USAGE" "$@"
 
 require_root channel-check
-pick_image "$image_arg" "$OUT"
+pick_image "$IMAGE_ARG" "$OUT"
 image=$IMAGE
 require_tools qemu-system-aarch64:qemu-system-arm mcopy:mtools mdir:mtools xz:xz-utils ssh:openssh-client \
   ssh-keygen:openssh-client node:nodejs openssl:openssl rauc:rauc mksquashfs:squashfs-tools

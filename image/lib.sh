@@ -42,6 +42,21 @@ trap 'rc=$?; [ "$BASH_SUBSHELL" -gt 0 ] || echo "error: $(basename "$0") stopped
 # pick_image ARG DIR — sets IMAGE to the image a check runs on: ARG when given (an existing .img or .img.xz),
 # else the newest vigil-*-arm64.img.xz or vigil-*-arm64.img in DIR (./build.sh image makes the .img.xz,
 # --raw the .img); stops with the reason when there is none.
+# A check's arguments when it takes no option but --help: at most one image, left in IMAGE_ARG.
+parse_image_args() {
+  local usage=$1
+  shift
+  IMAGE_ARG=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -h | --help) echo "usage: $usage"; exit 0 ;;
+      -*) usage_error "unknown option '$1'" "$usage" ;;
+      *) [ -z "$IMAGE_ARG" ] || usage_error "one image at a time (got '$IMAGE_ARG' and '$1')" "$usage"; IMAGE_ARG=$1 ;;
+    esac
+    shift
+  done
+}
+
 pick_image() {
   IMAGE=$1
   if [ -n "$IMAGE" ]; then

@@ -103,12 +103,14 @@ test('a line the kernel will not export: a clear error, and the lines already op
       sysfsRoot: sysfs.root,
       lines: { power: 1, link: 2, trouble: 22 },
       activeLow: false,
-      exportWaitMs: 200,
+      // Long enough for the fake kernel to make the exported lines writable on a loaded machine;
+      // the refused line costs the whole wait.
+      exportWaitMs: 3000,
     }).then(
       () => 'opened',
       (err: Error) => err.message,
     );
-    assert.is(outcome, 'gpio534 did not become writable within 200 ms of export');
+    assert.is(outcome, 'gpio534 did not become writable within 3000 ms of export');
     assert.equal(sysfs.refused, [534]);
     await waitFor(() => sysfs.unexported.length === 2, 2000);
     assert.equal(sysfs.unexported, [513, 514]);

@@ -21,7 +21,7 @@ import type { Service } from '../../core/service.js';
 import type { MultiServerTarget } from '../../settings/database-servers.js';
 import type { ObjectRecord, OidOverride } from '../types.js';
 import { describeRemoteError, describeTarget, openRemoteDb, type RemoteDb } from './remote-db.js';
-import { claimInstallation, migrateRemote, recordSync } from './remote-schema.js';
+import { claimInstallation, migrateRemote, recordSync, REMOTE_MIGRATIONS } from './remote-schema.js';
 import { recordFleetReport, type FleetReport } from './remote-schema-v3.js';
 import { ensureInstanceId } from '../meta-repo.js';
 import { objectsTable, overridesTable, readEventsCursor, replicateEventBatch, type SyncStore } from './replicate.js';
@@ -215,7 +215,7 @@ export class MysqlSync implements Service {
       return null;
     }
     try {
-      const found = await migrateRemote(db);
+      const found = await migrateRemote(db, REMOTE_MIGRATIONS, { holder: this.instanceId });
       await claimInstallation(db, {
         installation: this.instanceId,
         name: this.deps.installationName ?? '',

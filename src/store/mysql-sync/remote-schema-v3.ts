@@ -6,7 +6,6 @@
  * cut half-way runs again.
  */
 import type { RemoteDb } from './remote-db.js';
-import { hasColumn } from './remote-schema-v2.js';
 
 const UPDATE_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['slot', 'VARCHAR(1) NULL'],
@@ -19,10 +18,24 @@ const UPDATE_COLUMNS: ReadonlyArray<readonly [string, string]> = [
   ['update_reported_at', 'DATETIME(3) NULL'],
 ];
 
+/**
+ * One ALTER for every missing column: on Galera each DDL is a cluster-wide total-order event, and
+ * several gateways migrating a fresh mirror at once each add their own; fewer of them keep the
+ * cluster's writes flowing (a replicated DDL waits for every node).
+ */
 export async function addUpdateColumns(db: RemoteDb): Promise<void> {
-  for (const [column, type] of UPDATE_COLUMNS)
-    if (!(await hasColumn(db, 'installations', column)))
-      await db.query(`ALTER TABLE installations ADD COLUMN ${column} ${type}`);
+  const present = new Set(
+    (
+      (await db.query(
+        "SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'installations'",
+      )) as Array<{ name: string }>
+    ).map((row) => row.name.toLowerCase()),
+  );
+  const missing = UPDATE_COLUMNS.filter(([column]) => !present.has(column));
+  if (missing.length === 0) return;
+  await db.query(
+    `ALTER TABLE installations ${missing.map(([column, type]) => `ADD COLUMN ${column} ${type}`).join(', ')}`,
+  );
 }
 
 /** What a box reports of its system updates (src/update: the record, the booted slot, the channel). */

@@ -10,6 +10,7 @@
  * of installations share one mirror (remote-schema-v2.ts).
  */
 import { VigilError } from '../../core/errors.js';
+import { MIGRATION_LOCK_DEFAULTS, withMigrationLock, type MigrationLockOptions } from './migration-lock.js';
 import type { RemoteDb } from './remote-db.js';
 import { migrateToMultiInstallation } from './remote-schema-v2.js';
 import { addUpdateColumns } from './remote-schema-v3.js';
@@ -124,24 +125,46 @@ async function writeSyncValue(db: RemoteDb, name: string, value: string): Promis
   ]);
 }
 
-/** Brings the mirror to REMOTE_SCHEMA_VERSION; returns the version it found. */
+async function syncTableExists(db: RemoteDb): Promise<boolean> {
+  const rows = (await db.query(
+    "SELECT 1 FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'vigil_sync'",
+  )) as unknown[];
+  return rows.length > 0;
+}
+
+async function readSchemaVersion(db: RemoteDb, supported: number): Promise<number> {
+  const found = Number((await readSyncValue(db, 'schema_version')) ?? '0');
+  if (!Number.isInteger(found) || found > supported) {
+    throw new VigilError(
+      'CONFLICT',
+      `the MySQL mirror has schema version ${found}, newer than this Vigil build supports (${supported}); not writing to it`,
+    );
+  }
+  return found;
+}
+
+/**
+ * Brings the mirror to REMOTE_SCHEMA_VERSION; returns the version it found. A mirror that is current
+ * costs two reads and no DDL; one that is behind is migrated under the migration lock
+ * (migration-lock.ts), by one installation at a time, and re-read once the lock is held.
+ */
 export async function migrateRemote(
   db: RemoteDb,
   migrations: readonly RemoteMigration[] = REMOTE_MIGRATIONS,
+  lock: Partial<MigrationLockOptions> = {},
 ): Promise<number> {
-  await db.query(CREATE_SYNC_TABLE);
-  const found = Number((await readSyncValue(db, 'schema_version')) ?? '0');
-  if (!Number.isInteger(found) || found > migrations.length) {
-    throw new VigilError(
-      'CONFLICT',
-      `the MySQL mirror has schema version ${found}, newer than this Vigil build supports (${migrations.length}); not writing to it`,
-    );
-  }
-  for (const migration of migrations.slice(found)) {
-    for (const statement of migration.statements) await db.query(statement);
-    await migration.run?.(db);
-    await writeSyncValue(db, 'schema_version', String(migration.version));
-  }
+  // Galera replicates even a CREATE TABLE IF NOT EXISTS that finds the table: only a fresh mirror sends it.
+  if (!(await syncTableExists(db))) await db.query(CREATE_SYNC_TABLE);
+  const found = await readSchemaVersion(db, migrations.length);
+  if (found === migrations.length) return found;
+  await withMigrationLock(db, { holder: 'vigil', ...MIGRATION_LOCK_DEFAULTS, ...lock }, async () => {
+    const now = await readSchemaVersion(db, migrations.length);
+    for (const migration of migrations.slice(now)) {
+      for (const statement of migration.statements) await db.query(statement);
+      await migration.run?.(db);
+      await writeSyncValue(db, 'schema_version', String(migration.version));
+    }
+  });
   return found;
 }
 
