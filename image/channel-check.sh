@@ -2,8 +2,8 @@
 # ./build.sh channel-check [IMAGE.img|IMAGE.img.xz] — proves the update channel on the emulated board: the
 # box polls a signed manifest on an HTTPS server on the host's loopback and installs releases by RAUC's
 # HTTP streaming, adaptive, by itself (docs/image.md "channel-check"). Default image: the newest
-# build/vigil-*-arm64.img(.xz). The bundles it publishes are built first when missing (the same tree and
-# cached stages), while the first boot runs:
+# build/vigil-*-arm64.img(.xz). The bundles it publishes are built first when missing or older than the
+# image (the same tree and cached stages), while the first boot runs:
 #   +11 patch: a version bump (adaptive);   +12: --test-unhealthy;   +13: --test-deb-change;
 #   +14: a version bump (the power cut);    +15: --no-adaptive (the full fetch, and the stalled server).
 set -euo pipefail
@@ -36,10 +36,10 @@ rm -f "$bump.failed" "$unhealthy.failed" "$deb.failed" "$cut.failed" "$full.fail
 # Compiled once, here: the bundle builds below reuse this dist rather than rebuild it under the check.
 (cd "$REPO" && bash build.sh)
 export VIGIL_DIST_READY=1
-build() { # build BUNDLE LOG ARGS...: a missing bundle, or BUNDLE.failed
+build() { # build BUNDLE LOG ARGS...: a missing or stale bundle, or BUNDLE.failed
   local bundle=$1 log=$2
   shift 2
-  [ -s "$bundle" ] || bash "$IMAGE_DIR/build-image.sh" --bundle "$@" >"$log" 2>&1 || touch "$bundle.failed"
+  bundle_is_current "$bundle" "$image" || bash "$IMAGE_DIR/build-image.sh" --bundle "$@" >"$log" 2>&1 || touch "$bundle.failed"
 }
 (
   build "$bump" "$OUT/channel-bundle-bump.log" --version "$(v 11)"

@@ -72,6 +72,13 @@ pick_image() {
   [ -n "$IMAGE" ] || die "no image to check: run ./build.sh image first (looked for vigil-*-arm64.img.xz and .img in $2)"
 }
 
+# bundle_is_current BUNDLE IMAGE: the bundle exists, is not empty and was built after the image. A check
+# rebuilds any other: a bundle from an older tree installs another root than the one under test, and an
+# adaptive fetch would count the blocks of two trees, not of one change.
+bundle_is_current() {
+  [ -s "$1" ] && [ "$1" -nt "$2" ]
+}
+
 require_root() {
   [ "$(id -u)" -eq 0 ] || die "$1 must run as root (mmdebstrap, loop-free genimage and chroot need it): sudo ./build.sh $1"
 }

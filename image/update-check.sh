@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ./build.sh update-check [IMAGE.img|IMAGE.img.xz] — proves A/B updates, rollback, power cuts and a backup
 # restored onto a fresh card on the emulated board (docs/image.md "update-check"). Default image: the
-# newest build/vigil-*-arm64.img(.xz). The three test bundles it installs (through the API) are built first
-# when missing, from the same tree and cached stages:
+# newest build/vigil-*-arm64.img(.xz). The test bundles it installs (through the API) are built first when
+# missing or older than the image, from the same tree and cached stages:
 #   B: version +1 patch, --test-migration;  C: version +2 patch, --test-unhealthy;
 #   D: version +3 patch, --test-unconfirmed;   the image's own version (./build.sh bundle), older than B.
 set -euo pipefail
@@ -31,7 +31,7 @@ bundle_b=$OUT/vigil-$version_b-arm64-test-migration.raucb
 bundle_c=$OUT/vigil-$version_c-arm64-test-unhealthy.raucb
 bundle_d=$OUT/vigil-$version_d-arm64-test-unconfirmed.raucb
 bundle_older=$OUT/vigil-$version-arm64.raucb
-# Missing bundles are built while the first boot runs (step 1 needs only the card); a failed build leaves
+# Missing and stale bundles are built while the first boot runs (step 1 needs only the card); a failed build leaves
 # BUNDLE.failed, which update-check.js reports instead of waiting.
 mkdir -p "$OUT"
 rm -f "$bundle_b.failed" "$bundle_c.failed" "$bundle_d.failed" "$bundle_older.failed"
@@ -39,13 +39,13 @@ rm -f "$bundle_b.failed" "$bundle_c.failed" "$bundle_d.failed" "$bundle_older.fa
 (cd "$REPO" && bash build.sh)
 export VIGIL_DIST_READY=1
 (
-  [ -s "$bundle_b" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration \
+  bundle_is_current "$bundle_b" "$image" || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_b" --test-migration \
     >"$OUT/bundle-b.log" 2>&1 || { touch "$bundle_b.failed"; exit 0; }
-  [ -s "$bundle_c" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy \
+  bundle_is_current "$bundle_c" "$image" || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_c" --test-unhealthy \
     >"$OUT/bundle-c.log" 2>&1 || { touch "$bundle_c.failed"; exit 0; }
-  [ -s "$bundle_d" ] || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_d" --test-unconfirmed \
+  bundle_is_current "$bundle_d" "$image" || bash "$IMAGE_DIR/build-image.sh" --bundle --version "$version_d" --test-unconfirmed \
     >"$OUT/bundle-d.log" 2>&1 || { touch "$bundle_d.failed"; exit 0; }
-  [ -s "$bundle_older" ] || bash "$IMAGE_DIR/build-image.sh" --bundle >"$OUT/bundle-older.log" 2>&1 ||
+  bundle_is_current "$bundle_older" "$image" || bash "$IMAGE_DIR/build-image.sh" --bundle >"$OUT/bundle-older.log" 2>&1 ||
     touch "$bundle_older.failed"
 ) &
 builder=$!

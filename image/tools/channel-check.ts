@@ -306,7 +306,9 @@ async function main(): Promise<void> {
           30 * 60_000,
           async () => {
             const p = await raucProgress(guest);
-            return p && p.percent >= 40 ? p : null;
+            // RAUC's progress: 40 % is "Determining target install group done." (nothing written yet);
+            // past it, and before 100 %, RAUC copies the image into slot B: the cut lands mid-write.
+            return p && p.percent < 100 && (p.percent > 40 || /copying image/i.test(p.message)) ? p : null;
           },
           1000,
         );
