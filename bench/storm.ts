@@ -7,9 +7,11 @@
  * per-source limits and forwards every event to an automation peer in this process over MLR2/TCP.
  * Per flush latency (BENCH_FSYNC_US, every gateway process under the slowsync shim) it prints: the
  * ACK latency (p50/p99/max per wave and overall), the time each wave took to drain, events ACKed,
- * stored, lost and duplicated, the automation's completeness and order, and the bytes the gateway
- * wrote per stored event. Loopback only; bounded in devices (≤ 20,000) and time (each storm ends
- * within its phases' limits, the automation wait within AUTOMATION_WAIT_MS).
+ * stored, lost and duplicated, the automation's completeness and order, the bytes the gateway
+ * wrote per stored event, and the journal's commits, events per commit and commit time that those
+ * bytes follow (bench/storm-writes.ts: the bytes at a fixed number of events per commit). Loopback
+ * only; bounded in devices (≤ 20,000) and time (each storm ends within its phases' limits, the
+ * automation wait within AUTOMATION_WAIT_MS).
  *
  *   node dist/bench/storm.js    # BENCH_FSYNC_US=3000,10000 BENCH_STORM_PANELS=5000 BENCH_STORM_CONNECT_S=10
  *                               # BENCH_STORM_RESTORE_S=30 BENCH_STORM_NATS=10 BENCH_STORM_NAT_PANELS=2500
@@ -25,6 +27,7 @@ import { Simulator } from '../src/sim/simulator.js';
 import { Mlr2Peer } from '../test/outputs/helpers/mlr2-peer.js';
 import { tool } from '../test/helpers/system-tools.js';
 import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
+import { commitFigures, readCommitCounters, type CommitFigures } from './lib/commit-figures.js';
 import { checkFlushLatency, flushEnv, flushLabel, parseFsyncList } from './lib/slowsync.js';
 import { checkStorm, journalStormKeys, mlr2StormKey, type StormKey } from './lib/storm-check.js';
 import { stormSources } from './lib/storm-sources.js';
@@ -93,6 +96,8 @@ interface StormResult {
   readonly deliveredAt: number;
   readonly deliveryLagP99: number;
   readonly bytesPerEvent: number;
+  /** The journal's commits over the storm (GET /metrics): how many, events per commit, their mean time. */
+  readonly commits: CommitFigures | null;
   readonly cpuSeconds: number;
   readonly peakRssMiB: number;
   readonly load: string;
@@ -108,6 +113,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
   const tcpPort = await freePort();
   const sources = stormSources(PANELS, NATS, NAT_PANELS);
   const accounts = Array.from({ length: PANELS }, (_, i) => deviceAccount(ACCOUNT_BASE, i));
+  // A gateway that does not start (settings another build refuses) must not leave the peer listening.
   const gateway = await startGatewayChild({
     receivers: { tcp: [{ id: TCP_RECEIVER, port: tcpPort }], udp: [] },
     env: flushEnv(fsyncUs),
@@ -133,6 +139,9 @@ async function storm(fsyncUs: number): Promise<StormResult> {
         ...(LOST ? { lostWithPeriodS: LOST_PERIOD_S } : {}),
       })),
     },
+  }).catch(async (err: unknown) => {
+    await peer.close();
+    throw err;
   });
   const ackedAt = new Map<StormKey, number>();
   const sim = new Simulator(
@@ -157,6 +166,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     },
   );
   try {
+    const commits0 = await readCommitCounters(gateway);
     const io0 = gateway.writeBytes();
     const cpu0 = gateway.cpuSeconds();
     let peakRss = gateway.rssKiB();
@@ -210,6 +220,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     const deliveredAt = (peer.lines.at(-1)?.at ?? Number.NaN) - t0;
     const io1 = gateway.writeBytes();
     const cpu1 = gateway.cpuSeconds();
+    const commits = commitFigures(commits0, await readCommitCounters(gateway));
     const journal = journalStormKeys(join(gateway.dataDir, 'vigil.db'));
     const lags: number[] = [];
     const firstArrival = new Map<StormKey, number>();
@@ -236,6 +247,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
       deliveredAt,
       deliveryLagP99: percentile(lags, 99),
       bytesPerEvent: Math.round((io1 - io0) / Math.max(1, journal.length)),
+      commits,
       cpuSeconds: Math.round((cpu1 - cpu0) * 10) / 10,
       peakRssMiB: Math.round(peakRss / 102.4) / 10,
       load: load(),
@@ -297,6 +309,9 @@ async function main(): Promise<void> {
           'undelivered',
           'in order',
           'B/ev',
+          'commits',
+          'ev/commit',
+          'commit ms',
           'gw cpu s',
           'peak RSS MiB',
           'load after',
@@ -318,6 +333,9 @@ async function main(): Promise<void> {
           r.check.undelivered,
           r.check.inOrder && r.check.restoreFirst === 0 ? 'yes' : 'NO',
           r.bytesPerEvent,
+          r.commits?.commits ?? '-',
+          r.commits?.eventsPerCommit ?? '-',
+          r.commits?.commitMs ?? '-',
           r.cpuSeconds,
           r.peakRssMiB,
           r.load,
@@ -325,7 +343,7 @@ async function main(): Promise<void> {
       ),
   );
   print(
-    "  (drained: from the storm's start, or from the restores' start, to the wave's last ACK; automation done: to its last storm line; lag: device ACK -> automation line; B/ev: gateway write_bytes over the storm per stored event)",
+    "  (drained: from the storm's start, or from the restores' start, to the wave's last ACK; automation done: to its last storm line; lag: device ACK -> automation line; B/ev: gateway write_bytes over the storm per stored event; commits, ev/commit, commit ms: the journal's over the storm, GET /metrics. B/ev follows ev/commit: a commit writes the pages it touches once whatever it holds, and ev/commit is the arrival rate times the commit's time, which the flush and the load set; bench/storm-writes.ts gives B/ev at a fixed ev/commit, docs/benchmarks.md §Storm writes)",
   );
   print('goals:');
   for (const r of results) {
