@@ -19,8 +19,9 @@
  * Needs `ulimit -n` above the panels plus a margin (one descriptor per connection on each side).
  */
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { deviceAccount } from '../src/sim/identity.js';
 import { resolveSimOptions } from '../src/sim/sim-options.js';
 import { Simulator } from '../src/sim/simulator.js';
@@ -28,6 +29,7 @@ import { Mlr2Peer } from '../test/outputs/helpers/mlr2-peer.js';
 import { tool } from '../test/helpers/system-tools.js';
 import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
 import { commitFigures, readCommitCounters, type CommitFigures } from './lib/commit-figures.js';
+import { flushSplitBetween, flushStatsFile, readFlushSplit, type FlushSplit } from './lib/flush-split.js';
 import { checkFlushLatency, flushEnv, flushLabel, parseFsyncList } from './lib/slowsync.js';
 import { checkStorm, journalStormKeys, mlr2StormKey, type StormKey } from './lib/storm-check.js';
 import { stormSources } from './lib/storm-sources.js';
@@ -98,6 +100,8 @@ interface StormResult {
   readonly bytesPerEvent: number;
   /** The journal's commits over the storm (GET /metrics): how many, events per commit, their mean time. */
   readonly commits: CommitFigures | null;
+  /** The bytes by the file their flush made durable: the WAL (commits), the main file (checkpoints). */
+  readonly split: FlushSplit | null;
   readonly cpuSeconds: number;
   readonly peakRssMiB: number;
   readonly load: string;
@@ -113,10 +117,11 @@ async function storm(fsyncUs: number): Promise<StormResult> {
   const tcpPort = await freePort();
   const sources = stormSources(PANELS, NATS, NAT_PANELS);
   const accounts = Array.from({ length: PANELS }, (_, i) => deviceAccount(ACCOUNT_BASE, i));
+  const flushStats = flushStatsFile();
   // A gateway that does not start (settings another build refuses) must not leave the peer listening.
   const gateway = await startGatewayChild({
     receivers: { tcp: [{ id: TCP_RECEIVER, port: tcpPort }], udp: [] },
-    env: flushEnv(fsyncUs),
+    env: flushEnv(fsyncUs, flushStats),
     seed: {
       sourceLimits: 'defaults',
       outputs: [
@@ -141,6 +146,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     },
   }).catch(async (err: unknown) => {
     await peer.close();
+    rmSync(dirname(flushStats), { recursive: true, force: true });
     throw err;
   });
   const ackedAt = new Map<StormKey, number>();
@@ -167,6 +173,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
   );
   try {
     const commits0 = await readCommitCounters(gateway);
+    const split0 = readFlushSplit(flushStats);
     const io0 = gateway.writeBytes();
     const cpu0 = gateway.cpuSeconds();
     let peakRss = gateway.rssKiB();
@@ -219,6 +226,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     }
     const deliveredAt = (peer.lines.at(-1)?.at ?? Number.NaN) - t0;
     const io1 = gateway.writeBytes();
+    const split = flushSplitBetween(split0, readFlushSplit(flushStats));
     const cpu1 = gateway.cpuSeconds();
     const commits = commitFigures(commits0, await readCommitCounters(gateway));
     const journal = journalStormKeys(join(gateway.dataDir, 'vigil.db'));
@@ -248,6 +256,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
       deliveryLagP99: percentile(lags, 99),
       bytesPerEvent: Math.round((io1 - io0) / Math.max(1, journal.length)),
       commits,
+      split,
       cpuSeconds: Math.round((cpu1 - cpu0) * 10) / 10,
       peakRssMiB: Math.round(peakRss / 102.4) / 10,
       load: load(),
@@ -256,6 +265,7 @@ async function storm(fsyncUs: number): Promise<StormResult> {
     await sim.stop();
     await gateway.stop();
     await peer.close();
+    rmSync(dirname(flushStats), { recursive: true, force: true });
   }
 }
 
@@ -312,6 +322,10 @@ async function main(): Promise<void> {
           'commits',
           'ev/commit',
           'commit ms',
+          'WAL B/ev',
+          'ckpt B/ev',
+          'WAL flushes',
+          'ckpts',
           'gw cpu s',
           'peak RSS MiB',
           'load after',
@@ -336,6 +350,10 @@ async function main(): Promise<void> {
           r.commits?.commits ?? '-',
           r.commits?.eventsPerCommit ?? '-',
           r.commits?.commitMs ?? '-',
+          r.split ? Math.round(r.split.wal.bytes / Math.max(1, r.stored)) : '-',
+          r.split ? Math.round(r.split.db.bytes / Math.max(1, r.stored)) : '-',
+          r.split?.wal.flushes ?? '-',
+          r.split?.db.flushes ?? '-',
           r.cpuSeconds,
           r.peakRssMiB,
           r.load,
@@ -343,7 +361,7 @@ async function main(): Promise<void> {
       ),
   );
   print(
-    "  (drained: from the storm's start, or from the restores' start, to the wave's last ACK; automation done: to its last storm line; lag: device ACK -> automation line; B/ev: gateway write_bytes over the storm per stored event; commits, ev/commit, commit ms: the journal's over the storm, GET /metrics. B/ev follows ev/commit: a commit writes the pages it touches once whatever it holds, and ev/commit is the arrival rate times the commit's time, which the flush and the load set; bench/storm-writes.ts gives B/ev at a fixed ev/commit, docs/benchmarks.md §Storm writes)",
+    "  (drained: from the storm's start, or from the restores' start, to the wave's last ACK; automation done: to its last storm line; lag: device ACK -> automation line; B/ev: gateway write_bytes over the storm per stored event; commits, ev/commit, commit ms: the journal's over the storm, GET /metrics; WAL B/ev, ckpt B/ev: the bytes written before a flush of the WAL (commits) and of the main file (checkpoints), per stored event; WAL flushes: the journal's commits, every other commit (output cursor, tracker) and one per checkpoint; ckpts: checkpoints (bench/lib/flush-split.ts). B/ev follows ev/commit: a commit writes the pages it touches once whatever it holds, and ev/commit is the arrival rate times the commit's time, which the flush and the load set; bench/storm-writes.ts gives B/ev at a fixed ev/commit, docs/benchmarks.md §Storm writes)",
   );
   print('goals:');
   for (const r of results) {

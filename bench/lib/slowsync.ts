@@ -7,6 +7,8 @@
  * flushEnv() is what a bench adds to the environment of EVERY process of a comparison (the gateway,
  * the reference receivers, the durable floor), so their ratio means something.
  *
+ * SLOWSYNC_STATS (flushEnv's `statsFile`) makes the shim count flushes and bytes by file (flush-split.ts).
+ *
  * Built by hand: cc -shared -fPIC -O2 -o /tmp/slowsync.so bench/lib/slowsync.c -ldl
  */
 import { execFileSync } from 'node:child_process';
@@ -59,11 +61,19 @@ export function slowsyncLibrary(): string {
   return target;
 }
 
-/** The environment additions that give a process `us` µs more per flush; none for 0. */
-export function flushEnv(us: number): Record<string, string> {
-  if (us === 0) return {};
+/**
+ * The environment additions that give a process `us` µs more per flush; none for 0. With `statsFile`
+ * (flush-split.ts flushStatsFile) the shim also counts each flush and the bytes before it by file,
+ * at 0 µs too.
+ */
+export function flushEnv(us: number, statsFile?: string): Record<string, string> {
+  if (us === 0 && statsFile === undefined) return {};
   const preload = [slowsyncLibrary(), process.env.LD_PRELOAD].filter(Boolean).join(' ');
-  return { LD_PRELOAD: preload, SLOWSYNC_US: String(us) };
+  return {
+    LD_PRELOAD: preload,
+    SLOWSYNC_US: String(us),
+    ...(statsFile !== undefined && { SLOWSYNC_STATS: statsFile }),
+  };
 }
 
 /** "3 ms flush" / "own disk": how a bench names a latency. */
