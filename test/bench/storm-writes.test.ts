@@ -62,6 +62,19 @@ test('each group of panels is one commit, every event stored, fewer bytes per ev
   assert.ok(one[0]!.bytes > one[1]!.bytes, `loss ${one[0]!.bytes} B > restore ${one[1]!.bytes} B`);
 });
 
+test('a short last group and the next wave each go in one commit per group (20 panels by 8)', async () => {
+  const build = await loadStormBuild(OWN_DIST);
+  // The loss wave ends with a group of 4; the restore wave starts with a group of 8.
+  const waves = await stormWrites(build, 20, 8);
+  assert.equal(
+    waves.map((w) => [w.wave, w.commits]),
+    [
+      ['loss', 3],
+      ['restore', 3],
+    ],
+  );
+});
+
 test('a group that does not go in one commit is refused, not counted', async () => {
   const build = await loadStormBuild(OWN_DIST);
   // More panels per commit than the ingest sends in one batch (2,000 items) cannot be one commit.
