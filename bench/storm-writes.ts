@@ -1,12 +1,12 @@
 /**
- * Bytes written per stored storm event by events per commit (docs/benchmarks.md §Storm writes): the
- * storm's writes (bench/storm.ts: known panels, an AC loss on a new connection, then a restore on
- * it) through the build's own receiver path and writer thread on a real file, a fixed number of
- * panels per commit (bench/lib/storm-writes.ts). In the storm bench the events per commit follow the
- * arrival rate and the commit's time, which the flush and the machine's load set; here they are
- * fixed, so what a build writes per event at a given commit size is compared with nothing else
- * moving. BENCH_COMPARE=<another tree> runs the same through that tree's `dist/` (its writer thread
- * too), build after build per commit size.
+ * Bytes written per stored storm event by events per commit (docs/writer.md §Bytes per event on slow
+ * storage): the storm's writes (bench/storm.ts: known panels, an AC loss on a new connection, then a
+ * restore on it) through the build's own receiver path and writer thread on a real file, a fixed number
+ * of panels per commit (bench/lib/storm-writes.ts). In the storm bench the events per commit follow the
+ * arrival rate and the commit's time, which the flush and the machine's load set; here they are fixed,
+ * so what a build writes per event at a given commit size is compared with nothing else moving.
+ * BENCH_COMPARE=<another tree> runs the same through that tree's `dist/` (its writer thread too), build
+ * after build per commit size.
  *
  *   node dist/bench/storm-writes.js   # BENCH_WRITES_PANELS=2000 BENCH_WRITES_PER_COMMIT=1,2,4,6,8,12,16,32
  *                                     # BENCH_COMPARE=<tree>

@@ -1,13 +1,13 @@
 /**
  * What a storm writes per stored event at a FIXED number of events per commit (bench/storm-writes.ts,
- * docs/benchmarks.md §Storm writes): one build's own receiver path (FrameSession with session rows,
- * EventIngest, the writer thread) on a real store file, N known panels as the storm bench registers
- * them, each sending its AC loss on a new connection (a session row opened, the first sighting
- * written at once) and then its restore on the same connection, `perCommit` panels at a time: their
- * frames reach the sessions in one turn with no gather armed, so each group is one journal commit
- * (checked), and the next group is fed once every ACK of this one is out. No clock, no sockets, no load in the figure: the bytes
- * (write_bytes of this process, /proc/self/io; the writer thread writes them) depend only on what
- * each commit holds, so two builds compare exactly.
+ * docs/writer.md §Bytes per event on slow storage): one build's own receiver path (FrameSession with
+ * session rows, EventIngest, the writer thread) on a real store file, N known panels as the storm bench
+ * registers them, each sending its AC loss on a new connection (a session row opened, the first
+ * sighting written at once) and then its restore on the same connection, `perCommit` panels at a time:
+ * their frames reach the sessions in one turn with no gather armed, so each group is one journal commit
+ * (checked), and the next group is fed once every ACK of this one is out. No clock, no sockets, no load
+ * in the figure: the bytes (write_bytes of this process, /proc/self/io; the writer thread writes them)
+ * depend only on what each commit holds, so two builds compare exactly.
  *
  * A build is loaded from its compiled tree (`dist/`), this one's or another's (BENCH_COMPARE): every
  * module comes from that tree, the writer thread too.
