@@ -12,10 +12,9 @@
  *                                     # BENCH_COMPARE=<tree>
  * Bounded: at most 10,000 panels, commit sizes 1..1,000; ≈ 2 × panels / size commits per build and size.
  */
-import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { OWN_DIST, loadStormBuild, stormWrites, type StormBuild, type WaveWrites } from './lib/storm-writes.js';
-import { formatTable } from './lib/table.js';
+import { formatTable, loadAverages } from './lib/table.js';
 
 const PANELS = Math.min(10_000, Math.max(1, Number(process.env.BENCH_WRITES_PANELS ?? 2000)));
 const SIZES = (process.env.BENCH_WRITES_PER_COMMIT ?? '1,2,4,6,8,12,16,32').split(',').map((part) => {
@@ -30,10 +29,7 @@ function print(text: string): void {
   process.stdout.write(text + '\n');
 }
 
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+const load = loadAverages;
 
 const perEvent = (w: WaveWrites): number => Math.round(w.bytes / w.events);
 

@@ -33,7 +33,7 @@ import { flushSplitBetween, flushStatsFile, readFlushSplit, type FlushSplit } fr
 import { checkFlushLatency, flushEnv, flushLabel, parseFsyncList } from './lib/slowsync.js';
 import { checkStorm, journalStormKeys, mlr2StormKey, type StormKey } from './lib/storm-check.js';
 import { stormSources } from './lib/storm-sources.js';
-import { formatTable, verdict } from './lib/table.js';
+import { formatTable, loadAverages, verdict } from './lib/table.js';
 
 const PANELS = Math.min(20_000, Number(process.env.BENCH_STORM_PANELS ?? 5000));
 const CONNECT_MS = Number(process.env.BENCH_STORM_CONNECT_S ?? 10) * 1000;
@@ -64,10 +64,7 @@ function print(text: string): void {
   process.stdout.write(text + '\n');
 }
 
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+const load = loadAverages;
 
 function openFilesLimit(): number {
   const text = execFileSync(tool('sh'), ['-c', 'ulimit -n'], { timeout: 2000 }).toString().trim();

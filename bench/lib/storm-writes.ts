@@ -16,8 +16,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as v from 'valibot';
 import type { FrameChannel } from '../../src/receivers/frame-channel.js';
 import type { SessionDeps } from '../../src/receivers/session-deps.js';
+import { ipReceiverSchema } from '../../src/settings/schema-receivers.js';
 import { writeBytes } from './proc-io.js';
 import { stormSources } from './storm-sources.js';
 
@@ -99,22 +101,13 @@ const RECEIVER_ID = 1;
 /** The storm bench's NAT share: half the panels behind 10 addresses (bench/storm.ts). */
 const NATS = 10;
 
-const RECEIVER_SETTINGS = {
+/** The receiver as the storm bench seeds it: its id, name and port, every DC-09 rule at its shipped default. */
+const RECEIVER_SETTINGS = v.parse(ipReceiverSchema, {
   id: RECEIVER_ID,
   name: 'storm writes',
-  port: 0,
+  port: 10_001,
   bind_address: '127.0.0.1',
-  require_encryption: false,
-  time_window_past_s: 40,
-  time_window_future_s: 20,
-  check_plain_timestamps: false,
-  accept_local_time: false,
-  tolerate_binary_crc: true,
-  tolerate_cr_counted: true,
-  tolerate_trailing_bytes: true,
-  tolerate_empty_line: true,
-  tolerate_text_account: false,
-};
+});
 
 /** Registers the panels as the storm bench does (seed-settings.ts): one transaction, before the gateway starts. */
 function registerPanels(b: StormBuild, path: string, accounts: readonly string[], sources: readonly string[]): void {

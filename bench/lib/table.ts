@@ -1,3 +1,5 @@
+import { loadavg } from 'node:os';
+
 /** Plain-text tables for the benchmarks' final reports (right-aligned numbers, one header rule). */
 export function formatTable(header: readonly string[], rows: readonly (readonly (string | number)[])[]): string {
   const cells = [header, ...rows].map((row) => row.map((c) => String(c)));
@@ -11,6 +13,13 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The three load averages, as a bench prints them beside its figures ("1.93 3.52 3.56"). */
+export function loadAverages(): string {
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** "ok" / "MISSED" against a target, for the summary lines. */
