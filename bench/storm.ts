@@ -29,7 +29,7 @@ import { Mlr2Peer } from '../test/outputs/helpers/mlr2-peer.js';
 import { tool } from '../test/helpers/system-tools.js';
 import { PINNING, freePort, pinSelf, sleep, startGatewayChild } from './lib/gateway-child.js';
 import { commitFigures, readCommitCounters, type CommitFigures } from './lib/commit-figures.js';
-import { flushSplitBetween, flushStatsFile, readFlushSplit, type FlushSplit } from './lib/flush-split.js';
+import { flushSplitBetween, flushStatsFile, otherCommits, readFlushSplit, type FlushSplit } from './lib/flush-split.js';
 import { checkFlushLatency, flushEnv, flushLabel, parseFsyncList } from './lib/slowsync.js';
 import { checkStorm, journalStormKeys, mlr2StormKey, type StormKey } from './lib/storm-check.js';
 import { stormSources } from './lib/storm-sources.js';
@@ -323,6 +323,7 @@ async function main(): Promise<void> {
           'ckpt B/ev',
           'WAL flushes',
           'ckpts',
+          'other commits',
           'gw cpu s',
           'peak RSS MiB',
           'load after',
@@ -351,6 +352,7 @@ async function main(): Promise<void> {
           r.split ? Math.round(r.split.db.bytes / Math.max(1, r.stored)) : '-',
           r.split?.wal.flushes ?? '-',
           r.split?.db.flushes ?? '-',
+          r.split && r.commits ? otherCommits(r.split, r.commits.commits) : '-',
           r.cpuSeconds,
           r.peakRssMiB,
           r.load,
@@ -358,7 +360,7 @@ async function main(): Promise<void> {
       ),
   );
   print(
-    "  (drained: from the storm's start, or from the restores' start, to the wave's last ACK; automation done: to its last storm line; lag: device ACK -> automation line; B/ev: gateway write_bytes over the storm per stored event; commits, ev/commit, commit ms: the journal's over the storm, GET /metrics; WAL B/ev, ckpt B/ev: the bytes written before a flush of the WAL (commits) and of the main file (checkpoints), per stored event; WAL flushes: the journal's commits, every other commit (output cursor, tracker) and one per checkpoint; ckpts: checkpoints (bench/lib/flush-split.ts). B/ev follows ev/commit: a commit writes the pages it touches once whatever it holds, and ev/commit rises with the commit's time, which the flush and the load set; bench/storm-writes.ts gives B/ev at a fixed ev/commit, docs/writer.md §Bytes per event on slow storage)",
+    "  (drained: from the storm's start, or from the restores' start, to the wave's last ACK; automation done: to its last storm line; lag: device ACK -> automation line; B/ev: gateway write_bytes over the storm per stored event; commits, ev/commit, commit ms: the journal's over the storm, GET /metrics; WAL B/ev, ckpt B/ev: the bytes written before a flush of the WAL (commits) and of the main file (checkpoints), per stored event; WAL flushes: the journal's commits, every other commit and two per checkpoint; ckpts: checkpoints; other commits: the commits that are not the journal's (output cursor, tracker, write commands), bench/lib/flush-split.ts. B/ev follows ev/commit: a commit writes the pages it touches once whatever it holds, and ev/commit rises with the commit's time, which the flush and the load set; bench/storm-writes.ts gives B/ev at a fixed ev/commit, docs/writer.md §Bytes per event on slow storage)",
   );
   print('goals:');
   for (const r of results) {

@@ -48,6 +48,17 @@ export function readFlushSplit(path: string): FlushSplit | null {
   return { wal: kind(0), db: kind(1), other: kind(2) };
 }
 
+/**
+ * The commits other than the journal's `journalCommits` (write commands, the output's cursor, the
+ * sightings sweep) among the WAL's flushes: every commit flushes the WAL once, and a checkpoint twice,
+ * its own flush before it copies pages back and the header of the WAL restarted by the next commit
+ * (SQLite, synchronous=FULL: 3,000 one-row commits with 5 checkpoints flush the WAL 3,010 times;
+ * test/bench/flush-split.test.ts). One less when the window ends between a checkpoint and the next commit.
+ */
+export function otherCommits(split: FlushSplit, journalCommits: number): number {
+  return split.wal.flushes - journalCommits - 2 * split.db.flushes;
+}
+
 /** What was counted between two readings; null when either is missing. */
 export function flushSplitBetween(before: FlushSplit | null, after: FlushSplit | null): FlushSplit | null {
   if (!before || !after) return null;
