@@ -87,13 +87,15 @@ export async function soak(options: SoakOptions): Promise<SoakResult> {
     }
   };
   const progress = async () => {
-    const started = Date.now();
-    while (Date.now() < endsAt) {
-      await sleep(Math.min(60_000, Math.max(0, endsAt - Date.now())));
+    // Minute k's line comes k minutes after the start (the SSH read's own seconds do not add up), so
+    // each minute is named once and the last line is the soak's end.
+    const started = endsAt - minutes * 60_000;
+    for (let minute = 1; Date.now() < endsAt; minute++) {
+      await sleep(Math.max(0, Math.min(started + minute * 60_000, endsAt) - Date.now()));
       options.assertRunning();
       const now = await guest.ssh('systemctl show -p MainPID --value vigil; systemctl show -p NRestarts --value vigil');
       options.log(
-        `soak ${((Date.now() - started) / 60_000).toFixed(0)}/${minutes} min: ${acked} ACKed, ${refused} not, ${sshRounds} SSH rounds; MainPID/NRestarts ${now.replace('\n', '/')}`,
+        `soak ${Math.min(minute, minutes)}/${minutes} min: ${acked} ACKed, ${refused} not, ${sshRounds} SSH rounds; MainPID/NRestarts ${now.replace('\n', '/')}`,
       );
     }
   };

@@ -219,6 +219,24 @@ test('the running, confirmed slot is never marked bad; on trial it is (the trial
   }
 });
 
+test('activating the running slot again (mark-active booted) keeps it confirmed: it still cannot be marked bad', () => {
+  const b = box();
+  try {
+    b.run('set-primary', 'B');
+    b.run('set-primary', 'A');
+    assert.is(b.run('trial', 'A'), '0', 'the running, confirmed slot is not put on trial');
+    assert.is(b.run('get-primary'), 'A');
+    const refused = b.fails('set-state', 'A', 'bad');
+    assert.is(refused.status, 1);
+    assert.match(refused.stderr, /slot A is running and confirmed: not marked bad/);
+    writeFileSync(join(b.dir, 'cmdline'), 'ro rauc.slot=B\n');
+    b.run('set-primary', 'B');
+    assert.is(b.run('trial', 'B'), '1', 'a running slot on trial stays on trial');
+  } finally {
+    b.done();
+  }
+});
+
 test('the pre-install handler refuses an older bundle before anything is written, unless root permitted it', () => {
   const b = box();
   try {
