@@ -188,8 +188,8 @@ async function main(): Promise<void> {
       return '';
     });
 
-    await step('the box listens on nothing it does not need (ss -Htlnu, every address but loopback)', async () => {
-      const lan = lanListeners(parseListeners(await guest.ssh('ss -Htlnu')));
+    await step('the box listens on nothing it does not need (ss -Htlnup, every address but loopback)', async () => {
+      const lan = lanListeners(parseListeners(await guest.ssh('ss -Htlnup')));
       const surprises = listenerSurprises(lan, [22, 8080, 8443, RX_PORT]);
       if (surprises.length > 0) throw new Error(`${surprises.join(', ')} (listening: ${lan.join(' ')})`);
       return lan.join(' ');

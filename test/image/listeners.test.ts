@@ -33,4 +33,17 @@ test('surprises: LLMNR and a missing listener are named; DHCP clients are allowe
   assert.equal(listenerSurprises(['tcp/22', 'tcp/8080', 'tcp/8443', 'udp/546', 'udp/68'], [22, 8080, 8443]), []);
 });
 
+test("the NTP client's pending reply socket is named by its owner and allowed; the same port of another process is not", () => {
+  const ss = [
+    'udp UNCONN 0 0 0.0.0.0:47900 0.0.0.0:* users:(("systemd-timesyn",pid=312,fd=20))',
+    'udp UNCONN 0 0 0.0.0.0:47901 0.0.0.0:* users:(("node",pid=465,fd=31))',
+    'tcp LISTEN 0 128 0.0.0.0:22 0.0.0.0:* users:(("sshd",pid=401,fd=3))',
+  ].join('\n');
+  const parsed = parseListeners(ss);
+  assert.is(parsed[0]?.process, 'systemd-timesyn');
+  const lan = lanListeners(parsed);
+  assert.equal(lan, ['tcp/22', 'udp/47901', 'udp/ntp-client']);
+  assert.equal(listenerSurprises(lan, [22]), ['unexpected udp/47901']);
+});
+
 test.run();
