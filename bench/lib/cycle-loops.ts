@@ -24,11 +24,11 @@ import { storeWithWriter } from '../../src/writer/store-with-writer.js';
 import { Dc09Framer } from '../../src/protocols/dc09/frame.js';
 import { handleFrame, type DecodedEvent } from '../../src/protocols/dc09/handler.js';
 import { FrameSession } from '../../src/receivers/frame-session.js';
-import type { StreamChannel } from '../../src/receivers/frame-channel.js';
 import { Dc09Rules } from '../../src/receivers/dc09-rules.js';
 import { ReceiverCounters } from '../../src/receivers/receiver-counters.js';
 import { eventFrame, nextSequence, sequenceText, type FrameHeader } from '../../src/sim/event-data.js';
 import { toInsertParams } from '../../src/store/journal-columns.js';
+import { ackingChannel, type PendingAcks } from './acking-channel.js';
 
 export type Build = 'vigil' | 'minimum' | 'vigil-rx' | 'minimum-rx';
 export const BUILDS: readonly Build[] = ['vigil', 'minimum', 'vigil-rx', 'minimum-rx'];
@@ -166,7 +166,7 @@ async function vigilRxLoop(path: string): Promise<Loop> {
   };
   const frames = new FrameSource();
   const sessions: FrameSession[] = [];
-  const waiting: Array<(() => void) | undefined> = [];
+  const waiting: PendingAcks = [];
   const arriving: number[] = [];
   const deliver = (): void => {
     const devices = arriving.splice(0);
@@ -175,20 +175,7 @@ async function vigilRxLoop(path: string): Promise<Loop> {
   const sessionOf = (device: number): FrameSession => {
     let session = sessions[device];
     if (!session) {
-      const channel: StreamChannel = {
-        framing: 'stream',
-        transport: 'tcp',
-        remoteAddress: `127.0.0.1:${40000 + device}`,
-        sessionRows: true,
-        write: () => {
-          const done = waiting[device];
-          waiting[device] = undefined;
-          done?.();
-          return true;
-        },
-        pause: () => undefined,
-        resume: () => undefined,
-      };
+      const channel = ackingChannel(`127.0.0.1:${40000 + device}`, waiting, device);
       session = new FrameSession(channel, deps);
       sessions[device] = session;
     }

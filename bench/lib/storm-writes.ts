@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as v from 'valibot';
-import type { FrameChannel } from '../../src/receivers/frame-channel.js';
 import type { SessionDeps } from '../../src/receivers/session-deps.js';
 import { ipReceiverSchema } from '../../src/settings/schema-receivers.js';
+import { ackingChannel, type PendingAcks } from './acking-channel.js';
 import { writeBytes } from './proc-io.js';
 import { stormSources } from './storm-sources.js';
 
@@ -171,23 +171,10 @@ export async function stormWrites(b: StormBuild, panels: number, perCommit: numb
         logger: b.logger.silentLogger,
         maxInFlight: 64,
       };
-      const acked: Array<(() => void) | undefined> = [];
+      const acked: PendingAcks = [];
       for (let i = 0; i < panels; i++) {
-        const channel: FrameChannel = {
-          framing: 'stream',
-          transport: 'tcp',
-          // The storm's connection: the registered address, another port (a new connection).
-          remoteAddress: `${sources[i]}:${50_000 + (i % 10_000)}`,
-          sessionRows: true,
-          write: () => {
-            const done = acked[i];
-            acked[i] = undefined;
-            done?.();
-            return true;
-          },
-          pause: () => undefined,
-          resume: () => undefined,
-        };
+        // The storm's connection: the registered address, another port (a new connection).
+        const channel = ackingChannel(`${sources[i]}:${50_000 + (i % 10_000)}`, acked, i);
         sessions.push(new b.session.FrameSession(channel, deps));
       }
       const waves: WaveWrites[] = [];
